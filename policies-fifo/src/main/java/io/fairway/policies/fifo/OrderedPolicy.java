@@ -1,0 +1,122 @@
+package io.fairway.policies.fifo;
+
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.QueueingStrategy;
+import io.fairway.api.spi.Attempt;
+import io.fairway.api.spi.PolicyContext;
+import io.fairway.api.spi.SchedulingPolicy;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A policy that walks the pending jobs in one order and admits each that fits. With strict blocking, the
+ * first job of a ClusterQueue that does not fit blocks the rest of that queue (Kueue's StrictFIFO); without,
+ * it is skipped (BestEffortFIFO). A ClusterQueue's own {@link ClusterQueue#queueingStrategy()}, when set,
+ * overrides the policy's default.
+ *
+ * <p>Within a round capacity and quota only shrink, so once a job of some shape fails for lack of room, every
+ * later job of the same shape in the same ClusterQueue fails too: it is skipped without a search. That keeps
+ * a round over tens of thousands of jobs that cannot fit cheap.
+ */
+public class OrderedPolicy implements SchedulingPolicy {
+    private final String name;
+    private final Comparator<JobStatus> order;
+    private final boolean strictByDefault;
+
+    /**
+     * @param name the policy name
+     * @param order the order jobs are considered in (null: submission order)
+     * @param strictByDefault true: a head that does not fit blocks its ClusterQueue
+     */
+    public OrderedPolicy(String name, Comparator<JobStatus> order, boolean strictByDefault) {
+        this.name = name;
+        this.order = order;
+        this.strictByDefault = strictByDefault;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /**
+     * @param ctx the round
+     * @return the jobs in the order this policy considers them
+     */
+    protected List<JobStatus> ordered(PolicyContext ctx) {
+        List<JobStatus> jobs = ctx.pending();
+        if (order == null) {
+            return jobs;
+        }
+        List<JobStatus> copy = new ArrayList<>(jobs);
+        copy.sort(order.thenComparingLong(JobStatus::sequence));
+        return copy;
+    }
+
+    @Override
+    public void plan(PolicyContext ctx) {
+        Map<String, ClusterQueue> queues = new HashMap<>();
+        for (ClusterQueue q : ctx.clusterQueues()) {
+            queues.put(q.name(), q);
+        }
+        Map<String, JobStatus> blockedBy = new HashMap<>();
+        Map<String, PendingReason> blockReason = new HashMap<>();
+        Map<String, PendingReason> failedShapes = new HashMap<>();
+        Set<String> skippedCapacity = new HashSet<>();
+        for (JobStatus j : ordered(ctx)) {
+            String cq = ctx.clusterQueueOf(j);
+            JobStatus head = blockedBy.get(cq);
+            if (head != null) {
+                ctx.leaveWaiting(j, blockReason.get(cq));
+                continue;
+            }
+            String shape = cq + '|' + shape(j.spec());
+            PendingReason known = failedShapes.get(shape);
+            if (known == null && ctx.capacity().freeGpus() == 0 && j.spec().totalGpus() > 0) {
+                known = PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "no GPU is free");
+                skippedCapacity.add(j.id());
+            }
+            Attempt a;
+            if (known != null) {
+                ctx.leaveWaiting(j, known);
+                a = Attempt.failure(known);
+            } else {
+                a = ctx.tryAdmit(j);
+                if (!a.admitted()) {
+                    failedShapes.put(shape, a.reason());
+                }
+            }
+            if (!a.admitted() && isStrict(queues.get(cq))) {
+                blockedBy.put(cq, j);
+                blockReason.put(cq, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + j.id()
+                        + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + a.reason().message()));
+            }
+        }
+    }
+
+    private boolean isStrict(ClusterQueue q) {
+        if (q != null && q.queueingStrategy() != null) {
+            return q.queueingStrategy() == QueueingStrategy.STRICT_FIFO;
+        }
+        return strictByDefault;
+    }
+
+    /** Jobs of equal shape need the same room. */
+    private static String shape(JobSpec spec) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(spec.namespace()).append('/');
+        for (PodSet ps : spec.podSets()) {
+            sb.append(ps.count()).append('x').append(ps.resources()).append(ps.nodeSelector()).append(ps.tolerations()).append(ps.topology()).append(';');
+        }
+        return sb.toString();
+    }
+}

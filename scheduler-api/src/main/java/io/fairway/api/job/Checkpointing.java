@@ -1,0 +1,22 @@
+package io.fairway.api.job;
+
+import io.fairway.api.InvalidSpecException;
+
+/**
+ * A job's checkpointing: preempting it loses at most the work since its last checkpoint.
+ *
+ * @param intervalSeconds seconds of progress between checkpoints
+ * @param checkpointCostSeconds seconds a checkpoint takes
+ * @param restoreCostSeconds seconds a restore takes when the job starts again
+ */
+public record Checkpointing(double intervalSeconds, double checkpointCostSeconds, double restoreCostSeconds) {
+    /** Validates. */
+    public Checkpointing {
+        InvalidSpecException.check(intervalSeconds > 0, "checkpointing.intervalSeconds", intervalSeconds,
+                "checkpointing.intervalSeconds must be > 0, was %s", intervalSeconds);
+        InvalidSpecException.check(checkpointCostSeconds >= 0, "checkpointing.checkpointCostSeconds", checkpointCostSeconds,
+                "checkpointing.checkpointCostSeconds must be >= 0, was %s", checkpointCostSeconds);
+        InvalidSpecException.check(restoreCostSeconds >= 0, "checkpointing.restoreCostSeconds", restoreCostSeconds,
+                "checkpointing.restoreCostSeconds must be >= 0, was %s", restoreCostSeconds);
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * Fairway's public API: the error type shared by every validating factory.
+ */
+package io.fairway.api;

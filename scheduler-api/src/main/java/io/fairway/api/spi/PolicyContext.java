@@ -1,0 +1,103 @@
+package io.fairway.api.spi;
+
+import io.fairway.api.decision.Placement;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.ClusterQueue;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * What a policy sees and can do in one round. The views are of the round's immutable snapshot; the actions
+ * change a tentative plan that later calls see (a job admitted here uses capacity and quota the next
+ * {@link #tryAdmit} no longer finds free). The core validates the final plan against every invariant.
+ *
+ * <p>Implemented by the core; policies depend on this interface only.
+ */
+public interface PolicyContext {
+    /** @return the round's clock, in milliseconds */
+    long now();
+
+    /** @return a random generator seeded from the scheduler's seed and the round number */
+    RandomGenerator random();
+
+    /** @return the ClusterQueues, by name order */
+    List<ClusterQueue> clusterQueues();
+
+    /**
+     * @return every pending job whose ClusterQueue exists, in submission order (jobs waiting for a missing
+     *     queue already carry their reason and are not listed)
+     */
+    List<JobStatus> pending();
+
+    /**
+     * @param clusterQueue a ClusterQueue name
+     * @return its pending jobs in Kueue order: priority (highest first), then submission time
+     */
+    List<JobStatus> pending(String clusterQueue);
+
+    /**
+     * @param job a job
+     * @return the name of its ClusterQueue, or null when its LocalQueue or ClusterQueue is missing
+     */
+    String clusterQueueOf(JobStatus job);
+
+    /** @return jobs holding resources (admitted or running), in submission order */
+    List<JobStatus> running();
+
+    /**
+     * Tries to admit a job at full size: assigns flavors within quota, finds a placement with the engine's
+     * placement search, and on success adds the admission to the plan.
+     *
+     * @param job a pending job
+     * @return the admission, or the reason it cannot be admitted now
+     */
+    Attempt tryAdmit(JobStatus job);
+
+    /**
+     * Tries to admit a job with given member counts per pod set (for elastic jobs; each within
+     * minCount..count).
+     *
+     * @param job a pending job
+     * @param counts member count per pod set name
+     * @return the admission, or the reason
+     */
+    Attempt tryAdmit(JobStatus job, Map<String, Integer> counts);
+
+    /**
+     * Tries to admit a job with a placement the policy chose itself. The placement is checked against capacity,
+     * GPU exclusivity, quota, selectors and topology at once.
+     *
+     * @param job a pending job
+     * @param placement where each member runs
+     * @return the admission, or the reason the placement is refused
+     */
+    Attempt tryAdmit(JobStatus job, Placement placement);
+
+    /**
+     * Preempts a job that holds resources: its capacity and quota are free for the rest of the plan.
+     *
+     * @param job an admitted or running job
+     * @param reason why, for its owner
+     * @return true when it was preempted (false if it holds nothing or was already preempted in this plan)
+     */
+    boolean preempt(JobStatus job, String reason);
+
+    /**
+     * Records why a pending job is left waiting, when the policy chooses not to admit it.
+     *
+     * @param job a pending job
+     * @param reason the reason its owner will see
+     */
+    void leaveWaiting(JobStatus job, PendingReason reason);
+
+    /** @return read-only quota checks */
+    QuotaView quota();
+
+    /** @return the placement search, against the plan's free capacity */
+    PlacementSearch placement();
+
+    /** @return the cluster's capacity and what is free in the plan */
+    CapacityView capacity();
+}

@@ -1,0 +1,23 @@
+package io.fairway.api.spi;
+
+import java.util.Map;
+
+/**
+ * Creates a {@link SchedulingPolicy} by name. Providers are found with {@link java.util.ServiceLoader}: list
+ * the class in {@code META-INF/services/io.fairway.api.spi.PolicyProvider} (or {@code provides} it in
+ * {@code module-info.java}) and put the jar on the class path.
+ */
+public interface PolicyProvider {
+    /** @return the name users configure, e.g. {@code best-effort-fifo} */
+    String name();
+
+    /** @return one line on what the policy does */
+    String description();
+
+    /**
+     * @param parameters configuration, by name; unknown names should be refused with an
+     *     {@link io.fairway.api.InvalidSpecException} naming them
+     * @return a new policy instance
+     */
+    SchedulingPolicy create(Map<String, String> parameters);
+}

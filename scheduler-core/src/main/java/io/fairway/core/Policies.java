@@ -1,0 +1,51 @@
+package io.fairway.core;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.spi.PolicyProvider;
+import io.fairway.api.spi.SchedulingPolicy;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+
+/**
+ * Finds policies on the class path through {@link ServiceLoader}.
+ *
+ * <pre>{@code
+ * SchedulingPolicy p = Policies.create("best-effort-fifo", Map.of());
+ * Policies.available().keySet();   // [best-effort-fifo, priority, strict-fifo, ...]
+ * }</pre>
+ */
+public final class Policies {
+    private Policies() {
+    }
+
+    /** @return every provider found, by name */
+    public static Map<String, PolicyProvider> available() {
+        Map<String, PolicyProvider> m = new TreeMap<>();
+        ClassLoader cl = Thread.currentThread().getContextClassLoader();
+        for (PolicyProvider p : ServiceLoader.load(PolicyProvider.class, cl == null ? Policies.class.getClassLoader() : cl)) {
+            m.putIfAbsent(p.name(), p);
+        }
+        if (m.isEmpty() && cl != Policies.class.getClassLoader()) {
+            for (PolicyProvider p : ServiceLoader.load(PolicyProvider.class, Policies.class.getClassLoader())) {
+                m.putIfAbsent(p.name(), p);
+            }
+        }
+        return m;
+    }
+
+    /**
+     * @param name a policy name
+     * @param parameters its configuration
+     * @return a new policy
+     * @throws InvalidSpecException naming the policy and listing the known ones when it is unknown
+     */
+    public static SchedulingPolicy create(String name, Map<String, String> parameters) {
+        Map<String, PolicyProvider> all = available();
+        PolicyProvider p = all.get(name);
+        if (p == null) {
+            throw new InvalidSpecException("policy", name, "unknown policy \"" + name + "\"; known policies: " + String.join(", ", all.keySet()));
+        }
+        return p.create(parameters == null ? Map.of() : parameters);
+    }
+}

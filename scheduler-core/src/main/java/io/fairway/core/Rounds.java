@@ -1,0 +1,66 @@
+package io.fairway.core;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.spi.SchedulingPolicy;
+import io.fairway.core.internal.PlanContext;
+import io.fairway.core.internal.PlanOutput;
+import io.fairway.core.internal.Validator;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The round as a pure function: {@code Rounds.run(snapshot, policy)} reads nothing but its arguments and
+ * returns the decisions. Admission resolves each job's queue; the policy plans through the context's
+ * services; the core validates the plan against every invariant and refuses what breaks one; every pending
+ * job gets a reason.
+ *
+ * <pre>{@code
+ * Snapshot s = scheduler.snapshot();
+ * RoundResult whatIf = Rounds.run(s, Policies.create("priority", Map.of()));   // a dry run
+ * }</pre>
+ */
+public final class Rounds {
+    private static final Logger LOG = LoggerFactory.getLogger(Rounds.class);
+
+    private Rounds() {
+    }
+
+    /**
+     * @param snapshot the state
+     * @param policy the policy
+     * @return the round's decisions and pending reasons
+     */
+    public static RoundResult run(Snapshot snapshot, SchedulingPolicy policy) {
+        long t0 = System.nanoTime();
+        PlanContext ctx = new PlanContext(snapshot);
+        List<String> refused = new ArrayList<>();
+        try {
+            policy.plan(ctx);
+        } catch (RuntimeException e) {
+            LOG.error("policy {} failed in round {}; its plan is refused", policy.name(), snapshot.round(), e);
+            refused.add("policy " + policy.name() + " threw " + e + "; nothing of its plan is applied");
+            ctx = new PlanContext(snapshot);
+        }
+        PlanOutput out = PlanOutput.of(ctx);
+        Validator.Outcome v = Validator.validate(snapshot, out.preemptions(), out.admissions());
+        refused.addAll(v.refused());
+        for (String r : v.refused()) {
+            LOG.warn("round {}: refused {}", snapshot.round(), r);
+        }
+        List<Decision> decisions = new ArrayList<>(v.preemptions());
+        decisions.addAll(v.admissions());
+        Map<String, PendingReason> reasons = new LinkedHashMap<>(out.reasons());
+        v.refusedAdmissions().forEach((job, err) -> reasons.put(job, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                "the core refused the policy's admission: " + err)));
+        for (Admit a : v.admissions()) {
+            reasons.remove(a.jobId());
+        }
+        return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0);
+    }
+}

@@ -1,0 +1,902 @@
+package io.fairway.core;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.event.EventType;
+import io.fairway.api.event.SchedulerEvent;
+import io.fairway.api.event.SchedulerListener;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Cohort;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.spi.Actuator;
+import io.fairway.api.spi.SchedulingPolicy;
+import io.fairway.core.internal.Invariants;
+import io.fairway.core.internal.Validator;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine around the pure round: it takes submissions and cluster changes (thread-safe, also while a
+ * round runs), snapshots, runs {@link Rounds#run}, applies the decisions to its state, hands them to the
+ * {@link Actuator} and records what the actuator reports back.
+ *
+ * <pre>{@code
+ * Scheduler scheduler = Scheduler.builder()
+ *     .policy("best-effort-fifo")
+ *     .flavor(ResourceFlavor.of("default"))
+ *     .clusterQueue(ClusterQueue.builder("team-a").quota("default", Resources.builder().cpu(64).gpus(16).build()).build())
+ *     .localQueue(new LocalQueue("team-a", "gpu", "team-a"))
+ *     .node(Node.builder("n1").capacity(Resources.builder().cpu(96).build()).gpus(GpuTopology.nvSwitch8("H100")).build())
+ *     .actuator(decisions -> decisions.forEach(System.out::println))
+ *     .build();
+ * scheduler.submit(JobSpec.builder("j1").namespace("team-a").queue("gpu").members(2, Resources.builder().cpu(8).gpus(4).build()).build());
+ * RoundResult r = scheduler.runRound();     // Admit j1: n1 GPUs [0..3] and [4..7]
+ * scheduler.reportStarted("j1");
+ * }</pre>
+ *
+ * <p>Every method that changes state validates first and changes nothing when it throws.
+ */
+public final class Scheduler {
+    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final SchedulingPolicy policy;
+    private final Actuator actuator;
+    private final Clock clock;
+    private final long seed;
+
+    private final Map<String, ClusterSpec> clusters = new TreeMap<>();
+    private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
+    private final Map<String, ResourceFlavor> flavors = new TreeMap<>();
+    private final Map<String, ClusterQueue> clusterQueues = new TreeMap<>();
+    private final Map<String, Cohort> cohorts = new TreeMap<>();
+    private final Map<String, LocalQueue> localQueues = new TreeMap<>();
+    private final HashMap<String, JobStatus> jobs = new HashMap<>();
+    private final TreeMap<Long, JobStatus> pending = new TreeMap<>();
+    private final TreeMap<Long, JobStatus> holding = new TreeMap<>();
+    private long nextSequence;
+    private long round;
+    private long modCount;
+
+    private final List<SchedulerListener> listeners = new CopyOnWriteArrayList<>();
+    private final Map<String, List<SchedulerListener>> jobSetListeners = new ConcurrentHashMap<>();
+
+    private Scheduler(Builder b) {
+        this.policy = b.policy != null ? b.policy : Policies.create(b.policyName, b.policyParameters);
+        this.actuator = b.actuator;
+        this.clock = b.clock;
+        this.seed = b.seed;
+        listeners.addAll(b.listeners);
+        for (ClusterSpec c : b.clusters) {
+            addCluster(c);
+        }
+        for (ResourceFlavor f : b.flavors) {
+            addFlavor(f);
+        }
+        for (Cohort c : b.cohorts) {
+            addCohort(c);
+        }
+        for (ClusterQueue q : b.clusterQueues) {
+            addClusterQueue(q);
+        }
+        for (LocalQueue q : b.localQueues) {
+            addLocalQueue(q);
+        }
+        for (Node n : b.nodes) {
+            addNode(n);
+        }
+    }
+
+    /** @return a builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the policy */
+    public SchedulingPolicy policy() {
+        return policy;
+    }
+
+    // ---------------------------------------------------------------- configuration
+
+    /**
+     * @param cluster a cluster spec (its topology levels)
+     * @throws InvalidSpecException when a cluster of that name exists
+     */
+    public void addCluster(ClusterSpec cluster) {
+        withLock(() -> {
+            InvalidSpecException.check(!clusters.containsKey(cluster.name()), "cluster.name", cluster.name(), "cluster %s already exists", cluster.name());
+            clusters.put(cluster.name(), cluster);
+        });
+    }
+
+    /**
+     * @param flavor a ResourceFlavor
+     * @throws InvalidSpecException when a flavor of that name exists
+     */
+    public void addFlavor(ResourceFlavor flavor) {
+        withLock(() -> {
+            InvalidSpecException.check(!flavors.containsKey(flavor.name()), "flavor.name", flavor.name(), "flavor %s already exists", flavor.name());
+            flavors.put(flavor.name(), flavor);
+        });
+    }
+
+    /**
+     * @param cohort a cohort
+     * @throws InvalidSpecException when it exists or its parent chain would form a cycle
+     */
+    public void addCohort(Cohort cohort) {
+        withLock(() -> {
+            InvalidSpecException.check(!cohorts.containsKey(cohort.name()), "cohort.name", cohort.name(), "cohort %s already exists", cohort.name());
+            checkCohortQuota(cohort);
+            Set<String> seen = new HashSet<>();
+            seen.add(cohort.name());
+            String p = cohort.parent();
+            List<String> path = new ArrayList<>(List.of(cohort.name()));
+            while (p != null) {
+                path.add(p);
+                InvalidSpecException.check(seen.add(p), "cohort[" + cohort.name() + "].parent", cohort.parent(),
+                        "cohort %s: parent %s would make a cycle in the cohort tree: %s", cohort.name(), cohort.parent(), String.join(" -> ", path));
+                Cohort pc = cohorts.get(p);
+                p = pc == null ? null : pc.parent();
+            }
+            cohorts.put(cohort.name(), cohort);
+        });
+    }
+
+    private void checkCohortQuota(Cohort cohort) {
+        cohort.resourceGroups().forEach(g -> g.flavors().forEach(f -> InvalidSpecException.check(flavors.containsKey(f.flavor()),
+                "cohort[" + cohort.name() + "].flavors", f.flavor(), "cohort %s: flavor %s is not defined", cohort.name(), f.flavor())));
+    }
+
+    /**
+     * Adds a ClusterQueue, or replaces one of the same name (its admitted jobs keep their admission).
+     *
+     * @param queue the ClusterQueue
+     * @throws InvalidSpecException when it names a flavor that is not defined
+     */
+    public void addClusterQueue(ClusterQueue queue) {
+        withLock(() -> {
+            for (String f : queue.flavorNames()) {
+                InvalidSpecException.check(flavors.containsKey(f), "clusterQueue[" + queue.name() + "].flavors", f,
+                        "ClusterQueue %s: flavor %s is not defined (defined: %s)", queue.name(), f, flavors.keySet());
+            }
+            clusterQueues.put(queue.name(), queue);
+        });
+    }
+
+    /**
+     * Removes a ClusterQueue. Its admitted jobs run on; its pending jobs wait with reason
+     * {@code CLUSTER_QUEUE_NOT_FOUND}.
+     *
+     * @param name the ClusterQueue
+     * @return true when it existed
+     */
+    public boolean removeClusterQueue(String name) {
+        return withLock(() -> clusterQueues.remove(name) != null);
+    }
+
+    /**
+     * Adds a LocalQueue (its ClusterQueue may be created later: jobs wait with that reason meanwhile).
+     *
+     * @param queue the LocalQueue
+     * @throws InvalidSpecException when one with that namespace and name exists
+     */
+    public void addLocalQueue(LocalQueue queue) {
+        withLock(() -> {
+            InvalidSpecException.check(!localQueues.containsKey(queue.key()), "localQueue", queue.key(), "LocalQueue %s already exists", queue.key());
+            localQueues.put(queue.key(), queue);
+        });
+    }
+
+    /**
+     * @param node a node
+     * @throws InvalidSpecException when a node of that name exists
+     */
+    public void addNode(Node node) {
+        withLock(() -> {
+            InvalidSpecException.check(!nodes.containsKey(node.name()), "node.name", node.name(), "node %s already exists", node.name());
+            nodes.put(node.name(), node);
+        });
+    }
+
+    /**
+     * Removes a node (lost, drained or deprovisioned). Jobs with a member on it go back to pending and the
+     * actuator receives a {@link Preempt} for each, so their other members stop too.
+     *
+     * @param name the node
+     * @return the ids of the jobs sent back to pending
+     */
+    public List<String> removeNode(String name) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<Decision> stops = new ArrayList<>();
+        List<String> requeued = withLock(() -> {
+            if (nodes.remove(name) == null) {
+                throw new InvalidSpecException("node", name, "node " + name + " does not exist");
+            }
+            List<String> ids = new ArrayList<>();
+            for (JobStatus j : new ArrayList<>(holding.values())) {
+                if (usesNode(j, name)) {
+                    ids.add(j.id());
+                    String why = "node " + name + " was lost";
+                    requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, events);
+                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, false));
+                }
+            }
+            return ids;
+        });
+        dispatch(events);
+        if (!stops.isEmpty()) {
+            actuator.apply(stops);
+        }
+        return requeued;
+    }
+
+    private static boolean usesNode(JobStatus j, String node) {
+        if (j.admission() == null) {
+            return false;
+        }
+        for (MemberPlacement m : j.admission().placement().members()) {
+            if (m.node().equals(node)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Cordons or uncordons a node: nothing new is placed on a cordoned node; what runs there stays.
+     *
+     * @param name the node
+     * @param cordoned the new state
+     */
+    public void cordon(String name, boolean cordoned) {
+        withLock(() -> {
+            Node n = nodes.get(name);
+            if (n == null) {
+                throw new InvalidSpecException("node", name, "node " + name + " does not exist");
+            }
+            nodes.put(name, n.withUnschedulable(cordoned));
+        });
+    }
+
+    // ---------------------------------------------------------------- jobs
+
+    /**
+     * Submits a job. It starts pending (suspended: no pods, nothing provisioned) until a round admits it.
+     *
+     * @param job the job
+     * @return its status
+     * @throws InvalidSpecException when a job with that id exists
+     */
+    public JobStatus submit(JobSpec job) {
+        return submitAll(List.of(job)).get(0);
+    }
+
+    /**
+     * Submits several jobs atomically: all are accepted, or (on a duplicate id) none.
+     *
+     * @param batch the jobs
+     * @return their statuses
+     */
+    public List<JobStatus> submitAll(Collection<JobSpec> batch) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<JobStatus> out = withLock(() -> {
+            Set<String> ids = new HashSet<>();
+            for (JobSpec j : batch) {
+                InvalidSpecException.check(!jobs.containsKey(j.id()) && ids.add(j.id()), "job.id", j.id(), "job id %s already exists", j.id());
+            }
+            long now = clock.millis();
+            List<JobStatus> added = new ArrayList<>(batch.size());
+            PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
+            for (JobSpec j : batch) {
+                JobStatus s = new JobStatus(j, JobState.PENDING, fresh, null, now, 0, nextSequence++, 0, 0, -1);
+                jobs.put(j.id(), s);
+                pending.put(s.sequence(), s);
+                added.add(s);
+                events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, j.localQueueKey()));
+            }
+            return added;
+        });
+        dispatch(events);
+        return out;
+    }
+
+    /**
+     * Cancels a job. A job holding resources releases them, and the actuator receives a {@link Preempt} to stop it.
+     *
+     * @param jobId the job
+     * @return true when it was live and is now cancelled
+     */
+    public boolean cancel(String jobId) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<Decision> stops = new ArrayList<>();
+        boolean done = withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || j.state().isTerminal()) {
+                return false;
+            }
+            if (j.state().holdsResources()) {
+                stops.add(new Preempt(jobId, "cancelled", false, false));
+            }
+            finish(j, JobState.CANCELLED, "cancelled", events);
+            return true;
+        });
+        dispatch(events);
+        if (!stops.isEmpty()) {
+            actuator.apply(stops);
+        }
+        return done;
+    }
+
+    /**
+     * Changes a live job's priority.
+     *
+     * @param jobId the job
+     * @param priority the new priority
+     * @return true when the job is live
+     */
+    public boolean setPriority(String jobId, int priority) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        boolean done = withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || j.state().isTerminal()) {
+                return false;
+            }
+            replace(j, new JobStatus(j.spec().withPriority(priority), j.state(), j.pendingReason(), j.admission(), j.stateSinceMillis(),
+                    j.preemptions(), j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+            events.add(event(j, EventType.PRIORITY_CHANGED, "priority " + j.spec().priority() + " -> " + priority));
+            return true;
+        });
+        dispatch(events);
+        return done;
+    }
+
+    /**
+     * The actuator reports that an admitted job runs.
+     *
+     * @param jobId the job
+     * @return true when the job was admitted (false, with a warning, otherwise)
+     */
+    public boolean reportStarted(String jobId) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        boolean ok = withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || j.state() != JobState.ADMITTED) {
+                LOG.warn("reportStarted({}): job is {}", jobId, j == null ? "unknown" : j.state());
+                return false;
+            }
+            long now = clock.millis();
+            replace(j, new JobStatus(j.spec(), JobState.RUNNING, null, j.admission(), now, j.preemptions(), j.sequence(),
+                    j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+            events.add(event(j, EventType.STARTED, ""));
+            return true;
+        });
+        dispatch(events);
+        return ok;
+    }
+
+    /**
+     * The actuator reports progress (for finish-time estimates).
+     *
+     * @param jobId the job
+     * @param fraction work done, 0..1
+     */
+    public void reportProgress(String jobId, double fraction) {
+        InvalidSpecException.check(fraction >= 0 && fraction <= 1, "progress", fraction, "progress must be in 0..1, was %s", fraction);
+        withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j != null && !j.state().isTerminal()) {
+                replace(j, new JobStatus(j.spec(), j.state(), j.pendingReason(), j.admission(), j.stateSinceMillis(), j.preemptions(),
+                        j.sequence(), j.attainedGpuMillis(), j.runningMillis(), fraction));
+            }
+        });
+    }
+
+    /**
+     * The actuator reports that a job finished successfully.
+     *
+     * @param jobId the job
+     * @return true when it was admitted or running
+     */
+    public boolean reportFinished(String jobId) {
+        return reportEnd(jobId, JobState.SUCCEEDED, "");
+    }
+
+    /**
+     * The actuator reports that a job failed.
+     *
+     * @param jobId the job
+     * @param message why
+     * @return true when it was admitted or running
+     */
+    public boolean reportFailed(String jobId, String message) {
+        return reportEnd(jobId, JobState.FAILED, message);
+    }
+
+    private boolean reportEnd(String jobId, JobState end, String message) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        boolean ok = withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || !j.state().holdsResources()) {
+                LOG.warn("report {}({}): job is {}", end, jobId, j == null ? "unknown" : j.state());
+                return false;
+            }
+            finish(j, end, message, events);
+            return true;
+        });
+        dispatch(events);
+        return ok;
+    }
+
+    /**
+     * The actuator reports that it preempted a running job on its own (a spot interruption, say): the job goes
+     * back to pending.
+     *
+     * @param jobId the job
+     * @param why the reason
+     * @return true when it held resources
+     */
+    public boolean reportEvicted(String jobId, String why) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        boolean ok = withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || !j.state().holdsResources()) {
+                return false;
+            }
+            requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, events);
+            return true;
+        });
+        dispatch(events);
+        return ok;
+    }
+
+    // ---------------------------------------------------------------- rounds
+
+    /**
+     * Runs one round: snapshot, plan, validate, apply, actuate.
+     *
+     * @return what the round decided (after re-validation against changes made while it ran)
+     */
+    public RoundResult runRound() {
+        Snapshot s;
+        long mod;
+        lock.lock();
+        try {
+            round++;
+            s = snapshotLocked();
+            mod = modCount;
+        } finally {
+            lock.unlock();
+        }
+        RoundResult r = Rounds.run(s, policy);
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<Decision> applied = new ArrayList<>();
+        RoundResult finalResult;
+        lock.lock();
+        try {
+            List<Preempt> preempts = new ArrayList<>();
+            List<Admit> admits = new ArrayList<>();
+            for (Decision d : r.decisions()) {
+                if (d instanceof Preempt p) {
+                    preempts.add(p);
+                } else if (d instanceof Admit a) {
+                    admits.add(a);
+                }
+            }
+            Map<String, PendingReason> reasons = new LinkedHashMap<>(r.pendingReasons());
+            List<String> refused = new ArrayList<>(r.refused());
+            if (modCount != mod) {
+                // State changed while the round ran: keep only what still holds.
+                Validator.Outcome v = Validator.validate(snapshotLocked(), preempts, admits);
+                preempts = v.preemptions();
+                admits = v.admissions();
+                refused.addAll(v.refused());
+                v.refusedAdmissions().forEach((id, err) -> reasons.put(id, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                        "state changed during the round: " + err)));
+            }
+            long now = s.nowMillis();
+            for (Preempt p : preempts) {
+                JobStatus j = jobs.get(p.jobId());
+                requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, "preempted: " + p.reason()), EventType.PREEMPTED, p.reason(), events);
+                applied.add(p);
+            }
+            for (Admit a : admits) {
+                JobStatus j = jobs.get(a.jobId());
+                pending.remove(j.sequence());
+                JobStatus n = new JobStatus(j.spec(), JobState.ADMITTED, null, a, now, j.preemptions(), j.sequence(),
+                        j.attainedGpuMillis(), j.runningMillis(), j.progress());
+                jobs.put(n.id(), n);
+                holding.put(n.sequence(), n);
+                events.add(event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
+                        + " (" + a.placement().locality() + ", x" + String.format("%.2f", a.placement().throughputFactor()) + ")"));
+                applied.add(a);
+            }
+            for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
+                JobStatus j = jobs.get(e.getKey());
+                if (j != null && j.state() == JobState.PENDING && !e.getValue().equals(j.pendingReason())) {
+                    replace(j, new JobStatus(j.spec(), JobState.PENDING, e.getValue(), null, j.stateSinceMillis(), j.preemptions(),
+                            j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+                    events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING,
+                            e.getValue().code() + ": " + e.getValue().message()));
+                }
+            }
+            for (String ref : refused) {
+                events.add(new SchedulerEvent(now, null, null, EventType.PLAN_REFUSED, ref));
+            }
+            finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos());
+        } finally {
+            lock.unlock();
+        }
+        dispatch(events);
+        if (!applied.isEmpty()) {
+            actuator.apply(applied);
+        }
+        return finalResult;
+    }
+
+    /** @return a snapshot of the whole state, for dry runs and tests */
+    public Snapshot snapshot() {
+        lock.lock();
+        try {
+            return snapshotLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Snapshot snapshotLocked() {
+        long now = clock.millis();
+        List<JobStatus> held = new ArrayList<>(holding.size());
+        for (JobStatus j : holding.values()) {
+            held.add(j.state() == JobState.RUNNING ? live(j, now) : j);
+        }
+        return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
+                new ArrayList<>(pending.values()), held);
+    }
+
+    /** A running job's status with attained service brought up to {@code now}. */
+    private static JobStatus live(JobStatus j, long now) {
+        long ran = Math.max(0, now - j.stateSinceMillis());
+        int gpus = j.admission() == null ? 0 : j.admission().placement().gpuCount();
+        return new JobStatus(j.spec(), j.state(), j.pendingReason(), j.admission(), j.stateSinceMillis(), j.preemptions(), j.sequence(),
+                j.attainedGpuMillis() + ran * gpus, j.runningMillis() + ran, j.progress());
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    /**
+     * @param jobId a job
+     * @return its status (running jobs with attained service up to now)
+     */
+    public Optional<JobStatus> status(String jobId) {
+        lock.lock();
+        try {
+            JobStatus j = jobs.get(jobId);
+            return Optional.ofNullable(j == null ? null : j.state() == JobState.RUNNING ? live(j, clock.millis()) : j);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return every job ever submitted, in submission order */
+    public List<JobStatus> jobs() {
+        lock.lock();
+        try {
+            List<JobStatus> all = new ArrayList<>(jobs.values());
+            all.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+            return all;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return pending jobs in submission order */
+    public List<JobStatus> pendingJobs() {
+        lock.lock();
+        try {
+            return new ArrayList<>(pending.values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the nodes, in the order added */
+    public List<Node> nodes() {
+        lock.lock();
+        try {
+            return new ArrayList<>(nodes.values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return rounds run so far */
+    public long round() {
+        lock.lock();
+        try {
+            return round;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Checks every invariant of ARCHITECTURE.md on the current state: each job in exactly one state and
+     * index, no capacity or GPU overcommitted, quota within limits at every level of the cohort tree, gangs
+     * whole, a reason on every pending job.
+     *
+     * @return the violations found (empty when all hold)
+     */
+    public List<String> checkInvariants() {
+        lock.lock();
+        try {
+            List<String> v = new ArrayList<>();
+            for (JobStatus j : jobs.values()) {
+                boolean inPending = pending.get(j.sequence()) == j;
+                boolean inHolding = holding.get(j.sequence()) == j;
+                boolean ok = switch (j.state()) {
+                    case PENDING -> inPending && !inHolding && j.pendingReason() != null && j.admission() == null;
+                    case ADMITTED, RUNNING -> inHolding && !inPending && j.admission() != null;
+                    default -> !inPending && !inHolding;
+                };
+                if (!ok) {
+                    v.add("job " + j.id() + " in state " + j.state() + " is inconsistent (pending index " + inPending + ", holding index " + inHolding
+                            + ", reason " + j.pendingReason() + ")");
+                }
+            }
+            if (pending.size() + holding.size() > jobs.size()) {
+                v.add("indexes hold " + (pending.size() + holding.size()) + " jobs, more than the " + jobs.size() + " known");
+            }
+            v.addAll(Invariants.check(snapshotLocked()));
+            return v;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- listeners
+
+    /** @param listener receives every event */
+    public void addListener(SchedulerListener listener) {
+        listeners.add(listener);
+    }
+
+    /** @param listener a listener to remove */
+    public void removeListener(SchedulerListener listener) {
+        listeners.remove(listener);
+        jobSetListeners.values().forEach(l -> l.remove(listener));
+    }
+
+    /**
+     * @param jobSet a job set
+     * @param listener receives the events of that job set's jobs only
+     */
+    public void addJobSetListener(String jobSet, SchedulerListener listener) {
+        jobSetListeners.computeIfAbsent(jobSet, k -> new CopyOnWriteArrayList<>()).add(listener);
+    }
+
+    private void dispatch(List<SchedulerEvent> events) {
+        for (SchedulerEvent e : events) {
+            for (SchedulerListener l : listeners) {
+                safely(l, e);
+            }
+            if (e.jobSet() != null) {
+                List<SchedulerListener> ls = jobSetListeners.get(e.jobSet());
+                if (ls != null) {
+                    for (SchedulerListener l : ls) {
+                        safely(l, e);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void safely(SchedulerListener l, SchedulerEvent e) {
+        try {
+            l.onEvent(e);
+        } catch (RuntimeException ex) {
+            LOG.warn("listener {} failed on {}", l, e, ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- state transitions (lock held)
+
+    private SchedulerEvent event(JobStatus j, EventType type, String reason) {
+        return new SchedulerEvent(clock.millis(), j.id(), j.spec().jobSet(), type, reason);
+    }
+
+    private void replace(JobStatus old, JobStatus now) {
+        jobs.put(now.id(), now);
+        if (pending.get(old.sequence()) == old) {
+            pending.remove(old.sequence());
+        }
+        if (holding.get(old.sequence()) == old) {
+            holding.remove(old.sequence());
+        }
+        if (now.state() == JobState.PENDING) {
+            pending.put(now.sequence(), now);
+        } else if (now.state().holdsResources()) {
+            holding.put(now.sequence(), now);
+        }
+        modCount++;
+    }
+
+    private void requeue(JobStatus j, PendingReason reason, EventType type, String why, List<SchedulerEvent> events) {
+        JobStatus l = j.state() == JobState.RUNNING ? live(j, clock.millis()) : j;
+        replace(j, new JobStatus(j.spec(), JobState.PENDING, reason, null, clock.millis(), j.preemptions() + 1, j.sequence(),
+                l.attainedGpuMillis(), l.runningMillis(), j.progress()));
+        events.add(event(j, type, why));
+    }
+
+    private void finish(JobStatus j, JobState end, String why, List<SchedulerEvent> events) {
+        JobStatus l = j.state() == JobState.RUNNING ? live(j, clock.millis()) : j;
+        replace(j, new JobStatus(j.spec(), end, null, null, clock.millis(), j.preemptions(), j.sequence(),
+                l.attainedGpuMillis(), l.runningMillis(), end == JobState.SUCCEEDED ? 1.0 : j.progress()));
+        events.add(event(j, end == JobState.SUCCEEDED ? EventType.SUCCEEDED : end == JobState.FAILED ? EventType.FAILED : EventType.CANCELLED, why));
+    }
+
+    private void withLock(Runnable r) {
+        lock.lock();
+        try {
+            r.run();
+            modCount++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private <T> T withLock(java.util.function.Supplier<T> s) {
+        lock.lock();
+        try {
+            T t = s.get();
+            modCount++;
+            return t;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Builds a {@link Scheduler}; every setter validates its argument. */
+    public static final class Builder {
+        private String policyName = "best-effort-fifo";
+        private Map<String, String> policyParameters = Map.of();
+        private SchedulingPolicy policy;
+        private Actuator actuator = Actuator.NONE;
+        private Clock clock = Clock.system();
+        private long seed = 1;
+        private final List<ClusterSpec> clusters = new ArrayList<>();
+        private final List<ResourceFlavor> flavors = new ArrayList<>();
+        private final List<Cohort> cohorts = new ArrayList<>();
+        private final List<ClusterQueue> clusterQueues = new ArrayList<>();
+        private final List<LocalQueue> localQueues = new ArrayList<>();
+        private final List<Node> nodes = new ArrayList<>();
+        private final List<SchedulerListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * @param name a policy found by {@link Policies} (default {@code best-effort-fifo})
+         * @return this
+         */
+        public Builder policy(String name) {
+            return policy(name, Map.of());
+        }
+
+        /**
+         * @param name a policy name
+         * @param parameters its configuration
+         * @return this
+         */
+        public Builder policy(String name, Map<String, String> parameters) {
+            this.policyName = InvalidSpecException.requireName("policy", name);
+            this.policyParameters = Map.copyOf(parameters);
+            this.policy = null;
+            return this;
+        }
+
+        /** @param policy a policy instance @return this */
+        public Builder policy(SchedulingPolicy policy) {
+            this.policy = java.util.Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** @param actuator carries decisions out @return this */
+        public Builder actuator(Actuator actuator) {
+            this.actuator = java.util.Objects.requireNonNull(actuator, "actuator");
+            return this;
+        }
+
+        /** @param clock the clock @return this */
+        public Builder clock(Clock clock) {
+            this.clock = java.util.Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** @param seed seeds every random choice @return this */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** @param c a cluster spec @return this */
+        public Builder cluster(ClusterSpec c) {
+            clusters.add(c);
+            return this;
+        }
+
+        /** @param f a flavor @return this */
+        public Builder flavor(ResourceFlavor f) {
+            flavors.add(f);
+            return this;
+        }
+
+        /** @param c a cohort @return this */
+        public Builder cohort(Cohort c) {
+            cohorts.add(c);
+            return this;
+        }
+
+        /** @param q a ClusterQueue @return this */
+        public Builder clusterQueue(ClusterQueue q) {
+            clusterQueues.add(q);
+            return this;
+        }
+
+        /** @param q a LocalQueue @return this */
+        public Builder localQueue(LocalQueue q) {
+            localQueues.add(q);
+            return this;
+        }
+
+        /** @param n a node @return this */
+        public Builder node(Node n) {
+            nodes.add(n);
+            return this;
+        }
+
+        /** @param ns nodes @return this */
+        public Builder nodes(Collection<Node> ns) {
+            nodes.addAll(ns);
+            return this;
+        }
+
+        /** @param l a listener @return this */
+        public Builder listener(SchedulerListener l) {
+            listeners.add(l);
+            return this;
+        }
+
+        /**
+         * @return the scheduler
+         * @throws InvalidSpecException on an unknown policy or invalid configuration
+         */
+        public Scheduler build() {
+            return new Scheduler(this);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.fairway.core;
+
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Cohort;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.ResourceFlavor;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything a round reads, frozen: the input of the pure function {@link Rounds#run}. The same snapshot,
+ * policy configuration and seed always give the same {@link RoundResult}: this is what dry-runs, replays,
+ * simulations and property tests rely on.
+ *
+ * @param round the round number
+ * @param nowMillis the clock
+ * @param seed the scheduler's seed
+ * @param clusters cluster specs by name
+ * @param nodes every node, in the order they were added
+ * @param flavors ResourceFlavors by name
+ * @param clusterQueues ClusterQueues by name
+ * @param cohorts cohorts by name
+ * @param localQueues LocalQueues by {@code namespace/name}
+ * @param pending pending jobs in submission order
+ * @param holding admitted and running jobs in submission order
+ */
+public record Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
+                       Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
+                       Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
+                       List<JobStatus> holding) {
+    /** Copies the collections (shallowly; their elements are immutable); maps iterate in name order. */
+    public Snapshot {
+        clusters = sorted(clusters);
+        nodes = List.copyOf(nodes);
+        flavors = sorted(flavors);
+        clusterQueues = sorted(clusterQueues);
+        cohorts = sorted(cohorts);
+        localQueues = sorted(localQueues);
+        pending = List.copyOf(pending);
+        holding = List.copyOf(holding);
+    }
+
+    private static <V> Map<String, V> sorted(Map<String, V> m) {
+        return m instanceof java.util.SortedMap && isUnmodifiable(m) ? m : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(m));
+    }
+
+    private static boolean isUnmodifiable(Map<?, ?> m) {
+        return m.getClass().getName().startsWith("java.util.Collections$Unmodifiable");
+    }
+}

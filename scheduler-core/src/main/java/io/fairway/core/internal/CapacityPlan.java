@@ -1,0 +1,273 @@
+package io.fairway.core.internal;
+
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Node;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Free capacity during one round's plan: per node free quantities and free GPU masks, indexed by free GPU
+ * count (so a best-fit node is found without scanning) and by topology domain (free GPUs per rack, block…).
+ * Changes are recorded in an undo log so a failed gang placement rolls back exactly.
+ */
+public final class CapacityPlan {
+    final ResourceIndex resources;
+    final int width;                 // resource vector width for nodes
+    final Node[] nodes;
+    final GpuShape[] shapes;
+    final Map<String, Integer> nodeIndex;
+    final long[] free;               // nodes.length * width
+    final long[] freeGpuMask;        // positions
+    final boolean[] schedulable;
+    final int[] clusterOf;
+    final List<ClusterIndex> clusters = new ArrayList<>();
+    final Map<String, Integer> clusterIds = new LinkedHashMap<>();
+    long totalGpus;
+    long freeGpus;
+
+    private final ArrayList<long[]> undo = new ArrayList<>(); // {node, gpuMaskTaken, r0, r1, ...}
+    private boolean recording;
+
+    /** One cluster's indexes. */
+    static final class ClusterIndex {
+        final String name;
+        final List<String> levels;         // broadest first; host implicit
+        final BitSet[] byFreeGpus = new BitSet[65];
+        final BitSet members = new BitSet();
+        final BitSet cpuOnly = new BitSet(); // schedulable nodes without GPUs
+        // per level: node -> domain id, and domain -> free GPUs / node list
+        final int[][] domainOf;
+        final long[][] domainFree;
+        final int[][][] domainNodes;
+        final String[][] domainNames;
+        int maxGpusPerNode;
+
+        ClusterIndex(String name, List<String> levels, int nodeCount) {
+            this.name = name;
+            this.levels = levels;
+            for (int i = 0; i < byFreeGpus.length; i++) {
+                byFreeGpus[i] = new BitSet();
+            }
+            domainOf = new int[levels.size()][nodeCount];
+            domainFree = new long[levels.size()][];
+            domainNodes = new int[levels.size()][][];
+            domainNames = new String[levels.size()][];
+        }
+    }
+
+    /**
+     * @param nodes the nodes, in the snapshot's order
+     * @param clusterSpecs topology levels per cluster (a cluster missing here has none)
+     */
+    CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs, ResourceIndex resources) {
+        this.resources = resources;
+        for (Node n : nodes) {
+            for (String r : n.capacity().names()) {
+                resources.id(r);
+            }
+        }
+        this.width = Math.max(1, resources.size());
+        int count = nodes.size();
+        this.nodes = nodes.toArray(new Node[0]);
+        this.shapes = new GpuShape[count];
+        this.nodeIndex = new HashMap<>(count * 2);
+        this.free = new long[count * width];
+        this.freeGpuMask = new long[count];
+        this.schedulable = new boolean[count];
+        this.clusterOf = new int[count];
+        Map<String, List<Integer>> byCluster = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            Node n = this.nodes[i];
+            nodeIndex.put(n.name(), i);
+            shapes[i] = GpuShape.of(n.gpus());
+            long[] cap = resources.vector(n.capacity());
+            System.arraycopy(cap, 0, free, i * width, Math.min(cap.length, width));
+            freeGpuMask[i] = shapes[i].fullMask();
+            schedulable[i] = !n.unschedulable();
+            byCluster.computeIfAbsent(n.cluster(), k -> new ArrayList<>()).add(i);
+        }
+        List<String> clusterNames = new ArrayList<>(byCluster.keySet());
+        java.util.Collections.sort(clusterNames);
+        for (String c : clusterNames) {
+            ClusterSpec spec = clusterSpecs.get(c);
+            List<String> levels = spec == null ? List.of() : spec.topologyLevels();
+            ClusterIndex ci = new ClusterIndex(c, levels, count);
+            clusterIds.put(c, clusters.size());
+            clusters.add(ci);
+            List<Integer> members = byCluster.get(c);
+            for (int l = 0; l < levels.size(); l++) {
+                Map<String, Integer> ids = new LinkedHashMap<>();
+                List<List<Integer>> dn = new ArrayList<>();
+                for (int i : members) {
+                    // a domain is named by the label values of every level down to this one
+                    StringBuilder key = new StringBuilder();
+                    for (int k = 0; k <= l; k++) {
+                        String v = this.nodes[i].label(levels.get(k));
+                        key.append(v == null ? "" : v).append('/');
+                    }
+                    int id = ids.computeIfAbsent(key.toString(), x -> {
+                        dn.add(new ArrayList<>());
+                        return dn.size() - 1;
+                    });
+                    ci.domainOf[l][i] = id;
+                    dn.get(id).add(i);
+                }
+                ci.domainFree[l] = new long[dn.size()];
+                ci.domainNodes[l] = new int[dn.size()][];
+                ci.domainNames[l] = ids.keySet().toArray(new String[0]);
+                for (int d = 0; d < dn.size(); d++) {
+                    ci.domainNodes[l][d] = dn.get(d).stream().mapToInt(Integer::intValue).toArray();
+                }
+            }
+            for (int i : members) {
+                clusterOf[i] = clusters.size() - 1;
+                ci.members.set(i);
+                ci.maxGpusPerNode = Math.max(ci.maxGpusPerNode, shapes[i].size());
+                if (schedulable[i]) {
+                    totalGpus += shapes[i].size();
+                    freeGpus += shapes[i].size();
+                    ci.byFreeGpus[shapes[i].size()].set(i);
+                    if (shapes[i].size() == 0) {
+                        ci.cpuOnly.set(i);
+                    }
+                    for (int l = 0; l < levels.size(); l++) {
+                        ci.domainFree[l][ci.domainOf[l][i]] += shapes[i].size();
+                    }
+                }
+            }
+        }
+    }
+
+    int freeGpuCount(int node) {
+        return Long.bitCount(freeGpuMask[node]);
+    }
+
+    long free(int node, int resource) {
+        return resource < width ? free[node * width + resource] : 0;
+    }
+
+    /** @return how many members needing {@code req} (and {@code gpus} GPUs each) fit on the node's free capacity */
+    int membersFit(int node, long[] req, int gpus) {
+        long fit = Integer.MAX_VALUE;
+        for (int r = 0; r < req.length; r++) {
+            if (req[r] <= 0 || r == resources.gpu) {
+                continue;
+            }
+            long f = free(node, r);
+            fit = Math.min(fit, f / req[r]);
+            if (fit == 0) {
+                return 0;
+            }
+        }
+        if (gpus > 0) {
+            fit = Math.min(fit, freeGpuCount(node) / gpus);
+        }
+        return (int) fit;
+    }
+
+    /** Starts recording changes for {@link #rollback()}. */
+    void begin() {
+        undo.clear();
+        recording = true;
+    }
+
+    void commit() {
+        undo.clear();
+        recording = false;
+    }
+
+    /** @return a savepoint for {@link #rollbackTo(int)} */
+    int mark() {
+        return undo.size();
+    }
+
+    void rollback() {
+        rollbackTo(0);
+        recording = false;
+    }
+
+    /** Undoes every change recorded since the savepoint. */
+    void rollbackTo(int mark) {
+        for (int i = undo.size() - 1; i >= mark; i--) {
+            long[] u = undo.get(i);
+            int node = (int) u[0];
+            long mask = u[1];
+            long[] req = Arrays.copyOfRange(u, 2, u.length);
+            change(node, req, mask, +1, false);
+            undo.remove(i);
+        }
+    }
+
+    /** Takes {@code req} and the GPUs in {@code gpuMask} from the node. */
+    void take(int node, long[] req, long gpuMask) {
+        change(node, req, gpuMask, -1, recording);
+    }
+
+    /** Gives back {@code req} and the GPUs in {@code gpuMask}. */
+    void give(int node, long[] req, long gpuMask) {
+        change(node, req, gpuMask, +1, false);
+    }
+
+    private void change(int node, long[] req, long gpuMask, int sign, boolean record) {
+        if (record) {
+            long[] u = new long[req.length + 2];
+            u[0] = node;
+            u[1] = gpuMask;
+            System.arraycopy(req, 0, u, 2, req.length);
+            undo.add(u);
+        }
+        int before = freeGpuCount(node);
+        for (int r = 0; r < req.length && r < width; r++) {
+            if (r != resources.gpu) {
+                free[node * width + r] += sign * req[r];
+            }
+        }
+        if (sign < 0) {
+            freeGpuMask[node] &= ~gpuMask;
+        } else {
+            freeGpuMask[node] |= gpuMask;
+        }
+        int after = freeGpuCount(node);
+        if (resources.gpu < width) {
+            free[node * width + resources.gpu] = after;
+        }
+        if (before != after && schedulable[node]) {
+            ClusterIndex ci = clusters.get(clusterOf[node]);
+            ci.byFreeGpus[before].clear(node);
+            ci.byFreeGpus[after].set(node);
+            for (int l = 0; l < ci.levels.size(); l++) {
+                ci.domainFree[l][ci.domainOf[l][node]] += after - before;
+            }
+            freeGpus += after - before;
+        }
+    }
+
+    /** @return the largest free GPU count on one schedulable node */
+    int largestFree() {
+        int best = 0;
+        for (ClusterIndex ci : clusters) {
+            for (int k = 64; k > best; k--) {
+                if (!ci.byFreeGpus[k].isEmpty()) {
+                    best = k;
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    int schedulableCount() {
+        int c = 0;
+        for (boolean s : schedulable) {
+            if (s) {
+                c++;
+            }
+        }
+        return c;
+    }
+}

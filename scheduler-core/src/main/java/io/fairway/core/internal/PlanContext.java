@@ -1,0 +1,394 @@
+package io.fairway.core.internal;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.decision.Placement;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.spi.Attempt;
+import io.fairway.api.spi.CapacityView;
+import io.fairway.api.spi.PlacementSearch;
+import io.fairway.api.spi.PolicyContext;
+import io.fairway.api.spi.QuotaView;
+import io.fairway.core.Snapshot;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * The {@link PolicyContext} of one round: views of the snapshot and a tentative plan (capacity and quota
+ * as the plan leaves them).
+ */
+public final class PlanContext implements PolicyContext, QuotaView, PlacementSearch, CapacityView {
+    /** Kueue order inside a ClusterQueue: priority (highest first), then submission time, then sequence. */
+    public static final Comparator<JobStatus> KUEUE_ORDER = Comparator
+            .comparingInt((JobStatus j) -> -j.spec().priority())
+            .thenComparingLong(j -> j.spec().submitTimeMillis())
+            .thenComparingLong(JobStatus::sequence);
+
+    final Snapshot snapshot;
+    final ResourceIndex resources = new ResourceIndex();
+    final CapacityPlan cap;
+    final QuotaBook quota;
+    final Placer placer;
+    private final RandomGenerator random;
+
+    private final Map<String, String> cqOfJob = new HashMap<>();
+    private final List<JobStatus> admissible = new ArrayList<>();
+    private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
+    private final Map<String, JobStatus> holdingById = new HashMap<>();
+    private final Map<String, List<Placer.Taken>> heldCapacity = new HashMap<>();
+    final Map<String, PendingReason> reasons = new LinkedHashMap<>();
+    final Map<String, PendingReason> unresolvedReasons = new LinkedHashMap<>();
+    final LinkedHashMap<String, Admit> admitted = new LinkedHashMap<>();
+    final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
+
+    /**
+     * Builds the plan's starting point from a snapshot.
+     *
+     * @param snapshot the round's input
+     */
+    public PlanContext(Snapshot snapshot) {
+        this.snapshot = snapshot;
+        this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), resources);
+        this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
+        this.placer = new Placer(cap);
+        this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
+        for (JobStatus j : snapshot.holding()) {
+            holdingById.put(j.id(), j);
+            heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
+        }
+        for (JobStatus j : snapshot.pending()) {
+            LocalQueue lq = snapshot.localQueues().get(j.spec().localQueueKey());
+            if (lq == null) {
+                unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.QUEUE_NOT_FOUND,
+                        "LocalQueue " + j.spec().queue() + " not found in namespace " + j.spec().namespace()));
+                continue;
+            }
+            ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
+            if (cq == null) {
+                unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND,
+                        "LocalQueue " + lq.key() + " points to ClusterQueue " + lq.clusterQueue() + ", which does not exist"));
+                continue;
+            }
+            if (cq.stopped()) {
+                unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.QUEUE_STOPPED,
+                        "ClusterQueue " + cq.name() + " is stopped: it admits nothing new"));
+                continue;
+            }
+            cqOfJob.put(j.id(), cq.name());
+            admissible.add(j);
+            pendingByCq.computeIfAbsent(cq.name(), k -> new ArrayList<>()).add(j);
+        }
+        for (List<JobStatus> l : pendingByCq.values()) {
+            l.sort(KUEUE_ORDER);
+        }
+    }
+
+    /** Charges a holding job's admission to capacity and quota; returns what it took. */
+    private List<Placer.Taken> charge(JobSpec spec, Admit a) {
+        List<Placer.Taken> taken = new ArrayList<>();
+        if (a == null) {
+            return taken;
+        }
+        Map<String, PodSet> podSets = new HashMap<>();
+        for (PodSet ps : spec.podSets()) {
+            podSets.put(ps.name(), ps);
+        }
+        for (MemberPlacement mp : a.placement().members()) {
+            Integer n = cap.nodeIndex.get(mp.node());
+            PodSet ps = podSets.get(mp.podSet());
+            if (n == null || ps == null) {
+                continue; // node gone: the engine requeues such jobs
+            }
+            long[] req = resources.vector(ps.resources());
+            long mask = 0;
+            GpuShape shape = cap.shapes[n];
+            for (int gi : mp.gpus()) {
+                int pos = shape.positionOf(gi);
+                if (pos >= 0) {
+                    mask |= 1L << pos;
+                }
+            }
+            cap.take(n, req, mask);
+            taken.add(new Placer.Taken(n, req, mask));
+        }
+        if (a.clusterQueue() != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : spec.podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (flavor != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), v));
+                }
+            }
+        }
+        return taken;
+    }
+
+    @Override
+    public long now() {
+        return snapshot.nowMillis();
+    }
+
+    @Override
+    public RandomGenerator random() {
+        return random;
+    }
+
+    @Override
+    public List<ClusterQueue> clusterQueues() {
+        return List.copyOf(snapshot.clusterQueues().values());
+    }
+
+    @Override
+    public List<JobStatus> pending() {
+        return Collections.unmodifiableList(admissible);
+    }
+
+    @Override
+    public List<JobStatus> pending(String clusterQueue) {
+        return Collections.unmodifiableList(pendingByCq.getOrDefault(clusterQueue, List.of()));
+    }
+
+    @Override
+    public String clusterQueueOf(JobStatus job) {
+        if (holdingById.containsKey(job.id()) && job.admission() != null) {
+            return job.admission().clusterQueue();
+        }
+        return cqOfJob.get(job.id());
+    }
+
+    @Override
+    public List<JobStatus> running() {
+        return snapshot.holding();
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job) {
+        return tryAdmit(job, fullCounts(job.spec()));
+    }
+
+    static Map<String, Integer> fullCounts(JobSpec spec) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        for (PodSet ps : spec.podSets()) {
+            m.put(ps.name(), ps.count());
+        }
+        return m;
+    }
+
+    private PendingReason precheck(JobStatus job, Map<String, Integer> counts) {
+        if (admitted.containsKey(job.id())) {
+            return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "already admitted in this round");
+        }
+        String cq = cqOfJob.get(job.id());
+        if (cq == null) {
+            PendingReason r = unresolvedReasons.get(job.id());
+            return r != null ? r : PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " is not pending");
+        }
+        for (PodSet ps : job.spec().podSets()) {
+            Integer m = counts.get(ps.name());
+            if (m == null || m < ps.minCount() || m > ps.count()) {
+                return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "pod set \"" + ps.name() + "\": size " + m
+                        + " outside minCount..count " + ps.minCount() + ".." + ps.count());
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job, Map<String, Integer> counts) {
+        PendingReason pre = precheck(job, counts);
+        if (pre != null) {
+            return fail(job, pre);
+        }
+        String cqName = cqOfJob.get(job.id());
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), quota, job.spec(), counts);
+        if (ar.reason() != null) {
+            return fail(job, ar.reason());
+        }
+        PendingReason last = null;
+        for (Assignment.Choice c : ar.choices()) {
+            Placer.Outcome o = placer.place(job.spec(), counts, flavorSpecs(c.flavors()));
+            if (o.result() != null) {
+                c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, o.result().placement());
+                admitted.put(job.id(), a);
+                heldCapacity.put(job.id(), o.result().taken());
+                reasons.remove(job.id());
+                return Attempt.success(a);
+            }
+            last = o.reason();
+        }
+        return fail(job, last);
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job, Placement placement) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (PodSet ps : job.spec().podSets()) {
+            counts.put(ps.name(), placement.count(ps.name()));
+        }
+        PendingReason pre = precheck(job, counts);
+        if (pre != null) {
+            return fail(job, pre);
+        }
+        String cqName = cqOfJob.get(job.id());
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), quota, job.spec(), counts);
+        if (ar.reason() != null) {
+            return fail(job, ar.reason());
+        }
+        String lastError = null;
+        for (Assignment.Choice c : ar.choices()) {
+            PlacementCheck.Result r = PlacementCheck.takeIfValid(cap, resources, job.spec(), placement, flavorSpecs(c.flavors()));
+            if (r.error() == null) {
+                c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, r.placement());
+                admitted.put(job.id(), a);
+                heldCapacity.put(job.id(), r.taken());
+                reasons.remove(job.id());
+                return Attempt.success(a);
+            }
+            lastError = r.error();
+        }
+        return fail(job, PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "placement refused: " + lastError));
+    }
+
+    private Attempt fail(JobStatus job, PendingReason reason) {
+        if (!admitted.containsKey(job.id()) && cqOfJob.containsKey(job.id())) {
+            reasons.put(job.id(), reason);
+        }
+        return Attempt.failure(reason);
+    }
+
+    Map<String, ResourceFlavor> flavorSpecs(Map<String, String> flavorByPodSet) {
+        Map<String, ResourceFlavor> m = new HashMap<>();
+        flavorByPodSet.forEach((ps, f) -> m.put(ps, snapshot.flavors().get(f)));
+        return m;
+    }
+
+    @Override
+    public boolean preempt(JobStatus job, String reason) {
+        JobStatus held = holdingById.get(job.id());
+        if (held == null || preempted.containsKey(job.id())) {
+            return false;
+        }
+        for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
+            cap.give(t.node(), t.req(), t.gpuMask());
+        }
+        Admit a = held.admission();
+        if (a != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : held.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (flavor != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), -v));
+                }
+            }
+        }
+        preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
+        return true;
+    }
+
+    @Override
+    public void leaveWaiting(JobStatus job, PendingReason reason) {
+        if (!admitted.containsKey(job.id()) && cqOfJob.containsKey(job.id())) {
+            reasons.put(job.id(), reason);
+        }
+    }
+
+    @Override
+    public QuotaView quota() {
+        return this;
+    }
+
+    @Override
+    public PlacementSearch placement() {
+        return this;
+    }
+
+    @Override
+    public CapacityView capacity() {
+        return this;
+    }
+
+    // QuotaView
+
+    @Override
+    public Optional<PendingReason> check(JobStatus job, Map<String, Integer> counts) {
+        String cqName = cqOfJob.get(job.id());
+        if (cqName == null) {
+            return Optional.ofNullable(unresolvedReasons.get(job.id()));
+        }
+        Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), quota, job.spec(), counts);
+        return Optional.ofNullable(ar.reason());
+    }
+
+    @Override
+    public long usage(String clusterQueue, String resource) {
+        return quota.usedResource(clusterQueue, resource);
+    }
+
+    @Override
+    public double dominantShare(String clusterQueue) {
+        return quota.dominantShare(clusterQueue, snapshot.clusterQueues().get(clusterQueue));
+    }
+
+    // PlacementSearch
+
+    @Override
+    public Optional<Placement> find(JobStatus job, Map<String, Integer> counts, Map<String, String> flavors) {
+        cap.begin();
+        Placer.Outcome o = placer.place(job.spec(), counts, flavorSpecs(flavors));
+        if (o.result() != null) {
+            // a search only looks: give the capacity back
+            for (Placer.Taken t : o.result().taken()) {
+                cap.give(t.node(), t.req(), t.gpuMask());
+            }
+            return Optional.of(o.result().placement());
+        }
+        return Optional.empty();
+    }
+
+    // CapacityView
+
+    @Override
+    public long totalGpus() {
+        return cap.totalGpus;
+    }
+
+    @Override
+    public long freeGpus() {
+        return cap.freeGpus;
+    }
+
+    @Override
+    public int largestFreeGpusOnOneNode() {
+        return cap.largestFree();
+    }
+
+    @Override
+    public int schedulableNodes() {
+        return cap.schedulableCount();
+    }
+
+    /** @return the resolved ClusterQueue of every admissible pending job */
+    Map<String, List<JobStatus>> pendingByClusterQueue() {
+        return pendingByCq;
+    }
+}

@@ -1,0 +1,50 @@
+package io.fairway.core.internal;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A plan as the policy left it: preemptions, admissions, and a reason for every pending job that is not
+ * admitted. Jobs the policy never looked at get one "not reached" reason shared per ClusterQueue; a reason is
+ * only listed when it differs from the one the job already carries, so a deep, unchanged queue costs nothing
+ * to report.
+ *
+ * @param preemptions in plan order
+ * @param admissions in plan order
+ * @param reasons changed pending reasons by job id
+ */
+public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons) {
+    /**
+     * @param ctx a planned context
+     * @return its output
+     */
+    public static PlanOutput of(PlanContext ctx) {
+        Map<String, PendingReason> reasons = new LinkedHashMap<>();
+        Map<String, PendingReason> notReached = new HashMap<>();
+        for (JobStatus j : ctx.snapshot.pending()) {
+            if (ctx.admitted.containsKey(j.id())) {
+                continue;
+            }
+            PendingReason r = ctx.unresolvedReasons.get(j.id());
+            if (r == null) {
+                r = ctx.reasons.get(j.id());
+            }
+            if (r == null) {
+                String cq = ctx.clusterQueueOf(j);
+                r = notReached.computeIfAbsent(cq, k -> PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                        "not reached: the policy admitted other jobs of ClusterQueue " + k + " first"));
+            }
+            if (!r.equals(j.pendingReason())) {
+                reasons.put(j.id(), r);
+            }
+        }
+        return new PlanOutput(new ArrayList<>(ctx.preempted.values()), new ArrayList<>(ctx.admitted.values()), reasons);
+    }
+}

@@ -1,0 +1,121 @@
+package io.fairway.core.internal;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ResourceGroup;
+import io.fairway.core.Snapshot;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Re-checks a whole plan from the snapshot, independently of how it was made: preemptions name jobs that
+ * hold resources; each admission names a pending job of the right ClusterQueue, sizes within min..max,
+ * flavors of that queue, quota within what the queue may use at every level of the cohort tree, and a
+ * placement that holds every capacity, exclusivity, gang and topology invariant. What fails is refused.
+ */
+public final class Validator {
+    /** The accepted part of a plan and the refusals. */
+    public record Outcome(List<Preempt> preemptions, List<Admit> admissions, Map<String, String> refusedAdmissions, List<String> refused) {
+    }
+
+    private Validator() {
+    }
+
+    /**
+     * @param snapshot the state the plan must hold on
+     * @param preemptions proposed preemptions
+     * @param admissions proposed admissions, in order
+     * @return what holds
+     */
+    public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> admissions) {
+        PlanContext ctx = new PlanContext(snapshot);
+        Map<String, JobStatus> holding = new HashMap<>();
+        for (JobStatus j : snapshot.holding()) {
+            holding.put(j.id(), j);
+        }
+        Map<String, JobStatus> pending = new HashMap<>();
+        for (JobStatus j : snapshot.pending()) {
+            pending.put(j.id(), j);
+        }
+        List<Preempt> okPreempt = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (Preempt p : preemptions) {
+            JobStatus j = holding.get(p.jobId());
+            if (j == null || !ctx.preempt(j, p.reason())) {
+                refused.add("preempt " + p.jobId() + ": the job holds no resources");
+            } else {
+                okPreempt.add(p);
+            }
+        }
+        List<Admit> ok = new ArrayList<>();
+        Map<String, String> refusedAdmissions = new LinkedHashMap<>();
+        for (Admit a : admissions) {
+            String err = check(ctx, snapshot, pending.get(a.jobId()), a);
+            if (err != null) {
+                refused.add("admit " + a.jobId() + ": " + err);
+                refusedAdmissions.put(a.jobId(), err);
+            } else {
+                ok.add(a);
+            }
+        }
+        String quotaViolation = ctx.quota.violation();
+        if (quotaViolation != null) {
+            // Cannot happen when every admission passed its check; kept as a last line of defence.
+            throw new IllegalStateException("quota invariant broken after validation: " + quotaViolation);
+        }
+        return new Outcome(okPreempt, ok, refusedAdmissions, refused);
+    }
+
+    private static String check(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a) {
+        if (job == null) {
+            return "the job is not pending";
+        }
+        if (ctx.admitted.containsKey(a.jobId())) {
+            return "admitted twice in one plan";
+        }
+        String cqName = ctx.clusterQueueOf(job);
+        if (cqName == null || !cqName.equals(a.clusterQueue())) {
+            return "charged to ClusterQueue " + a.clusterQueue() + " but the job's queue resolves to " + cqName;
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        Map<String, Long> usage = new LinkedHashMap<>();
+        for (PodSet ps : job.spec().podSets()) {
+            Integer m = a.counts().get(ps.name());
+            if (m == null || m < ps.minCount() || m > ps.count()) {
+                return "pod set \"" + ps.name() + "\": size " + m + " outside " + ps.minCount() + ".." + ps.count();
+            }
+            if (a.placement().count(ps.name()) != m) {
+                return "pod set \"" + ps.name() + "\": " + a.placement().count(ps.name()) + " members placed, " + m + " admitted";
+            }
+            String flavor = a.flavors().get(ps.name());
+            for (String r : ps.resources().names()) {
+                ResourceGroup g = cq.groupFor(r);
+                if (g == null || g.flavors().stream().noneMatch(f -> f.flavor().equals(flavor))) {
+                    return "flavor " + flavor + " gives no quota for " + r + " in ClusterQueue " + cqName;
+                }
+            }
+            final int members = m;
+            ps.total(members).asMap().forEach((r, v) -> usage.merge(QuotaBook.fr(flavor, r), v, Long::sum));
+        }
+        for (Map.Entry<String, Long> e : usage.entrySet()) {
+            long avail = ctx.quota.available(cqName, e.getKey());
+            if (e.getValue() > avail) {
+                return "quota: needs " + e.getValue() + " of " + e.getKey().replace('\u0000', '/') + ", ClusterQueue " + cqName
+                        + " may use " + avail + " more";
+            }
+        }
+        PlacementCheck.Result r = PlacementCheck.takeIfValid(ctx.cap, ctx.resources, job.spec(), a.placement(), ctx.flavorSpecs(a.flavors()));
+        if (r.error() != null) {
+            return r.error();
+        }
+        usage.forEach((fr, v) -> ctx.quota.add(cqName, fr, v));
+        ctx.admitted.put(a.jobId(), a);
+        return null;
+    }
+}
