@@ -19,6 +19,7 @@ import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.Actuator;
+import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.internal.Invariants;
 import io.fairway.core.internal.Validator;
@@ -80,6 +81,10 @@ public final class Scheduler {
     private long nextSequence;
     private long round;
     private long modCount;
+    private final Map<String, AdmissionCheck> admissionChecks = new TreeMap<>();
+    private final long usageHalfLifeMillis;
+    private final Map<String, Double> decayedUsage = new TreeMap<>();
+    private long usageUpdatedAt = Long.MIN_VALUE;
 
     private final List<SchedulerListener> listeners = new CopyOnWriteArrayList<>();
     private final Map<String, List<SchedulerListener>> jobSetListeners = new ConcurrentHashMap<>();
@@ -89,7 +94,11 @@ public final class Scheduler {
         this.actuator = b.actuator;
         this.clock = b.clock;
         this.seed = b.seed;
+        this.usageHalfLifeMillis = b.usageHalfLifeMillis;
         listeners.addAll(b.listeners);
+        for (AdmissionCheck c : b.admissionChecks) {
+            admissionChecks.put(c.name(), c);
+        }
         for (ClusterSpec c : b.clusters) {
             addCluster(c);
         }
@@ -183,6 +192,10 @@ public final class Scheduler {
             for (String f : queue.flavorNames()) {
                 InvalidSpecException.check(flavors.containsKey(f), "clusterQueue[" + queue.name() + "].flavors", f,
                         "ClusterQueue %s: flavor %s is not defined (defined: %s)", queue.name(), f, flavors.keySet());
+            }
+            for (String c : queue.admissionChecks()) {
+                InvalidSpecException.check(admissionChecks.containsKey(c), "clusterQueue[" + queue.name() + "].admissionChecks", c,
+                        "ClusterQueue %s: admission check %s is not registered (registered: %s)", queue.name(), c, admissionChecks.keySet());
             }
             clusterQueues.put(queue.name(), queue);
         });
@@ -484,13 +497,21 @@ public final class Scheduler {
     public RoundResult runRound() {
         Snapshot s;
         long mod;
+        List<SchedulerEvent> checkEvents = new ArrayList<>();
+        List<Decision> checkAdmits = new ArrayList<>();
         lock.lock();
         try {
             round++;
+            decayUsage();
+            evaluateAdmissionChecks(checkEvents, checkAdmits);
             s = snapshotLocked();
             mod = modCount;
         } finally {
             lock.unlock();
+        }
+        dispatch(checkEvents);
+        if (!checkAdmits.isEmpty()) {
+            actuator.apply(checkAdmits);
         }
         RoundResult r = Rounds.run(s, policy);
         List<SchedulerEvent> events = new ArrayList<>();
@@ -524,16 +545,26 @@ public final class Scheduler {
                 requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, "preempted: " + p.reason()), EventType.PREEMPTED, p.reason(), events);
                 applied.add(p);
             }
+            List<Admit> reserved = new ArrayList<>();
             for (Admit a : admits) {
                 JobStatus j = jobs.get(a.jobId());
-                pending.remove(j.sequence());
-                JobStatus n = new JobStatus(j.spec(), JobState.ADMITTED, null, a, now, j.preemptions(), j.sequence(),
-                        j.attainedGpuMillis(), j.runningMillis(), j.progress());
-                jobs.put(n.id(), n);
-                holding.put(n.sequence(), n);
-                events.add(event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
-                        + " (" + a.placement().locality() + ", x" + String.format("%.2f", a.placement().throughputFactor()) + ")"));
-                applied.add(a);
+                ClusterQueue cq = clusterQueues.get(a.clusterQueue());
+                boolean checked = cq != null && !cq.admissionChecks().isEmpty();
+                JobStatus n = new JobStatus(j.spec(), checked ? JobState.QUOTA_RESERVED : JobState.ADMITTED, null, a, now, j.preemptions(),
+                        j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress());
+                replace(j, n);
+                if (checked) {
+                    reserved.add(a);
+                    events.add(event(n, EventType.PENDING, "quota reserved in " + a.clusterQueue() + "; admission checks " + cq.admissionChecks()));
+                } else {
+                    events.add(admittedEvent(n, a));
+                    applied.add(a);
+                }
+            }
+            if (!reserved.isEmpty()) {
+                List<Decision> ready = new ArrayList<>();
+                evaluateAdmissionChecks(events, ready);
+                applied.addAll(ready);
             }
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
                 JobStatus j = jobs.get(e.getKey());
@@ -558,6 +589,138 @@ public final class Scheduler {
         return finalResult;
     }
 
+    private SchedulerEvent admittedEvent(JobStatus n, Admit a) {
+        return event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
+                + " (" + a.placement().locality() + ", x" + String.format("%.2f", a.placement().throughputFactor()) + ")");
+    }
+
+    /** Asks the admission checks about every job with reserved quota (lock held). */
+    private void evaluateAdmissionChecks(List<SchedulerEvent> events, List<Decision> admitted) {
+        long now = clock.millis();
+        for (JobStatus j : new ArrayList<>(holding.values())) {
+            if (j.state() != JobState.QUOTA_RESERVED) {
+                continue;
+            }
+            ClusterQueue cq = clusterQueues.get(j.admission().clusterQueue());
+            List<String> names = cq == null ? List.of() : cq.admissionChecks();
+            String rejected = null;
+            boolean allReady = true;
+            for (String name : names) {
+                AdmissionCheck c = admissionChecks.get(name);
+                AdmissionCheck.Result res;
+                try {
+                    res = c == null ? AdmissionCheck.Result.rejected("admission check " + name + " is not registered")
+                            : c.evaluate(j, j.admission(), now);
+                } catch (RuntimeException e) {
+                    LOG.warn("admission check {} failed on {}", name, j.id(), e);
+                    res = AdmissionCheck.Result.pending("admission check " + name + " failed: " + e.getMessage());
+                }
+                if (res.verdict() == AdmissionCheck.Verdict.REJECTED) {
+                    rejected = name + ": " + res.message();
+                    break;
+                }
+                if (res.verdict() != AdmissionCheck.Verdict.READY) {
+                    allReady = false;
+                }
+            }
+            if (rejected != null) {
+                replace(j, new JobStatus(j.spec(), JobState.PENDING, PendingReason.of(PendingReason.Code.ADMISSION_CHECK,
+                        "admission check rejected the job: " + rejected), null, now, j.preemptions(), j.sequence(),
+                        j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+                events.add(event(j, EventType.PENDING, "admission check rejected the job: " + rejected));
+            } else if (allReady) {
+                JobStatus n = new JobStatus(j.spec(), JobState.ADMITTED, null, j.admission(), now, j.preemptions(), j.sequence(),
+                        j.attainedGpuMillis(), j.runningMillis(), j.progress());
+                replace(j, n);
+                events.add(admittedEvent(n, j.admission()));
+                admitted.add(j.admission());
+            }
+        }
+    }
+
+    /**
+     * Fair share over time: each ClusterQueue's usage (its dominant share of the cluster) decays with the
+     * half-life, as HTCondor's RUP(t) = β·RUP(t−δt) + (1−β)·usage, β = 0.5^(δt / half-life). Lock held.
+     */
+    private void decayUsage() {
+        long now = clock.millis();
+        if (usageUpdatedAt == Long.MIN_VALUE) {
+            usageUpdatedAt = now;
+            return;
+        }
+        long dt = now - usageUpdatedAt;
+        if (dt <= 0) {
+            return;
+        }
+        Map<String, Long> total = new HashMap<>();
+        for (Node n : nodes.values()) {
+            n.capacity().asMap().forEach((r, v) -> total.merge(r, v, Long::sum));
+        }
+        Map<String, Map<String, Long>> used = new HashMap<>();
+        for (JobStatus j : holding.values()) {
+            Admit a = j.admission();
+            for (var ps : j.spec().podSets()) {
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                ps.total(m).asMap().forEach((r, v) -> used.computeIfAbsent(a.clusterQueue(), k -> new HashMap<>()).merge(r, v, Long::sum));
+            }
+        }
+        double beta = Math.pow(0.5, (double) dt / usageHalfLifeMillis);
+        Set<String> names = new HashSet<>(clusterQueues.keySet());
+        names.addAll(decayedUsage.keySet());
+        for (String cq : names) {
+            double share = 0;
+            for (Map.Entry<String, Long> e : used.getOrDefault(cq, Map.of()).entrySet()) {
+                long t = total.getOrDefault(e.getKey(), 0L);
+                if (t > 0) {
+                    share = Math.max(share, (double) e.getValue() / t);
+                }
+            }
+            double v = beta * decayedUsage.getOrDefault(cq, 0.0) + (1 - beta) * share;
+            decayedUsage.put(cq, v);
+        }
+        usageUpdatedAt = now;
+    }
+
+    /**
+     * Why a job waits, in words and numbers, with its place in its ClusterQueue.
+     *
+     * @param jobId a job
+     * @return the explanation, or empty when the job is unknown
+     */
+    public Optional<PendingExplanation> explain(String jobId) {
+        lock.lock();
+        try {
+            JobStatus j = jobs.get(jobId);
+            if (j == null) {
+                return Optional.empty();
+            }
+            LocalQueue lq = localQueues.get(j.spec().localQueueKey());
+            String cq = j.admission() != null ? j.admission().clusterQueue() : lq == null ? null : lq.clusterQueue();
+            int ahead = 0;
+            if (j.state() == JobState.PENDING && cq != null) {
+                for (JobStatus o : pending.values()) {
+                    LocalQueue olq = localQueues.get(o.spec().localQueueKey());
+                    if (o != j && olq != null && cq.equals(olq.clusterQueue()) && io.fairway.core.internal.PlanContext.KUEUE_ORDER.compare(o, j) < 0) {
+                        ahead++;
+                    }
+                }
+            }
+            return Optional.of(new PendingExplanation(j, cq, j.state() == JobState.PENDING ? ahead : -1, j.pendingReason()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return each ClusterQueue's decayed usage (fair share over time) */
+    public Map<String, Double> decayedUsage() {
+        lock.lock();
+        try {
+            return Map.copyOf(decayedUsage);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return a snapshot of the whole state, for dry runs and tests */
     public Snapshot snapshot() {
         lock.lock();
@@ -575,7 +738,7 @@ public final class Scheduler {
             held.add(j.state() == JobState.RUNNING ? live(j, now) : j);
         }
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
-                new ArrayList<>(pending.values()), held);
+                new ArrayList<>(pending.values()), held, decayedUsage);
     }
 
     /** A running job's status with attained service brought up to {@code now}. */
@@ -660,7 +823,7 @@ public final class Scheduler {
                 boolean inHolding = holding.get(j.sequence()) == j;
                 boolean ok = switch (j.state()) {
                     case PENDING -> inPending && !inHolding && j.pendingReason() != null && j.admission() == null;
-                    case ADMITTED, RUNNING -> inHolding && !inPending && j.admission() != null;
+                    case QUOTA_RESERVED, ADMITTED, RUNNING -> inHolding && !inPending && j.admission() != null;
                     default -> !inPending && !inHolding;
                 };
                 if (!ok) {
@@ -795,8 +958,30 @@ public final class Scheduler {
         private final List<LocalQueue> localQueues = new ArrayList<>();
         private final List<Node> nodes = new ArrayList<>();
         private final List<SchedulerListener> listeners = new ArrayList<>();
+        private final List<AdmissionCheck> admissionChecks = new ArrayList<>();
+        private long usageHalfLifeMillis = java.time.Duration.ofDays(1).toMillis();
 
         private Builder() {
+        }
+
+        /**
+         * @param check an admission check ClusterQueues may name
+         * @return this
+         */
+        public Builder admissionCheck(AdmissionCheck check) {
+            admissionChecks.add(java.util.Objects.requireNonNull(check, "admissionCheck"));
+            return this;
+        }
+
+        /**
+         * @param halfLife the half-life of usage history for fair share over time (HTCondor's default: one day)
+         * @return this
+         */
+        public Builder usageHalfLife(java.time.Duration halfLife) {
+            InvalidSpecException.check(halfLife != null && !halfLife.isNegative() && !halfLife.isZero(), "usageHalfLife", halfLife,
+                    "usageHalfLife must be > 0, was %s", halfLife);
+            this.usageHalfLifeMillis = halfLife.toMillis();
+            return this;
         }
 
         /**

@@ -25,12 +25,36 @@ import java.util.Map;
  * @param cohorts cohorts by name
  * @param localQueues LocalQueues by {@code namespace/name}
  * @param pending pending jobs in submission order
- * @param holding admitted and running jobs in submission order
+ * @param holding jobs holding resources (quota reserved, admitted, running) in submission order
+ * @param decayedUsage each ClusterQueue's recent usage, decayed with the scheduler's half-life, as a dominant
+ *     share of the cluster (fair share over time)
  */
 public record Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
                        Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
                        Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
-                       List<JobStatus> holding) {
+                       List<JobStatus> holding, Map<String, Double> decayedUsage) {
+    /**
+     * A snapshot without usage history.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param seed seed
+     * @param clusters clusters
+     * @param nodes nodes
+     * @param flavors flavors
+     * @param clusterQueues ClusterQueues
+     * @param cohorts cohorts
+     * @param localQueues LocalQueues
+     * @param pending pending jobs
+     * @param holding jobs holding resources
+     */
+    public Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
+                    Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
+                    Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
+                    List<JobStatus> holding) {
+        this(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding, Map.of());
+    }
+
     /** Copies the collections (shallowly; their elements are immutable); maps iterate in name order. */
     public Snapshot {
         clusters = sorted(clusters);
@@ -41,6 +65,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         localQueues = sorted(localQueues);
         pending = List.copyOf(pending);
         holding = List.copyOf(holding);
+        decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
     }
 
     private static <V> Map<String, V> sorted(Map<String, V> m) {

@@ -8,8 +8,10 @@ import java.util.Comparator;
 import java.util.Map;
 
 /**
- * The queue-order policies, each a {@link PolicyProvider} found by {@link java.util.ServiceLoader}:
+ * The queue-order and fair-sharing policies, each a {@link PolicyProvider} found by {@link java.util.ServiceLoader}:
  * <ul>
+ *   <li>{@code fair-sharing}: Kueue fair sharing: the ClusterQueue with the lowest weighted dominant resource share goes next;</li>
+ *   <li>{@code fair-share-over-time}: HTCondor/Armada: the queue with the lowest decayed usage × priority factor goes next;</li>
  *   <li>{@code strict-fifo}: submission order; the head of a ClusterQueue that does not fit blocks it;</li>
  *   <li>{@code best-effort-fifo}: submission order; jobs that do not fit are skipped;</li>
  *   <li>{@code priority}: higher priority first, FIFO within a priority; jobs that do not fit are skipped.</li>
@@ -84,6 +86,44 @@ public final class FifoPolicies {
         public SchedulingPolicy create(Map<String, String> parameters) {
             noParameters(name(), parameters);
             return new OrderedPolicy(name(), Comparator.comparingInt((JobStatus j) -> -j.spec().priority()).thenComparing(SUBMISSION), false);
+        }
+    }
+
+    /** {@code fair-sharing}. */
+    public static final class FairSharing implements PolicyProvider {
+        @Override
+        public String name() {
+            return "fair-sharing";
+        }
+
+        @Override
+        public String description() {
+            return "Kueue fair sharing: the ClusterQueue with the lowest dominant resource share / weight admits next";
+        }
+
+        @Override
+        public SchedulingPolicy create(Map<String, String> parameters) {
+            noParameters(name(), parameters);
+            return new FairSharePolicy(name(), FairSharePolicy.Mode.DOMINANT_RESOURCE_SHARE);
+        }
+    }
+
+    /** {@code fair-share-over-time}. */
+    public static final class FairShareOverTime implements PolicyProvider {
+        @Override
+        public String name() {
+            return "fair-share-over-time";
+        }
+
+        @Override
+        public String description() {
+            return "HTCondor/Armada fair share: the queue with the lowest decayed usage x priority factor admits next";
+        }
+
+        @Override
+        public SchedulingPolicy create(Map<String, String> parameters) {
+            noParameters(name(), parameters);
+            return new FairSharePolicy(name(), FairSharePolicy.Mode.OVER_TIME);
         }
     }
 }

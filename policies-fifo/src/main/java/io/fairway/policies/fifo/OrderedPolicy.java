@@ -12,10 +12,8 @@ import io.fairway.api.spi.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A policy that walks the pending jobs in one order and admits each that fits. With strict blocking, the
@@ -71,7 +69,6 @@ public class OrderedPolicy implements SchedulingPolicy {
         Map<String, JobStatus> blockedBy = new HashMap<>();
         Map<String, PendingReason> blockReason = new HashMap<>();
         Map<String, PendingReason> failedShapes = new HashMap<>();
-        Set<String> skippedCapacity = new HashSet<>();
         for (JobStatus j : ordered(ctx)) {
             String cq = ctx.clusterQueueOf(j);
             JobStatus head = blockedBy.get(cq);
@@ -79,18 +76,15 @@ public class OrderedPolicy implements SchedulingPolicy {
                 ctx.leaveWaiting(j, blockReason.get(cq));
                 continue;
             }
-            String shape = cq + '|' + shape(j.spec());
+            boolean preempting = preempts(queues.get(cq));
+            String shape = cq + '|' + shape(j.spec()) + (preempting ? "|p" + j.spec().priority() : "");
             PendingReason known = failedShapes.get(shape);
-            if (known == null && ctx.capacity().freeGpus() == 0 && j.spec().totalGpus() > 0) {
-                known = PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "no GPU is free");
-                skippedCapacity.add(j.id());
-            }
             Attempt a;
             if (known != null) {
                 ctx.leaveWaiting(j, known);
                 a = Attempt.failure(known);
             } else {
-                a = ctx.tryAdmit(j);
+                a = preempting ? ctx.tryAdmitPreempting(j) : ctx.tryAdmit(j);
                 if (!a.admitted()) {
                     failedShapes.put(shape, a.reason());
                 }
@@ -103,6 +97,14 @@ public class OrderedPolicy implements SchedulingPolicy {
         }
     }
 
+    /**
+     * @param q a ClusterQueue
+     * @return true when its preemption policy allows any preemption
+     */
+    static boolean preempts(ClusterQueue q) {
+        return q != null && !q.preemption().equals(io.fairway.api.model.PreemptionPolicy.NEVER);
+    }
+
     private boolean isStrict(ClusterQueue q) {
         if (q != null && q.queueingStrategy() != null) {
             return q.queueingStrategy() == QueueingStrategy.STRICT_FIFO;
@@ -111,7 +113,7 @@ public class OrderedPolicy implements SchedulingPolicy {
     }
 
     /** Jobs of equal shape need the same room. */
-    private static String shape(JobSpec spec) {
+    static String shape(JobSpec spec) {
         StringBuilder sb = new StringBuilder();
         sb.append(spec.namespace()).append('/');
         for (PodSet ps : spec.podSets()) {

@@ -27,13 +27,34 @@ import java.util.Set;
  * @param fairSharingWeight its weight for fair sharing within the cohort (> 0)
  * @param priorityFactor its priority factor for fair share over time (HTCondor/Armada; > 0, larger = less share)
  * @param stopped true when it admits nothing new (a cordoned queue)
+ * @param admissionChecks names of the admission checks a job must pass after its quota is reserved
  */
 public record ClusterQueue(String name, String cohort, List<ResourceGroup> resourceGroups, QueueingStrategy queueingStrategy,
                            PreemptionPolicy preemption, FlavorFungibility flavorFungibility, double fairSharingWeight,
-                           double priorityFactor, boolean stopped) {
+                           double priorityFactor, boolean stopped, List<String> admissionChecks) {
+    /**
+     * A ClusterQueue without admission checks.
+     *
+     * @param name name
+     * @param cohort cohort or null
+     * @param resourceGroups quota
+     * @param queueingStrategy strategy or null
+     * @param preemption preemption policy
+     * @param flavorFungibility fungibility
+     * @param fairSharingWeight weight
+     * @param priorityFactor priority factor
+     * @param stopped stopped
+     */
+    public ClusterQueue(String name, String cohort, List<ResourceGroup> resourceGroups, QueueingStrategy queueingStrategy,
+                        PreemptionPolicy preemption, FlavorFungibility flavorFungibility, double fairSharingWeight,
+                        double priorityFactor, boolean stopped) {
+        this(name, cohort, resourceGroups, queueingStrategy, preemption, flavorFungibility, fairSharingWeight, priorityFactor, stopped, List.of());
+    }
+
     /** Validates: a resource is covered by at most one group; borrowing limits need a cohort. */
     public ClusterQueue {
         InvalidSpecException.requireName("clusterQueue.name", name);
+        admissionChecks = List.copyOf(admissionChecks == null ? List.of() : admissionChecks);
         cohort = cohort == null || cohort.isBlank() ? null : cohort;
         resourceGroups = List.copyOf(resourceGroups == null ? List.of() : resourceGroups);
         preemption = preemption == null ? PreemptionPolicy.NEVER : preemption;
@@ -73,6 +94,12 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
         return new Builder(name);
     }
 
+    /** @param stopped the new state @return a copy that admits nothing new (true) or again (false) */
+    public ClusterQueue withStopped(boolean stopped) {
+        return new ClusterQueue(name, cohort, resourceGroups, queueingStrategy, preemption, flavorFungibility, fairSharingWeight,
+                priorityFactor, stopped, admissionChecks);
+    }
+
     /** @return every flavor named in the resource groups */
     public Set<String> flavorNames() {
         Set<String> s = new HashSet<>();
@@ -108,6 +135,7 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
         private double weight = 1.0;
         private double priorityFactor = 1.0;
         private boolean stopped;
+        private final List<String> checks = new ArrayList<>();
 
         private Builder(String name) {
             this.name = name;
@@ -175,9 +203,15 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
             return this;
         }
 
+        /** @param check the name of an admission check jobs must pass @return this */
+        public Builder admissionCheck(String check) {
+            checks.add(check);
+            return this;
+        }
+
         /** @return the ClusterQueue */
         public ClusterQueue build() {
-            return new ClusterQueue(name, cohort, groups, strategy, preemption, fungibility, weight, priorityFactor, stopped);
+            return new ClusterQueue(name, cohort, groups, strategy, preemption, fungibility, weight, priorityFactor, stopped, checks);
         }
     }
 }

@@ -13,4 +13,10 @@ public interface CapacityView {
 
     /** @return schedulable nodes */
     int schedulableNodes();
+
+    /**
+     * @param resource a resource name
+     * @return its total capacity on schedulable nodes
+     */
+    long total(String resource);
 }

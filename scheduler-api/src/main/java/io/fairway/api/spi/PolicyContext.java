@@ -76,6 +76,19 @@ public interface PolicyContext {
     Attempt tryAdmit(JobStatus job, Placement placement);
 
     /**
+     * Tries to admit a job at full size, and if it does not fit, searches for a minimal set of admitted jobs
+     * whose preemption makes room, within what the job's ClusterQueue allows (Kueue's
+     * {@code withinClusterQueue}, {@code reclaimWithinCohort}, {@code borrowWithinCohort}). Victims are only
+     * ever of lower priority, or of equal priority and submitted later, or borrowers whose lent quota is
+     * reclaimed by a queue that stays within its nominal quota, so two jobs can never preempt each other back
+     * and forth. On success the victims are preempted in the plan and the job admitted.
+     *
+     * @param job a pending job
+     * @return the admission, or the reason (no preemption allowed, or no victim set makes room)
+     */
+    Attempt tryAdmitPreempting(JobStatus job);
+
+    /**
      * Preempts a job that holds resources: its capacity and quota are free for the rest of the plan.
      *
      * @param job an admitted or running job

@@ -27,4 +27,13 @@ public interface QuotaView {
      *     cohort could lend, or 0 when it borrows nothing (Kueue's fair-sharing share), divided by its weight
      */
     double dominantShare(String clusterQueue);
+
+    /**
+     * Fair share over time (HTCondor, Armada): the ClusterQueue's recent usage, decayed with the scheduler's
+     * half-life, as a dominant share of the cluster (0 = none, 1 = the whole cluster, on average recently).
+     *
+     * @param clusterQueue a ClusterQueue
+     * @return its decayed usage
+     */
+    double decayedUsage(String clusterQueue);
 }

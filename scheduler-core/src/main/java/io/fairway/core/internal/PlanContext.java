@@ -291,16 +291,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
-        Admit a = held.admission();
-        if (a != null && quota.hasQueue(a.clusterQueue())) {
-            for (PodSet ps : held.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
-                int m = a.counts().getOrDefault(ps.name(), ps.count());
-                if (flavor != null) {
-                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), -v));
-                }
-            }
-        }
+        chargeQuota(held, -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
         return true;
     }
@@ -385,6 +376,97 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     @Override
     public int schedulableNodes() {
         return cap.schedulableCount();
+    }
+
+    @Override
+    public long total(String resource) {
+        long t = 0;
+        for (int i = 0; i < cap.nodes.length; i++) {
+            if (cap.schedulable[i]) {
+                t += cap.nodes[i].capacity().get(resource);
+            }
+        }
+        return t;
+    }
+
+    @Override
+    public double decayedUsage(String clusterQueue) {
+        return snapshot.decayedUsage().getOrDefault(clusterQueue, 0.0);
+    }
+
+    // Preemption
+
+    @Override
+    public Attempt tryAdmitPreempting(JobStatus job) {
+        Attempt first = tryAdmit(job);
+        if (first.admitted()) {
+            return first;
+        }
+        String cqName = cqOfJob.get(job.id());
+        if (cqName == null) {
+            return first;
+        }
+        Attempt a = Preemptor.search(this, job, snapshot.clusterQueues().get(cqName), first.reason());
+        if (!a.admitted()) {
+            reasons.put(job.id(), a.reason());
+        }
+        return a;
+    }
+
+    /** @return true when the job would be admitted now (nothing is changed) */
+    boolean fits(JobStatus job) {
+        String cqName = cqOfJob.get(job.id());
+        Map<String, Integer> counts = fullCounts(job.spec());
+        Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), quota, job.spec(), counts);
+        if (ar.reason() != null) {
+            return false;
+        }
+        for (Assignment.Choice c : ar.choices()) {
+            Placer.Outcome o = placer.place(job.spec(), counts, flavorSpecs(c.flavors()));
+            if (o.result() != null) {
+                for (Placer.Taken t : o.result().taken()) {
+                    cap.give(t.node(), t.req(), t.gpuMask());
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Holding jobs not preempted in this plan, in submission order. */
+    List<JobStatus> holdingNotPreempted() {
+        List<JobStatus> l = new ArrayList<>();
+        for (JobStatus j : snapshot.holding()) {
+            if (!preempted.containsKey(j.id())) {
+                l.add(j);
+            }
+        }
+        return l;
+    }
+
+    /** Undoes a preemption made in this plan: the job holds its capacity and quota again. */
+    void restore(String jobId) {
+        if (preempted.remove(jobId) == null) {
+            return;
+        }
+        JobStatus held = holdingById.get(jobId);
+        for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
+            cap.take(t.node(), t.req(), t.gpuMask());
+        }
+        chargeQuota(held, +1);
+    }
+
+    private void chargeQuota(JobStatus held, int sign) {
+        Admit a = held.admission();
+        if (a != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : held.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (flavor != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), sign * v));
+                }
+            }
+        }
     }
 
     /** @return the resolved ClusterQueue of every admissible pending job */

@@ -1,0 +1,71 @@
+package io.fairway.core;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.decision.Admit;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.spi.AdmissionCheck;
+import java.time.Duration;
+
+/**
+ * Built-in {@link AdmissionCheck}s, as examples and for common site rules.
+ *
+ * <pre>{@code
+ * Scheduler.builder()
+ *     .admissionCheck(AdmissionChecks.readyAfter("capacity-warmup", Duration.ofMinutes(2)))
+ *     .admissionCheck(AdmissionChecks.requireEstimate("estimate-required"))
+ *     .clusterQueue(ClusterQueue.builder("team-a").admissionCheck("estimate-required")...build())
+ * }</pre>
+ */
+public final class AdmissionChecks {
+    private AdmissionChecks() {
+    }
+
+    /**
+     * Ready once the reservation is {@code delay} old — like Kueue's ProvisioningRequest check, which holds a
+     * job until the capacity it needs has come up.
+     *
+     * @param name the check's name
+     * @param delay how long after the reservation the job may start
+     * @return the check
+     */
+    public static AdmissionCheck readyAfter(String name, Duration delay) {
+        InvalidSpecException.requireName("admissionCheck.name", name);
+        InvalidSpecException.check(delay != null && !delay.isNegative(), "admissionCheck.delay", delay, "delay must be >= 0, was %s", delay);
+        long ms = delay.toMillis();
+        return new AdmissionCheck() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Result evaluate(JobStatus job, Admit reservation, long nowMillis) {
+                long waited = nowMillis - job.stateSinceMillis();
+                return waited >= ms ? Result.ready() : Result.pending("capacity warming up: " + (ms - waited) + " ms left");
+            }
+        };
+    }
+
+    /**
+     * Rejects jobs that state no run-time estimate ({@code estimatedSeconds == 0}): a site rule that keeps
+     * finish-time-fair and backfilling policies honest.
+     *
+     * @param name the check's name
+     * @return the check
+     */
+    public static AdmissionCheck requireEstimate(String name) {
+        InvalidSpecException.requireName("admissionCheck.name", name);
+        return new AdmissionCheck() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Result evaluate(JobStatus job, Admit reservation, long nowMillis) {
+                return job.spec().estimatedSeconds() > 0 ? Result.ready()
+                        : Result.rejected("job " + job.id() + " states no estimatedSeconds; this ClusterQueue requires one");
+            }
+        };
+    }
+}

@@ -1,0 +1,189 @@
+package io.fairway.core.internal;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.Cohort;
+import io.fairway.api.model.PreemptionPolicy;
+import io.fairway.api.spi.Attempt;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The preemption search, with Kueue's rules and its two-phase minimal victim set:
+ * <ol>
+ *   <li>candidates: jobs of the same ClusterQueue allowed by {@code withinClusterQueue}; borrowers of other
+ *       ClusterQueues in the same cohort tree allowed by {@code reclaimWithinCohort} (only if the preemptor's
+ *       queue then stays within its nominal quota); lower-priority jobs of the cohort allowed by
+ *       {@code borrowWithinCohort} (when the preemptor must borrow);</li>
+ *   <li>order: other queues' jobs first, then lowest priority, then most recently admitted;</li>
+ *   <li>remove candidates in that order until the job fits (quota and placement), then put back every victim
+ *       that is not needed, most recently removed first: the set is minimal.</li>
+ * </ol>
+ * No cycle is possible: a victim is always of lower priority, or of equal priority and submitted later, or a
+ * borrower whose quota is reclaimed by a queue that stays within its nominal quota — none of which can preempt
+ * its preemptor back.
+ */
+final class Preemptor {
+    private Preemptor() {
+    }
+
+    static Attempt search(PlanContext ctx, JobStatus job, ClusterQueue cq, PendingReason notFitting) {
+        PreemptionPolicy p = cq.preemption();
+        if (p.equals(PreemptionPolicy.NEVER)) {
+            return Attempt.failure(notFitting);
+        }
+        // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
+        for (boolean borrowing : new boolean[] {false, true}) {
+            List<JobStatus> candidates = candidates(ctx, job, cq, borrowing);
+            if (candidates.isEmpty()) {
+                continue;
+            }
+            List<JobStatus> victims = new ArrayList<>();
+            boolean fits = false;
+            for (JobStatus c : candidates) {
+                ctx.preempt(c, "");
+                victims.add(c);
+                if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
+                    fits = true;
+                    break;
+                }
+            }
+            if (!fits) {
+                for (JobStatus v : victims) {
+                    ctx.restore(v.id());
+                }
+                continue;
+            }
+            // Fill back: keep only the victims that are needed.
+            for (int i = victims.size() - 1; i >= 0; i--) {
+                JobStatus v = victims.get(i);
+                ctx.restore(v.id());
+                if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
+                    victims.remove(i);
+                } else {
+                    ctx.preempt(v, "");
+                }
+            }
+            Attempt a = ctx.tryAdmit(job);
+            if (!a.admitted()) {
+                for (JobStatus v : victims) {
+                    ctx.restore(v.id());
+                }
+                continue;
+            }
+            for (JobStatus v : victims) {
+                String why = describe(v, job, ctx.clusterQueueOf(v), cq.name());
+                ctx.restore(v.id());
+                ctx.preempt(v, why);
+            }
+            return a;
+        }
+        return Attempt.failure(new PendingReason(notFitting.code(), notFitting.message()
+                + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
+    }
+
+    private static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
+        String how = victimCq.equals(cq) ? "within ClusterQueue " + cq
+                : "ClusterQueue " + cq + " reclaims quota from " + victimCq;
+        return "preempted by " + job.id() + " (priority " + job.spec().priority() + " over " + victim.spec().priority() + "; " + how + ")";
+    }
+
+    /** True when admitting the job now would take its queue above nominal quota for some (flavor, resource). */
+    private static boolean wouldBorrow(PlanContext ctx, JobStatus job, ClusterQueue cq) {
+        Map<String, Integer> counts = PlanContext.fullCounts(job.spec());
+        Assignment.Result ar = Assignment.assign(cq, ctx.snapshot.flavors(), ctx.quota, job.spec(), counts);
+        if (ar.reason() != null) {
+            return true;
+        }
+        for (Map.Entry<String, Long> e : ar.choices().get(0).usage().entrySet()) {
+            if (ctx.quota.used(cq.name(), e.getKey()) + e.getValue() > ctx.quota.nominal(cq.name(), e.getKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<JobStatus> candidates(PlanContext ctx, JobStatus job, ClusterQueue cq, boolean borrowing) {
+        PreemptionPolicy p = cq.preemption();
+        String root = root(ctx, cq.cohort());
+        int prio = job.spec().priority();
+        List<JobStatus> out = new ArrayList<>();
+        for (JobStatus h : ctx.holdingNotPreempted()) {
+            Admit a = h.admission();
+            if (a == null) {
+                continue;
+            }
+            int hp = h.spec().priority();
+            if (a.clusterQueue().equals(cq.name())) {
+                boolean ok = switch (p.withinClusterQueue()) {
+                    case LOWER_PRIORITY -> hp < prio;
+                    case LOWER_OR_NEWER_EQUAL_PRIORITY -> hp < prio || (hp == prio && newer(h, job));
+                    case NEVER -> false;
+                };
+                if (ok) {
+                    out.add(h);
+                }
+                continue;
+            }
+            ClusterQueue other = ctx.snapshot.clusterQueues().get(a.clusterQueue());
+            if (root == null || other == null || !root.equals(root(ctx, other.cohort()))) {
+                continue;
+            }
+            if (!borrowing) {
+                boolean ok = switch (p.reclaimWithinCohort()) {
+                    case ANY -> true;
+                    case LOWER_PRIORITY -> hp < prio;
+                    case NEVER -> false;
+                };
+                if (ok && isBorrowing(ctx, a.clusterQueue())) {
+                    out.add(h);
+                }
+            } else if (p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY && hp < prio) {
+                out.add(h);
+            }
+        }
+        out.sort(Comparator.comparing((JobStatus h) -> h.admission().clusterQueue().equals(cq.name()) ? 1 : 0)
+                .thenComparingInt(h -> h.spec().priority())
+                .thenComparing(Comparator.comparingLong(JobStatus::stateSinceMillis).reversed())
+                .thenComparing(Comparator.comparingLong(JobStatus::sequence).reversed()));
+        return out;
+    }
+
+    private static boolean newer(JobStatus a, JobStatus b) {
+        long ta = a.spec().submitTimeMillis();
+        long tb = b.spec().submitTimeMillis();
+        return ta > tb || (ta == tb && a.sequence() > b.sequence());
+    }
+
+    private static boolean isBorrowing(PlanContext ctx, String cq) {
+        ClusterQueue spec = ctx.snapshot.clusterQueues().get(cq);
+        for (String flavor : spec.flavorNames()) {
+            for (var g : spec.resourceGroups()) {
+                for (String r : g.coveredResources()) {
+                    String fr = QuotaBook.fr(flavor, r);
+                    if (ctx.quota.used(cq, fr) > ctx.quota.nominal(cq, fr)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String root(PlanContext ctx, String cohort) {
+        String c = cohort;
+        int guard = 0;
+        while (c != null && guard++ < 1000) {
+            Cohort spec = ctx.snapshot.cohorts().get(c);
+            if (spec == null || spec.parent() == null) {
+                return c;
+            }
+            c = spec.parent();
+        }
+        return c;
+    }
+}
