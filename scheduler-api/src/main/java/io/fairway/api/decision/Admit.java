@@ -13,9 +13,24 @@ import java.util.Map;
  * @param flavors the flavor assigned to each pod set
  * @param counts the member count admitted for each pod set (below {@code count} for elastic jobs)
  * @param placement where each member runs
+ * @param admittedAtMillis the round clock when it was admitted (ranks jobs within their queue: the earliest
+ *     admitted are entitled to nominal quota first, later ones are what the queue borrows)
  */
 public record Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts,
-                    Placement placement) implements Decision {
+                    Placement placement, long admittedAtMillis) implements Decision {
+    /**
+     * An admission at time 0.
+     *
+     * @param jobId the job
+     * @param clusterQueue the ClusterQueue charged
+     * @param flavors the flavor of each pod set
+     * @param counts the member count of each pod set
+     * @param placement where each member runs
+     */
+    public Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts, Placement placement) {
+        this(jobId, clusterQueue, flavors, counts, placement, 0);
+    }
+
     /** Validates. */
     public Admit {
         InvalidSpecException.requireName("admit.jobId", jobId);

@@ -66,7 +66,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         this.snapshot = snapshot;
         this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), resources);
         this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
-        this.placer = new Placer(cap);
+        this.placer = new Placer(cap, snapshot.placement());
         this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
         for (JobStatus j : snapshot.holding()) {
             holdingById.put(j.id(), j);
@@ -226,7 +226,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             Placer.Outcome o = placer.place(job.spec(), counts, flavorSpecs(c.flavors()));
             if (o.result() != null) {
                 c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
-                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, o.result().placement());
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, o.result().placement(), snapshot.nowMillis());
                 admitted.put(job.id(), a);
                 heldCapacity.put(job.id(), o.result().taken());
                 reasons.remove(job.id());
@@ -258,7 +258,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             PlacementCheck.Result r = PlacementCheck.takeIfValid(cap, resources, job.spec(), placement, flavorSpecs(c.flavors()));
             if (r.error() == null) {
                 c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
-                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, r.placement());
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, r.placement(), snapshot.nowMillis());
                 admitted.put(job.id(), a);
                 heldCapacity.put(job.id(), r.taken());
                 reasons.remove(job.id());
@@ -442,6 +442,40 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             }
         }
         return l;
+    }
+
+    /** Replaces the reason of a preemption already in the plan. */
+    void explainPreemption(String jobId, String reason) {
+        Preempt p = preempted.get(jobId);
+        if (p != null) {
+            preempted.put(jobId, new Preempt(jobId, reason, p.checkpoint(), p.migration()));
+        }
+    }
+
+    /** Undoes an admission made in this plan: its capacity and quota are free again. */
+    void unadmit(String jobId) {
+        Admit a = admitted.remove(jobId);
+        if (a == null) {
+            return;
+        }
+        for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
+            cap.give(t.node(), t.req(), t.gpuMask());
+        }
+        heldCapacity.remove(jobId);
+        JobStatus j = null;
+        for (JobStatus p : admissible) {
+            if (p.id().equals(jobId)) {
+                j = p;
+                break;
+            }
+        }
+        if (j != null) {
+            for (PodSet ps : j.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), -v));
+            }
+        }
     }
 
     /** Undoes a preemption made in this plan: the job holds its capacity and quota again. */

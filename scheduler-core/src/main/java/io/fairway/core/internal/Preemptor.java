@@ -15,17 +15,19 @@ import java.util.Map;
 /**
  * The preemption search, with Kueue's rules and its two-phase minimal victim set:
  * <ol>
- *   <li>candidates: jobs of the same ClusterQueue allowed by {@code withinClusterQueue}; borrowers of other
- *       ClusterQueues in the same cohort tree allowed by {@code reclaimWithinCohort} (only if the preemptor's
- *       queue then stays within its nominal quota); lower-priority jobs of the cohort allowed by
- *       {@code borrowWithinCohort} (when the preemptor must borrow);</li>
+ *   <li>candidates: jobs of the same ClusterQueue allowed by {@code withinClusterQueue}; jobs of other
+ *       ClusterQueues in the same cohort tree only when they are part of what their queue borrows (in admission
+ *       order, they take their queue above nominal): by {@code reclaimWithinCohort}
+ *       when the preemptor's queue then stays within its nominal quota, or by {@code borrowWithinCohort} when
+ *       they have lower priority than a preemptor that must borrow;</li>
  *   <li>order: other queues' jobs first, then lowest priority, then most recently admitted;</li>
  *   <li>remove candidates in that order until the job fits (quota and placement), then put back every victim
  *       that is not needed, most recently removed first: the set is minimal.</li>
  * </ol>
- * No cycle is possible: a victim is always of lower priority, or of equal priority and submitted later, or a
- * borrower whose quota is reclaimed by a queue that stays within its nominal quota — none of which can preempt
- * its preemptor back.
+ * Victims within a queue are of lower priority (or equal and newer); victims in other queues are always
+ * borrowers. A job admitted within its queue's nominal quota is never a borrower, so it cannot be preempted
+ * back by the job it reclaimed from; the property test {@code QuotaProperties} checks that no preemption
+ * repeats while nothing else changes.
  */
 final class Preemptor {
     private Preemptor() {
@@ -39,7 +41,7 @@ final class Preemptor {
         // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
         for (boolean borrowing : new boolean[] {false, true}) {
             List<JobStatus> candidates = candidates(ctx, job, cq, borrowing);
-            if (candidates.isEmpty()) {
+            if (candidates.isEmpty() || (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER)) {
                 continue;
             }
             List<JobStatus> victims = new ArrayList<>();
@@ -69,6 +71,11 @@ final class Preemptor {
                 }
             }
             Attempt a = ctx.tryAdmit(job);
+            if (a.admitted() && !borrowing && borrows(ctx, job, a.admission())) {
+                // without borrowWithinCohort, a preemptor must stay within its queue's nominal quota
+                ctx.unadmit(job.id());
+                a = Attempt.failure(notFitting);
+            }
             if (!a.admitted()) {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
@@ -76,9 +83,7 @@ final class Preemptor {
                 continue;
             }
             for (JobStatus v : victims) {
-                String why = describe(v, job, ctx.clusterQueueOf(v), cq.name());
-                ctx.restore(v.id());
-                ctx.preempt(v, why);
+                ctx.explainPreemption(v.id(), describe(v, job, ctx.clusterQueueOf(v), cq.name()));
             }
             return a;
         }
@@ -90,6 +95,20 @@ final class Preemptor {
         String how = victimCq.equals(cq) ? "within ClusterQueue " + cq
                 : "ClusterQueue " + cq + " reclaims quota from " + victimCq;
         return "preempted by " + job.id() + " (priority " + job.spec().priority() + " over " + victim.spec().priority() + "; " + how + ")";
+    }
+
+    /** True when the admitted job's queue is above nominal quota in a (flavor, resource) the job uses. */
+    private static boolean borrows(PlanContext ctx, JobStatus job, Admit a) {
+        for (var ps : job.spec().podSets()) {
+            String flavor = a.flavors().get(ps.name());
+            for (String r : ps.resources().names()) {
+                String fr = QuotaBook.fr(flavor, r);
+                if (ctx.quota.used(a.clusterQueue(), fr) > ctx.quota.nominal(a.clusterQueue(), fr)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** True when admitting the job now would take its queue above nominal quota for some (flavor, resource). */
@@ -112,6 +131,7 @@ final class Preemptor {
         String root = root(ctx, cq.cohort());
         int prio = job.spec().priority();
         List<JobStatus> out = new ArrayList<>();
+        java.util.Set<String> borrowingPart = borrowingPart(ctx);
         for (JobStatus h : ctx.holdingNotPreempted()) {
             Admit a = h.admission();
             if (a == null) {
@@ -124,7 +144,8 @@ final class Preemptor {
                     case LOWER_OR_NEWER_EQUAL_PRIORITY -> hp < prio || (hp == prio && newer(h, job));
                     case NEVER -> false;
                 };
-                if (ok) {
+                // a preemptor that must borrow takes only from borrowers, even in its own queue
+                if (ok && (!borrowing || borrowingPart.contains(h.id()))) {
                     out.add(h);
                 }
                 continue;
@@ -139,10 +160,11 @@ final class Preemptor {
                     case LOWER_PRIORITY -> hp < prio;
                     case NEVER -> false;
                 };
-                if (ok && isBorrowing(ctx, a.clusterQueue())) {
+                if (ok && borrowingPart.contains(h.id())) {
                     out.add(h);
                 }
-            } else if (p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY && hp < prio) {
+            } else if (p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY && hp < prio
+                    && borrowingPart.contains(h.id())) {
                 out.add(h);
             }
         }
@@ -159,19 +181,44 @@ final class Preemptor {
         return ta > tb || (ta == tb && a.sequence() > b.sequence());
     }
 
-    private static boolean isBorrowing(PlanContext ctx, String cq) {
-        ClusterQueue spec = ctx.snapshot.clusterQueues().get(cq);
-        for (String flavor : spec.flavorNames()) {
-            for (var g : spec.resourceGroups()) {
-                for (String r : g.coveredResources()) {
-                    String fr = QuotaBook.fr(flavor, r);
-                    if (ctx.quota.used(cq, fr) > ctx.quota.nominal(cq, fr)) {
-                        return true;
+    /**
+     * The jobs that make their ClusterQueue borrow: within each queue, jobs ranked by admission time (the
+     * earliest admitted are entitled to the nominal quota first); a job is borrowing when, counting it and every
+     * job admitted before it, its queue is above nominal quota in a (flavor, resource) it uses. Only these may be
+     * preempted by other queues. A job admitted within nominal quota thus never becomes a borrower later.
+     */
+    private static java.util.Set<String> borrowingPart(PlanContext ctx) {
+        Map<String, List<JobStatus>> byQueue = new java.util.TreeMap<>();
+        for (JobStatus h : ctx.holdingNotPreempted()) {
+            if (h.admission() != null) {
+                byQueue.computeIfAbsent(h.admission().clusterQueue(), k -> new ArrayList<>()).add(h);
+            }
+        }
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (Map.Entry<String, List<JobStatus>> e : byQueue.entrySet()) {
+            String cq = e.getKey();
+            List<JobStatus> jobs = e.getValue();
+            jobs.sort(Comparator.comparingLong((JobStatus h) -> h.admission().admittedAtMillis()).thenComparingLong(JobStatus::sequence));
+            Map<String, Long> cumulative = new java.util.HashMap<>();
+            for (JobStatus h : jobs) {
+                boolean borrowing = false;
+                for (var ps : h.spec().podSets()) {
+                    String flavor = h.admission().flavors().get(ps.name());
+                    int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
+                    for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
+                        String fr = QuotaBook.fr(flavor, r.getKey());
+                        long c = cumulative.merge(fr, r.getValue(), Long::sum);
+                        if (c > ctx.quota.nominal(cq, fr)) {
+                            borrowing = true;
+                        }
                     }
+                }
+                if (borrowing) {
+                    out.add(h.id());
                 }
             }
         }
-        return false;
+        return out;
     }
 
     private static String root(PlanContext ctx, String cohort) {
