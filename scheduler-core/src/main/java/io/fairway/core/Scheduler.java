@@ -68,6 +68,7 @@ public final class Scheduler {
     private final Actuator actuator;
     private final Clock clock;
     private final long seed;
+    private final PlacementStrategy placement;
 
     private final Map<String, ClusterSpec> clusters = new TreeMap<>();
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
@@ -94,6 +95,7 @@ public final class Scheduler {
         this.actuator = b.actuator;
         this.clock = b.clock;
         this.seed = b.seed;
+        this.placement = b.placement;
         this.usageHalfLifeMillis = b.usageHalfLifeMillis;
         listeners.addAll(b.listeners);
         for (AdmissionCheck c : b.admissionChecks) {
@@ -738,7 +740,7 @@ public final class Scheduler {
             held.add(j.state() == JobState.RUNNING ? live(j, now) : j);
         }
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
-                new ArrayList<>(pending.values()), held, decayedUsage);
+                new ArrayList<>(pending.values()), held, decayedUsage, placement);
     }
 
     /** A running job's status with attained service brought up to {@code now}. */
@@ -951,6 +953,7 @@ public final class Scheduler {
         private Actuator actuator = Actuator.NONE;
         private Clock clock = Clock.system();
         private long seed = 1;
+        private PlacementStrategy placement = PlacementStrategy.TOPOLOGY_AWARE;
         private final List<ClusterSpec> clusters = new ArrayList<>();
         private final List<ResourceFlavor> flavors = new ArrayList<>();
         private final List<Cohort> cohorts = new ArrayList<>();
@@ -1025,6 +1028,15 @@ public final class Scheduler {
         /** @param seed seeds every random choice @return this */
         public Builder seed(long seed) {
             this.seed = seed;
+            return this;
+        }
+
+        /**
+         * @param strategy how gangs are placed on nodes and GPUs (default {@link PlacementStrategy#TOPOLOGY_AWARE})
+         * @return this
+         */
+        public Builder placement(PlacementStrategy strategy) {
+            this.placement = java.util.Objects.requireNonNull(strategy, "placement");
             return this;
         }
 

@@ -28,11 +28,36 @@ import java.util.Map;
  * @param holding jobs holding resources (quota reserved, admitted, running) in submission order
  * @param decayedUsage each ClusterQueue's recent usage, decayed with the scheduler's half-life, as a dominant
  *     share of the cluster (fair share over time)
+ * @param placement how the placement search chooses nodes and GPUs (topology-aware unless stated)
  */
 public record Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
                        Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
                        Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
-                       List<JobStatus> holding, Map<String, Double> decayedUsage) {
+                       List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement) {
+    /**
+     * A snapshot with the default, topology-aware placement.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param seed seed
+     * @param clusters clusters
+     * @param nodes nodes
+     * @param flavors flavors
+     * @param clusterQueues ClusterQueues
+     * @param cohorts cohorts
+     * @param localQueues LocalQueues
+     * @param pending pending jobs
+     * @param holding jobs holding resources
+     * @param decayedUsage recent usage per ClusterQueue
+     */
+    public Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
+                    Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
+                    Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
+                    List<JobStatus> holding, Map<String, Double> decayedUsage) {
+        this(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding, decayedUsage,
+                PlacementStrategy.TOPOLOGY_AWARE);
+    }
+
     /**
      * A snapshot without usage history.
      *
@@ -66,6 +91,16 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         pending = List.copyOf(pending);
         holding = List.copyOf(holding);
         decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
+        placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;
+    }
+
+    /**
+     * @param strategy a placement strategy
+     * @return this snapshot with that strategy (to replay a round under another placement)
+     */
+    public Snapshot withPlacement(PlacementStrategy strategy) {
+        return new Snapshot(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding,
+                decayedUsage, strategy);
     }
 
     private static <V> Map<String, V> sorted(Map<String, V> m) {

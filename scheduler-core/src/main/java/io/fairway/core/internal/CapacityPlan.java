@@ -40,12 +40,16 @@ public final class CapacityPlan {
         final BitSet[] byFreeGpus = new BitSet[65];
         final BitSet members = new BitSet();
         final BitSet cpuOnly = new BitSet(); // schedulable nodes without GPUs
-        // per level: node -> domain id, and domain -> free GPUs / node list
+        // per level: node -> domain id, and domain -> free GPUs / free resources / node list / child domains
         final int[][] domainOf;
         final long[][] domainFree;
+        final long[][] domainFreeResources;  // per level: domain * width + resource
         final int[][][] domainNodes;
+        final int[][][] domainChildren;      // per level: domain -> its domains one level narrower (none on the last)
         final String[][] domainNames;
+        int[] rootDomains = new int[0];      // the broadest level's domains
         int maxGpusPerNode;
+        int maxNvlinkDomain;
 
         ClusterIndex(String name, List<String> levels, int nodeCount) {
             this.name = name;
@@ -55,7 +59,9 @@ public final class CapacityPlan {
             }
             domainOf = new int[levels.size()][nodeCount];
             domainFree = new long[levels.size()][];
+            domainFreeResources = new long[levels.size()][];
             domainNodes = new int[levels.size()][][];
+            domainChildren = new int[levels.size()][][];
             domainNames = new String[levels.size()][];
         }
     }
@@ -104,11 +110,12 @@ public final class CapacityPlan {
                 Map<String, Integer> ids = new LinkedHashMap<>();
                 List<List<Integer>> dn = new ArrayList<>();
                 for (int i : members) {
-                    // a domain is named by the label values of every level down to this one
+                    // A domain is named by the label values of every level down to this one. A node without
+                    // the label of a level is a domain of its own there: it is never assumed to share a rack.
                     StringBuilder key = new StringBuilder();
                     for (int k = 0; k <= l; k++) {
                         String v = this.nodes[i].label(levels.get(k));
-                        key.append(v == null ? "" : v).append('/');
+                        key.append(v == null ? "\u0000" + this.nodes[i].name() : v).append('/');
                     }
                     int id = ids.computeIfAbsent(key.toString(), x -> {
                         dn.add(new ArrayList<>());
@@ -118,16 +125,19 @@ public final class CapacityPlan {
                     dn.get(id).add(i);
                 }
                 ci.domainFree[l] = new long[dn.size()];
+                ci.domainFreeResources[l] = new long[dn.size() * width];
                 ci.domainNodes[l] = new int[dn.size()][];
                 ci.domainNames[l] = ids.keySet().toArray(new String[0]);
                 for (int d = 0; d < dn.size(); d++) {
                     ci.domainNodes[l][d] = dn.get(d).stream().mapToInt(Integer::intValue).toArray();
                 }
             }
+            linkDomains(ci, members);
             for (int i : members) {
                 clusterOf[i] = clusters.size() - 1;
                 ci.members.set(i);
                 ci.maxGpusPerNode = Math.max(ci.maxGpusPerNode, shapes[i].size());
+                ci.maxNvlinkDomain = Math.max(ci.maxNvlinkDomain, shapes[i].largestNvlinkDomain());
                 if (schedulable[i]) {
                     totalGpus += shapes[i].size();
                     freeGpus += shapes[i].size();
@@ -136,9 +146,44 @@ public final class CapacityPlan {
                         ci.cpuOnly.set(i);
                     }
                     for (int l = 0; l < levels.size(); l++) {
-                        ci.domainFree[l][ci.domainOf[l][i]] += shapes[i].size();
+                        int d = ci.domainOf[l][i];
+                        ci.domainFree[l][d] += shapes[i].size();
+                        for (int r = 0; r < width; r++) {
+                            ci.domainFreeResources[l][d * width + r] += free[i * width + r];
+                        }
                     }
                 }
+            }
+        }
+    }
+
+    /** Links each domain to its children one level narrower, and lists the broadest level's domains. */
+    private static void linkDomains(ClusterIndex ci, List<Integer> members) {
+        int levels = ci.levels.size();
+        if (levels == 0) {
+            return;
+        }
+        java.util.LinkedHashSet<Integer> roots = new java.util.LinkedHashSet<>();
+        for (int i : members) {
+            roots.add(ci.domainOf[0][i]);
+        }
+        ci.rootDomains = roots.stream().mapToInt(Integer::intValue).toArray();
+        for (int l = 0; l < levels; l++) {
+            int count = ci.domainNodes[l].length;
+            if (l == levels - 1) {
+                ci.domainChildren[l] = new int[count][0];
+                continue;
+            }
+            List<java.util.LinkedHashSet<Integer>> children = new ArrayList<>();
+            for (int d = 0; d < count; d++) {
+                children.add(new java.util.LinkedHashSet<>());
+            }
+            for (int i : members) {
+                children.get(ci.domainOf[l][i]).add(ci.domainOf[l + 1][i]);
+            }
+            ci.domainChildren[l] = new int[count][];
+            for (int d = 0; d < count; d++) {
+                ci.domainChildren[l][d] = children.get(d).stream().mapToInt(Integer::intValue).toArray();
             }
         }
     }
@@ -168,6 +213,11 @@ public final class CapacityPlan {
             fit = Math.min(fit, freeGpuCount(node) / gpus);
         }
         return (int) fit;
+    }
+
+    /** @return true while changes are being recorded for rollback */
+    boolean recording() {
+        return recording;
     }
 
     /** Starts recording changes for {@link #rollback()}. */
@@ -222,9 +272,15 @@ public final class CapacityPlan {
             undo.add(u);
         }
         int before = freeGpuCount(node);
+        ClusterIndex ci = schedulable[node] ? clusters.get(clusterOf[node]) : null;
         for (int r = 0; r < req.length && r < width; r++) {
-            if (r != resources.gpu) {
+            if (r != resources.gpu && req[r] != 0) {
                 free[node * width + r] += sign * req[r];
+                if (ci != null) {
+                    for (int l = 0; l < ci.levels.size(); l++) {
+                        ci.domainFreeResources[l][ci.domainOf[l][node] * width + r] += sign * req[r];
+                    }
+                }
             }
         }
         if (sign < 0) {
@@ -236,12 +292,15 @@ public final class CapacityPlan {
         if (resources.gpu < width) {
             free[node * width + resources.gpu] = after;
         }
-        if (before != after && schedulable[node]) {
-            ClusterIndex ci = clusters.get(clusterOf[node]);
+        if (before != after && ci != null) {
             ci.byFreeGpus[before].clear(node);
             ci.byFreeGpus[after].set(node);
             for (int l = 0; l < ci.levels.size(); l++) {
-                ci.domainFree[l][ci.domainOf[l][node]] += after - before;
+                int d = ci.domainOf[l][node];
+                ci.domainFree[l][d] += after - before;
+                if (resources.gpu < width) {
+                    ci.domainFreeResources[l][d * width + resources.gpu] += after - before;
+                }
             }
             freeGpus += after - before;
         }

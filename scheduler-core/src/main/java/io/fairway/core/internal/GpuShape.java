@@ -2,7 +2,6 @@ package io.fairway.core.internal;
 
 import io.fairway.api.model.GpuLink;
 import io.fairway.api.model.GpuTopology;
-import io.fairway.api.model.LinkKind;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,26 +10,45 @@ import org.jgrapht.graph.DefaultWeightedEdge;
 import org.jgrapht.graph.SimpleWeightedGraph;
 
 /**
- * A node's GPU interconnect, precomputed for placement: the pairwise link quality (the best direct link, or
- * the bottleneck of the widest path with a multi-hop penalty), NVLink domains, and, per free-GPU mask and
- * GPU count, the best subset to hand out. GPU positions (0..n-1) are the order of {@link GpuTopology#gpus()};
- * {@link #gpuIndex(int)} maps a position back to the GPU's index.
+ * A node's GPU interconnect, precomputed for placement. GPU positions (0..n-1) are the order of
+ * {@link GpuTopology#gpus()}; {@link #gpuIndex(int)} maps a position back to the GPU's index.
+ *
+ * <p>The quality of a set of GPUs is judged the way collective communication uses it:
+ * <ol>
+ *   <li>whether the set is one <em>NVLink domain</em>: its GPUs are connected by NVLink/NVSwitch links
+ *       among themselves (a GPU outside the set forwards nothing);</li>
+ *   <li>its <em>ring score</em>: the bottleneck of the best ring through the set (ring all-reduce runs at
+ *       the speed of the slowest link of its ring). On a DGX-1 hybrid cube-mesh, {2,3,6,7} forms an NVLink
+ *       ring although 2–7 and 3–6 are not linked;</li>
+ *   <li>its <em>worst pair</em>: the slowest link any two of its GPUs must cross (all-to-all traffic);</li>
+ *   <li>the sum of its pairwise scores.</li>
+ * </ol>
+ * A pair's score is its best direct link's bandwidth, or half the bottleneck of the widest multi-hop path
+ * when no direct link exists. Ring scores are exact for nodes of up to 8 GPUs and fall back to the worst
+ * pair on larger nodes.
  */
 public final class GpuShape {
     private static final ConcurrentHashMap<GpuTopology, GpuShape> CACHE = new ConcurrentHashMap<>();
+    /** Nodes up to this size get exact ring scores, memoised for every subset. */
+    private static final int RING_LIMIT = 8;
+    /** Nodes up to this size get an exhaustive best-subset search; larger ones the lowest free positions. */
+    private static final int ENUMERATION_LIMIT = 16;
 
     private final int n;
     private final int[] indexOf;           // position -> GPU index
+    private final int[] posOf;             // GPU index -> position, -1 when absent
     private final double[][] pairScore;    // position x position
-    private final boolean[][] nvlinkDirect;
-    private final long[] nvlinkComponent;  // position -> mask of its NVLink-connected component
+    private final long[] nvlinkNeighbours; // position -> mask of positions joined to it by NVLink/NVSwitch
+    private final int largestNvlinkDomain;
     private final Graph<Integer, DefaultWeightedEdge> graph;
+    private final double[] ringMemo;       // for n <= RING_LIMIT: ring score of every subset
     private final ConcurrentHashMap<Long, Long> bestCache = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Long> firstFitCache = new ConcurrentHashMap<>();
 
     private GpuShape(GpuTopology t) {
         n = t.size();
         indexOf = new int[n];
-        int[] posOf = new int[64];
+        posOf = new int[64];
         Arrays.fill(posOf, -1);
         for (int i = 0; i < n; i++) {
             indexOf[i] = t.gpus().get(i).index();
@@ -42,7 +60,7 @@ public final class GpuShape {
             graph.addVertex(i);
         }
         double[][] direct = new double[n][n];
-        nvlinkDirect = new boolean[n][n];
+        nvlinkNeighbours = new long[n];
         for (GpuLink l : t.links()) {
             int a = posOf[l.a()];
             int b = posOf[l.b()];
@@ -56,8 +74,8 @@ public final class GpuShape {
                 graph.setEdgeWeight(e, l.bandwidthGBps());
             }
             if (l.kind().isNvlink()) {
-                nvlinkDirect[a][b] = true;
-                nvlinkDirect[b][a] = true;
+                nvlinkNeighbours[a] |= 1L << b;
+                nvlinkNeighbours[b] |= 1L << a;
             }
         }
         // Widest path (max-min bandwidth) between every pair, Floyd–Warshall over the graph's edges.
@@ -85,25 +103,18 @@ public final class GpuShape {
                 pairScore[i][j] = direct[i][j] > 0 ? direct[i][j] : widest[i][j] * 0.5;
             }
         }
-        nvlinkComponent = new long[n];
+        int largest = 0;
         for (int i = 0; i < n; i++) {
-            long comp = 1L << i;
-            boolean grown = true;
-            while (grown) {
-                grown = false;
-                for (int a = 0; a < n; a++) {
-                    if ((comp & (1L << a)) == 0) {
-                        continue;
-                    }
-                    for (int b = 0; b < n; b++) {
-                        if (nvlinkDirect[a][b] && (comp & (1L << b)) == 0) {
-                            comp |= 1L << b;
-                            grown = true;
-                        }
-                    }
-                }
+            largest = Math.max(largest, Long.bitCount(component(i, fullMask())));
+        }
+        largestNvlinkDomain = largest;
+        if (n <= RING_LIMIT) {
+            ringMemo = new double[1 << n];
+            for (int mask = 0; mask < ringMemo.length; mask++) {
+                ringMemo[mask] = computeRing(mask);
             }
-            nvlinkComponent[i] = comp;
+        } else {
+            ringMemo = null;
         }
     }
 
@@ -135,28 +146,55 @@ public final class GpuShape {
         return graph;
     }
 
+    /** @return the size of the largest NVLink domain of the node (1 on a node without NVLink, 0 without GPUs) */
+    public int largestNvlinkDomain() {
+        return largestNvlinkDomain;
+    }
+
+    /**
+     * @param a a position
+     * @param b another position
+     * @return the pair's score (GB/s of its direct link, or half the bottleneck of its widest path)
+     */
+    public double pairScore(int a, int b) {
+        return pairScore[a][b];
+    }
+
+    /** The positions reachable from {@code start} over NVLink links between members of {@code within}. */
+    private long component(int start, long within) {
+        long reached = 1L << start;
+        long frontier = reached;
+        while (frontier != 0) {
+            long next = 0;
+            for (long f = frontier; f != 0; f &= f - 1) {
+                next |= nvlinkNeighbours[Long.numberOfTrailingZeros(f)];
+            }
+            next &= within & ~reached;
+            reached |= next;
+            frontier = next;
+        }
+        return reached;
+    }
+
     /**
      * @param mask a set of GPU positions
-     * @return true when they all lie in one NVLink-connected component (a single GPU counts)
+     * @return true when its GPUs are connected by NVLink/NVSwitch links among themselves (a single GPU counts)
      */
     public boolean inOneNvlinkDomain(long mask) {
         if (mask == 0) {
             return true;
         }
-        int first = Long.numberOfTrailingZeros(mask);
-        return (nvlinkComponent[first] & mask) == mask;
+        return component(Long.numberOfTrailingZeros(mask), mask) == mask;
     }
 
-    /** @param mask GPU positions @return the largest NVLink domain size contained in the mask */
+    /** @param mask GPU positions @return the largest NVLink domain (connected among themselves) within the mask */
     public int largestNvlinkDomainIn(long mask) {
         int best = 0;
         long seen = 0;
-        for (int i = 0; i < n; i++) {
-            if ((mask & (1L << i)) != 0 && (seen & (1L << i)) == 0) {
-                long c = nvlinkComponent[i] & mask;
-                seen |= c;
-                best = Math.max(best, Long.bitCount(c));
-            }
+        for (long m = mask & ~seen; m != 0; m = mask & ~seen) {
+            long c = component(Long.numberOfTrailingZeros(m), mask);
+            seen |= c;
+            best = Math.max(best, Long.bitCount(c));
         }
         return best;
     }
@@ -169,14 +207,10 @@ public final class GpuShape {
      */
     public double worstPair(long mask) {
         double worst = Double.MAX_VALUE;
-        for (int i = 0; i < n; i++) {
-            if ((mask & (1L << i)) == 0) {
-                continue;
-            }
-            for (int j = i + 1; j < n; j++) {
-                if ((mask & (1L << j)) != 0) {
-                    worst = Math.min(worst, pairScore[i][j]);
-                }
+        for (long a = mask; a != 0; a &= a - 1) {
+            int i = Long.numberOfTrailingZeros(a);
+            for (long b = a & (a - 1); b != 0; b &= b - 1) {
+                worst = Math.min(worst, pairScore[i][Long.numberOfTrailingZeros(b)]);
             }
         }
         return worst;
@@ -184,33 +218,113 @@ public final class GpuShape {
 
     private double sumPairs(long mask) {
         double s = 0;
-        for (int i = 0; i < n; i++) {
-            if ((mask & (1L << i)) == 0) {
-                continue;
-            }
-            for (int j = i + 1; j < n; j++) {
-                if ((mask & (1L << j)) != 0) {
-                    s += pairScore[i][j];
-                }
+        for (long a = mask; a != 0; a &= a - 1) {
+            int i = Long.numberOfTrailingZeros(a);
+            for (long b = a & (a - 1); b != 0; b &= b - 1) {
+                s += pairScore[i][Long.numberOfTrailingZeros(b)];
             }
         }
         return s;
     }
 
     /**
-     * Chooses {@code count} GPUs out of {@code free}: the set whose slowest link is fastest, then the one
-     * that leaves the best-connected free set behind (keeping large domains intact), then the lowest indexes.
+     * The ring score of a set: the bottleneck of the best ring visiting each of its GPUs once (exact up to 8
+     * GPUs per node, the worst pair beyond).
+     *
+     * @param mask GPU positions
+     * @return the ring score, {@code Double.MAX_VALUE} for fewer than two GPUs
+     */
+    public double ringScore(long mask) {
+        if (ringMemo != null) {
+            return ringMemo[(int) mask];
+        }
+        return worstPair(mask);
+    }
+
+    /** Bottleneck travelling salesman over the set, by dynamic programming over its subsets (k ≤ 8). */
+    private double computeRing(long mask) {
+        int k = Long.bitCount(mask);
+        if (k <= 2) {
+            return worstPair(mask);
+        }
+        int[] p = new int[k];
+        int c = 0;
+        for (long m = mask; m != 0; m &= m - 1) {
+            p[c++] = Long.numberOfTrailingZeros(m);
+        }
+        // best[s][j]: the widest path from p[0] through the members of s (a set over 1..k-1) ending at p[j]
+        double[][] best = new double[1 << k][k];
+        best[1][0] = Double.MAX_VALUE;
+        for (int s = 1; s < (1 << k); s += 2) {
+            for (int j = 0; j < k; j++) {
+                double here = best[s][j];
+                if (here <= 0) {
+                    continue;
+                }
+                for (int nx = 1; nx < k; nx++) {
+                    if ((s & (1 << nx)) == 0) {
+                        double w = Math.min(here, pairScore[p[j]][p[nx]]);
+                        int t = s | (1 << nx);
+                        if (w > best[t][nx]) {
+                            best[t][nx] = w;
+                        }
+                    }
+                }
+            }
+        }
+        double ring = 0;
+        int all = (1 << k) - 1;
+        for (int j = 1; j < k; j++) {
+            ring = Math.max(ring, Math.min(best[all][j], pairScore[p[j]][p[0]]));
+        }
+        return ring;
+    }
+
+    /**
+     * Compares two sets of the same size: NVLink domain first, then ring score, worst pair and sum.
+     *
+     * @return positive when {@code a} is better
+     */
+    public int compareQuality(long a, long b) {
+        int c = Boolean.compare(inOneNvlinkDomain(a), inOneNvlinkDomain(b));
+        if (c != 0) {
+            return c;
+        }
+        c = Double.compare(ringScore(a), ringScore(b));
+        if (c != 0) {
+            return c;
+        }
+        c = Double.compare(worstPair(a), worstPair(b));
+        return c != 0 ? c : Double.compare(sumPairs(a), sumPairs(b));
+    }
+
+    /**
+     * @param count GPUs wanted
+     * @return the best set of {@code count} GPUs on an empty node of this shape, or 0 when it has fewer
+     */
+    public long ideal(int count) {
+        return choose(fullMask(), count, false);
+    }
+
+    /**
+     * Chooses {@code count} GPUs out of {@code free}, topology-aware: the best set by
+     * {@link #compareQuality}; among equals, the one leaving the best-connected free set behind (the sum of
+     * the pair scores that stay free, then their ring score and worst pair): it takes GPUs whose links to
+     * the rest are already cut, so large well-linked domains stay intact; then the lowest positions.
      *
      * @param free mask of free positions
      * @param count GPUs wanted
-     * @param requireNvlink true to accept only sets within one NVLink domain
+     * @param requireNvlink true to accept only sets forming one NVLink domain
      * @return the chosen mask, or 0 when impossible
      */
     public long choose(long free, int count, boolean requireNvlink) {
         if (count <= 0 || Long.bitCount(free) < count) {
             return 0;
         }
-        if (n > 16) {
+        if (Long.bitCount(free) == count) {
+            return !requireNvlink || inOneNvlinkDomain(free) ? free : 0;
+        }
+        if (n > ENUMERATION_LIMIT) {
             return lowest(free, count, requireNvlink);
         }
         long key = (free << 8) | ((long) count << 1) | (requireNvlink ? 1 : 0);
@@ -219,32 +333,74 @@ public final class GpuShape {
             return cached;
         }
         long best = 0;
-        double bestWorst = -1;
-        double bestSum = -1;
-        double bestLeft = -1;
-        // Enumerate the subsets of `free` with `count` bits (at most C(16,8) = 12,870).
-        for (long s = free; ; s = (s - 1) & free) {
-            if (Long.bitCount(s) == count && (!requireNvlink || inOneNvlinkDomain(s))) {
-                double w = worstPair(s);
-                double sum = sumPairs(s);
-                long left = free & ~s;
-                double l = Long.bitCount(left) >= 2 ? worstPair(left) + sumPairs(left) * 1e-6 : 0;
-                // Subsets come in descending numeric order: on a full tie the later (lower) set wins.
-                boolean better = w > bestWorst
-                        || (w == bestWorst && sum > bestSum)
-                        || (w == bestWorst && sum == bestSum && l >= bestLeft);
-                if (better) {
-                    best = s;
-                    bestWorst = w;
-                    bestSum = sum;
-                    bestLeft = l;
-                }
+        double[] bestKey = null;
+        // Enumerate the subsets of `free` with `count` bits (at most C(16,8) = 12,870), in descending
+        // numeric order: on a full tie the later (lower) set wins.
+        for (long s = free; s != 0; s = (s - 1) & free) {
+            if (Long.bitCount(s) != count) {
+                continue;
             }
-            if (s == 0) {
-                break;
+            boolean nv = inOneNvlinkDomain(s);
+            if (requireNvlink && !nv) {
+                continue;
+            }
+            long left = free & ~s;
+            boolean leftScored = Long.bitCount(left) >= 2;
+            double[] k = {
+                nv ? 1 : 0, ringScore(s), worstPair(s), sumPairs(s),
+                leftScored ? sumPairs(left) : 0, leftScored ? ringScore(left) : 0, leftScored ? worstPair(left) : 0,
+            };
+            if (bestKey == null || compareKeys(k, bestKey) >= 0) {
+                best = s;
+                bestKey = k;
             }
         }
         bestCache.put(key, best);
+        return best;
+    }
+
+    private static int compareKeys(double[] a, double[] b) {
+        for (int i = 0; i < a.length; i++) {
+            int c = Double.compare(a[i], b[i]);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Chooses {@code count} GPUs out of {@code free}, topology-oblivious: the lowest free positions (with
+     * an NVLink requirement, the lowest set that forms one NVLink domain).
+     *
+     * @param free mask of free positions
+     * @param count GPUs wanted
+     * @param requireNvlink true to accept only sets forming one NVLink domain
+     * @return the chosen mask, or 0 when impossible
+     */
+    public long chooseFirstFit(long free, int count, boolean requireNvlink) {
+        if (count <= 0 || Long.bitCount(free) < count) {
+            return 0;
+        }
+        long s = lowest(free, count, false);
+        if (!requireNvlink || inOneNvlinkDomain(s)) {
+            return s;
+        }
+        if (n > ENUMERATION_LIMIT) {
+            return 0;
+        }
+        long key = (free << 8) | count;
+        Long cached = firstFitCache.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        long best = 0;
+        for (long t = free; t != 0; t = (t - 1) & free) {
+            if (Long.bitCount(t) == count && inOneNvlinkDomain(t)) {
+                best = t; // descending order: the last one found is the numerically lowest
+            }
+        }
+        firstFitCache.put(key, best);
         return best;
     }
 
@@ -266,10 +422,8 @@ public final class GpuShape {
     public List<Integer> indexes(long mask) {
         Integer[] out = new Integer[Long.bitCount(mask)];
         int k = 0;
-        for (int i = 0; i < n; i++) {
-            if ((mask & (1L << i)) != 0) {
-                out[k++] = indexOf[i];
-            }
+        for (long m = mask; m != 0; m &= m - 1) {
+            out[k++] = indexOf[Long.numberOfTrailingZeros(m)];
         }
         return List.of(out);
     }
@@ -279,11 +433,21 @@ public final class GpuShape {
      * @return its position, or -1
      */
     public int positionOf(int gpuIndex) {
-        for (int i = 0; i < n; i++) {
-            if (indexOf[i] == gpuIndex) {
-                return i;
+        return gpuIndex >= 0 && gpuIndex < 64 ? posOf[gpuIndex] : -1;
+    }
+
+    /**
+     * @param gpuIndexes GPU indexes of this node
+     * @return their positions as a mask (unknown indexes are ignored)
+     */
+    public long maskOf(List<Integer> gpuIndexes) {
+        long m = 0;
+        for (int g : gpuIndexes) {
+            int p = positionOf(g);
+            if (p >= 0) {
+                m |= 1L << p;
             }
         }
-        return -1;
+        return m;
     }
 }
