@@ -15,13 +15,30 @@ import java.util.Map;
  *     "not reached" reason shared per ClusterQueue)
  * @param refused parts of the policy's plan the core refused, each with the invariant it broke
  * @param computeNanos wall time of the round's computation (not part of the deterministic output)
+ * @param leaseRenewals new lease expiries of jobs that keep their resources (Themis leases), by job id
  */
 public record RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
-                          List<String> refused, long computeNanos) {
+                          List<String> refused, long computeNanos, Map<String, Long> leaseRenewals) {
     /** Copies. */
     public RoundResult {
         decisions = List.copyOf(decisions);
         pendingReasons = java.util.Collections.unmodifiableMap(pendingReasons);
         refused = List.copyOf(refused);
+        leaseRenewals = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(leaseRenewals == null ? Map.of() : leaseRenewals));
+    }
+
+    /**
+     * A result without lease renewals.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param decisions decisions
+     * @param pendingReasons reasons
+     * @param refused refusals
+     * @param computeNanos compute time
+     */
+    public RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
+                       List<String> refused, long computeNanos) {
+        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, Map.of());
     }
 }

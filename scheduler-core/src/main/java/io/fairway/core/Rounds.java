@@ -61,6 +61,6 @@ public final class Rounds {
         for (Admit a : v.admissions()) {
             reasons.remove(a.jobId());
         }
-        return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0);
+        return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals());
     }
 }

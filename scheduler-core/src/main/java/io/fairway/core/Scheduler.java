@@ -580,7 +580,16 @@ public final class Scheduler {
             for (String ref : refused) {
                 events.add(new SchedulerEvent(now, null, null, EventType.PLAN_REFUSED, ref));
             }
-            finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos());
+            Map<String, Long> renewed = new LinkedHashMap<>();
+            for (Map.Entry<String, Long> e : r.leaseRenewals().entrySet()) {
+                JobStatus j = jobs.get(e.getKey());
+                if (j != null && j.state().holdsResources() && j.admission() != null) {
+                    replace(j, new JobStatus(j.spec(), j.state(), j.pendingReason(), j.admission().withLease(e.getValue()), j.stateSinceMillis(),
+                            j.preemptions(), j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+                    renewed.put(e.getKey(), e.getValue());
+                }
+            }
+            finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos(), renewed);
         } finally {
             lock.unlock();
         }

@@ -15,9 +15,45 @@ import java.util.Map;
  * @param placement where each member runs
  * @param admittedAtMillis the round clock when it was admitted (ranks jobs within their queue: the earliest
  *     admitted are entitled to nominal quota first, later ones are what the queue borrows)
+ * @param leaseExpiresAtMillis when the job's lease on its resources expires ({@code Long.MAX_VALUE}: never); after
+ *     that the job is revocable and the policy either renews its lease or preempts it (Themis)
  */
 public record Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts,
-                    Placement placement, long admittedAtMillis) implements Decision {
+                    Placement placement, long admittedAtMillis, long leaseExpiresAtMillis) implements Decision {
+    /** No lease: the job keeps its resources until it ends or is preempted. */
+    public static final long NO_LEASE = Long.MAX_VALUE;
+
+    /**
+     * An admission without a lease.
+     *
+     * @param jobId the job
+     * @param clusterQueue the ClusterQueue charged
+     * @param flavors the flavor of each pod set
+     * @param counts the member count of each pod set
+     * @param placement where each member runs
+     * @param admittedAtMillis when it was admitted
+     */
+    public Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts, Placement placement,
+                 long admittedAtMillis) {
+        this(jobId, clusterQueue, flavors, counts, placement, admittedAtMillis, NO_LEASE);
+    }
+
+    /**
+     * @param expiresAtMillis the new lease expiry
+     * @return this admission with that lease
+     */
+    public Admit withLease(long expiresAtMillis) {
+        return new Admit(jobId, clusterQueue, flavors, counts, placement, admittedAtMillis, expiresAtMillis);
+    }
+
+    /**
+     * @param nowMillis the clock
+     * @return true when the lease has expired: the job is revocable
+     */
+    public boolean leaseExpired(long nowMillis) {
+        return leaseExpiresAtMillis != NO_LEASE && nowMillis >= leaseExpiresAtMillis;
+    }
+
     /**
      * An admission at time 0.
      *
@@ -28,7 +64,7 @@ public record Admit(String jobId, String clusterQueue, Map<String, String> flavo
      * @param placement where each member runs
      */
     public Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts, Placement placement) {
-        this(jobId, clusterQueue, flavors, counts, placement, 0);
+        this(jobId, clusterQueue, flavors, counts, placement, 0, NO_LEASE);
     }
 
     /** Validates. */

@@ -98,6 +98,18 @@ public interface PolicyContext {
     boolean preempt(JobStatus job, String reason);
 
     /**
+     * Grants or renews a lease (Themis): a job admitted in this plan, or one that holds resources, keeps them
+     * until {@code expiresAtMillis}; after that it is revocable ({@link io.fairway.api.decision.Admit#leaseExpired})
+     * and the policy either renews the lease or preempts it. Jobs without a lease keep their resources until they
+     * end or are preempted.
+     *
+     * @param job a job admitted in this plan or holding resources
+     * @param expiresAtMillis the lease expiry ({@link io.fairway.api.decision.Admit#NO_LEASE} for none)
+     * @return true when the job's lease was set
+     */
+    boolean setLease(JobStatus job, long expiresAtMillis);
+
+    /**
      * Records why a pending job is left waiting, when the policy chooses not to admit it.
      *
      * @param job a pending job

@@ -56,6 +56,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     final Map<String, PendingReason> unresolvedReasons = new LinkedHashMap<>();
     final LinkedHashMap<String, Admit> admitted = new LinkedHashMap<>();
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
+    final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
 
     /**
      * Builds the plan's starting point from a snapshot.
@@ -294,6 +295,20 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         chargeQuota(held, -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
         return true;
+    }
+
+    @Override
+    public boolean setLease(JobStatus job, long expiresAtMillis) {
+        Admit a = admitted.get(job.id());
+        if (a != null) {
+            admitted.put(job.id(), a.withLease(expiresAtMillis));
+            return true;
+        }
+        if (holdingById.containsKey(job.id()) && !preempted.containsKey(job.id())) {
+            leaseRenewals.put(job.id(), expiresAtMillis);
+            return true;
+        }
+        return false;
     }
 
     @Override

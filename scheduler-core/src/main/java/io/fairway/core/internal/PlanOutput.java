@@ -19,8 +19,10 @@ import java.util.Map;
  * @param preemptions in plan order
  * @param admissions in plan order
  * @param reasons changed pending reasons by job id
+ * @param leaseRenewals new lease expiries of jobs that hold resources (and are not preempted)
  */
-public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons) {
+public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons,
+                         Map<String, Long> leaseRenewals) {
     /**
      * @param ctx a planned context
      * @return its output
@@ -45,6 +47,8 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
                 reasons.put(j.id(), r);
             }
         }
-        return new PlanOutput(new ArrayList<>(ctx.preempted.values()), new ArrayList<>(ctx.admitted.values()), reasons);
+        Map<String, Long> renewals = new LinkedHashMap<>(ctx.leaseRenewals);
+        renewals.keySet().removeAll(ctx.preempted.keySet());
+        return new PlanOutput(new ArrayList<>(ctx.preempted.values()), new ArrayList<>(ctx.admitted.values()), reasons, renewals);
     }
 }
