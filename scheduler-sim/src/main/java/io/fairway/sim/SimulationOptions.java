@@ -1,0 +1,49 @@
+package io.fairway.sim;
+
+import io.fairway.api.InvalidSpecException;
+import java.util.Map;
+
+/**
+ * How a simulation runs.
+ *
+ * <pre>{@code
+ * SimulationOptions o = SimulationOptions.DEFAULTS.withSeed(7).withRoundIntervalSeconds(60).withRecordEvents(true);
+ * }</pre>
+ *
+ * @param seed seeds the scheduler (every random choice of the round); same inputs and seed give the same results
+ * @param roundIntervalSeconds when &gt; 0, a round also runs this often while jobs wait; 0 runs rounds only at
+ *     event times (arrivals, completions, scenario events)
+ * @param recordEvents true to keep the scheduler's event log and the actuated decisions in the result
+ * @param policyParameters parameters handed to the policy provider
+ */
+public record SimulationOptions(long seed, double roundIntervalSeconds, boolean recordEvents, Map<String, String> policyParameters) {
+    /** Seed 1, rounds on events only, no event log. */
+    public static final SimulationOptions DEFAULTS = new SimulationOptions(1, 0, false, Map.of());
+
+    /** Validates. */
+    public SimulationOptions {
+        InvalidSpecException.check(roundIntervalSeconds >= 0 && Double.isFinite(roundIntervalSeconds), "roundIntervalSeconds",
+                roundIntervalSeconds, "roundIntervalSeconds must be >= 0, was %s", roundIntervalSeconds);
+        policyParameters = Map.copyOf(policyParameters == null ? Map.of() : policyParameters);
+    }
+
+    /** @param s the seed @return a copy with it */
+    public SimulationOptions withSeed(long s) {
+        return new SimulationOptions(s, roundIntervalSeconds, recordEvents, policyParameters);
+    }
+
+    /** @param seconds the periodic round interval (0: none) @return a copy with it */
+    public SimulationOptions withRoundIntervalSeconds(double seconds) {
+        return new SimulationOptions(seed, seconds, recordEvents, policyParameters);
+    }
+
+    /** @param record keep the event log @return a copy with it */
+    public SimulationOptions withRecordEvents(boolean record) {
+        return new SimulationOptions(seed, roundIntervalSeconds, record, policyParameters);
+    }
+
+    /** @param parameters policy parameters @return a copy with them */
+    public SimulationOptions withPolicyParameters(Map<String, String> parameters) {
+        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, parameters);
+    }
+}

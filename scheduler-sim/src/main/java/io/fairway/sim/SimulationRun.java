@@ -1,0 +1,406 @@
+package io.fairway.sim;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.Deprovision;
+import io.fairway.api.decision.Placement;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.decision.Provision;
+import io.fairway.api.decision.Resize;
+import io.fairway.api.event.EventType;
+import io.fairway.api.event.SchedulerEvent;
+import io.fairway.api.job.Checkpointing;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Cohort;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.core.Scheduler;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One simulation of one policy: the event loop, the actuator and the bookkeeping behind the metrics. */
+final class SimulationRun {
+    private static final Logger LOG = LoggerFactory.getLogger(SimulationRun.class);
+    private static final int COMPLETION = 0;
+    private static final int ACTION = 1;
+    private static final int ARRIVAL = 2;
+    private static final int TICK = 3;
+
+    /** A future event; at one instant completions go first, then cluster actions, arrivals, ticks. */
+    private record Event(long time, int kind, long seq, Object payload, long runId) {
+    }
+
+    private final SimulationInput input;
+    private final String policy;
+    private final SimulationOptions options;
+    private final ProgressListener progress;
+    private final long totalGpus;
+
+    private final PriorityQueue<Event> queue = new PriorityQueue<>(
+            Comparator.comparingLong(Event::time).thenComparingInt(Event::kind).thenComparingLong(Event::seq));
+    private final Map<String, JobTrack> tracks = new HashMap<>();
+    private final List<JobTrack> order = new ArrayList<>();
+    private final List<SkippedJob> skipped = new ArrayList<>();
+    private final List<EventRecord> events = new ArrayList<>();
+    private final List<ActuationRecord> actuations = new ArrayList<>();
+    private final List<TimelinePoint> timeline = new ArrayList<>();
+    private final List<long[]> presentSteps = new ArrayList<>(); // {time, jobs present from then on}
+
+    private Scheduler scheduler;
+    private long seq;
+    private long now;
+    private long lastTime;
+    private long busyGpus;
+    private double busyGpuMillis;
+    private int present;
+    private int pending;
+    private int running;
+    private int finished;
+    private int preemptions;
+    private long rounds;
+    private long roundNanos;
+    private int nonTickEvents;
+    private boolean tickScheduled;
+    private int lastRoundDecisions;
+
+    SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
+        this.input = input;
+        this.policy = policy;
+        this.options = options;
+        this.progress = progress == null ? ProgressListener.NONE : progress;
+        this.totalGpus = input.cluster().totalGpus();
+    }
+
+    SimulationResult run() {
+        scheduler = buildScheduler();
+        scheduleInput();
+        int total = order.size();
+        int reported = -1;
+        presentSteps.add(new long[] {0, 0});
+        while (!queue.isEmpty()) {
+            long t = queue.peek().time();
+            advanceTo(t);
+            List<Event> batch = new ArrayList<>();
+            while (!queue.isEmpty() && queue.peek().time() == t) {
+                batch.add(queue.poll());
+            }
+            List<io.fairway.api.job.JobSpec> arrivals = new ArrayList<>();
+            for (Event e : batch) {
+                if (e.kind() != TICK) {
+                    nonTickEvents--;
+                }
+                switch (e.kind()) {
+                    case COMPLETION -> complete((JobTrack) e.payload(), e.runId());
+                    case ACTION -> applyAction((ClusterAction) e.payload());
+                    case ARRIVAL -> {
+                        @SuppressWarnings("unchecked")
+                        List<JobTrack> ts = (List<JobTrack>) e.payload();
+                        for (JobTrack tr : ts) {
+                            arrivals.add(tr.job.spec());
+                        }
+                    }
+                    default -> tickScheduled = false;
+                }
+            }
+            if (!arrivals.isEmpty()) {
+                scheduler.submitAll(arrivals);
+                present += arrivals.size();
+                pending += arrivals.size();
+            }
+            runRound();
+            recordState();
+            scheduleTick();
+            int pct = total == 0 ? 100 : (int) (100L * finished / total);
+            if (pct != reported) {
+                reported = pct;
+                progress.progress(total == 0 ? 1.0 : (double) finished / total);
+            }
+        }
+        progress.progress(1.0);
+        return Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
+                lastTime, preemptions, rounds, roundNanos);
+    }
+
+    private Scheduler buildScheduler() {
+        Scheduler.Builder b = Scheduler.builder()
+                .policy(policy, options.policyParameters())
+                .clock(() -> now)
+                .seed(options.seed())
+                .actuator(this::actuate)
+                .listener(this::onEvent);
+        for (ClusterSpec c : input.cluster().clusters()) {
+            b.cluster(c);
+        }
+        for (ResourceFlavor f : input.queues().flavors()) {
+            b.flavor(f);
+        }
+        for (Cohort c : input.queues().cohorts()) {
+            b.cohort(c);
+        }
+        for (ClusterQueue q : input.queues().clusterQueues()) {
+            b.clusterQueue(q);
+        }
+        for (LocalQueue q : input.queues().localQueues()) {
+            b.localQueue(q);
+        }
+        b.nodes(input.cluster().nodes());
+        return b.build();
+    }
+
+    private void scheduleInput() {
+        List<SimJob> jobs = new ArrayList<>(input.jobs());
+        // Stable: jobs of one instant keep their input order.
+        jobs.sort(Comparator.comparingLong(SimJob::submitMillis));
+        TreeMap<Long, List<JobTrack>> byTime = new TreeMap<>();
+        for (SimJob j : jobs) {
+            if (j.gpus() > totalGpus) {
+                skipped.add(new SkippedJob(j.id(), j.gpus(), "asks for " + j.gpus() + " GPUs; the cluster has " + totalGpus));
+                continue;
+            }
+            JobTrack t = new JobTrack(j);
+            if (tracks.put(j.id(), t) != null) {
+                throw new io.fairway.api.InvalidSpecException("job.id", j.id(), "job id " + j.id() + " appears twice in the input");
+            }
+            order.add(t);
+            byTime.computeIfAbsent(j.submitMillis(), k -> new ArrayList<>()).add(t);
+        }
+        if (!skipped.isEmpty()) {
+            List<String> first = new ArrayList<>();
+            for (SkippedJob s : skipped.subList(0, Math.min(5, skipped.size()))) {
+                first.add(s.id() + " (" + s.gpus() + " GPUs)");
+            }
+            LOG.warn("{}: skipped {} job(s) asking for more GPUs than the whole cluster ({}): {}{}", input.name(), skipped.size(),
+                    totalGpus, String.join(", ", first), skipped.size() > 5 ? ", ..." : "");
+        }
+        byTime.forEach((time, ts) -> push(time, ARRIVAL, ts, 0));
+        for (ClusterAction a : input.actions()) {
+            push(a.atMillis(), ACTION, a, 0);
+        }
+    }
+
+    private void push(long time, int kind, Object payload, long runId) {
+        queue.add(new Event(time, kind, seq++, payload, runId));
+        if (kind != TICK) {
+            nonTickEvents++;
+        }
+    }
+
+    private void advanceTo(long t) {
+        busyGpuMillis += (double) busyGpus * (t - lastTime);
+        now = t;
+        lastTime = t;
+    }
+
+    private void runRound() {
+        long t0 = System.nanoTime();
+        lastRoundDecisions = scheduler.runRound().decisions().size();
+        roundNanos += System.nanoTime() - t0;
+        rounds++;
+    }
+
+    private void recordState() {
+        long[] last = presentSteps.get(presentSteps.size() - 1);
+        if (last[1] != present) {
+            if (last[0] == now) {
+                last[1] = present;
+            } else {
+                presentSteps.add(new long[] {now, present});
+            }
+        }
+        TimelinePoint p = new TimelinePoint(now, busyGpus, pending, running);
+        if (timeline.isEmpty() || !sameState(timeline.get(timeline.size() - 1), p)) {
+            timeline.add(p);
+        }
+    }
+
+    private static boolean sameState(TimelinePoint a, TimelinePoint b) {
+        return a.busyGpus() == b.busyGpus() && a.pendingJobs() == b.pendingJobs() && a.runningJobs() == b.runningJobs();
+    }
+
+    private void scheduleTick() {
+        if (options.roundIntervalSeconds() <= 0 || tickScheduled || pending == 0) {
+            return;
+        }
+        if (running > 0 || nonTickEvents > 0 || lastRoundDecisions > 0) {
+            long step = Math.max(1, Math.round(options.roundIntervalSeconds() * 1000));
+            push(now + step, TICK, null, 0);
+            tickScheduled = true;
+        }
+    }
+
+    private void applyAction(ClusterAction a) {
+        LOG.debug("t={}s {}", now / 1000.0, a.describe());
+        if (options.recordEvents()) {
+            actuations.add(new ActuationRecord(now, "Action", null, a.describe()));
+        }
+        a.applyTo(scheduler);
+    }
+
+    private void complete(JobTrack t, long runId) {
+        if (!t.running || t.runId != runId) {
+            return; // stale: the job was preempted or resized since
+        }
+        stop(t);
+        t.kept = t.workMillis;
+        t.completion = now;
+        finished++;
+        present--;
+        scheduler.reportFinished(t.job.id());
+    }
+
+    private void stop(JobTrack t) {
+        t.running = false;
+        t.runId++;
+        busyGpus -= t.gpus;
+        t.gpus = 0;
+        running--;
+    }
+
+    // ---------------------------------------------------------------- the actuator
+
+    private void actuate(List<Decision> decisions) {
+        for (Decision d : decisions) {
+            if (d instanceof Preempt p) {
+                preempt(p);
+            } else if (d instanceof Admit a) {
+                admit(a);
+            } else if (d instanceof Resize r) {
+                resize(r);
+            } else if (d instanceof Provision p) {
+                LOG.warn("t={}s: Provision of {} x {} in node pool {} is not simulated ({})", now / 1000.0, p.count(), p.instanceType(),
+                        p.nodePool(), p.reason());
+                record("Provision", null, p.count() + " x " + p.instanceType() + " in " + p.nodePool() + ": " + p.reason());
+            } else if (d instanceof Deprovision dp) {
+                record("Deprovision", null, dp.node() + ": " + dp.reason());
+            }
+        }
+    }
+
+    private void record(String kind, String job, String detail) {
+        if (options.recordEvents()) {
+            actuations.add(new ActuationRecord(now, kind, job, detail));
+        }
+    }
+
+    private void admit(Admit a) {
+        JobTrack t = tracks.get(a.jobId());
+        if (t == null || t.running) {
+            LOG.warn("t={}s: Admit for job {} that is {}", now / 1000.0, a.jobId(), t == null ? "unknown" : "already running");
+            return;
+        }
+        Placement p = a.placement();
+        t.running = true;
+        t.runId++;
+        t.speed = speed(t, p);
+        t.gpus = p.gpuCount();
+        busyGpus += t.gpus;
+        running++;
+        pending--;
+        if (t.firstStart < 0) {
+            t.firstStart = now;
+        }
+        Checkpointing c = t.job.spec().checkpointing();
+        long restore = c != null && t.kept > 0 ? Math.round(c.restoreCostSeconds() * 1000) : 0;
+        t.banked = 0;
+        t.segmentStart = now;
+        t.restoreUntil = now + restore;
+        scheduleCompletion(t);
+        record("Admit", t.job.id(), a.clusterQueue() + " on " + p.nodes() + " (" + p.locality() + ", speed " + String.format("%.3f", t.speed) + ")");
+        scheduler.reportStarted(t.job.id());
+    }
+
+    private double speed(JobTrack t, Placement p) {
+        double s = (double) p.members().size() / t.requestedMembers * p.throughputFactor();
+        if (!(s > 0)) {
+            LOG.warn("t={}s: job {} placed with speed {}; treating it as 1e-6", now / 1000.0, t.job.id(), s);
+            return 1e-6;
+        }
+        return s;
+    }
+
+    private void scheduleCompletion(JobTrack t) {
+        double remaining = t.workMillis - t.kept - t.banked;
+        long start = Math.max(t.segmentStart, t.restoreUntil);
+        long end = start + Math.max(0, (long) Math.ceil(remaining / t.speed - 1e-9));
+        push(end, COMPLETION, t, t.runId);
+    }
+
+    private void resize(Resize r) {
+        JobTrack t = tracks.get(r.jobId());
+        if (t == null || !t.running) {
+            return;
+        }
+        t.banked += Math.max(0, now - Math.max(t.segmentStart, t.restoreUntil)) * t.speed;
+        t.segmentStart = now;
+        busyGpus -= t.gpus;
+        t.gpus = r.placement().gpuCount();
+        busyGpus += t.gpus;
+        t.speed = speed(t, r.placement());
+        t.runId++;
+        scheduleCompletion(t);
+        record("Resize", t.job.id(), r.podSet() + " -> " + r.targetCount() + " members");
+    }
+
+    private void preempt(Preempt p) {
+        JobTrack t = tracks.get(p.jobId());
+        if (t == null || !t.running) {
+            return;
+        }
+        double done = t.progressAt(now);
+        Checkpointing c = t.job.spec().checkpointing();
+        double kept = t.kept;
+        if (c != null) {
+            double interval = c.intervalSeconds() * 1000.0;
+            kept = Math.max(t.kept, Math.floor(done / interval) * interval);
+        }
+        t.lost += done - kept;
+        t.kept = kept;
+        stop(t);
+        t.banked = 0;
+        JobState state = scheduler.status(t.job.id()).map(JobStatus::state).orElse(JobState.PENDING);
+        if (state == JobState.CANCELLED) {
+            t.cancelled = true;
+            t.completion = -1;
+            finished++;
+            present--;
+            record("Cancel", t.job.id(), p.reason());
+            return;
+        }
+        t.preemptions++;
+        preemptions++;
+        pending++;
+        record("Preempt", t.job.id(), p.reason() + (c != null ? "; resumes at " + Math.round(kept / 1000) + " s of work" : "; restarts"));
+        if (!state.isTerminal()) {
+            scheduler.reportProgress(t.job.id(), Math.min(1.0, kept / t.workMillis));
+        }
+    }
+
+    // ---------------------------------------------------------------- listener
+
+    private void onEvent(SchedulerEvent e) {
+        if (e.type() == EventType.CANCELLED && e.jobId() != null) {
+            JobTrack t = tracks.get(e.jobId());
+            if (t != null && !t.running && !t.cancelled && t.completion < 0) {
+                // A pending job was cancelled: it leaves the queue (a running one is handled by its Preempt).
+                t.cancelled = true;
+                pending--;
+                finished++;
+                present--;
+            }
+        }
+        if (options.recordEvents()) {
+            events.add(new EventRecord(policy, e.timeMillis(), e.jobId(), e.type().name(), e.reason()));
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.fairway.sim.cli;
+
+import io.fairway.sim.ClusterModel;
+import io.fairway.sim.QueueModel;
+import io.fairway.sim.SimulationInput;
+import io.fairway.sim.SimulationOptions;
+import io.fairway.sim.SimulationResult;
+import io.fairway.sim.config.Defaults;
+import io.fairway.sim.report.MetricsJson;
+import io.fairway.sim.trace.Trace;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fairway demo}: the bundled Philly sample on the bundled 64-GPU cluster under every installed policy,
+ * one comparison table, and an HTML report.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = {"Simulates the bundled Philly trace sample (1,500 jobs) on the bundled 64-GPU cluster under every installed",
+            "policy, prints a comparison and writes an HTML report."})
+public final class DemoCommand implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private RunOptions options;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where the report and metrics.json go (default: ${DEFAULT-VALUE}).")
+    private Path out = Path.of("fairway-out", "demo");
+
+    @Option(names = "--jobs", paramLabel = "N", description = "Simulate only the first N jobs of the sample.")
+    private Integer jobs;
+
+    @Option(names = "--no-report", description = "Do not write the HTML report.")
+    private boolean noReport;
+
+    /** Created by picocli. */
+    public DemoCommand() {
+    }
+
+    @Override
+    public void run() {
+        PrintWriter pw = spec.commandLine().getOut();
+        List<String> policies = Runs.policies(options.policies, Map.of());
+        Trace trace = Defaults.trace();
+        if (jobs != null) {
+            if (jobs < 1) {
+                throw new FairwayCommand.UserException("--jobs must be >= 1, was " + jobs);
+            }
+            trace = trace.limit(jobs);
+        }
+        ClusterModel cluster = Defaults.cluster();
+        QueueModel queues = Defaults.queues();
+        SimulationInput input = new SimulationInput("Philly sample (" + trace.jobs().size() + " jobs) on " + cluster.totalGpus() + " GPUs",
+                cluster, queues, trace.jobs(), List.of());
+        SimulationOptions o = SimulationOptions.DEFAULTS.withSeed(options.seed == null ? 1 : options.seed)
+                .withRoundIntervalSeconds(options.roundIntervalSeconds == null ? 0 : options.roundIntervalSeconds)
+                .withRecordEvents(options.events != null);
+        pw.println("Simulating " + trace.jobs().size() + " jobs of the Philly trace sample on " + cluster.totalGpus() + " GPUs ("
+                + cluster.nodes().size() + " nodes) under " + policies.size() + " policies: " + String.join(", ", policies));
+        pw.flush();
+        long t0 = System.nanoTime();
+        List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
+        pw.printf("%n");
+        if (!noReport) {
+            MetricsJson.writeMetrics(out.resolve("metrics.json"), results);
+        }
+        options.output(pw, input.name(), results, noReport ? null : out);
+        pw.printf("simulated in %.1f s wall time%n", (System.nanoTime() - t0) / 1e9);
+        pw.flush();
+    }
+}

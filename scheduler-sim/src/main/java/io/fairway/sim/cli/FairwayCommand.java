@@ -1,0 +1,87 @@
+package io.fairway.sim.cli;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.sim.config.ConfigException;
+import io.fairway.sim.trace.TraceFormatException;
+import java.io.UncheckedIOException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code fairway} command line: {@code demo}, {@code simulate} and {@code policies}.
+ *
+ * <pre>
+ * ./fairway demo                                   # the bundled Philly sample under every policy
+ * ./fairway simulate --trace jobs.csv --policy strict-fifo,priority --json out.json
+ * ./fairway simulate --scenario examples/scenarios/cedana-quota.yaml
+ * ./fairway policies
+ * </pre>
+ *
+ * <p>Exit codes: 0 success, 2 a usage or input error (an unknown policy, a malformed file; the message says
+ * which, without a stack trace), 1 an internal error.
+ */
+@Command(name = "fairway", mixinStandardHelpOptions = true, versionProvider = FairwayCommand.Version.class,
+        description = "Simulates GPU and batch cluster scheduling policies on job traces.",
+        subcommands = {DemoCommand.class, SimulateCommand.class, PoliciesCommand.class, CommandLine.HelpCommand.class})
+public final class FairwayCommand implements Runnable {
+    /** Exit code for usage and input errors. */
+    public static final int USER_ERROR = 2;
+
+    @Spec
+    private CommandSpec spec;
+
+    /** Created by picocli. */
+    public FairwayCommand() {
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /**
+     * @param args the arguments
+     */
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(newCommandLine().execute(args));
+    }
+
+    /** @return the command line with its error handling; tests call {@code execute} on it and capture its writers */
+    public static CommandLine newCommandLine() {
+        CommandLine cl = new CommandLine(new FairwayCommand());
+        cl.setExecutionExceptionHandler(FairwayCommand::handle);
+        return cl;
+    }
+
+    private static int handle(Exception ex, CommandLine cl, ParseResult parsed) throws Exception {
+        if (ex instanceof InvalidSpecException || ex instanceof ConfigException || ex instanceof TraceFormatException
+                || ex instanceof UncheckedIOException || ex instanceof UserException) {
+            cl.getErr().println("fairway " + cl.getCommandName() + ": " + ex.getMessage());
+            cl.getErr().flush();
+            return USER_ERROR;
+        }
+        throw ex;
+    }
+
+    /** An error in what the user gave, reported without a stack trace. */
+    static final class UserException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UserException(String message) {
+            super(message);
+        }
+    }
+
+    /** Reads the version from the jar manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = FairwayCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"fairway " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

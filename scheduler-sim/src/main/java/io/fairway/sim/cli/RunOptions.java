@@ -1,0 +1,63 @@
+package io.fairway.sim.cli;
+
+import io.fairway.sim.PolicyMetrics;
+import io.fairway.sim.SimulationResult;
+import io.fairway.sim.report.ComparisonTable;
+import io.fairway.sim.report.HtmlReport;
+import io.fairway.sim.report.MetricsJson;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The options {@code demo} and {@code simulate} share: policies, seed, outputs. */
+final class RunOptions {
+    @Option(names = "--policy", split = ",", paramLabel = "NAME", description = "Policies to run, comma-separated (default: every installed policy).")
+    List<String> policies = new ArrayList<>();
+
+    @Option(names = "--seed", paramLabel = "N", description = "Seed of the scheduler's random choices (default: 1, or the scenario's).")
+    Long seed;
+
+    @Option(names = "--round-interval", paramLabel = "SECONDS",
+            description = "Also run a round every SECONDS of simulated time while jobs wait (default: rounds only at events).")
+    Double roundIntervalSeconds;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every policy as JSON.")
+    Path json;
+
+    @Option(names = "--events", paramLabel = "FILE", description = "Write the scheduler's events, one JSON object per line.")
+    Path events;
+
+    @Option(names = "--report", paramLabel = "DIR", description = "Write an HTML report with charts into DIR.")
+    Path report;
+
+    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
+    boolean noProgress;
+
+    /** Prints the table and writes the requested files. */
+    void output(PrintWriter out, String title, List<SimulationResult> results, Path defaultReport) {
+        List<PolicyMetrics> ms = new ArrayList<>();
+        for (SimulationResult r : results) {
+            ms.add(r.metrics());
+        }
+        out.print(ComparisonTable.format(ms));
+        int skipped = results.isEmpty() ? 0 : results.get(0).metrics().skipped();
+        if (skipped > 0) {
+            out.println("(" + skipped + " job(s) skipped: more GPUs than the whole cluster)");
+        }
+        if (json != null) {
+            MetricsJson.writeMetrics(json, results);
+            out.println("metrics: " + json);
+        }
+        if (events != null) {
+            MetricsJson.writeEvents(events, results);
+            out.println("events:  " + events);
+        }
+        Path dir = report != null ? report : defaultReport;
+        if (dir != null) {
+            out.println("report:  " + HtmlReport.write(dir, title, results));
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,200 @@
+package io.fairway.sim.config;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.GpuTopology;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.Resources;
+import io.fairway.api.model.Taint;
+import io.fairway.sim.ClusterModel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A cluster description, as read from YAML:
+ *
+ * <pre>
+ * clusters:
+ *   - name: default
+ *     topologyLevels: [fairway.io/rack]      # node label keys, broadest first (the host is implicit)
+ *     nodeGroups:
+ *       - namePrefix: v100                   # nodes v100-0 .. v100-7
+ *         count: 8
+ *         gpuShape: hybrid-cube-mesh-8       # nvswitch-8, hybrid-cube-mesh-8, pcie-4, pcie-2socket-8, uniform-N, none
+ *         gpuModel: V100
+ *         cpu: "64"                          # Kubernetes quantities
+ *         memory: 512Gi
+ *         racks: 2                           # label fairway.io/rack: rack-0 (nodes 0-3), rack-1 (nodes 4-7)
+ *         labels: {pool: training}
+ *         taints: [{key: gpu, value: "true", effect: NoSchedule}]
+ *         resources: {example.com/fpga: "1"}  # extended resources per node
+ * </pre>
+ *
+ * @param clusters the clusters
+ */
+public record ClusterConfig(List<ClusterEntry> clusters) {
+    /** Validates: at least one cluster, names unique. */
+    public ClusterConfig {
+        clusters = Names.list("clusters", clusters);
+        InvalidSpecException.check(!clusters.isEmpty(), "clusters", clusters, "clusters: at least one cluster is required");
+        Set<String> names = new HashSet<>();
+        for (ClusterEntry c : clusters) {
+            InvalidSpecException.check(names.add(c.name()), "clusters", c.name(), "clusters: cluster %s is listed twice", c.name());
+        }
+    }
+
+    /**
+     * @param file a cluster YAML file
+     * @return the cluster model
+     * @throws ConfigException naming the file and line of the first error
+     */
+    public static ClusterModel load(Path file) {
+        return YamlFiles.read(file, ClusterConfig.class).toModel(file.toString());
+    }
+
+    /**
+     * @param resource a class-path resource
+     * @return the cluster model
+     */
+    public static ClusterModel loadResource(String resource) {
+        return YamlFiles.readResource(resource, ClusterConfig.class).toModel("classpath:" + resource);
+    }
+
+    /**
+     * @param source the file name used in errors
+     * @return the cluster model: cluster specs and nodes
+     * @throws ConfigException on an error found only across entries (a node name used twice)
+     */
+    public ClusterModel toModel(String source) {
+        List<ClusterSpec> specs = new ArrayList<>();
+        List<Node> nodes = new ArrayList<>();
+        Set<String> nodeNames = new HashSet<>();
+        for (ClusterEntry c : clusters) {
+            specs.add(new ClusterSpec(c.name(), c.topologyLevels()));
+            for (NodeGroup g : c.nodeGroups()) {
+                for (Node n : g.nodes(c.name())) {
+                    if (!nodeNames.add(n.name())) {
+                        throw new ConfigException(source, 0, 0, "cluster " + c.name() + ", node group " + g.namePrefix() + ": node name "
+                                + n.name() + " is used twice; give the node groups different namePrefix values", null);
+                    }
+                    nodes.add(n);
+                }
+            }
+        }
+        try {
+            return new ClusterModel(specs, nodes);
+        } catch (InvalidSpecException e) {
+            throw new ConfigException(source, 0, 0, e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One cluster.
+     *
+     * @param name its name
+     * @param topologyLevels node label keys, broadest first
+     * @param nodeGroups its nodes, by group
+     */
+    public record ClusterEntry(String name, List<String> topologyLevels, List<NodeGroup> nodeGroups) {
+        /** Normalises; {@link #validate()} checks the rest. */
+        public ClusterEntry {
+            name = name == null || name.isBlank() ? Node.DEFAULT_CLUSTER : name;
+            topologyLevels = Names.list("topologyLevels", topologyLevels);
+            nodeGroups = Names.list("nodeGroups", nodeGroups);
+            new ClusterSpec(name, topologyLevels);
+            InvalidSpecException.check(!nodeGroups.isEmpty(), "nodeGroups", nodeGroups, "cluster %s: at least one node group is required", name);
+        }
+    }
+
+    /**
+     * A group of identical nodes.
+     *
+     * @param namePrefix node names are {@code <namePrefix>-0}, {@code <namePrefix>-1}, ...
+     * @param count how many nodes
+     * @param gpuShape the GPU shape as {@link GpuTopology#named} knows it, or {@code none}
+     * @param gpuModel the GPU product name
+     * @param cpu CPU per node (quantity)
+     * @param memory memory per node (quantity)
+     * @param labels labels of every node
+     * @param racks spread the nodes over this many racks in contiguous blocks, labelled {@code rackLabel}
+     * @param rackLabel the rack label key (default {@code fairway.io/rack})
+     * @param taints taints of every node
+     * @param resources extended resources per node (quantities)
+     */
+    public record NodeGroup(String namePrefix, Integer count, String gpuShape, String gpuModel, String cpu, String memory,
+                            Map<String, String> labels, Integer racks, String rackLabel, List<TaintConfig> taints,
+                            Map<String, String> resources) implements Validated {
+        /** Normalises; {@link #validate()} checks every field by building one node. */
+        public NodeGroup {
+            Names.require("namePrefix", namePrefix);
+            InvalidSpecException.check(count != null && count >= 1 && count <= 100_000, "count", count,
+                    "node group %s: count must be in 1..100000, was %s", namePrefix, count);
+            gpuShape = gpuShape == null || gpuShape.isBlank() ? "none" : gpuShape;
+            gpuModel = gpuModel == null || gpuModel.isBlank() ? "gpu" : gpuModel;
+            labels = labels == null ? Map.of() : Map.copyOf(labels);
+            racks = racks == null ? 0 : racks;
+            InvalidSpecException.check(racks >= 0 && racks <= count, "racks", racks,
+                    "node group %s: racks must be in 0..count (%d), was %d", namePrefix, count, racks);
+            rackLabel = rackLabel == null || rackLabel.isBlank() ? ClusterSpec.RACK_LABEL : rackLabel;
+            taints = Names.list("taints", taints);
+            resources = resources == null ? Map.of() : Map.copyOf(resources);
+        }
+
+        @Override
+        public void validate() {
+            node(Node.DEFAULT_CLUSTER, 0);
+        }
+
+        /** @return the GPUs of one node */
+        GpuTopology topology() {
+            return gpuShape.equals("none") ? GpuTopology.NONE : GpuTopology.named(gpuShape, gpuModel);
+        }
+
+        Node node(String cluster, int i) {
+            Map<String, String> quantities = new LinkedHashMap<>(resources);
+            if (cpu != null) {
+                quantities.put(Resources.CPU, cpu);
+            }
+            if (memory != null) {
+                quantities.put(Resources.MEMORY, memory);
+            }
+            Map<String, String> l = new LinkedHashMap<>(labels);
+            if (racks > 0) {
+                l.put(rackLabel, "rack-" + (int) ((long) i * racks / count));
+            }
+            List<Taint> ts = new ArrayList<>();
+            for (TaintConfig t : taints) {
+                ts.add(new Taint(t.key(), t.value(), t.effect()));
+            }
+            return Node.builder(namePrefix + "-" + i).cluster(cluster).capacity(Resources.parse(quantities)).gpus(topology())
+                    .labels(l).taints(ts).build();
+        }
+
+        List<Node> nodes(String cluster) {
+            List<Node> out = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                out.add(node(cluster, i));
+            }
+            return out;
+        }
+    }
+
+    /**
+     * A node taint.
+     *
+     * @param key the key
+     * @param value the value
+     * @param effect NoSchedule, PreferNoSchedule or NoExecute
+     */
+    public record TaintConfig(String key, String value, String effect) {
+        /** Normalises; {@link #validate()} checks the rest. */
+        public TaintConfig {
+            new Taint(key, value, effect);
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package io.fairway.sim.config;
+
+import com.fasterxml.jackson.annotation.JsonAlias;
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.job.Checkpointing;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.PlacementSensitivity;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.Resources;
+import io.fairway.sim.ClusterAction;
+import io.fairway.sim.ClusterModel;
+import io.fairway.sim.QueueModel;
+import io.fairway.sim.SimJob;
+import io.fairway.sim.SimulationInput;
+import io.fairway.sim.config.QueuesConfig.ClusterQueueConfig;
+import io.fairway.sim.config.QueuesConfig.LocalQueueConfig;
+import io.fairway.sim.trace.GangShape;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A self-contained scenario: a cluster, its queues, jobs with explicit durations and timed events, in one YAML
+ * file (see {@code docs/concepts/simulation.md}).
+ *
+ * <pre>
+ * name: cedana-quota
+ * description: three 32-core jobs against a 64-core quota
+ * policies: [best-effort-fifo]          # optional: the policies to run (default: the command line's)
+ * seed: 1                               # optional
+ * roundIntervalSeconds: 0               # optional: periodic rounds besides those at events
+ * cluster:                              # a cluster file's content
+ *   clusters: [{name: default, nodeGroups: [{namePrefix: cpu, count: 1, cpu: "128", memory: 512Gi}]}]
+ * queues:                               # a queues file's content
+ *   flavors: [{name: default}]
+ *   clusterQueues: [...]
+ *   localQueues: [...]
+ * jobs:
+ *   - {id: j1, submitSeconds: 0, durationSeconds: 600, queue: lq, resources: {cpu: "32"}}
+ *   - {id: g1, submitSeconds: 5, durationSeconds: 60, queue: lq, gpus: 16, model: vgg16}
+ * events:
+ *   - {at: 300, addLocalQueue: {name: late, clusterQueue: cq}}
+ * </pre>
+ *
+ * @param name the scenario name
+ * @param description what it shows
+ * @param policies the policies to run, or empty for the command line's choice
+ * @param seed the seed, or null for the command line's
+ * @param roundIntervalSeconds periodic rounds (0 or null: only at events)
+ * @param cluster the cluster
+ * @param queues the queues
+ * @param jobs the jobs
+ * @param events timed cluster and queue changes
+ */
+public record ScenarioConfig(String name, String description, List<String> policies, Long seed, Double roundIntervalSeconds,
+                             ClusterConfig cluster, QueuesConfig queues, List<JobConfig> jobs, List<EventConfig> events) {
+    /** Validates. */
+    public ScenarioConfig {
+        name = name == null || name.isBlank() ? "scenario" : name;
+        description = description == null ? "" : description;
+        policies = Names.list("policies", policies);
+        InvalidSpecException.check(cluster != null, "cluster", null, "scenario %s: a cluster section is required", name);
+        InvalidSpecException.check(queues != null, "queues", null, "scenario %s: a queues section is required", name);
+        jobs = Names.list("jobs", jobs);
+        events = Names.list("events", events);
+        InvalidSpecException.check(roundIntervalSeconds == null || roundIntervalSeconds >= 0, "roundIntervalSeconds", roundIntervalSeconds,
+                "roundIntervalSeconds must be >= 0, was %s", roundIntervalSeconds);
+        Set<String> ids = new HashSet<>();
+        for (JobConfig j : jobs) {
+            InvalidSpecException.check(ids.add(j.id()), "jobs", j.id(), "job id %s is listed twice", j.id());
+        }
+    }
+
+    /**
+     * @param file a scenario YAML file
+     * @return the scenario
+     * @throws ConfigException naming the file and line of the first error
+     */
+    public static Scenario load(Path file) {
+        return YamlFiles.read(file, ScenarioConfig.class).toScenario(file.toString());
+    }
+
+    /**
+     * @param source the file name used in errors
+     * @return the scenario, ready to simulate
+     */
+    public Scenario toScenario(String source) {
+        ClusterModel c = cluster.toModel(source);
+        QueueModel q = queues.toModel(source);
+        List<SimJob> js = new ArrayList<>();
+        for (JobConfig j : jobs) {
+            js.add(j.toJob());
+        }
+        List<ClusterAction> as = new ArrayList<>();
+        for (EventConfig e : events) {
+            as.add(e.toAction());
+        }
+        return new Scenario(name, description, policies, seed, roundIntervalSeconds == null ? 0 : roundIntervalSeconds,
+                new SimulationInput(name, c, q, js, as));
+    }
+
+    /**
+     * A job with an explicit duration.
+     *
+     * @param id its id
+     * @param submitSeconds when it is submitted
+     * @param durationSeconds its run time at full size with ideal placement
+     * @param queue its LocalQueue (default {@code default})
+     * @param namespace its namespace (default {@code default})
+     * @param members member count (default 1)
+     * @param minMembers the fewest members it can run with (elastic), or null
+     * @param resources per-member resources as quantities ({@code {cpu: "32", memory: 64Gi, nvidia.com/gpu: 8}})
+     * @param gpus instead of members and resources: a total GPU count, shaped by {@link GangShape}
+     * @param priority its priority
+     * @param jobSet its job set
+     * @param model its model name, for {@link PlacementSensitivity#forModel}
+     * @param checkpointing how it checkpoints, or null
+     */
+    public record JobConfig(String id, Double submitSeconds, Double durationSeconds, String queue, String namespace, Integer members,
+                            Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
+                            CheckpointingConfig checkpointing) implements Validated {
+        /** Checks the fields that need no other; {@link #validate()} builds the job. */
+        public JobConfig {
+            Names.require("id", id);
+            InvalidSpecException.check(durationSeconds != null, "durationSeconds", null, "job %s: durationSeconds is required", id);
+            InvalidSpecException.check(gpus == null || members == null && resources == null, "gpus", gpus,
+                    "job %s: give either gpus or members/resources, not both", id);
+            InvalidSpecException.check(gpus != null || resources != null && !resources.isEmpty(), "resources", resources,
+                    "job %s: give resources (per member) or gpus", id);
+        }
+
+        @Override
+        public void validate() {
+            toJob();
+        }
+
+        SimJob toJob() {
+            PodSet ps;
+            if (gpus != null) {
+                GangShape s = GangShape.forGpus(gpus);
+                ps = PodSet.of("main", s.members(), Resources.builder().gpus(s.gpusPerMember()).build());
+            } else {
+                ps = PodSet.of("main", members == null ? 1 : members, Resources.parse(resources));
+            }
+            if (minMembers != null) {
+                ps = ps.withMinCount(minMembers);
+            }
+            double submit = submitSeconds == null ? 0 : submitSeconds;
+            InvalidSpecException.check(submit >= 0, "submitSeconds", submit, "job %s: submitSeconds must be >= 0, was %s", id, submit);
+            JobSpec.Builder b = JobSpec.builder(id)
+                    .namespace(namespace)
+                    .queue(queue == null ? "default" : queue)
+                    .jobSet(jobSet)
+                    .priority(priority == null ? 0 : priority)
+                    .submitTimeMillis(Math.round(submit * 1000))
+                    .podSet(ps)
+                    .estimatedSeconds(durationSeconds)
+                    .sensitivity(PlacementSensitivity.forModel(model));
+            if (checkpointing != null) {
+                b.checkpointing(checkpointing.toModel());
+            }
+            return new SimJob(b.build(), durationSeconds);
+        }
+    }
+
+    /**
+     * How a job checkpoints.
+     *
+     * @param intervalSeconds seconds of progress between checkpoints
+     * @param checkpointCostSeconds seconds a checkpoint takes (included in the duration)
+     * @param restoreCostSeconds seconds a restore takes when the job resumes
+     */
+    public record CheckpointingConfig(Double intervalSeconds, Double checkpointCostSeconds, Double restoreCostSeconds) implements Validated {
+        @Override
+        public void validate() {
+            toModel();
+        }
+
+        Checkpointing toModel() {
+            InvalidSpecException.check(intervalSeconds != null, "checkpointing.intervalSeconds", null, "checkpointing.intervalSeconds is required");
+            return new Checkpointing(intervalSeconds, checkpointCostSeconds == null ? 0 : checkpointCostSeconds,
+                    restoreCostSeconds == null ? 0 : restoreCostSeconds);
+        }
+    }
+
+    /**
+     * A timed change; exactly one action per event.
+     *
+     * @param atSeconds when (also written {@code at})
+     * @param addLocalQueue create a LocalQueue
+     * @param addClusterQueue create or replace a ClusterQueue
+     * @param removeClusterQueue remove a ClusterQueue
+     * @param removeNode remove a node (its jobs are preempted)
+     * @param cordonNode cordon a node
+     * @param uncordonNode uncordon a node
+     * @param cancelJob cancel a job
+     */
+    public record EventConfig(@JsonAlias("at") Double atSeconds, LocalQueueConfig addLocalQueue, ClusterQueueConfig addClusterQueue,
+                              String removeClusterQueue, String removeNode, String cordonNode, String uncordonNode, String cancelJob) {
+        /** Validates: a time and exactly one action. */
+        public EventConfig {
+            InvalidSpecException.check(atSeconds != null && atSeconds >= 0, "at", atSeconds, "event: at (seconds, >= 0) is required");
+            int n = 0;
+            for (Object o : new Object[] {addLocalQueue, addClusterQueue, removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob}) {
+                n += o == null ? 0 : 1;
+            }
+            InvalidSpecException.check(n == 1, "event", n, "event at %s s: give exactly one of addLocalQueue, addClusterQueue, "
+                    + "removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob (found %d)", atSeconds, n);
+        }
+
+        ClusterAction toAction() {
+            long t = Math.round(atSeconds * 1000);
+            if (addLocalQueue != null) {
+                return new ClusterAction.AddLocalQueue(t, addLocalQueue.toModel());
+            } else if (addClusterQueue != null) {
+                return new ClusterAction.AddClusterQueue(t, addClusterQueue.toModel());
+            } else if (removeClusterQueue != null) {
+                return new ClusterAction.RemoveClusterQueue(t, removeClusterQueue);
+            } else if (removeNode != null) {
+                return new ClusterAction.RemoveNode(t, removeNode);
+            } else if (cordonNode != null) {
+                return new ClusterAction.CordonNode(t, cordonNode, true);
+            } else if (uncordonNode != null) {
+                return new ClusterAction.CordonNode(t, uncordonNode, false);
+            }
+            return new ClusterAction.CancelJob(t, cancelJob);
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.fairway.sim.report;
+
+import io.fairway.sim.JobOutcome;
+import io.fairway.sim.PolicyMetrics;
+import io.fairway.sim.SimulationResult;
+import io.fairway.sim.TimelinePoint;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Writes an HTML page comparing policies, with charts drawn by XChart into PNG files beside it: the CDF of job
+ * completion times, ρ per job, GPU utilisation over time and queue length over time.
+ *
+ * <pre>{@code
+ * Path index = HtmlReport.write(Path.of("fairway-out/demo"), "Philly sample on 64 GPUs", results);
+ * }</pre>
+ */
+public final class HtmlReport {
+    /** Chart width in pixels. */
+    private static final int WIDTH = 960;
+    /** Chart height in pixels. */
+    private static final int HEIGHT = 480;
+    /** Time series are averaged into this many buckets. */
+    private static final int BUCKETS = 600;
+
+    private HtmlReport() {
+    }
+
+    /**
+     * @param dir the directory (created when missing)
+     * @param title the page title (the input's name)
+     * @param results one result per policy
+     * @return the path of {@code index.html}
+     * @throws UncheckedIOException when a file cannot be written
+     */
+    public static Path write(Path dir, String title, List<SimulationResult> results) {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+        try {
+            Files.createDirectories(dir);
+            save(jctCdf(results), dir.resolve("jct-cdf.png"));
+            save(rho(results), dir.resolve("rho.png"));
+            save(timeline(results, "GPU utilisation over time", "busy GPUs / all GPUs",
+                    (p) -> p.busyGpus(), true), dir.resolve("utilization.png"));
+            save(timeline(results, "Queue length over time", "pending jobs", (p) -> p.pendingJobs(), false), dir.resolve("queue-length.png"));
+            Path index = dir.resolve("index.html");
+            Files.writeString(index, html(title, results), StandardCharsets.UTF_8);
+            return index;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report to " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void save(XYChart chart, Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
+        }
+    }
+
+    private static XYChart chart(String title, String x, String y) {
+        XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle(y).build();
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        c.getStyler().setAntiAlias(true);
+        return c;
+    }
+
+    private static XYChart jctCdf(List<SimulationResult> results) {
+        XYChart c = chart("CDF of job completion time", "JCT (hours, log scale)", "fraction of completed jobs");
+        c.getStyler().setXAxisLogarithmic(true);
+        c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        boolean any = false;
+        for (SimulationResult r : results) {
+            double[] jct = r.jobs().stream().filter(JobOutcome::completed).mapToDouble(j -> Math.max(1, j.jctSeconds()) / 3600).toArray();
+            if (jct.length == 0) {
+                continue;
+            }
+            Arrays.sort(jct);
+            int n = Math.min(jct.length, 1000);
+            double[] x = new double[n];
+            double[] y = new double[n];
+            for (int i = 0; i < n; i++) {
+                int k = (int) ((long) (i + 1) * jct.length / n) - 1;
+                x[i] = jct[k];
+                y[i] = (k + 1.0) / jct.length;
+            }
+            c.addSeries(r.policy(), x, y).setMarker(SeriesMarkers.NONE);
+            any = true;
+        }
+        return any ? c : empty(c);
+    }
+
+    private static XYChart rho(List<SimulationResult> results) {
+        XYChart c = chart("Finish-time fairness ρ per job", "job (submission order)", "ρ = JCT / T_isolated (log scale)");
+        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        c.getStyler().setMarkerSize(3);
+        boolean any = false;
+        for (SimulationResult r : results) {
+            List<Double> xs = new ArrayList<>();
+            List<Double> ys = new ArrayList<>();
+            int i = 0;
+            for (JobOutcome j : r.jobs()) {
+                i++;
+                if (j.completed() && j.rho() > 0) {
+                    xs.add((double) i);
+                    ys.add(j.rho());
+                }
+            }
+            if (!xs.isEmpty()) {
+                c.addSeries(r.policy(), xs, ys);
+                any = true;
+            }
+        }
+        return any ? c : empty(c);
+    }
+
+    private static XYChart timeline(List<SimulationResult> results, String title, String y, ToDoubleFunction<TimelinePoint> value,
+                                    boolean perGpu) {
+        XYChart c = chart(title, "simulated time (hours)", y);
+        c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        boolean any = false;
+        for (SimulationResult r : results) {
+            List<TimelinePoint> tl = r.timeline();
+            if (tl.isEmpty()) {
+                continue;
+            }
+            double scale = perGpu && r.totalGpus() > 0 ? 1.0 / r.totalGpus() : 1.0;
+            double[][] xy = bucketAverage(tl, value, scale);
+            c.addSeries(r.policy(), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
+            any = true;
+        }
+        return any ? c : empty(c);
+    }
+
+    /** Averages a step function over equal time buckets, so long runs draw as a readable line. */
+    static double[][] bucketAverage(List<TimelinePoint> tl, ToDoubleFunction<TimelinePoint> value, double scale) {
+        long start = tl.get(0).timeMillis();
+        long end = tl.get(tl.size() - 1).timeMillis();
+        if (end <= start || tl.size() <= BUCKETS) {
+            double[] x = new double[tl.size()];
+            double[] v = new double[tl.size()];
+            for (int i = 0; i < tl.size(); i++) {
+                x[i] = tl.get(i).timeMillis() / 3_600_000.0;
+                v[i] = value.applyAsDouble(tl.get(i)) * scale;
+            }
+            return new double[][] {x, v};
+        }
+        double width = (double) (end - start) / BUCKETS;
+        double[] sum = new double[BUCKETS];
+        for (int i = 0; i < tl.size() - 1; i++) {
+            double v = value.applyAsDouble(tl.get(i)) * scale;
+            double a = tl.get(i).timeMillis() - start;
+            double b = tl.get(i + 1).timeMillis() - start;
+            int first = (int) Math.min(BUCKETS - 1, a / width);
+            int last = (int) Math.min(BUCKETS - 1, b / width);
+            for (int k = first; k <= last; k++) {
+                double lo = Math.max(a, k * width);
+                double hi = Math.min(b, (k + 1) * width);
+                if (hi > lo) {
+                    sum[k] += v * (hi - lo);
+                }
+            }
+        }
+        double[] x = new double[BUCKETS];
+        double[] y = new double[BUCKETS];
+        for (int k = 0; k < BUCKETS; k++) {
+            x[k] = (start + (k + 0.5) * width) / 3_600_000.0;
+            y[k] = sum[k] / width;
+        }
+        return new double[][] {x, y};
+    }
+
+    private static XYChart empty(XYChart c) {
+        c.addSeries("no data", new double[] {1}, new double[] {1}).setMarker(SeriesMarkers.NONE);
+        return c;
+    }
+
+    private static String html(String title, List<SimulationResult> results) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Fairway simulation: ").append(esc(title))
+                .append("</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
+                        + "table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+                        + "td:first-child,th:first-child{text-align:left}img{max-width:100%}</style>\n</head>\n<body>\n");
+        sb.append("<h1>Fairway simulation: ").append(esc(title)).append("</h1>\n");
+        if (!results.isEmpty()) {
+            SimulationResult first = results.get(0);
+            sb.append("<p>").append(first.metrics().jobs()).append(" jobs simulated");
+            if (first.metrics().skipped() > 0) {
+                sb.append(" (").append(first.metrics().skipped()).append(" skipped: more GPUs than the cluster)");
+            }
+            sb.append(" on ").append(first.totalGpus()).append(" GPUs, under ").append(results.size()).append(" policies.</p>\n");
+        }
+        sb.append("<table>\n<tr><th>policy</th><th>jobs</th><th>completed</th><th>avg JCT</th><th>p50 JCT</th><th>p95 JCT</th>"
+                + "<th>p99 JCT</th><th>avg queueing</th><th>makespan</th><th>GPU util</th><th>max ρ</th><th>mean ρ</th><th>Jain (ρ)</th>"
+                + "<th>preemptions</th><th>ms/round</th></tr>\n");
+        for (SimulationResult r : results) {
+            PolicyMetrics m = r.metrics();
+            sb.append("<tr><td>").append(esc(m.policy())).append("</td><td>").append(m.jobs()).append("</td><td>").append(m.completed())
+                    .append("</td><td>").append(ComparisonTable.duration(m.avgJctSeconds()))
+                    .append("</td><td>").append(ComparisonTable.duration(m.p50JctSeconds()))
+                    .append("</td><td>").append(ComparisonTable.duration(m.p95JctSeconds()))
+                    .append("</td><td>").append(ComparisonTable.duration(m.p99JctSeconds()))
+                    .append("</td><td>").append(ComparisonTable.duration(m.avgQueueingDelaySeconds()))
+                    .append("</td><td>").append(ComparisonTable.duration(m.makespanSeconds()))
+                    .append("</td><td>").append(ComparisonTable.percent(m.gpuUtilization()))
+                    .append("</td><td>").append(ComparisonTable.fixed(m.maxRho(), 2))
+                    .append("</td><td>").append(ComparisonTable.fixed(m.meanRho(), 2))
+                    .append("</td><td>").append(ComparisonTable.fixed(m.jainIndex(), 3))
+                    .append("</td><td>").append(m.preemptions())
+                    .append("</td><td>").append(ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)).append("</td></tr>\n");
+        }
+        sb.append("</table>\n");
+        sb.append("<p>JCT = completion − submission. ρ = JCT / T_isolated, T_isolated being the job's run time on a private 1/N "
+                + "share of the cluster, N the time-averaged number of jobs present during its lifetime (Themis' finish-time "
+                + "fairness; ρ ≤ 1 is the sharing incentive). Jain's index over ρ: 1 when every job fares alike. GPU utilisation = "
+                + "GPU-seconds held by jobs / (GPUs × makespan). ms/round is wall time, the only non-deterministic value.</p>\n");
+        for (String[] img : new String[][] {{"jct-cdf.png", "CDF of job completion time"}, {"rho.png", "ρ per job"},
+            {"utilization.png", "GPU utilisation over time"}, {"queue-length.png", "Queue length over time"}}) {
+            sb.append("<h2>").append(img[1]).append("</h2>\n<img src=\"").append(img[0]).append("\" alt=\"").append(img[1]).append("\">\n");
+        }
+        sb.append("<p><small>Generated by Fairway's simulator. The bundled trace sample is derived from Microsoft's Philly traces "
+                + "(Jeon et al., \"Analysis of Large-Scale Multi-Tenant GPU Clusters for DNN Training Workloads\", USENIX ATC 2019), "
+                + "as published with the Pollux artifact (petuum/adaptdl); see TRACE-ATTRIBUTION.md.</small></p>\n</body>\n</html>\n");
+        return sb.toString();
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

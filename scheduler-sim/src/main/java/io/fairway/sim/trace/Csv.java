@@ -1,0 +1,40 @@
+package io.fairway.sim.trace;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Splits one CSV line: commas, optional double quotes (a doubled quote inside quotes is a quote). */
+final class Csv {
+    private Csv() {
+    }
+
+    static List<String> split(String line) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quoted) {
+                if (c == '"') {
+                    if (i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                        cur.append('"');
+                        i++;
+                    } else {
+                        quoted = false;
+                    }
+                } else {
+                    cur.append(c);
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                out.add(cur.toString().trim());
+                cur.setLength(0);
+            } else {
+                cur.append(c);
+            }
+        }
+        out.add(cur.toString().trim());
+        return out;
+    }
+}
