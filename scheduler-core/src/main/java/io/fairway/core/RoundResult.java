@@ -16,11 +16,32 @@ import java.util.Map;
  * @param refused parts of the policy's plan the core refused, each with the invariant it broke
  * @param computeNanos wall time of the round's computation (not part of the deterministic output)
  * @param leaseRenewals new lease expiries of jobs that keep their resources (Themis leases), by job id
+ * @param reservations jobs whose quota the round reserved while nodes are provisioned for them
+ * @param requests the node requests behind this round's {@code Provision} decisions
  */
 public record RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
-                          List<String> refused, long computeNanos, Map<String, Long> leaseRenewals) {
+                          List<String> refused, long computeNanos, Map<String, Long> leaseRenewals,
+                          Map<String, Provisioning.Reservation> reservations, List<Provisioning.Request> requests) {
+    /**
+     * A result without provisioning.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param decisions decisions
+     * @param pendingReasons reasons
+     * @param refused refusals
+     * @param computeNanos compute time
+     * @param leaseRenewals lease renewals
+     */
+    public RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
+                       List<String> refused, long computeNanos, Map<String, Long> leaseRenewals) {
+        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, leaseRenewals, Map.of(), List.of());
+    }
+
     /** Copies. */
     public RoundResult {
+        reservations = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(reservations == null ? Map.of() : reservations));
+        requests = List.copyOf(requests == null ? List.of() : requests);
         decisions = List.copyOf(decisions);
         pendingReasons = java.util.Collections.unmodifiableMap(pendingReasons);
         refused = List.copyOf(refused);
@@ -39,6 +60,6 @@ public record RoundResult(long round, long nowMillis, List<Decision> decisions, 
      */
     public RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
                        List<String> refused, long computeNanos) {
-        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, Map.of());
+        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, Map.of(), Map.of(), List.of());
     }
 }

@@ -6,6 +6,7 @@ import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.internal.PlanContext;
 import io.fairway.core.internal.PlanOutput;
+import io.fairway.core.internal.Provisioner;
 import io.fairway.core.internal.Validator;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,11 +42,13 @@ public final class Rounds {
         PlanContext ctx = new PlanContext(snapshot);
         List<String> refused = new ArrayList<>();
         try {
+            ctx.placeReserved(); // jobs admitted under quota and waiting for nodes go first
             policy.plan(ctx);
         } catch (RuntimeException e) {
             LOG.error("policy {} failed in round {}; its plan is refused", policy.name(), snapshot.round(), e);
             refused.add("policy " + policy.name() + " threw " + e + "; nothing of its plan is applied");
             ctx = new PlanContext(snapshot);
+            ctx.placeReserved();
         }
         PlanOutput out = PlanOutput.of(ctx);
         Validator.Outcome v = Validator.validate(snapshot, out.preemptions(), out.admissions());
@@ -61,6 +64,23 @@ public final class Rounds {
         for (Admit a : v.admissions()) {
             reasons.remove(a.jobId());
         }
-        return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals());
+        Provisioner.Outcome p = Provisioner.run(snapshot, ctx, reasons, nextRequestId(snapshot));
+        decisions.addAll(p.provisions());
+        decisions.addAll(p.deprovisions());
+        reasons.putAll(p.reasons());
+        return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals(),
+                p.reservations(), p.requests());
+    }
+
+    /** Request ids are derived from the snapshot, so the round stays a pure function. */
+    private static long nextRequestId(Snapshot s) {
+        long max = 0;
+        for (Provisioning.Request r : s.provisioning().inFlight()) {
+            max = Math.max(max, r.id());
+        }
+        for (Provisioning.Reservation r : s.provisioning().reservations().values()) {
+            max = Math.max(max, r.requestId());
+        }
+        return Math.max(max + 1, s.round() * 1_000_000L);
     }
 }

@@ -3,6 +3,7 @@ package io.fairway.core;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.Deprovision;
 import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.decision.Preempt;
 import io.fairway.api.event.EventType;
@@ -17,6 +18,7 @@ import io.fairway.api.model.ClusterSpec;
 import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
+import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.Actuator;
 import io.fairway.api.spi.AdmissionCheck;
@@ -85,6 +87,10 @@ public final class Scheduler {
     private final Map<String, AdmissionCheck> admissionChecks = new TreeMap<>();
     private final long usageHalfLifeMillis;
     private final Map<String, Double> decayedUsage = new TreeMap<>();
+    private final Map<String, NodePool> nodePools = new TreeMap<>();
+    private final Map<String, Provisioning.Reservation> reservations = new TreeMap<>();
+    private final List<Provisioning.Request> inFlight = new ArrayList<>();
+    private final Map<String, Long> emptySince = new TreeMap<>();
     private long usageUpdatedAt = Long.MIN_VALUE;
 
     private final List<SchedulerListener> listeners = new CopyOnWriteArrayList<>();
@@ -118,6 +124,35 @@ public final class Scheduler {
         }
         for (Node n : b.nodes) {
             addNode(n);
+        }
+        for (NodePool p : b.nodePools) {
+            addNodePool(p);
+        }
+    }
+
+    /**
+     * Adds a node pool: from now on, admitted-under-quota gangs that fit no node make the round request nodes
+     * from it ({@code Provision} decisions to the actuator, which adds the nodes with {@link #addNode} when they
+     * come up; nodes of one request should share one topology domain so gang constraints hold), and its empty
+     * nodes are removed after its consolidation delay ({@code Deprovision}).
+     *
+     * @param pool the node pool
+     * @throws InvalidSpecException when a pool of that name exists
+     */
+    public void addNodePool(NodePool pool) {
+        withLock(() -> {
+            InvalidSpecException.check(!nodePools.containsKey(pool.name()), "nodePool.name", pool.name(), "node pool %s already exists", pool.name());
+            nodePools.put(pool.name(), pool);
+        });
+    }
+
+    /** @return node requests made and not yet fulfilled */
+    public List<Provisioning.Request> pendingNodeRequests() {
+        lock.lock();
+        try {
+            return List.copyOf(inFlight);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -235,6 +270,20 @@ public final class Scheduler {
         withLock(() -> {
             InvalidSpecException.check(!nodes.containsKey(node.name()), "node.name", node.name(), "node %s already exists", node.name());
             nodes.put(node.name(), node);
+            String pool = node.labels().get(NodePool.POOL_LABEL);
+            String type = node.labels().get(NodePool.INSTANCE_TYPE_LABEL);
+            for (int i = 0; i < inFlight.size(); i++) {
+                Provisioning.Request r = inFlight.get(i);
+                if (r.pool().equals(pool) && r.instanceType().equals(type)) {
+                    if (r.arrived() + 1 >= r.count()) {
+                        inFlight.remove(i);
+                    } else {
+                        inFlight.set(i, new Provisioning.Request(r.id(), r.pool(), r.instanceType(), r.count(), r.arrived() + 1,
+                                r.requestedAtMillis(), r.jobs()));
+                    }
+                    break;
+                }
+            }
         });
     }
 
@@ -252,6 +301,7 @@ public final class Scheduler {
             if (nodes.remove(name) == null) {
                 throw new InvalidSpecException("node", name, "node " + name + " does not exist");
             }
+            emptySince.remove(name);
             List<String> ids = new ArrayList<>();
             for (JobStatus j : new ArrayList<>(holding.values())) {
                 if (usesNode(j, name)) {
@@ -268,6 +318,41 @@ public final class Scheduler {
             actuator.apply(stops);
         }
         return requeued;
+    }
+
+    /**
+     * Drains a node for a spot interruption notice, a consolidation or maintenance: it is cordoned, and every job
+     * with a member on it is preempted as a migration (with a checkpoint when the job declares checkpointing) and
+     * goes back to pending, to restart elsewhere. The actuator receives the {@link Preempt} decisions.
+     *
+     * @param name the node
+     * @param why the reason, e.g. {@code "spot interruption notice"}
+     * @return the ids of the jobs migrated
+     */
+    public List<String> drainNode(String name, String why) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<Decision> stops = new ArrayList<>();
+        List<String> moved = withLock(() -> {
+            Node n = nodes.get(name);
+            if (n == null) {
+                throw new InvalidSpecException("node", name, "node " + name + " does not exist");
+            }
+            nodes.put(name, n.withUnschedulable(true));
+            List<String> ids = new ArrayList<>();
+            for (JobStatus j : new ArrayList<>(holding.values())) {
+                if (usesNode(j, name)) {
+                    ids.add(j.id());
+                    requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, "migrating: " + why), EventType.PREEMPTED, why, events);
+                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, true));
+                }
+            }
+            return ids;
+        });
+        dispatch(events);
+        if (!stops.isEmpty()) {
+            actuator.apply(stops);
+        }
+        return moved;
     }
 
     private static boolean usesNode(JobStatus j, String node) {
@@ -357,6 +442,7 @@ public final class Scheduler {
             if (j.state().holdsResources()) {
                 stops.add(new Preempt(jobId, "cancelled", false, false));
             }
+            reservations.remove(jobId);
             finish(j, JobState.CANCELLED, "cancelled", events);
             return true;
         });
@@ -505,6 +591,7 @@ public final class Scheduler {
         try {
             round++;
             decayUsage();
+            trackPoolNodes(clock.millis());
             evaluateAdmissionChecks(checkEvents, checkAdmits);
             s = snapshotLocked();
             mod = modCount;
@@ -589,7 +676,32 @@ public final class Scheduler {
                     renewed.put(e.getKey(), e.getValue());
                 }
             }
-            finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos(), renewed);
+            for (Admit a : admits) {
+                reservations.remove(a.jobId());
+                emptySince.keySet().removeAll(a.placement().nodes());
+            }
+            Map<String, Provisioning.Reservation> newReservations = new LinkedHashMap<>();
+            for (Provisioning.Reservation res : r.reservations().values()) {
+                JobStatus j = jobs.get(res.jobId());
+                if (j != null && j.state() == JobState.PENDING) {
+                    reservations.put(res.jobId(), res);
+                    newReservations.put(res.jobId(), res);
+                }
+            }
+            inFlight.addAll(r.requests());
+            for (Decision d : r.decisions()) {
+                if (d instanceof io.fairway.api.decision.Provision || d instanceof Deprovision) {
+                    applied.add(d);
+                    events.add(new SchedulerEvent(now, null, null, d instanceof Deprovision ? EventType.DEPROVISIONED : EventType.PROVISIONED,
+                            d.toString()));
+                }
+                if (d instanceof Deprovision dp && nodes.containsKey(dp.node())) {
+                    nodes.put(dp.node(), nodes.get(dp.node()).withUnschedulable(true)); // nothing new lands on a node going away
+                    emptySince.remove(dp.node());
+                }
+            }
+            finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos(), renewed,
+                    newReservations, r.requests());
         } finally {
             lock.unlock();
         }
@@ -748,8 +860,46 @@ public final class Scheduler {
         for (JobStatus j : holding.values()) {
             held.add(j.state() == JobState.RUNNING ? live(j, now) : j);
         }
+        Provisioning prov = nodePools.isEmpty() && reservations.isEmpty() ? Provisioning.NONE
+                : new Provisioning(nodePools, reservations, inFlight, emptySince);
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
-                new ArrayList<>(pending.values()), held, decayedUsage, placement);
+                new ArrayList<>(pending.values()), held, decayedUsage, placement, prov);
+    }
+
+    /** Tracks since when each pool node is empty, and drops node requests that never came (lock held). */
+    private void trackPoolNodes(long now) {
+        if (nodePools.isEmpty()) {
+            return;
+        }
+        Set<String> busy = new HashSet<>();
+        for (JobStatus j : holding.values()) {
+            if (j.admission() != null) {
+                for (MemberPlacement m : j.admission().placement().members()) {
+                    busy.add(m.node());
+                }
+            }
+        }
+        for (Node n : nodes.values()) {
+            if (n.labels().containsKey(NodePool.POOL_LABEL)) {
+                if (busy.contains(n.name())) {
+                    emptySince.remove(n.name());
+                } else {
+                    emptySince.putIfAbsent(n.name(), now);
+                }
+            }
+        }
+        for (int i = inFlight.size() - 1; i >= 0; i--) {
+            Provisioning.Request r = inFlight.get(i);
+            NodePool p = nodePools.get(r.pool());
+            long timeout = (p == null ? 0 : p.provisioningDelayMillis()) * 10 + 600_000;
+            if (now - r.requestedAtMillis() > timeout) {
+                LOG.warn("node request {} ({} x {} from {}) never completed; releasing its jobs", r.id(), r.count(), r.instanceType(), r.pool());
+                inFlight.remove(i);
+                for (String job : r.jobs()) {
+                    reservations.remove(job);
+                }
+            }
+        }
     }
 
     /** A running job's status with attained service brought up to {@code now}. */
@@ -971,9 +1121,19 @@ public final class Scheduler {
         private final List<Node> nodes = new ArrayList<>();
         private final List<SchedulerListener> listeners = new ArrayList<>();
         private final List<AdmissionCheck> admissionChecks = new ArrayList<>();
+        private final List<NodePool> nodePools = new ArrayList<>();
         private long usageHalfLifeMillis = java.time.Duration.ofDays(1).toMillis();
 
         private Builder() {
+        }
+
+        /**
+         * @param pool a node pool to provision from
+         * @return this
+         */
+        public Builder nodePool(NodePool pool) {
+            nodePools.add(java.util.Objects.requireNonNull(pool, "nodePool"));
+            return this;
         }
 
         /**

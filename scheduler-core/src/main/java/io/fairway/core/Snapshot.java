@@ -29,11 +29,38 @@ import java.util.Map;
  * @param decayedUsage each ClusterQueue's recent usage, decayed with the scheduler's half-life, as a dominant
  *     share of the cluster (fair share over time)
  * @param placement how the placement search chooses nodes and GPUs (topology-aware unless stated)
+ * @param provisioning node pools, jobs waiting for nodes, node requests in flight
  */
 public record Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
                        Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
                        Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
-                       List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement) {
+                       List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement,
+                       Provisioning provisioning) {
+    /**
+     * A snapshot without node pools.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param seed seed
+     * @param clusters clusters
+     * @param nodes nodes
+     * @param flavors flavors
+     * @param clusterQueues ClusterQueues
+     * @param cohorts cohorts
+     * @param localQueues LocalQueues
+     * @param pending pending jobs
+     * @param holding jobs holding resources
+     * @param decayedUsage recent usage per ClusterQueue
+     * @param placement the placement strategy
+     */
+    public Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
+                    Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
+                    Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
+                    List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement) {
+        this(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding, decayedUsage,
+                placement, Provisioning.NONE);
+    }
+
     /**
      * A snapshot with the default, topology-aware placement.
      *
@@ -92,6 +119,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         holding = List.copyOf(holding);
         decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
         placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;
+        provisioning = provisioning == null ? Provisioning.NONE : provisioning;
     }
 
     /**
@@ -100,7 +128,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
      */
     public Snapshot withPlacement(PlacementStrategy strategy) {
         return new Snapshot(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding,
-                decayedUsage, strategy);
+                decayedUsage, strategy, provisioning);
     }
 
     private static <V> Map<String, V> sorted(Map<String, V> m) {

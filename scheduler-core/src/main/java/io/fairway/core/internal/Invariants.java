@@ -83,6 +83,19 @@ public final class Invariants {
                 }
             }
         });
+        for (io.fairway.core.Provisioning.Reservation r : s.provisioning().reservations().values()) {
+            for (JobStatus j : s.pending()) {
+                if (j.id().equals(r.jobId())) {
+                    for (PodSet ps : j.spec().podSets()) {
+                        String flavor = r.flavors().get(ps.name());
+                        int m = r.counts().getOrDefault(ps.name(), ps.count());
+                        if (flavor != null && quota.hasQueue(r.clusterQueue())) {
+                            ps.total(m).asMap().forEach((res, q) -> quota.add(r.clusterQueue(), QuotaBook.fr(flavor, res), q));
+                        }
+                    }
+                }
+            }
+        }
         String q = quota.violation();
         if (q != null) {
             v.add(q);

@@ -49,6 +49,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     private final Map<String, String> cqOfJob = new HashMap<>();
     private final List<JobStatus> admissible = new ArrayList<>();
+    private final List<JobStatus> reserved = new ArrayList<>();
     private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
     private final Map<String, JobStatus> holdingById = new HashMap<>();
     private final Map<String, List<Placer.Taken>> heldCapacity = new HashMap<>();
@@ -73,7 +74,19 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             holdingById.put(j.id(), j);
             heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
         }
+        Map<String, io.fairway.core.Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
+        for (io.fairway.core.Provisioning.Reservation r : reservations.values()) {
+            if (quota.hasQueue(r.clusterQueue())) {
+                reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+            }
+        }
         for (JobStatus j : snapshot.pending()) {
+            io.fairway.core.Provisioning.Reservation res = reservations.get(j.id());
+            if (res != null && snapshot.clusterQueues().containsKey(res.clusterQueue())) {
+                reserved.add(j);
+                cqOfJob.put(j.id(), res.clusterQueue());
+                continue; // admitted under quota, waiting for nodes: placed by placeReserved(), not by the policy
+            }
             LocalQueue lq = snapshot.localQueues().get(j.spec().localQueueKey());
             if (lq == null) {
                 unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.QUEUE_NOT_FOUND,
@@ -100,7 +113,62 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         }
     }
 
-    /** Charges a holding job's admission to capacity and quota; returns what it took. */
+    private Map<String, Long> reservationUsage(io.fairway.core.Provisioning.Reservation r) {
+        Map<String, Long> usage = new LinkedHashMap<>();
+        JobStatus j = null;
+        for (JobStatus p : snapshot.pending()) {
+            if (p.id().equals(r.jobId())) {
+                j = p;
+                break;
+            }
+        }
+        if (j == null) {
+            return usage;
+        }
+        for (PodSet ps : j.spec().podSets()) {
+            String flavor = r.flavors().get(ps.name());
+            int m = r.counts().getOrDefault(ps.name(), ps.count());
+            if (flavor != null) {
+                ps.total(m).asMap().forEach((res, v) -> usage.merge(QuotaBook.fr(flavor, res), v, Long::sum));
+            }
+        }
+        return usage;
+    }
+
+    /**
+     * Gives back the quota a job holds while it waits for nodes (before it is charged for its admission).
+     *
+     * @param jobId a job
+     */
+    void releaseReservationQuota(String jobId) {
+        io.fairway.core.Provisioning.Reservation r = snapshot.provisioning().reservations().get(jobId);
+        if (r != null && releasedReservations.add(jobId) && quota.hasQueue(r.clusterQueue())) {
+            reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
+        }
+    }
+
+    private final java.util.Set<String> releasedReservations = new java.util.HashSet<>();
+
+    /**
+     * Places the jobs whose quota is reserved while nodes come up, before the policy runs: they were admitted
+     * under quota already. A job that still has no room keeps its reservation.
+     */
+    public void placeReserved() {
+        Map<String, io.fairway.core.Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
+        for (JobStatus j : reserved) {
+            io.fairway.core.Provisioning.Reservation r = reservations.get(j.id());
+            Map<String, Long> usage = reservationUsage(r);
+            usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
+            Placer.Outcome o = placer.place(j.spec(), r.counts(), flavorSpecs(r.flavors()));
+            if (o.result() != null) {
+                usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+                admitted.put(j.id(), new Admit(j.id(), r.clusterQueue(), r.flavors(), r.counts(), o.result().placement(), snapshot.nowMillis()));
+                heldCapacity.put(j.id(), o.result().taken());
+            } else {
+                usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+            }
+        }
+    }
     private List<Placer.Taken> charge(JobSpec spec, Admit a) {
         List<Placer.Taken> taken = new ArrayList<>();
         if (a == null) {

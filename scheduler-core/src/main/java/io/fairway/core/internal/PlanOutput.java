@@ -31,8 +31,8 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         Map<String, PendingReason> reasons = new LinkedHashMap<>();
         Map<String, PendingReason> notReached = new HashMap<>();
         for (JobStatus j : ctx.snapshot.pending()) {
-            if (ctx.admitted.containsKey(j.id())) {
-                continue;
+            if (ctx.admitted.containsKey(j.id()) || ctx.snapshot.provisioning().reservations().containsKey(j.id())) {
+                continue; // admitted, or waiting for nodes with its reason already set
             }
             PendingReason r = ctx.unresolvedReasons.get(j.id());
             if (r == null) {

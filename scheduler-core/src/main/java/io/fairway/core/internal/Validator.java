@@ -84,6 +84,7 @@ public final class Validator {
             return "charged to ClusterQueue " + a.clusterQueue() + " but the job's queue resolves to " + cqName;
         }
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        ctx.releaseReservationQuota(a.jobId()); // a job waiting for nodes is charged for its admission instead
         Map<String, Long> usage = new LinkedHashMap<>();
         for (PodSet ps : job.spec().podSets()) {
             Integer m = a.counts().get(ps.name());

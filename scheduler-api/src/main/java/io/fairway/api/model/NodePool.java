@@ -1,0 +1,81 @@
+package io.fairway.api.model;
+
+import io.fairway.api.InvalidSpecException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A node pool, as Karpenter's NodePool: the instance types it may provision, limits on its total capacity,
+ * and how fast nodes come and go. Nodes it provisions carry its labels plus {@link #POOL_LABEL},
+ * {@link #INSTANCE_TYPE_LABEL} and {@link #CAPACITY_TYPE_LABEL}.
+ *
+ * @param name the pool name
+ * @param cluster the cluster its nodes join
+ * @param instanceTypes the allowed instance types
+ * @param limits the most the pool's nodes may add up to (e.g. {@code cpu: 1000, nvidia.com/gpu: 64}); resources not
+ *     named are unlimited
+ * @param provisioningDelayMillis how long a requested node takes to come up
+ * @param consolidationDelayMillis how long a node stays empty before it is removed
+ * @param labels labels its nodes carry (e.g. flavor labels)
+ * @param taints taints its nodes carry
+ */
+public record NodePool(String name, String cluster, List<InstanceType> instanceTypes, Resources limits, long provisioningDelayMillis,
+                       long consolidationDelayMillis, Map<String, String> labels, List<Taint> taints) {
+    /** Node label naming the pool a node came from. */
+    public static final String POOL_LABEL = "karpenter.sh/nodepool";
+    /** Node label naming a node's instance type. */
+    public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
+    /** Node label naming a node's capacity type ({@code spot} / {@code on-demand}). */
+    public static final String CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type";
+
+    /** Validates. */
+    public NodePool {
+        InvalidSpecException.requireName("nodePool.name", name);
+        cluster = cluster == null || cluster.isBlank() ? Node.DEFAULT_CLUSTER : cluster;
+        instanceTypes = List.copyOf(instanceTypes == null ? List.of() : instanceTypes);
+        InvalidSpecException.check(!instanceTypes.isEmpty(), "nodePool[" + name + "].instanceTypes", instanceTypes,
+                "node pool %s: at least one instance type is required", name);
+        Set<String> seen = new HashSet<>();
+        for (InstanceType t : instanceTypes) {
+            InvalidSpecException.check(seen.add(t.name()), "nodePool[" + name + "].instanceTypes", t.name(),
+                    "node pool %s: instance type %s listed twice", name, t.name());
+        }
+        limits = limits == null ? Resources.NONE : limits;
+        InvalidSpecException.check(provisioningDelayMillis >= 0, "nodePool[" + name + "].provisioningDelay", provisioningDelayMillis,
+                "node pool %s: provisioning delay must be >= 0, was %d ms", name, provisioningDelayMillis);
+        InvalidSpecException.check(consolidationDelayMillis >= 0, "nodePool[" + name + "].consolidationDelay", consolidationDelayMillis,
+                "node pool %s: consolidation delay must be >= 0, was %d ms", name, consolidationDelayMillis);
+        labels = Map.copyOf(labels == null ? Map.of() : labels);
+        taints = List.copyOf(taints == null ? List.of() : taints);
+    }
+
+    /**
+     * @param type an instance type of this pool
+     * @param nodeName the new node's name
+     * @return the node an instance of that type becomes when it joins
+     */
+    public Node nodeOf(InstanceType type, String nodeName) {
+        return Node.builder(nodeName).cluster(cluster).capacity(type.capacity()).gpus(type.gpus())
+                .labels(labels)
+                .label(POOL_LABEL, name)
+                .label(INSTANCE_TYPE_LABEL, type.name())
+                .label(CAPACITY_TYPE_LABEL, type.capacityType() == CapacityType.SPOT ? "spot" : "on-demand")
+                .taints(taints)
+                .build();
+    }
+
+    /**
+     * @param type an instance type name
+     * @return the instance type, or null
+     */
+    public InstanceType instanceType(String type) {
+        for (InstanceType t : instanceTypes) {
+            if (t.name().equals(type)) {
+                return t;
+            }
+        }
+        return null;
+    }
+}
