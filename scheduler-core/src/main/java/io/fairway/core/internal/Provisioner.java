@@ -54,6 +54,8 @@ public final class Provisioner {
             return new Outcome(provisions, deprovisions, reserved, requests, newReasons);
         }
         Map<String, Resources> poolUse = poolUsage(snapshot, prov);
+        Map<String, Node> probes = new HashMap<>(); // one sample node per (pool, instance type)
+        Map<String, Integer> fitCache = new HashMap<>(); // (job shape, flavors, pool, type) -> nodes
         long id = nextRequestId;
         for (JobStatus j : snapshot.pending()) {
             if (ctx.admitted.containsKey(j.id()) || prov.reservations().containsKey(j.id())) {
@@ -79,7 +81,9 @@ public final class Provisioner {
             Candidate best = null;
             for (NodePool pool : prov.pools().values()) {
                 for (InstanceType t : pool.instanceTypes()) {
-                    int nodes = nodesFor(j, counts, choice.flavors(), snapshot.flavors(), pool, t);
+                    Node sample = probes.computeIfAbsent(pool.name() + '\u0000' + t.name(), k -> pool.nodeOf(t, "probe"));
+                    String key = shapeKey(j, choice.flavors()) + '\u0000' + pool.name() + '\u0000' + t.name();
+                    int nodes = fitCache.computeIfAbsent(key, k -> nodesFor(j, counts, choice.flavors(), snapshot.flavors(), sample));
                     if (nodes <= 0) {
                         continue;
                     }
@@ -148,10 +152,18 @@ public final class Provisioner {
     private record Candidate(NodePool pool, InstanceType type, int nodes, double cost) {
     }
 
-    /** @return nodes of type {@code t} needed to hold every pod set, or 0 when a member does not fit one node */
+    private static String shapeKey(JobStatus j, Map<String, String> flavors) {
+        StringBuilder sb = new StringBuilder();
+        for (PodSet ps : j.spec().podSets()) {
+            sb.append(ps.count()).append('x').append(ps.resources()).append(ps.nodeSelector()).append(ps.tolerations())
+                    .append(flavors.get(ps.name())).append(';');
+        }
+        return sb.toString();
+    }
+
+    /** @return nodes like {@code sample} needed to hold every pod set, or 0 when a member does not fit one node */
     static int nodesFor(JobStatus j, Map<String, Integer> counts, Map<String, String> flavors, Map<String, ResourceFlavor> flavorSpecs,
-                        NodePool pool, InstanceType t) {
-        Node sample = pool.nodeOf(t, "probe");
+                        Node sample) {
         int total = 0;
         for (PodSet ps : j.spec().podSets()) {
             ResourceFlavor f = flavorSpecs.get(flavors.get(ps.name()));
