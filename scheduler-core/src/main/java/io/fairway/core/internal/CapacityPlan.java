@@ -50,6 +50,7 @@ public final class CapacityPlan {
         int[] rootDomains = new int[0];      // the broadest level's domains
         int maxGpusPerNode;
         int maxNvlinkDomain;
+        long freeGpus;                       // on schedulable nodes
 
         ClusterIndex(String name, List<String> levels, int nodeCount) {
             this.name = name;
@@ -87,11 +88,12 @@ public final class CapacityPlan {
         this.schedulable = new boolean[count];
         this.clusterOf = new int[count];
         Map<String, List<Integer>> byCluster = new LinkedHashMap<>();
+        Map<io.fairway.api.model.Resources, long[]> vectors = new HashMap<>(); // most nodes share a few capacities
         for (int i = 0; i < count; i++) {
             Node n = this.nodes[i];
             nodeIndex.put(n.name(), i);
             shapes[i] = GpuShape.of(n.gpus());
-            long[] cap = resources.vector(n.capacity());
+            long[] cap = vectors.computeIfAbsent(n.capacity(), resources::vector);
             System.arraycopy(cap, 0, free, i * width, Math.min(cap.length, width));
             freeGpuMask[i] = shapes[i].fullMask();
             schedulable[i] = !n.unschedulable();
@@ -107,27 +109,35 @@ public final class CapacityPlan {
             clusters.add(ci);
             List<Integer> members = byCluster.get(c);
             for (int l = 0; l < levels.size(); l++) {
-                Map<String, Integer> ids = new LinkedHashMap<>();
+                // A domain is named by the label values of every level down to this one: it is looked up by
+                // its label value among the children of its parent domain. A node without the label of a level
+                // is a domain of its own there: it is never assumed to share a rack with another.
+                List<Map<String, Integer>> byParent = new ArrayList<>();
                 List<List<Integer>> dn = new ArrayList<>();
+                List<String> names = new ArrayList<>();
+                String level = levels.get(l);
                 for (int i : members) {
-                    // A domain is named by the label values of every level down to this one. A node without
-                    // the label of a level is a domain of its own there: it is never assumed to share a rack.
-                    StringBuilder key = new StringBuilder();
-                    for (int k = 0; k <= l; k++) {
-                        String v = this.nodes[i].label(levels.get(k));
-                        key.append(v == null ? "\u0000" + this.nodes[i].name() : v).append('/');
+                    int parent = l == 0 ? 0 : ci.domainOf[l - 1][i];
+                    while (byParent.size() <= parent) {
+                        byParent.add(new HashMap<>());
                     }
-                    int id = ids.computeIfAbsent(key.toString(), x -> {
+                    String v = this.nodes[i].label(level);
+                    String key = v == null ? "\u0000" + this.nodes[i].name() : v;
+                    Map<String, Integer> ids = byParent.get(parent);
+                    Integer id = ids.get(key);
+                    if (id == null) {
+                        id = dn.size();
+                        ids.put(key, id);
                         dn.add(new ArrayList<>());
-                        return dn.size() - 1;
-                    });
+                        names.add((l == 0 ? "" : ci.domainNames[l - 1][parent] + "/") + (v == null ? "?" + this.nodes[i].name() : v));
+                    }
                     ci.domainOf[l][i] = id;
                     dn.get(id).add(i);
                 }
                 ci.domainFree[l] = new long[dn.size()];
                 ci.domainFreeResources[l] = new long[dn.size() * width];
                 ci.domainNodes[l] = new int[dn.size()][];
-                ci.domainNames[l] = ids.keySet().toArray(new String[0]);
+                ci.domainNames[l] = names.toArray(new String[0]);
                 for (int d = 0; d < dn.size(); d++) {
                     ci.domainNodes[l][d] = dn.get(d).stream().mapToInt(Integer::intValue).toArray();
                 }
@@ -141,6 +151,7 @@ public final class CapacityPlan {
                 if (schedulable[i]) {
                     totalGpus += shapes[i].size();
                     freeGpus += shapes[i].size();
+                    ci.freeGpus += shapes[i].size();
                     ci.byFreeGpus[shapes[i].size()].set(i);
                     if (shapes[i].size() == 0) {
                         ci.cpuOnly.set(i);
@@ -303,6 +314,7 @@ public final class CapacityPlan {
                 }
             }
             freeGpus += after - before;
+            ci.freeGpus += after - before;
         }
     }
 

@@ -1,10 +1,13 @@
 package io.fairway.core.internal;
 
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
 import io.fairway.api.model.GpuLink;
 import io.fairway.api.model.GpuTopology;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.jgrapht.Graph;
 import org.jgrapht.graph.DefaultWeightedEdge;
 import org.jgrapht.graph.SimpleWeightedGraph;
@@ -29,6 +32,7 @@ import org.jgrapht.graph.SimpleWeightedGraph;
  */
 public final class GpuShape {
     private static final ConcurrentHashMap<GpuTopology, GpuShape> CACHE = new ConcurrentHashMap<>();
+    private static final Cache<GpuTopology, GpuShape> BY_IDENTITY = CacheBuilder.newBuilder().weakKeys().build();
     /** Nodes up to this size get exact ring scores, memoised for every subset. */
     private static final int RING_LIMIT = 8;
     /** Nodes up to this size get an exhaustive best-subset search; larger ones the lowest free positions. */
@@ -43,6 +47,10 @@ public final class GpuShape {
     private final Graph<Integer, DefaultWeightedEdge> graph;
     private final double[] ringMemo;       // for n <= RING_LIMIT: ring score of every subset
     private final ConcurrentHashMap<Long, Long> bestCache = new ConcurrentHashMap<>();
+    // for n <= RING_LIMIT, choose() results without boxing: index (free << 5 | count << 1 | nvlink), value mask + 1
+    private final AtomicLongArray smallChoose;
+    private final double[] idealRing;      // for n <= RING_LIMIT: ring score of the best set of each size
+    private final ConcurrentHashMap<Integer, Double> idealRingCache = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Long> firstFitCache = new ConcurrentHashMap<>();
 
     private GpuShape(GpuTopology t) {
@@ -113,9 +121,30 @@ public final class GpuShape {
             for (int mask = 0; mask < ringMemo.length; mask++) {
                 ringMemo[mask] = computeRing(mask);
             }
+            smallChoose = new AtomicLongArray(1 << 13);
+            idealRing = new double[n + 1];
+            for (int c = 1; c <= n; c++) {
+                idealRing[c] = ringScore(choose(fullMask(), c, false));
+            }
         } else {
             ringMemo = null;
+            smallChoose = null;
+            idealRing = null;
         }
+    }
+
+    /**
+     * @param count a GPU count
+     * @return the ring score of the best {@code count} GPUs of an empty node of this shape
+     */
+    public double idealRing(int count) {
+        if (count <= 0 || count > n) {
+            return 0;
+        }
+        if (idealRing != null) {
+            return idealRing[count];
+        }
+        return idealRingCache.computeIfAbsent(count, c -> ringScore(ideal(c)));
     }
 
     /**
@@ -123,7 +152,14 @@ public final class GpuShape {
      * @return its precomputed shape (shared by every node of that topology)
      */
     public static GpuShape of(GpuTopology t) {
-        return CACHE.computeIfAbsent(t, GpuShape::new);
+        // By identity first: a node keeps its topology instance from round to round, and hashing a topology
+        // (every GPU and link) costs more than the lookup.
+        GpuShape s = BY_IDENTITY.getIfPresent(t);
+        if (s == null) {
+            s = CACHE.computeIfAbsent(t, GpuShape::new);
+            BY_IDENTITY.put(t, s);
+        }
+        return s;
     }
 
     /** @return number of GPUs */
@@ -327,8 +363,16 @@ public final class GpuShape {
         if (n > ENUMERATION_LIMIT) {
             return lowest(free, count, requireNvlink);
         }
+        int small = -1;
+        if (smallChoose != null) {
+            small = (int) (free << 5) | (count << 1) | (requireNvlink ? 1 : 0);
+            long v = smallChoose.get(small);
+            if (v != 0) {
+                return v - 1;
+            }
+        }
         long key = (free << 8) | ((long) count << 1) | (requireNvlink ? 1 : 0);
-        Long cached = bestCache.get(key);
+        Long cached = small < 0 ? bestCache.get(key) : null;
         if (cached != null) {
             return cached;
         }
@@ -355,7 +399,11 @@ public final class GpuShape {
                 bestKey = k;
             }
         }
-        bestCache.put(key, best);
+        if (small >= 0) {
+            smallChoose.set(small, best + 1);
+        } else {
+            bestCache.put(key, best);
+        }
         return best;
     }
 

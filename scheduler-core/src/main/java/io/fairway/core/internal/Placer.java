@@ -9,6 +9,7 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.model.Resources;
 import io.fairway.api.model.Toleration;
 import io.fairway.core.PlacementStrategy;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ public final class Placer {
     private final CapacityPlan cap;
     private final PlacementStrategy strategy;
     private final Map<List<Object>, PendingReason> neverCache = new HashMap<>();
+    private final Map<Resources, long[]> vectors = new HashMap<>();
 
     Placer(CapacityPlan cap) {
         this(cap, PlacementStrategy.TOPOLOGY_AWARE);
@@ -110,7 +112,7 @@ public final class Placer {
 
     private PendingReason placePodSet(CapacityPlan.ClusterIndex ci, PodSet ps, int m, ResourceFlavor flavor,
                                       List<MemberPlacement> out, List<Taken> taken) {
-        long[] req = cap.resources.vector(ps.resources());
+        long[] req = vectors.computeIfAbsent(ps.resources(), cap.resources::vector);
         for (int r = cap.width; r < req.length; r++) {
             if (req[r] > 0) {
                 return PendingReason.of(PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN,
@@ -137,6 +139,9 @@ public final class Placer {
             }
         }
         PlaceState st = new PlaceState(ps, m, g, req, new NodeFilter(ps, flavor), t.sameNvlinkDomain(), out, taken);
+        if ((long) m * g > ci.freeGpus) {
+            return failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
+        }
         boolean placed = strategy == PlacementStrategy.FIRST_FIT ? firstFit(ci, st, top) : topologyAware(ci, st, top, t.spread());
         return placed ? null : failure(ci, st, top, flavor);
     }
@@ -193,12 +198,23 @@ public final class Placer {
         boolean bestConnected = false;
         double bestRel = -1;
         long bestDomainFree = Long.MAX_VALUE;
+        int bestBucket = -1;
         for (int k = count; k <= 64; k++) {
             BitSet bucket = ci.byFreeGpus[k];
             int extra = 0;
             for (int n = bucket.nextSetBit(0); n >= 0; n = bucket.nextSetBit(n + 1)) {
                 if (best >= 0 && extra++ >= TIE_SCAN_LIMIT) {
                     break;
+                }
+                long domainFree = narrow >= 0 ? ci.domainFree[narrow][ci.domainOf[narrow][n]] : 0;
+                if (best >= 0 && bestRel >= 1 && (bestConnected || !connectedPossible)) {
+                    // the best quality is already found: only a node of this bucket in a fuller rack can win
+                    if (narrow < 0 || k != bestBucket) {
+                        break;
+                    }
+                    if (domainFree >= bestDomainFree) {
+                        continue;
+                    }
                 }
                 if (!st.ok(n) || cap.membersFit(n, st.req, st.g) < st.m) {
                     continue;
@@ -209,9 +225,8 @@ public final class Placer {
                     continue;
                 }
                 boolean connected = shape.inOneNvlinkDomain(mask);
-                double ideal = shape.ringScore(shape.ideal(count));
+                double ideal = shape.idealRing(count);
                 double rel = ideal <= 0 ? 1 : Math.min(1, shape.ringScore(mask) / ideal);
-                long domainFree = narrow >= 0 ? ci.domainFree[narrow][ci.domainOf[narrow][n]] : 0;
                 boolean better;
                 if (best < 0 || connected != bestConnected) {
                     better = best < 0 || connected;
@@ -219,10 +234,11 @@ public final class Placer {
                     better = rel > bestRel;
                 } else {
                     // same quality: an earlier bucket (fewer free GPUs) already wins; in one bucket the least free rack
-                    better = k == cap.freeGpuCount(best) && domainFree < bestDomainFree;
+                    better = k == bestBucket && domainFree < bestDomainFree;
                 }
                 if (better) {
                     best = n;
+                    bestBucket = k;
                     bestMask = mask;
                     bestConnected = connected;
                     bestRel = rel;
