@@ -9,7 +9,9 @@ import java.util.Arrays;
  * <p>ρ = JCT ÷ T_isolated. T_isolated is the job's run time on a private 1/N share of the cluster, N being the
  * time-averaged number of jobs present (pending or running, the job included) during its lifetime: with
  * share = totalGpus ÷ N, T_isolated = duration when the job's GPU demand ≤ share, else duration × demand ÷
- * share. ρ ≤ 1 means the job did no worse than on its own share (Themis' sharing incentive).
+ * share. ρ ≤ 1 means the job did no worse than on its own share (Themis' sharing incentive). A job without GPUs
+ * (or a cluster without GPUs) uses its dominant share instead: the largest fraction of the cluster's capacity
+ * of any resource it asks for, against a share of 1/N.
  *
  * <pre>{@code
  * double iso = Fairness.isolatedSeconds(100, 16, 64, 8);   // share 8 GPUs < 16 → 200 s
@@ -30,8 +32,34 @@ public final class Fairness {
      */
     public static double isolatedSeconds(double durationSeconds, long gpuDemand, long totalGpus, double jobsPresent) {
         InvalidSpecException.check(totalGpus > 0, "totalGpus", totalGpus, "totalGpus must be > 0, was %d", totalGpus);
-        double share = totalGpus / Math.max(1.0, jobsPresent);
-        return gpuDemand <= share ? durationSeconds : durationSeconds * gpuDemand / share;
+        return isolatedSeconds(durationSeconds, (double) gpuDemand / totalGpus, jobsPresent);
+    }
+
+    /**
+     * @param durationSeconds the job's ideal run time at its requested size
+     * @param demandFraction the fraction of the cluster it asks for (GPUs ÷ cluster GPUs, or its dominant share)
+     * @param jobsPresent N, the average number of jobs present during its lifetime (values below 1 count as 1)
+     * @return its run time on a private 1/N share of the cluster
+     */
+    public static double isolatedSeconds(double durationSeconds, double demandFraction, double jobsPresent) {
+        double share = 1.0 / Math.max(1.0, jobsPresent);
+        return demandFraction <= share ? durationSeconds : durationSeconds * demandFraction / share;
+    }
+
+    /**
+     * @param demand what a job asks for at full size
+     * @param capacity the cluster's capacity
+     * @return the largest fraction of any resource's capacity the job asks for (resources the cluster lacks are ignored)
+     */
+    public static double dominantShare(io.fairway.api.model.Resources demand, io.fairway.api.model.Resources capacity) {
+        double max = 0;
+        for (java.util.Map.Entry<String, Long> e : demand.asMap().entrySet()) {
+            long cap = capacity.get(e.getKey());
+            if (cap > 0) {
+                max = Math.max(max, (double) e.getValue() / cap);
+            }
+        }
+        return max;
     }
 
     /**

@@ -14,7 +14,7 @@ package io.fairway.sim;
  * @param p99JctSeconds 99th percentile JCT (nearest rank)
  * @param avgQueueingDelaySeconds mean of first start − submission, over jobs that started
  * @param p95QueueingDelaySeconds 95th percentile queueing delay
- * @param makespanSeconds end of the simulation (the last completion) minus the first submission
+ * @param makespanSeconds the last completion (or cancellation) minus the first submission
  * @param gpuUtilization GPU-seconds held by jobs ÷ (cluster GPUs × makespan)
  * @param maxRho the largest ρ
  * @param meanRho the mean ρ

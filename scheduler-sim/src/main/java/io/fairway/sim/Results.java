@@ -13,12 +13,13 @@ final class Results {
                                List<long[]> presentSteps, double busyGpuMillis, long endMillis, int preemptions, long rounds,
                                long roundNanos) {
         PresentJobs presentJobs = new PresentJobs(presentSteps);
+        io.fairway.api.model.Resources capacity = input.cluster().capacity();
         List<JobOutcome> outcomes = new ArrayList<>(order.size());
         long firstSubmit = Long.MAX_VALUE;
         double lost = 0;
         for (JobTrack t : order) {
             firstSubmit = Math.min(firstSubmit, t.job.submitMillis());
-            outcomes.add(outcome(t, totalGpus, presentJobs));
+            outcomes.add(outcome(t, totalGpus, capacity, presentJobs));
             lost += t.lost / 1000.0;
         }
         if (order.isEmpty()) {
@@ -38,7 +39,7 @@ final class Results {
         return new SimulationResult(policy, m, outcomes, skipped, timeline, totalGpus, events, actuations);
     }
 
-    private static JobOutcome outcome(JobTrack t, long totalGpus, PresentJobs presentJobs) {
+    private static JobOutcome outcome(JobTrack t, long totalGpus, io.fairway.api.model.Resources capacity, PresentJobs presentJobs) {
         SimJob j = t.job;
         double submit = j.submitMillis() / 1000.0;
         double start = t.firstStart < 0 ? Double.NaN : t.firstStart / 1000.0;
@@ -46,7 +47,9 @@ final class Results {
         double end = done ? t.completion / 1000.0 : Double.NaN;
         double jct = done ? end - submit : Double.NaN;
         double n = done ? presentJobs.average(j.submitMillis(), t.completion) : Double.NaN;
-        double iso = done ? Fairness.isolatedSeconds(j.durationSeconds(), j.gpus(), totalGpus, n) : Double.NaN;
+        double demand = j.gpus() > 0 && totalGpus > 0 ? (double) j.gpus() / totalGpus
+                : Fairness.dominantShare(j.spec().totalResources(), capacity);
+        double iso = done ? Fairness.isolatedSeconds(j.durationSeconds(), demand, n) : Double.NaN;
         double rho = done ? Fairness.rho(jct, iso) : Double.NaN;
         return new JobOutcome(j.id(), j.spec().localQueueKey(), j.gpus(), submit, j.durationSeconds(), start, end, jct,
                 Double.isNaN(start) ? Double.NaN : start - submit, n, iso, rho, t.preemptions, t.lost / 1000.0, t.cancelled);

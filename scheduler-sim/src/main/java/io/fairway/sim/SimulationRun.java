@@ -62,6 +62,7 @@ final class SimulationRun {
     private long now;
     private long lastTime;
     private long busyGpus;
+    private long lastFinish = -1;
     private double busyGpuMillis;
     private int present;
     private int pending;
@@ -129,7 +130,7 @@ final class SimulationRun {
         }
         progress.progress(1.0);
         return Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
-                lastTime, preemptions, rounds, roundNanos);
+                lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos);
     }
 
     private Scheduler buildScheduler() {
@@ -254,6 +255,7 @@ final class SimulationRun {
         stop(t);
         t.kept = t.workMillis;
         t.completion = now;
+        lastFinish = now;
         finished++;
         present--;
         scheduler.reportFinished(t.job.id());
@@ -372,6 +374,7 @@ final class SimulationRun {
         if (state == JobState.CANCELLED) {
             t.cancelled = true;
             t.completion = -1;
+            lastFinish = now;
             finished++;
             present--;
             record("Cancel", t.job.id(), p.reason());
@@ -394,6 +397,7 @@ final class SimulationRun {
             if (t != null && !t.running && !t.cancelled && t.completion < 0) {
                 // A pending job was cancelled: it leaves the queue (a running one is handled by its Preempt).
                 t.cancelled = true;
+                lastFinish = now;
                 pending--;
                 finished++;
                 present--;

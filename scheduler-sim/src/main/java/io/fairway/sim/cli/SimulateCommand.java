@@ -104,8 +104,8 @@ public final class SimulateCommand implements Runnable {
         List<String> policies = Runs.policies(requested, Map.of());
         SimulationOptions o = SimulationOptions.DEFAULTS.withSeed(seed).withRoundIntervalSeconds(interval)
                 .withRecordEvents(options.events != null);
-        out.println("Simulating " + input.jobs().size() + " jobs on " + input.cluster().totalGpus() + " GPUs ("
-                + input.cluster().nodes().size() + " nodes) under " + String.join(", ", policies));
+        out.println("Simulating " + plural(input.jobs().size(), "job") + " on " + plural(input.cluster().nodes().size(), "node") + " ("
+                + input.cluster().totalGpus() + " GPUs) under " + String.join(", ", policies));
         out.flush();
         List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
         out.println();
@@ -113,6 +113,10 @@ public final class SimulateCommand implements Runnable {
             listJobs(out, results);
         }
         options.output(out, input.name(), results, null);
+    }
+
+    static String plural(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     private SimulationInput traceInput() {

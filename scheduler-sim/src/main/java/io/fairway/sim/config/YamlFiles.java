@@ -11,10 +11,11 @@ import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.fairway.api.InvalidSpecException;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -23,15 +24,24 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /** Reads the YAML files into their config records, turning every error into a {@link ConfigException} with file and line. */
 final class YamlFiles {
     private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
             .registerModule(new SimpleModule("fairway-validation").setDeserializerModifier(new ValidatingModifier()))
+            .addHandler(new UnknownFields())
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+
+    private static final Pattern UNKNOWN_FIELD = Pattern.compile("unknown field \"([^\"]+)\"");
 
     private YamlFiles() {
     }
@@ -57,16 +67,31 @@ final class YamlFiles {
     }
 
     static <T> T read(String source, Reader in, Class<T> type) throws IOException {
+        String text = new BufferedReader(in).lines().collect(Collectors.joining("\n"));
+        if (text.isBlank()) {
+            throw new ConfigException(source, 0, 0, "is empty", null);
+        }
         T value;
         try {
-            value = MAPPER.readValue(in, type);
+            value = MAPPER.readValue(text, type);
         } catch (JsonProcessingException e) {
-            throw translate(source, e);
+            throw translate(source, text, e);
         }
         if (value == null) {
             throw new ConfigException(source, 0, 0, "is empty", null);
         }
         return value;
+    }
+
+    /** Reports an unknown field at its own line, with the fields that are known there. */
+    private static final class UnknownFields extends DeserializationProblemHandler {
+        @Override
+        public boolean handleUnknownProperty(DeserializationContext ctxt, JsonParser p, JsonDeserializer<?> deserializer, Object beanOrClass,
+                                             String propertyName) throws IOException {
+            Collection<Object> known = deserializer.getKnownPropertyNames();
+            String list = known == null ? "" : "; known fields: " + String.join(", ", new TreeSet<>(known.stream().map(String::valueOf).toList()));
+            throw new JsonMappingException(p, "unknown field \"" + propertyName + "\"" + list, p.currentTokenLocation());
+        }
     }
 
     /** Wraps the deserializer of every {@link Validated} record so it is checked right after it is read. */
@@ -95,39 +120,68 @@ final class YamlFiles {
         @Override
         public Object deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
             JsonLocation start = p.currentTokenLocation();
-            Object value = super.deserialize(p, ctxt);
+            Object value;
+            try {
+                value = super.deserialize(p, ctxt);
+            } catch (JsonMappingException e) {
+                if (known(e.getLocation()) || !known(start)) {
+                    throw e;
+                }
+                // Records are read through a token buffer that has no locations: report where this record starts.
+                JsonMappingException located = new JsonMappingException(p, message(e), start);
+                List<JsonMappingException.Reference> path = e.getPath();
+                for (int i = path.size() - 1; i >= 0; i--) {
+                    located.prependPath(path.get(i));
+                }
+                throw located;
+            }
             if (value instanceof Validated v) {
                 try {
                     v.validate();
                 } catch (IllegalArgumentException e) {
-                    JsonMappingException m = new JsonMappingException(p, e.getMessage(), start);
-                    m.initCause(e);
-                    throw m;
+                    throw new JsonMappingException(p, e.getMessage(), start);
                 }
             }
             return value;
         }
     }
 
-    private static ConfigException translate(String source, JsonProcessingException e) {
-        JsonLocation loc = e.getLocation();
-        int line = loc == null ? 0 : Math.max(0, loc.getLineNr());
-        int col = loc == null ? 0 : Math.max(0, loc.getColumnNr());
-        String path = "";
-        if (e instanceof JsonMappingException m) {
-            path = path(m);
-        }
+    private static boolean known(JsonLocation loc) {
+        return loc != null && loc.getLineNr() > 0;
+    }
+
+    private static String message(JsonProcessingException e) {
         Throwable cause = e.getCause();
-        String message;
-        if (cause instanceof InvalidSpecException || cause instanceof IllegalArgumentException && !(cause instanceof JsonProcessingException)) {
-            message = cause.getMessage();
-        } else {
-            message = e.getOriginalMessage();
-            int nl = message == null ? -1 : message.indexOf('\n');
-            if (nl > 0) {
-                message = message.substring(0, nl);
+        if (cause instanceof IllegalArgumentException && !(cause instanceof JsonProcessingException)) {
+            return cause.getMessage();
+        }
+        String message = e.getOriginalMessage();
+        if (message == null) {
+            return e.getClass().getSimpleName();
+        }
+        int nl = message.indexOf('\n');
+        return (nl > 0 ? message.substring(0, nl) : message).replace("io.fairway.sim.config.", "");
+    }
+
+    private static ConfigException translate(String source, String text, JsonProcessingException e) {
+        JsonLocation loc = e.getLocation();
+        int line = known(loc) ? loc.getLineNr() : 0;
+        int col = known(loc) ? Math.max(0, loc.getColumnNr()) : 0;
+        String path = e instanceof JsonMappingException m ? path(m) : "";
+        String message = message(e);
+        Matcher unknown = UNKNOWN_FIELD.matcher(message);
+        if (unknown.lookingAt() && line > 0) {
+            // The record's start is known; find the line of the unknown key itself, at or after it.
+            Pattern key = Pattern.compile("(^|[\\s{,-])\"?" + Pattern.quote(unknown.group(1)) + "\"?\\s*:");
+            String[] lines = text.split("\n", -1);
+            for (int i = line - 1; i < lines.length; i++) {
+                Matcher m = key.matcher(lines[i]);
+                if (m.find()) {
+                    line = i + 1;
+                    col = m.start() + m.group(1).length() + 1;
+                    break;
+                }
             }
-            message = message == null ? e.getClass().getSimpleName() : message.replace("io.fairway.sim.config.", "");
         }
         return new ConfigException(source, line, col, (path.isEmpty() ? "" : path + ": ") + message, e);
     }
