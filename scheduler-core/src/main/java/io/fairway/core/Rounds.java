@@ -2,6 +2,8 @@ package io.fairway.core;
 
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.Resize;
+import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.internal.PlanContext;
@@ -51,12 +53,13 @@ public final class Rounds {
             ctx.placeReserved();
         }
         PlanOutput out = PlanOutput.of(ctx);
-        Validator.Outcome v = Validator.validate(snapshot, out.preemptions(), out.admissions());
+        Validator.Outcome v = Validator.validate(snapshot, out.preemptions(), out.resizes(), out.admissions());
         refused.addAll(v.refused());
         for (String r : v.refused()) {
             LOG.warn("round {}: refused {}", snapshot.round(), r);
         }
         List<Decision> decisions = new ArrayList<>(v.preemptions());
+        decisions.addAll(resizeDecisions(snapshot, v.resizes()));
         decisions.addAll(v.admissions());
         Map<String, PendingReason> reasons = new LinkedHashMap<>(out.reasons());
         v.refusedAdmissions().forEach((job, err) -> reasons.put(job, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
@@ -70,6 +73,36 @@ public final class Rounds {
         reasons.putAll(p.reasons());
         return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals(),
                 p.reservations(), p.requests());
+    }
+
+    /** One Resize per pod set whose count changed, carrying the job's whole new placement. */
+    private static List<Resize> resizeDecisions(Snapshot snapshot, List<Admit> resizes) {
+        List<Resize> out = new ArrayList<>();
+        for (Admit next : resizes) {
+            Admit before = null;
+            for (JobStatus h : snapshot.holding()) {
+                if (h.id().equals(next.jobId())) {
+                    before = h.admission();
+                }
+            }
+            for (Map.Entry<String, Integer> e : next.counts().entrySet()) {
+                boolean moved = before == null || !members(before, e.getKey()).equals(members(next, e.getKey()));
+                if (before == null || !e.getValue().equals(before.counts().get(e.getKey())) || moved) {
+                    out.add(new Resize(next.jobId(), e.getKey(), e.getValue(), next.placement()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<io.fairway.api.decision.MemberPlacement> members(Admit a, String podSet) {
+        List<io.fairway.api.decision.MemberPlacement> l = new ArrayList<>();
+        for (io.fairway.api.decision.MemberPlacement m : a.placement().members()) {
+            if (m.podSet().equals(podSet)) {
+                l.add(m);
+            }
+        }
+        return l;
     }
 
     /** Request ids are derived from the snapshot, so the round stays a pure function. */

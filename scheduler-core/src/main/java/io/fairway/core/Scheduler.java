@@ -610,11 +610,14 @@ public final class Scheduler {
         try {
             List<Preempt> preempts = new ArrayList<>();
             List<Admit> admits = new ArrayList<>();
+            List<io.fairway.api.decision.Resize> resizes = new ArrayList<>();
             for (Decision d : r.decisions()) {
                 if (d instanceof Preempt p) {
                     preempts.add(p);
                 } else if (d instanceof Admit a) {
                     admits.add(a);
+                } else if (d instanceof io.fairway.api.decision.Resize rz) {
+                    resizes.add(rz);
                 }
             }
             Map<String, PendingReason> reasons = new LinkedHashMap<>(r.pendingReasons());
@@ -629,6 +632,27 @@ public final class Scheduler {
                         "state changed during the round: " + err)));
             }
             long now = s.nowMillis();
+            for (io.fairway.api.decision.Resize rz : resizes) {
+                JobStatus j = jobs.get(rz.jobId());
+                if (j == null || !j.state().holdsResources() || j.admission() == null) {
+                    refused.add("resize " + rz.jobId() + ": the job no longer holds resources");
+                    continue;
+                }
+                if (modCount != mod && !stillFree(j, rz)) {
+                    refused.add("resize " + rz.jobId() + ": state changed during the round");
+                    continue;
+                }
+                Map<String, Integer> counts = new LinkedHashMap<>(j.admission().counts());
+                counts.put(rz.podSet(), rz.targetCount());
+                Admit a = j.admission();
+                Admit next = new Admit(a.jobId(), a.clusterQueue(), a.flavors(), counts, rz.placement(), a.admittedAtMillis(), a.leaseExpiresAtMillis());
+                JobStatus l = j.state() == JobState.RUNNING ? live(j, now) : j;
+                // attained service so far is kept; the running clock restarts with the new size
+                replace(j, new JobStatus(j.spec(), j.state(), null, next, j.state() == JobState.RUNNING ? now : j.stateSinceMillis(),
+                        j.preemptions(), j.sequence(), l.attainedGpuMillis(), l.runningMillis(), j.progress()));
+                events.add(event(j, EventType.RESIZED, rz.podSet() + " " + a.counts().get(rz.podSet()) + " -> " + rz.targetCount()));
+                applied.add(rz);
+            }
             for (Preempt p : preempts) {
                 JobStatus j = jobs.get(p.jobId());
                 requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, "preempted: " + p.reason()), EventType.PREEMPTED, p.reason(), events);
@@ -864,6 +888,16 @@ public final class Scheduler {
                 : new Provisioning(nodePools, reservations, inFlight, emptySince);
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
                 new ArrayList<>(pending.values()), held, decayedUsage, placement, prov);
+    }
+
+    /** After a concurrent change: a resize is kept only if its new members' nodes still exist. */
+    private boolean stillFree(JobStatus j, io.fairway.api.decision.Resize rz) {
+        for (MemberPlacement m : rz.placement().members()) {
+            if (!nodes.containsKey(m.node())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Tracks since when each pool node is empty, and drops node requests that never came (lock held). */

@@ -80,7 +80,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             if (known != null) {
                 ctx.leaveWaiting(j, known);
             } else {
-                Attempt a = preempting ? ctx.tryAdmitPreempting(j) : ctx.tryAdmit(j);
+                Attempt a = OrderedPolicy.admit(ctx, j, preempting);
                 if (!a.admitted()) {
                     failedShapes.put(shape, a.reason());
                 }
@@ -89,6 +89,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 order.add(new Ranked(r.queue, key(ctx, q, gpus, cpus)));
             }
         }
+        Elastic.growIntoIdleCapacity(ctx);
     }
 
     private double[] key(PolicyContext ctx, ClusterQueue q, long gpus, long cpus) {

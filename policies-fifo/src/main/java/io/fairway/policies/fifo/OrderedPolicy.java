@@ -62,6 +62,11 @@ public class OrderedPolicy implements SchedulingPolicy {
 
     @Override
     public void plan(PolicyContext ctx) {
+        admitInOrder(ctx);
+        Elastic.growIntoIdleCapacity(ctx);
+    }
+
+    private void admitInOrder(PolicyContext ctx) {
         Map<String, ClusterQueue> queues = new HashMap<>();
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), q);
@@ -84,7 +89,7 @@ public class OrderedPolicy implements SchedulingPolicy {
                 ctx.leaveWaiting(j, known);
                 a = Attempt.failure(known);
             } else {
-                a = preempting ? ctx.tryAdmitPreempting(j) : ctx.tryAdmit(j);
+                a = admit(ctx, j, preempting);
                 if (!a.admitted()) {
                     failedShapes.put(shape, a.reason());
                 }
@@ -98,6 +103,37 @@ public class OrderedPolicy implements SchedulingPolicy {
     }
 
     /**
+     * Admits a job: at full size; for an elastic job, else at the largest size from count down to minCount that
+     * fits; and where the queue may preempt, first by shrinking elastic jobs it could preempt (down to their
+     * minimum), only then by preempting.
+     *
+     * @param ctx the round
+     * @param j the job
+     * @param preempting whether its ClusterQueue may preempt
+     * @return the attempt
+     */
+    static Attempt admit(PolicyContext ctx, JobStatus j, boolean preempting) {
+        Attempt a = ctx.tryAdmit(j);
+        if (a.admitted()) {
+            return a;
+        }
+        if (j.spec().podSets().size() == 1 && j.spec().isElastic()) {
+            PodSet ps = j.spec().podSets().get(0);
+            for (int n = ps.count() - 1; n >= ps.minCount(); n--) {
+                Attempt smaller = ctx.tryAdmit(j, java.util.Map.of(ps.name(), n));
+                if (smaller.admitted()) {
+                    return smaller;
+                }
+            }
+        }
+        if (!preempting) {
+            return a;
+        }
+        Attempt shrunk = Elastic.shrinkToAdmit(ctx, j);
+        return shrunk.admitted() ? shrunk : ctx.tryAdmitPreempting(j);
+    }
+
+    /**
      * @param q a ClusterQueue
      * @return true when its preemption policy allows any preemption
      */
@@ -106,6 +142,10 @@ public class OrderedPolicy implements SchedulingPolicy {
     }
 
     private boolean isStrict(ClusterQueue q) {
+        return isStrict(q, strictByDefault);
+    }
+
+    private static boolean isStrict(ClusterQueue q, boolean strictByDefault) {
         if (q != null && q.queueingStrategy() != null) {
             return q.queueingStrategy() == QueueingStrategy.STRICT_FIFO;
         }

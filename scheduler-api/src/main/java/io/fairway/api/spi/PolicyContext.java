@@ -98,6 +98,18 @@ public interface PolicyContext {
     boolean preempt(JobStatus job, String reason);
 
     /**
+     * Resizes an elastic job that holds resources (UnifiedJob's target replicas): shrinking releases the members
+     * with the highest indexes; growing places the new members on free capacity (the engine's placement search,
+     * in the pod set's flavor) within quota. Yields a {@link io.fairway.api.decision.Resize} decision.
+     *
+     * @param job a job holding resources (not admitted or preempted in this plan)
+     * @param podSet the pod set to resize
+     * @param targetCount the new member count, within minCount..count
+     * @return the job's admission after the resize, or the reason it cannot be resized
+     */
+    Attempt resize(JobStatus job, String podSet, int targetCount);
+
+    /**
      * Grants or renews a lease (Themis): a job admitted in this plan, or one that holds resources, keeps them
      * until {@code expiresAtMillis}; after that it is revocable ({@link io.fairway.api.decision.Admit#leaseExpired})
      * and the policy either renews the lease or preempts it. Jobs without a lease keep their resources until they

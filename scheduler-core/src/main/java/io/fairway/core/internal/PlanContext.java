@@ -58,6 +58,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     final LinkedHashMap<String, Admit> admitted = new LinkedHashMap<>();
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
+    final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
 
     /**
      * Builds the plan's starting point from a snapshot.
@@ -360,9 +361,112 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
-        chargeQuota(held, -1);
+        Admit current = resized.remove(job.id());
+        chargeQuota(current == null ? held : new JobStatus(held.spec(), held.state(), held.pendingReason(), current, held.stateSinceMillis(),
+                held.preemptions(), held.sequence(), held.attainedGpuMillis(), held.runningMillis(), held.progress()), -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
         return true;
+    }
+
+    @Override
+    public Attempt resize(JobStatus job, String podSetName, int target) {
+        JobStatus held = holdingById.get(job.id());
+        if (held == null || preempted.containsKey(job.id()) || held.admission() == null) {
+            return Attempt.failure(PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " holds no resources to resize"));
+        }
+        Admit cur = resized.getOrDefault(job.id(), held.admission());
+        PodSet ps = null;
+        for (PodSet p : held.spec().podSets()) {
+            if (p.name().equals(podSetName)) {
+                ps = p;
+            }
+        }
+        if (ps == null || target < ps.minCount() || target > ps.count()) {
+            return Attempt.failure(PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "pod set \"" + podSetName + "\": size " + target
+                    + (ps == null ? " of an unknown pod set" : " outside minCount..count " + ps.minCount() + ".." + ps.count())));
+        }
+        int now = cur.counts().getOrDefault(ps.name(), ps.count());
+        if (target == now) {
+            return Attempt.success(cur);
+        }
+        String flavor = cur.flavors().get(ps.name());
+        String cqName = cur.clusterQueue();
+        List<MemberPlacement> members = new ArrayList<>(cur.placement().members());
+        if (target < now) {
+            // release the members with the highest indexes
+            List<MemberPlacement> keep = new ArrayList<>();
+            for (MemberPlacement m : members) {
+                if (m.podSet().equals(ps.name()) && m.index() >= target) {
+                    Placer.Taken t = takenBy(m, ps);
+                    if (t != null) {
+                        cap.give(t.node(), t.req(), t.gpuMask());
+                    }
+                } else {
+                    keep.add(m);
+                }
+            }
+            ps.total(now - target).asMap().forEach((r, v) -> quota.add(cqName, QuotaBook.fr(flavor, r), -v));
+            members = keep;
+        } else {
+            int delta = target - now;
+            Map<String, Long> extra = new LinkedHashMap<>();
+            ps.total(delta).asMap().forEach((r, v) -> extra.put(QuotaBook.fr(flavor, r), v));
+            for (Map.Entry<String, Long> e : extra.entrySet()) {
+                long avail = quota.available(cqName, e.getKey());
+                if (e.getValue() > avail) {
+                    return Attempt.failure(PendingReason.of(PendingReason.Code.QUOTA, "growing " + job.id() + " by " + delta + " needs "
+                            + e.getValue() + " " + e.getKey().substring(e.getKey().indexOf('\u0000') + 1) + "; ClusterQueue " + cqName
+                            + " may use " + avail + " more"));
+                }
+            }
+            PodSet more = new PodSet(ps.name(), delta, delta, ps.resources(), ps.nodeSelector(), ps.tolerations(),
+                    io.fairway.api.job.TopologyRequest.NONE);
+            JobSpec probe = new JobSpec(job.id(), held.spec().namespace(), held.spec().queue(), held.spec().jobSet(), held.spec().owner(),
+                    held.spec().priority(), held.spec().submitTimeMillis(), List.of(more), 0, held.spec().sensitivity(), null);
+            Placer.Outcome o = placer.place(probe, Map.of(ps.name(), delta), Map.of(ps.name(), snapshot.flavors().get(flavor)));
+            if (o.result() == null) {
+                return Attempt.failure(o.reason());
+            }
+            extra.forEach((fr, v) -> quota.add(cqName, fr, v));
+            int idx = now;
+            for (MemberPlacement m : o.result().placement().members()) {
+                members.add(new MemberPlacement(m.podSet(), idx++, m.node(), m.gpus()));
+            }
+        }
+        List<Placer.Taken> taken = new ArrayList<>();
+        for (MemberPlacement m : members) {
+            for (PodSet p : held.spec().podSets()) {
+                if (p.name().equals(m.podSet())) {
+                    Placer.Taken t = takenBy(m, p);
+                    if (t != null) {
+                        taken.add(t);
+                    }
+                }
+            }
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>(cur.counts());
+        counts.put(ps.name(), target);
+        Placement p = placer.describePublic(held.spec(), members);
+        Admit next = new Admit(job.id(), cqName, cur.flavors(), counts, p, cur.admittedAtMillis(), cur.leaseExpiresAtMillis());
+        resized.put(job.id(), next);
+        heldCapacity.put(job.id(), taken);
+        return Attempt.success(next);
+    }
+
+    /** What one member holds on its node. */
+    private Placer.Taken takenBy(MemberPlacement m, PodSet ps) {
+        Integer n = cap.nodeIndex.get(m.node());
+        if (n == null) {
+            return null;
+        }
+        long mask = 0;
+        for (int gi : m.gpus()) {
+            int pos = cap.shapes[n].positionOf(gi);
+            if (pos >= 0) {
+                mask |= 1L << pos;
+            }
+        }
+        return new Placer.Taken(n, resources.vector(ps.resources()), mask);
     }
 
     @Override
@@ -520,7 +624,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     List<JobStatus> holdingNotPreempted() {
         List<JobStatus> l = new ArrayList<>();
         for (JobStatus j : snapshot.holding()) {
-            if (!preempted.containsKey(j.id())) {
+            if (!preempted.containsKey(j.id()) && !resized.containsKey(j.id())) {
                 l.add(j);
             }
         }

@@ -20,9 +20,10 @@ import java.util.Map;
  * @param admissions in plan order
  * @param reasons changed pending reasons by job id
  * @param leaseRenewals new lease expiries of jobs that hold resources (and are not preempted)
+ * @param resizes the new admissions of elastic jobs that were resized
  */
 public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons,
-                         Map<String, Long> leaseRenewals) {
+                         Map<String, Long> leaseRenewals, List<Admit> resizes) {
     /**
      * @param ctx a planned context
      * @return its output
@@ -49,6 +50,7 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         }
         Map<String, Long> renewals = new LinkedHashMap<>(ctx.leaseRenewals);
         renewals.keySet().removeAll(ctx.preempted.keySet());
-        return new PlanOutput(new ArrayList<>(ctx.preempted.values()), new ArrayList<>(ctx.admitted.values()), reasons, renewals);
+        return new PlanOutput(new ArrayList<>(ctx.preempted.values()), new ArrayList<>(ctx.admitted.values()), reasons, renewals,
+                new ArrayList<>(ctx.resized.values()));
     }
 }

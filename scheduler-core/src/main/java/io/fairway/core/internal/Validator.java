@@ -21,10 +21,8 @@ import java.util.Map;
  */
 public final class Validator {
     /** The accepted part of a plan and the refusals. */
-    public record Outcome(List<Preempt> preemptions, List<Admit> admissions, Map<String, String> refusedAdmissions, List<String> refused) {
-    }
-
-    private Validator() {
+    public record Outcome(List<Preempt> preemptions, List<Admit> admissions, Map<String, String> refusedAdmissions, List<String> refused,
+                          List<Admit> resizes) {
     }
 
     /**
@@ -34,6 +32,20 @@ public final class Validator {
      * @return what holds
      */
     public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> admissions) {
+        return validate(snapshot, preemptions, List.of(), admissions);
+    }
+
+    private Validator() {
+    }
+
+    /**
+     * @param snapshot the state the plan must hold on
+     * @param preemptions proposed preemptions
+     * @param resizes proposed new admissions of resized jobs that hold resources
+     * @param admissions proposed admissions, in order
+     * @return what holds
+     */
+    public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> resizes, List<Admit> admissions) {
         PlanContext ctx = new PlanContext(snapshot);
         Map<String, JobStatus> holding = new HashMap<>();
         for (JobStatus j : snapshot.holding()) {
@@ -53,6 +65,21 @@ public final class Validator {
                 okPreempt.add(p);
             }
         }
+        List<Admit> okResizes = new ArrayList<>();
+        for (Admit r : resizes) {
+            JobStatus j = holding.get(r.jobId());
+            if (j == null || !ctx.preempt(j, "")) {
+                refused.add("resize " + r.jobId() + ": the job holds no resources");
+                continue;
+            }
+            String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue());
+            if (err != null) {
+                refused.add("resize " + r.jobId() + ": " + err);
+                ctx.restore(j.id());
+            } else {
+                okResizes.add(r);
+            }
+        }
         List<Admit> ok = new ArrayList<>();
         Map<String, String> refusedAdmissions = new LinkedHashMap<>();
         for (Admit a : admissions) {
@@ -69,7 +96,7 @@ public final class Validator {
             // Cannot happen when every admission passed its check; kept as a last line of defence.
             throw new IllegalStateException("quota invariant broken after validation: " + quotaViolation);
         }
-        return new Outcome(okPreempt, ok, refusedAdmissions, refused);
+        return new Outcome(okPreempt, ok, refusedAdmissions, refused, okResizes);
     }
 
     private static String check(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a) {
@@ -83,7 +110,14 @@ public final class Validator {
         if (cqName == null || !cqName.equals(a.clusterQueue())) {
             return "charged to ClusterQueue " + a.clusterQueue() + " but the job's queue resolves to " + cqName;
         }
+        return checkAdmission(ctx, snapshot, job, a, cqName);
+    }
+
+    private static String checkAdmission(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a, String cqName) {
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        if (cq == null) {
+            return "ClusterQueue " + cqName + " does not exist";
+        }
         ctx.releaseReservationQuota(a.jobId()); // a job waiting for nodes is charged for its admission instead
         Map<String, Long> usage = new LinkedHashMap<>();
         for (PodSet ps : job.spec().podSets()) {
