@@ -5,6 +5,8 @@ import io.fairway.api.job.PodSet;
 /** One job's simulation state: whether it runs, how fast, and how much of its work is done and safe. */
 final class JobTrack {
     final SimJob job;
+    /** Its place in submission order. */
+    final int index;
     final double workMillis;
     final int requestedMembers;
     long firstStart = -1;
@@ -23,11 +25,14 @@ final class JobTrack {
     double speed;
     long gpus;
     int preemptions;
+    /** The lease expiry a round is scheduled for, or -1. */
+    long leaseWake = -1;
     /** Work (ms at full speed) lost to preemptions. */
     double lost;
 
-    JobTrack(SimJob job) {
+    JobTrack(SimJob job, int index) {
         this.job = job;
+        this.index = index;
         this.workMillis = job.durationSeconds() * 1000.0;
         int m = 0;
         for (PodSet p : job.spec().podSets()) {

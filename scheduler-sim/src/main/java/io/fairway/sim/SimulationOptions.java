@@ -15,35 +15,45 @@ import java.util.Map;
  *     event times (arrivals, completions, scenario events)
  * @param recordEvents true to keep the scheduler's event log and the actuated decisions in the result
  * @param policyParameters parameters handed to the policy provider
+ * @param maxSimulatedSeconds stop at this simulated time, leaving unfinished jobs unfinished; 0 for the default
+ *     guard against a policy that never lets work finish: the last submission + 10 × the jobs' summed durations + 1 day
  */
-public record SimulationOptions(long seed, double roundIntervalSeconds, boolean recordEvents, Map<String, String> policyParameters) {
-    /** Seed 1, rounds on events only, no event log. */
-    public static final SimulationOptions DEFAULTS = new SimulationOptions(1, 0, false, Map.of());
+public record SimulationOptions(long seed, double roundIntervalSeconds, boolean recordEvents, Map<String, String> policyParameters,
+                                double maxSimulatedSeconds) {
+    /** Seed 1, rounds on events only, no event log, the default horizon. */
+    public static final SimulationOptions DEFAULTS = new SimulationOptions(1, 0, false, Map.of(), 0);
 
     /** Validates. */
     public SimulationOptions {
         InvalidSpecException.check(roundIntervalSeconds >= 0 && Double.isFinite(roundIntervalSeconds), "roundIntervalSeconds",
                 roundIntervalSeconds, "roundIntervalSeconds must be >= 0, was %s", roundIntervalSeconds);
         policyParameters = Map.copyOf(policyParameters == null ? Map.of() : policyParameters);
+        InvalidSpecException.check(maxSimulatedSeconds >= 0 && !Double.isNaN(maxSimulatedSeconds), "maxSimulatedSeconds",
+                maxSimulatedSeconds, "maxSimulatedSeconds must be >= 0, was %s", maxSimulatedSeconds);
     }
 
     /** @param s the seed @return a copy with it */
     public SimulationOptions withSeed(long s) {
-        return new SimulationOptions(s, roundIntervalSeconds, recordEvents, policyParameters);
+        return new SimulationOptions(s, roundIntervalSeconds, recordEvents, policyParameters, maxSimulatedSeconds);
     }
 
     /** @param seconds the periodic round interval (0: none) @return a copy with it */
     public SimulationOptions withRoundIntervalSeconds(double seconds) {
-        return new SimulationOptions(seed, seconds, recordEvents, policyParameters);
+        return new SimulationOptions(seed, seconds, recordEvents, policyParameters, maxSimulatedSeconds);
     }
 
     /** @param record keep the event log @return a copy with it */
     public SimulationOptions withRecordEvents(boolean record) {
-        return new SimulationOptions(seed, roundIntervalSeconds, record, policyParameters);
+        return new SimulationOptions(seed, roundIntervalSeconds, record, policyParameters, maxSimulatedSeconds);
+    }
+
+    /** @param seconds the simulated time to stop at (0: the default guard) @return a copy with it */
+    public SimulationOptions withMaxSimulatedSeconds(double seconds) {
+        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, policyParameters, seconds);
     }
 
     /** @param parameters policy parameters @return a copy with them */
     public SimulationOptions withPolicyParameters(Map<String, String> parameters) {
-        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, parameters);
+        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, parameters, maxSimulatedSeconds);
     }
 }

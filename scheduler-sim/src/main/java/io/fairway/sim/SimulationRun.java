@@ -35,9 +35,10 @@ final class SimulationRun {
     private static final int COMPLETION = 0;
     private static final int ACTION = 1;
     private static final int ARRIVAL = 2;
-    private static final int TICK = 3;
+    private static final int LEASE = 3;
+    private static final int TICK = 4;
 
-    /** A future event; at one instant completions go first, then cluster actions, arrivals, ticks. */
+    /** A future event; at one instant completions go first, then cluster actions, arrivals, lease expiries, ticks. */
     private record Event(long time, int kind, long seq, Object payload, long runId) {
     }
 
@@ -51,6 +52,7 @@ final class SimulationRun {
             Comparator.comparingLong(Event::time).thenComparingInt(Event::kind).thenComparingLong(Event::seq));
     private final Map<String, JobTrack> tracks = new HashMap<>();
     private final List<JobTrack> order = new ArrayList<>();
+    private final TreeMap<Integer, JobTrack> runningTracks = new TreeMap<>();
     private final List<SkippedJob> skipped = new ArrayList<>();
     private final List<EventRecord> events = new ArrayList<>();
     private final List<ActuationRecord> actuations = new ArrayList<>();
@@ -74,6 +76,7 @@ final class SimulationRun {
     private int nonTickEvents;
     private boolean tickScheduled;
     private int lastRoundDecisions;
+    private long horizon = Long.MAX_VALUE;
 
     SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
         this.input = input;
@@ -91,28 +94,45 @@ final class SimulationRun {
         presentSteps.add(new long[] {0, 0});
         while (!queue.isEmpty()) {
             long t = queue.peek().time();
+            if (t > horizon) {
+                LOG.warn("{} under {}: stopped at the horizon t={} s with {} job(s) unfinished; the policy lets no work finish"
+                        + " (or raise maxSimulatedSeconds)", input.name(), policy, horizon / 1000, total - finished);
+                break;
+            }
             advanceTo(t);
             List<Event> batch = new ArrayList<>();
             while (!queue.isEmpty() && queue.peek().time() == t) {
                 batch.add(queue.poll());
             }
             List<io.fairway.api.job.JobSpec> arrivals = new ArrayList<>();
+            boolean effective = false;
             for (Event e : batch) {
                 if (e.kind() != TICK) {
                     nonTickEvents--;
                 }
                 switch (e.kind()) {
-                    case COMPLETION -> complete((JobTrack) e.payload(), e.runId());
-                    case ACTION -> applyAction((ClusterAction) e.payload());
+                    case COMPLETION -> effective |= complete((JobTrack) e.payload(), e.runId());
+                    case ACTION -> {
+                        applyAction((ClusterAction) e.payload());
+                        effective = true;
+                    }
                     case ARRIVAL -> {
                         @SuppressWarnings("unchecked")
                         List<JobTrack> ts = (List<JobTrack>) e.payload();
                         for (JobTrack tr : ts) {
                             arrivals.add(tr.job.spec());
                         }
+                        effective = true;
                     }
-                    default -> tickScheduled = false;
+                    case LEASE -> effective |= leaseExpires((JobTrack) e.payload(), e.runId());
+                    default -> {
+                        tickScheduled = false;
+                        effective = true;
+                    }
                 }
+            }
+            if (!effective) {
+                continue; // only stale completions or lease expiries of jobs that stopped since: nothing to decide
             }
             if (!arrivals.isEmpty()) {
                 scheduler.submitAll(arrivals);
@@ -120,6 +140,7 @@ final class SimulationRun {
                 pending += arrivals.size();
             }
             runRound();
+            watchLeases();
             recordState();
             scheduleTick();
             int pct = total == 0 ? 100 : (int) (100L * finished / total);
@@ -169,7 +190,7 @@ final class SimulationRun {
                 skipped.add(new SkippedJob(j.id(), j.gpus(), "asks for " + j.gpus() + " GPUs; the cluster has " + totalGpus));
                 continue;
             }
-            JobTrack t = new JobTrack(j);
+            JobTrack t = new JobTrack(j, order.size());
             if (tracks.put(j.id(), t) != null) {
                 throw new io.fairway.api.InvalidSpecException("job.id", j.id(), "job id " + j.id() + " appears twice in the input");
             }
@@ -185,6 +206,20 @@ final class SimulationRun {
                     totalGpus, String.join(", ", first), skipped.size() > 5 ? ", ..." : "");
         }
         byTime.forEach((time, ts) -> push(time, ARRIVAL, ts, 0));
+        if (options.maxSimulatedSeconds() > 0) {
+            horizon = (long) Math.min(Long.MAX_VALUE / 2, options.maxSimulatedSeconds() * 1000);
+        } else {
+            double work = 0;
+            for (JobTrack t : order) {
+                work += t.workMillis;
+            }
+            long lastSubmit = byTime.isEmpty() ? 0 : byTime.lastKey();
+            long lastAction = 0;
+            for (ClusterAction a : input.actions()) {
+                lastAction = Math.max(lastAction, a.atMillis());
+            }
+            horizon = (long) Math.min(Long.MAX_VALUE / 2, Math.max(lastSubmit, lastAction) + 10 * work + 86_400_000.0);
+        }
         for (ClusterAction a : input.actions()) {
             push(a.atMillis(), ACTION, a, 0);
         }
@@ -248,9 +283,25 @@ final class SimulationRun {
         a.applyTo(scheduler);
     }
 
-    private void complete(JobTrack t, long runId) {
+    /** Schedules a round at each running job's lease expiry, so lease-based policies decide on time. */
+    private void watchLeases() {
+        for (JobTrack t : runningTracks.values()) {
+            Admit a = scheduler.status(t.job.id()).map(JobStatus::admission).orElse(null);
+            long lease = a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis();
+            if (lease != Admit.NO_LEASE && lease > now && lease != t.leaseWake) {
+                t.leaseWake = lease;
+                push(lease, LEASE, t, t.runId);
+            }
+        }
+    }
+
+    private boolean leaseExpires(JobTrack t, long runId) {
+        return t.running && t.runId == runId && t.leaseWake == now;
+    }
+
+    private boolean complete(JobTrack t, long runId) {
         if (!t.running || t.runId != runId) {
-            return; // stale: the job was preempted or resized since
+            return false; // stale: the job was preempted or resized since
         }
         stop(t);
         t.kept = t.workMillis;
@@ -259,10 +310,13 @@ final class SimulationRun {
         finished++;
         present--;
         scheduler.reportFinished(t.job.id());
+        return true;
     }
 
     private void stop(JobTrack t) {
         t.running = false;
+        runningTracks.remove(t.index);
+        t.leaseWake = -1;
         t.runId++;
         busyGpus -= t.gpus;
         t.gpus = 0;
@@ -303,6 +357,7 @@ final class SimulationRun {
         }
         Placement p = a.placement();
         t.running = true;
+        runningTracks.put(t.index, t);
         t.runId++;
         t.speed = speed(t, p);
         t.gpus = p.gpuCount();
@@ -318,7 +373,7 @@ final class SimulationRun {
         t.segmentStart = now;
         t.restoreUntil = now + restore;
         scheduleCompletion(t);
-        record("Admit", t.job.id(), a.clusterQueue() + " on " + p.nodes() + " (" + p.locality() + ", speed " + String.format("%.3f", t.speed) + ")");
+        record("Admit", t.job.id(), a.clusterQueue() + " on " + p.nodes() + " (" + p.locality() + ", speed " + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")");
         scheduler.reportStarted(t.job.id());
     }
 
@@ -343,6 +398,7 @@ final class SimulationRun {
         if (t == null || !t.running) {
             return;
         }
+        t.leaseWake = -1; // the resized run gets a new run id: look at its lease again
         t.banked += Math.max(0, now - Math.max(t.segmentStart, t.restoreUntil)) * t.speed;
         t.segmentStart = now;
         busyGpus -= t.gpus;

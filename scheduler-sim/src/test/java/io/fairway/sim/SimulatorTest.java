@@ -95,6 +95,35 @@ class SimulatorTest {
     }
 
     @Test
+    void roundsRunWhenLeasesExpireSoLeasePoliciesCanTimeSlice() {
+        Checkpointing every10s = new Checkpointing(10, 0, 0);
+        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                Clusters.oneQueue(8), List.of(),
+                Clusters.gpuJob("a", 0, 100, 8, PlacementSensitivity.NONE, every10s),
+                Clusters.gpuJob("b", 0, 100, 8, PlacementSensitivity.NONE, every10s));
+        SimulationResult r = Simulator.run(in, LeaseRotationPolicy.Provider.NAME, RECORD);
+        // a runs 0-60, b 60-120, a 120-160 (done), b 160-200 (done): rounds at 60 and 120 come from lease expiries alone
+        assertThat(r.actuations()).filteredOn(x -> x.kind().equals("Preempt"))
+                .extracting(x -> x.jobId() + "@" + x.timeMillis() / 1000).containsExactly("a@60", "b@120");
+        assertThat(r.job("a").completionSeconds()).isEqualTo(160);
+        assertThat(r.job("b").completionSeconds()).isEqualTo(200);
+        assertThat(r.metrics().preemptions()).isEqualTo(2);
+        assertThat(r.metrics().lostWorkSeconds()).isZero();
+    }
+
+    @Test
+    void aPolicyThatLetsNoWorkFinishIsStoppedAtTheHorizon() {
+        // no checkpointing: each 60 s lease ends in a preemption that throws the run away, so neither job ever ends
+        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("a", 0, 100, 8), Clusters.gpuJob("b", 0, 100, 8));
+        SimulationResult r = Simulator.run(in, LeaseRotationPolicy.Provider.NAME, SimulationOptions.DEFAULTS);
+        assertThat(r.metrics().completed()).isZero();
+        assertThat(r.metrics().preemptions()).isGreaterThan(100);
+        SimulationResult early = Simulator.run(in, LeaseRotationPolicy.Provider.NAME, SimulationOptions.DEFAULTS.withMaxSimulatedSeconds(600));
+        assertThat(early.metrics().preemptions()).isEqualTo(10);
+    }
+
+    @Test
     void jobsLargerThanTheClusterAreSkippedAndCounted() {
         SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
                 Clusters.oneQueue(8), List.of(), Clusters.gpuJob("ok", 0, 10, 8), Clusters.gpuJob("huge", 0, 10, 16));

@@ -3,7 +3,12 @@ package io.fairway.sim.cli;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.sim.config.ConfigException;
 import io.fairway.sim.trace.TraceFormatException;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -47,7 +52,11 @@ public final class FairwayCommand implements Runnable {
      */
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
-        System.exit(newCommandLine().execute(args));
+        CommandLine cl = newCommandLine();
+        // The table prints ρ: write UTF-8 whatever the platform's default charset.
+        cl.setOut(new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), true));
+        cl.setErr(new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.err), StandardCharsets.UTF_8), true));
+        System.exit(cl.execute(args));
     }
 
     /** @return the command line with its error handling; tests call {@code execute} on it and capture its writers */

@@ -143,7 +143,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
      * @param nodeTaints taints its nodes carry
      * @param tolerations tolerations given to pods admitted with it
      */
-    public record FlavorConfig(String name, Map<String, String> nodeLabels, List<TaintConfig> nodeTaints, List<TolerationConfig> tolerations) implements Validated {
+    public record FlavorConfig(String name, Map<String, String> nodeLabels, List<TaintConfig> nodeTaints, List<TolerationConfig> tolerations)
+            implements Validated {
         /** Normalises; {@link #validate()} checks the rest. */
         public FlavorConfig {
             nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
@@ -196,7 +197,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
      * @param resourceGroups quota the cohort holds itself
      * @param fairSharing its fair-sharing weight within its parent
      */
-    public record CohortConfig(String name, String parent, List<ResourceGroupConfig> resourceGroups, FairSharingConfig fairSharing) implements Validated {
+    public record CohortConfig(String name, String parent, List<ResourceGroupConfig> resourceGroups, FairSharingConfig fairSharing)
+            implements Validated {
         /** Normalises; {@link #validate()} checks the rest. */
         public CohortConfig {
             resourceGroups = Names.list("resourceGroups", resourceGroups);
@@ -232,7 +234,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
      */
     public record ClusterQueueConfig(String name, String cohort, String queueingStrategy, List<ResourceGroupConfig> resourceGroups,
                                      PreemptionConfig preemption, FairSharingConfig fairSharing, Double fairSharingWeight,
-                                     FlavorFungibilityConfig flavorFungibility, Double priorityFactor, String stopPolicy) implements Validated {
+                                     FlavorFungibilityConfig flavorFungibility, Double priorityFactor, String stopPolicy)
+            implements Validated {
         /** Normalises; {@link #validate()} checks by building the ClusterQueue. */
         public ClusterQueueConfig {
             resourceGroups = Names.list("resourceGroups", resourceGroups);
@@ -329,7 +332,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
      * @param borrowingLimit how much it may borrow above nominal (omitted: unlimited)
      * @param lendingLimit how much of its unused nominal quota it lends (omitted: all)
      */
-    public record ResourceQuotaConfig(String name, String nominalQuota, String borrowingLimit, String lendingLimit) implements Validated {
+    public record ResourceQuotaConfig(String name, String nominalQuota, String borrowingLimit, String lendingLimit)
+            implements Validated {
         /** Normalises; {@link #validate()} checks the rest. */
         public ResourceQuotaConfig {
             Names.require("resources[].name", name);
@@ -354,7 +358,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
      * @param reclaimWithinCohort Never, LowerPriority or Any
      * @param borrowWithinCohort {@code {policy: Never|LowerPriority}}
      */
-    public record PreemptionConfig(String withinClusterQueue, String reclaimWithinCohort, BorrowWithinCohortConfig borrowWithinCohort) implements Validated {
+    public record PreemptionConfig(String withinClusterQueue, String reclaimWithinCohort, BorrowWithinCohortConfig borrowWithinCohort)
+            implements Validated {
         @Override
         public void validate() {
             toModel();

@@ -173,7 +173,8 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param checkpointCostSeconds seconds a checkpoint takes (included in the duration)
      * @param restoreCostSeconds seconds a restore takes when the job resumes
      */
-    public record CheckpointingConfig(Double intervalSeconds, Double checkpointCostSeconds, Double restoreCostSeconds) implements Validated {
+    public record CheckpointingConfig(Double intervalSeconds, Double checkpointCostSeconds, Double restoreCostSeconds)
+            implements Validated {
         @Override
         public void validate() {
             toModel();
