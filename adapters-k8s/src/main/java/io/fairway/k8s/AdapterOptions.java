@@ -1,0 +1,199 @@
+package io.fairway.k8s;
+
+import io.fairway.api.InvalidSpecException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How a {@link FairwayAdapter} runs: which namespace it manages, where its queue configuration comes from, whether it
+ * takes part in leader election, and its timings.
+ *
+ * <pre>{@code
+ * AdapterOptions o = AdapterOptions.builder()
+ *     .namespace("team-a")                                      // null: every namespace
+ *     .configMap("fairway-system", "fairway-queues", "queues.yaml")
+ *     .leaderElection("fairway-system", "fairway-controller", "pod-1")
+ *     .build();
+ * }</pre>
+ *
+ * @param namespace the namespace whose Jobs it manages, or null for all
+ * @param queueLabels the labels naming a Job's LocalQueue (first found wins)
+ * @param excludedResourcePrefixes resources not counted against quota (e.g. {@code ephemeral-storage})
+ * @param queues a fixed configuration (embedding, tests), or null
+ * @param configMapNamespace namespace of the ConfigMap holding the configuration, or null
+ * @param configMapName name of that ConfigMap, or null
+ * @param configMapKey the key of the YAML in that ConfigMap
+ * @param configFile a YAML file (a mounted ConfigMap), re-read when it changes, or null
+ * @param leaderElection true to act only while holding the Lease
+ * @param leaseNamespace the Lease's namespace
+ * @param leaseName the Lease's name
+ * @param identity this replica's identity in the Lease
+ * @param leaseDuration how long a Lease holds without renewal
+ * @param renewDeadline how long the leader retries renewing before it gives up leading
+ * @param retryPeriod how often candidates retry and the leader renews
+ * @param resyncPeriod how often informers replay their whole cache (0: never)
+ * @param reconcileInterval how often the background loop reconciles when nothing changed
+ * @param countUnmanagedPods true to subtract what pods Fairway does not manage request from each node
+ */
+public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueueConfig queues,
+                             String configMapNamespace, String configMapName, String configMapKey, Path configFile,
+                             boolean leaderElection, String leaseNamespace, String leaseName, String identity,
+                             Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
+                             Duration resyncPeriod, Duration reconcileInterval, boolean countUnmanagedPods) {
+    /** The default key of the YAML in the ConfigMap. */
+    public static final String DEFAULT_CONFIG_KEY = "queues.yaml";
+
+    /** Validates. */
+    public AdapterOptions {
+        namespace = namespace == null || namespace.isBlank() ? null : namespace;
+        queueLabels = List.copyOf(queueLabels);
+        InvalidSpecException.check(!queueLabels.isEmpty(), "queueLabels", queueLabels, "at least one queue label is required");
+        excludedResourcePrefixes = List.copyOf(excludedResourcePrefixes);
+        configMapKey = configMapKey == null || configMapKey.isBlank() ? DEFAULT_CONFIG_KEY : configMapKey;
+        InvalidSpecException.check(queues != null || configMapName != null || configFile != null, "config", null,
+                "give the queue configuration: a ConfigMap, a file, or a fixed configuration");
+        InvalidSpecException.check((configMapName == null) == (configMapNamespace == null), "configMap", configMapName,
+                "a ConfigMap needs both namespace and name");
+        if (leaderElection) {
+            InvalidSpecException.requireName("leaseNamespace", leaseNamespace);
+            InvalidSpecException.requireName("leaseName", leaseName);
+            InvalidSpecException.requireName("identity", identity);
+            InvalidSpecException.check(renewDeadline.compareTo(leaseDuration) < 0, "renewDeadline", renewDeadline,
+                    "renewDeadline %s must be shorter than leaseDuration %s", renewDeadline, leaseDuration);
+        }
+        Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+        Objects.requireNonNull(reconcileInterval, "reconcileInterval");
+    }
+
+    /** @return a builder with the defaults: every namespace, the {@value Keys#QUEUE_LABEL} label, no leader election */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds {@link AdapterOptions}. */
+    public static final class Builder {
+        private String namespace;
+        private final List<String> queueLabels = new ArrayList<>(List.of(Keys.QUEUE_LABEL));
+        private List<String> excluded = List.of();
+        private QueueConfig queues;
+        private String cmNamespace;
+        private String cmName;
+        private String cmKey = DEFAULT_CONFIG_KEY;
+        private Path configFile;
+        private boolean leaderElection;
+        private String leaseNamespace;
+        private String leaseName;
+        private String identity;
+        private Duration leaseDuration = Duration.ofSeconds(15);
+        private Duration renewDeadline = Duration.ofSeconds(10);
+        private Duration retryPeriod = Duration.ofSeconds(2);
+        private Duration resync = Duration.ofMinutes(5);
+        private Duration interval = Duration.ofSeconds(1);
+        private boolean countUnmanaged = true;
+
+        private Builder() {
+        }
+
+        /** @param namespace the namespace to manage, or null for all @return this */
+        public Builder namespace(String namespace) {
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** @param enabled also honour Kueue's {@value Keys#KUEUE_QUEUE_LABEL} label @return this */
+        public Builder kueueQueueLabel(boolean enabled) {
+            queueLabels.remove(Keys.KUEUE_QUEUE_LABEL);
+            if (enabled) {
+                queueLabels.add(Keys.KUEUE_QUEUE_LABEL);
+            }
+            return this;
+        }
+
+        /** @param prefixes resource name prefixes not counted against quota @return this */
+        public Builder excludedResourcePrefixes(List<String> prefixes) {
+            this.excluded = List.copyOf(prefixes);
+            return this;
+        }
+
+        /** @param config a fixed queue configuration @return this */
+        public Builder queues(QueueConfig config) {
+            this.queues = config;
+            return this;
+        }
+
+        /**
+         * @param namespace the ConfigMap's namespace
+         * @param name its name
+         * @param key the key holding the YAML (null: {@value #DEFAULT_CONFIG_KEY})
+         * @return this
+         */
+        public Builder configMap(String namespace, String name, String key) {
+            this.cmNamespace = namespace;
+            this.cmName = name;
+            this.cmKey = key;
+            return this;
+        }
+
+        /** @param file a YAML file, re-read when it changes @return this */
+        public Builder configFile(Path file) {
+            this.configFile = file;
+            return this;
+        }
+
+        /**
+         * Act only while holding a coordination.k8s.io Lease.
+         *
+         * @param namespace the Lease's namespace
+         * @param name the Lease's name
+         * @param identity this replica's identity (the pod name)
+         * @return this
+         */
+        public Builder leaderElection(String namespace, String name, String identity) {
+            this.leaderElection = true;
+            this.leaseNamespace = namespace;
+            this.leaseName = name;
+            this.identity = identity;
+            return this;
+        }
+
+        /**
+         * @param leaseDuration how long a Lease holds without renewal
+         * @param renewDeadline how long the leader tries to renew
+         * @param retryPeriod how often to retry
+         * @return this
+         */
+        public Builder leaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+            this.leaseDuration = leaseDuration;
+            this.renewDeadline = renewDeadline;
+            this.retryPeriod = retryPeriod;
+            return this;
+        }
+
+        /** @param period how often informers replay their cache @return this */
+        public Builder resyncPeriod(Duration period) {
+            this.resync = period;
+            return this;
+        }
+
+        /** @param interval how often the loop reconciles when idle @return this */
+        public Builder reconcileInterval(Duration interval) {
+            this.interval = interval;
+            return this;
+        }
+
+        /** @param count subtract what other pods request from each node @return this */
+        public Builder countUnmanagedPods(boolean count) {
+            this.countUnmanaged = count;
+            return this;
+        }
+
+        /** @return the options */
+        public AdapterOptions build() {
+            return new AdapterOptions(namespace, queueLabels, excluded, queues, cmNamespace, cmName, cmKey, configFile, leaderElection,
+                    leaseNamespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod, resync, interval, countUnmanaged);
+        }
+    }
+}
