@@ -60,19 +60,19 @@ public final class DemoCommand implements Runnable {
         QueueModel queues = Defaults.queues();
         SimulationInput input = new SimulationInput("Philly sample (" + trace.jobs().size() + " jobs) on " + cluster.totalGpus() + " GPUs",
                 cluster, queues, trace.jobs(), List.of());
-        SimulationOptions o = SimulationOptions.DEFAULTS.withSeed(options.seed == null ? 1 : options.seed)
-                .withRoundIntervalSeconds(options.roundIntervalSeconds == null ? 0 : options.roundIntervalSeconds)
-                .withRecordEvents(options.events != null);
+        SimulationOptions o = options.simulationOptions(1, 0);
         pw.println("Simulating " + trace.jobs().size() + " jobs of the Philly trace sample on " + cluster.totalGpus() + " GPUs ("
                 + cluster.nodes().size() + " nodes) under " + policies.size() + " policies: " + String.join(", ", policies));
         pw.flush();
         long t0 = System.nanoTime();
         List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
         pw.printf("%n");
-        if (!noReport) {
-            MetricsJson.writeMetrics(out.resolve("metrics.json"), results);
-        }
         options.output(pw, input.name(), results, noReport ? null : out);
+        if (!noReport && options.json == null) {
+            Path metrics = out.resolve("metrics.json");
+            MetricsJson.writeMetrics(metrics, results);
+            pw.println("metrics: " + metrics);
+        }
         pw.printf("simulated in %.1f s wall time%n", (System.nanoTime() - t0) / 1e9);
         pw.flush();
     }

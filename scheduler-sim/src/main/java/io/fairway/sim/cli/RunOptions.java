@@ -1,6 +1,7 @@
 package io.fairway.sim.cli;
 
 import io.fairway.sim.PolicyMetrics;
+import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.report.ComparisonTable;
 import io.fairway.sim.report.HtmlReport;
@@ -23,6 +24,10 @@ final class RunOptions {
             description = "Also run a round every SECONDS of simulated time while jobs wait (default: rounds only at events).")
     Double roundIntervalSeconds;
 
+    @Option(names = "--max-simulated-seconds", paramLabel = "SECONDS",
+            description = "Stop at this simulated time (default: a horizon far beyond any schedule that lets work finish).")
+    Double maxSimulatedSeconds;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every policy as JSON.")
     Path json;
 
@@ -34,6 +39,14 @@ final class RunOptions {
 
     @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
     boolean noProgress;
+
+    /** @return the simulation options these command-line options ask for, over a default seed and round interval */
+    SimulationOptions simulationOptions(long defaultSeed, double defaultRoundInterval) {
+        return SimulationOptions.DEFAULTS.withSeed(seed == null ? defaultSeed : seed)
+                .withRoundIntervalSeconds(roundIntervalSeconds == null ? defaultRoundInterval : roundIntervalSeconds)
+                .withRecordEvents(events != null)
+                .withMaxSimulatedSeconds(maxSimulatedSeconds == null ? 0 : maxSimulatedSeconds);
+    }
 
     /** Prints the table and writes the requested files. */
     void output(PrintWriter out, String title, List<SimulationResult> results, Path defaultReport) {

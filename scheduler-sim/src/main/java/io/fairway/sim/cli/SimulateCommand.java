@@ -102,8 +102,7 @@ public final class SimulateCommand implements Runnable {
                     input.actions());
         }
         List<String> policies = Runs.policies(requested, Map.of());
-        SimulationOptions o = SimulationOptions.DEFAULTS.withSeed(seed).withRoundIntervalSeconds(interval)
-                .withRecordEvents(options.events != null);
+        SimulationOptions o = options.simulationOptions(seed, interval);
         out.println("Simulating " + plural(input.jobs().size(), "job") + " on " + plural(input.cluster().nodes().size(), "node") + " ("
                 + input.cluster().totalGpus() + " GPUs) under " + String.join(", ", policies));
         out.flush();

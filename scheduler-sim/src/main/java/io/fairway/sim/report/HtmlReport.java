@@ -227,6 +227,10 @@ public final class HtmlReport {
                     .append("</td><td>").append(ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)).append("</td></tr>\n");
         }
         sb.append("</table>\n");
+        String same = identical(results);
+        if (!same.isEmpty()) {
+            sb.append("<p>Identical outcomes (their lines overlap in the charts): ").append(esc(same)).append(".</p>\n");
+        }
         sb.append("<p>JCT = completion − submission. ρ = JCT / T_isolated, T_isolated being the job's run time on a private 1/N "
                 + "share of the cluster, N the time-averaged number of jobs present during its lifetime (Themis' finish-time "
                 + "fairness; ρ ≤ 1 is the sharing incentive). Jain's index over ρ: 1 when every job fares alike. GPU utilisation = "
@@ -239,6 +243,28 @@ public final class HtmlReport {
                 + "(Jeon et al., \"Analysis of Large-Scale Multi-Tenant GPU Clusters for DNN Training Workloads\", USENIX ATC 2019), "
                 + "as published with the Pollux artifact (petuum/adaptdl); see TRACE-ATTRIBUTION.md.</small></p>\n</body>\n</html>\n");
         return sb.toString();
+    }
+
+    /** Groups policies whose job outcomes are identical, e.g. "best-effort-fifo = priority". */
+    static String identical(List<SimulationResult> results) {
+        List<String> groups = new ArrayList<>();
+        boolean[] seen = new boolean[results.size()];
+        for (int i = 0; i < results.size(); i++) {
+            if (seen[i]) {
+                continue;
+            }
+            List<String> g = new ArrayList<>(List.of(results.get(i).policy()));
+            for (int k = i + 1; k < results.size(); k++) {
+                if (!seen[k] && results.get(k).jobs().equals(results.get(i).jobs())) {
+                    seen[k] = true;
+                    g.add(results.get(k).policy());
+                }
+            }
+            if (g.size() > 1) {
+                groups.add(String.join(" = ", g));
+            }
+        }
+        return String.join("; ", groups);
     }
 
     private static String esc(String s) {
