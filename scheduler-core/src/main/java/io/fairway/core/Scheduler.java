@@ -321,6 +321,218 @@ public final class Scheduler {
     }
 
     /**
+     * Removes a whole cluster (it left, or it was declared lost): its nodes go, and every job with a member
+     * there goes back to pending (from its last checkpoint where it has one); the actuator receives a
+     * {@link Preempt} for each so members elsewhere stop too. Other clusters are not disturbed.
+     *
+     * @param cluster the cluster name
+     * @return the ids of the jobs sent back to pending
+     */
+    public List<String> removeCluster(String cluster) {
+        List<String> names = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Node n : nodes.values()) {
+                if (n.cluster().equals(cluster)) {
+                    names.add(n.name());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        List<String> requeued = new ArrayList<>();
+        for (String n : names) {
+            try {
+                requeued.addAll(removeNode(n));
+            } catch (InvalidSpecException gone) {
+                // removed concurrently: nothing to do
+            }
+        }
+        return requeued;
+    }
+
+    /**
+     * Drains a cluster without disruption: its nodes are cordoned, so nothing new lands there, and what runs
+     * there finishes.
+     *
+     * @param cluster the cluster name
+     * @param drained true to drain, false to take it back into service
+     * @return the number of nodes affected
+     */
+    public int drainCluster(String cluster, boolean drained) {
+        return withLock(() -> {
+            int n = 0;
+            for (Map.Entry<String, Node> e : nodes.entrySet()) {
+                if (e.getValue().cluster().equals(cluster)) {
+                    e.setValue(e.getValue().withUnschedulable(drained));
+                    n++;
+                }
+            }
+            return n;
+        });
+    }
+
+    /**
+     * Cordons a ClusterQueue (Armada: cordon a queue): it admits nothing new; what runs keeps running.
+     *
+     * @param clusterQueue the ClusterQueue
+     * @param stopped true to cordon, false to reopen
+     */
+    public void stopClusterQueue(String clusterQueue, boolean stopped) {
+        withLock(() -> {
+            ClusterQueue q = clusterQueues.get(clusterQueue);
+            if (q == null) {
+                throw new InvalidSpecException("clusterQueue", clusterQueue, "ClusterQueue " + clusterQueue + " does not exist");
+            }
+            clusterQueues.put(clusterQueue, q.withStopped(stopped));
+        });
+    }
+
+    /**
+     * Cancels every live job of a job set (Armada's {@code cancel --jobset}).
+     *
+     * @param jobSet the job set
+     * @return the ids cancelled
+     */
+    public List<String> cancelJobSet(String jobSet) {
+        List<String> ids = new ArrayList<>();
+        for (JobStatus j : liveJobs(j -> j.spec().jobSet().equals(jobSet))) {
+            if (cancel(j.id())) {
+                ids.add(j.id());
+            }
+        }
+        return ids;
+    }
+
+    /**
+     * Changes the priority of every live job of a job set.
+     *
+     * @param jobSet the job set
+     * @param priority the new priority
+     * @return the number of jobs changed
+     */
+    public int setJobSetPriority(String jobSet, int priority) {
+        int n = 0;
+        for (JobStatus j : liveJobs(j -> j.spec().jobSet().equals(jobSet))) {
+            if (setPriority(j.id(), priority)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Cancels every live job submitted through the LocalQueues of a ClusterQueue (a whole queue).
+     *
+     * @param clusterQueue the ClusterQueue
+     * @return the ids cancelled
+     */
+    public List<String> cancelQueue(String clusterQueue) {
+        Set<String> lqs = new HashSet<>();
+        lock.lock();
+        try {
+            for (LocalQueue lq : localQueues.values()) {
+                if (lq.clusterQueue().equals(clusterQueue)) {
+                    lqs.add(lq.key());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        List<String> ids = new ArrayList<>();
+        for (JobStatus j : liveJobs(j -> lqs.contains(j.spec().localQueueKey()))) {
+            if (cancel(j.id())) {
+                ids.add(j.id());
+            }
+        }
+        return ids;
+    }
+
+    private List<JobStatus> liveJobs(java.util.function.Predicate<JobStatus> filter) {
+        lock.lock();
+        try {
+            List<JobStatus> l = new ArrayList<>();
+            for (JobStatus j : pending.values()) {
+                if (filter.test(j)) {
+                    l.add(j);
+                }
+            }
+            for (JobStatus j : holding.values()) {
+                if (filter.test(j)) {
+                    l.add(j);
+                }
+            }
+            l.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+            return l;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The epoch of a job's current admission: it grows each time the job goes back to pending, so a report about
+     * an older run (from an executor that was declared lost and came back) can be told apart and refused.
+     *
+     * @param jobId a job
+     * @return its epoch, or -1 when unknown
+     */
+    public long epoch(String jobId) {
+        lock.lock();
+        try {
+            JobStatus j = jobs.get(jobId);
+            return j == null ? -1 : j.preemptions();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Reports a job started, if the report is about its current run.
+     *
+     * @param jobId the job
+     * @param epoch the epoch of the admission the executor applied
+     * @return true when accepted; false for a stale epoch (that run must be stopped)
+     */
+    public boolean reportStarted(String jobId, long epoch) {
+        lock.lock();
+        try {
+            return epoch == epoch(jobId) && reportStarted(jobId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Reports a job finished, if the report is about its current run.
+     *
+     * @param jobId the job
+     * @param epoch the epoch of the admission the executor applied
+     * @return true when accepted
+     */
+    public boolean reportFinished(String jobId, long epoch) {
+        lock.lock();
+        try {
+            return epoch == epoch(jobId) && reportFinished(jobId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @param node a node name
+     * @return its cluster, or null when the node is unknown
+     */
+    public String clusterOfNode(String node) {
+        lock.lock();
+        try {
+            Node n = nodes.get(node);
+            return n == null ? null : n.cluster();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Drains a node for a spot interruption notice, a consolidation or maintenance: it is cordoned, and every job
      * with a member on it is preempted as a migration (with a checkpoint when the job declares checkpointing) and
      * goes back to pending, to restart elsewhere. The actuator receives the {@link Preempt} decisions.
@@ -898,6 +1110,24 @@ public final class Scheduler {
             }
         }
         return true;
+    }
+
+    /**
+     * @param jobId a job
+     * @return the cluster its current admission placed it in, or null
+     */
+    public String clusterOf(String jobId) {
+        lock.lock();
+        try {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || j.admission() == null || j.admission().placement().members().isEmpty()) {
+                return null;
+            }
+            Node n = nodes.get(j.admission().placement().members().get(0).node());
+            return n == null ? null : n.cluster();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Tracks since when each pool node is empty, and drops node requests that never came (lock held). */
