@@ -23,8 +23,8 @@ import picocli.CommandLine.Spec;
  * one comparison table, and an HTML report.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Simulates the bundled Philly trace sample (1,500 jobs) on the bundled 64-GPU cluster under every installed",
-            "policy, prints a comparison and writes an HTML report."})
+        description = "Simulates the bundled Philly trace sample (1,500 jobs) on the bundled 64-GPU cluster under every installed "
+                + "policy, prints a comparison table and writes an HTML report (fairway-out/demo/ by default).")
 public final class DemoCommand implements Runnable {
     @Spec
     private CommandSpec spec;

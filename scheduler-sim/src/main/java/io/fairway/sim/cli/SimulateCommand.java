@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
  * self-contained scenario, under one or more policies.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
-        description = {"Simulates a trace on a cluster and queues under one or more policies, or a scenario file.",
-            "Any of --cluster, --queues, --trace left out falls back to the bundled default."})
+        description = "Simulates a trace on a cluster and queues under one or more policies, or a scenario file. "
+                + "Any of --cluster, --queues, --trace left out falls back to the bundled default.")
 public final class SimulateCommand implements Runnable {
     /** Scenarios with at most this many jobs get a per-job listing. */
     private static final int LIST_JOBS_UP_TO = 50;
