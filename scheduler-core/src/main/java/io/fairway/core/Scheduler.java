@@ -625,7 +625,11 @@ public final class Scheduler {
             List<JobStatus> added = new ArrayList<>(batch.size());
             PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
             for (JobSpec j : batch) {
-                JobStatus s = new JobStatus(j, JobState.PENDING, fresh, null, now, 0, nextSequence++, 0, 0, -1);
+                // a job whose queue resolves starts with the reason it keeps until a round reaches it
+                LocalQueue lq = localQueues.get(j.localQueueKey());
+                PendingReason initial = lq != null && clusterQueues.containsKey(lq.clusterQueue())
+                        ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
+                JobStatus s = new JobStatus(j, JobState.PENDING, initial, null, now, 0, nextSequence++, 0, 0, -1);
                 jobs.put(j.id(), s);
                 pending.put(s.sequence(), s);
                 added.add(s);
@@ -950,7 +954,7 @@ public final class Scheduler {
 
     private SchedulerEvent admittedEvent(JobStatus n, Admit a) {
         return event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
-                + " (" + a.placement().locality() + ", x" + String.format("%.2f", a.placement().throughputFactor()) + ")");
+                + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
     }
 
     /** Asks the admission checks about every job with reserved quota (lock held). */

@@ -68,14 +68,15 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 order.add(new Ranked(q.name(), key(ctx, q, gpus, cpus)));
             }
         }
-        Map<String, PendingReason> failedShapes = new HashMap<>();
+        Map<OrderedPolicy.Shape, PendingReason> failedShapes = new HashMap<>();
         while (!order.isEmpty()) {
             Ranked r = order.poll();
             ArrayDeque<JobStatus> dq = heads.get(r.queue);
             JobStatus j = dq.poll();
             ClusterQueue q = queues.get(r.queue);
             boolean preempting = OrderedPolicy.preempts(q);
-            String shape = r.queue + '|' + OrderedPolicy.shape(j.spec()) + (preempting ? "|p" + j.spec().priority() : "");
+            OrderedPolicy.Shape shape = new OrderedPolicy.Shape(r.queue, j.spec().namespace(), j.spec().podSets(),
+                    preempting ? j.spec().priority() : 0);
             PendingReason known = failedShapes.get(shape);
             if (known != null) {
                 ctx.leaveWaiting(j, known);

@@ -1,6 +1,5 @@
 package io.fairway.policies.fifo;
 
-import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
@@ -73,7 +72,7 @@ public class OrderedPolicy implements SchedulingPolicy {
         }
         Map<String, JobStatus> blockedBy = new HashMap<>();
         Map<String, PendingReason> blockReason = new HashMap<>();
-        Map<String, PendingReason> failedShapes = new HashMap<>();
+        Map<Shape, PendingReason> failedShapes = new HashMap<>();
         for (JobStatus j : ordered(ctx)) {
             String cq = ctx.clusterQueueOf(j);
             JobStatus head = blockedBy.get(cq);
@@ -82,7 +81,7 @@ public class OrderedPolicy implements SchedulingPolicy {
                 continue;
             }
             boolean preempting = preempts(queues.get(cq));
-            String shape = cq + '|' + shape(j.spec()) + (preempting ? "|p" + j.spec().priority() : "");
+            Shape shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), preempting ? j.spec().priority() : 0);
             PendingReason known = failedShapes.get(shape);
             Attempt a;
             if (known != null) {
@@ -152,13 +151,15 @@ public class OrderedPolicy implements SchedulingPolicy {
         return strictByDefault;
     }
 
-    /** Jobs of equal shape need the same room. */
-    static String shape(JobSpec spec) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(spec.namespace()).append('/');
-        for (PodSet ps : spec.podSets()) {
-            sb.append(ps.count()).append('x').append(ps.resources()).append(ps.nodeSelector()).append(ps.tolerations()).append(ps.topology()).append(';');
-        }
-        return sb.toString();
+    /**
+     * Jobs of equal shape in one ClusterQueue need the same room and quota.
+     *
+     * @param clusterQueue the ClusterQueue
+     * @param namespace the namespace
+     * @param podSets the pod sets (records: equal when their counts, resources, selectors and constraints are)
+     * @param priority the priority, where it matters (preemption), else 0
+     */
+    record Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority) {
     }
+
 }

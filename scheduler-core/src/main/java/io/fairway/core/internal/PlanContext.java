@@ -66,11 +66,23 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
      * @param snapshot the round's input
      */
     public PlanContext(Snapshot snapshot) {
+        this(snapshot, true);
+    }
+
+    /**
+     * @param snapshot the round's input
+     * @param indexPending false for a context that only checks given admissions (the validator): pending jobs
+     *     are then resolved on demand instead of being listed for a policy
+     */
+    public PlanContext(Snapshot snapshot, boolean indexPending) {
         this.snapshot = snapshot;
         this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), resources);
         this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
         this.placer = new Placer(cap, snapshot.placement());
         this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
+        for (LocalQueue lq : snapshot.localQueues().values()) {
+            localQueueIndex.computeIfAbsent(lq.namespace(), k -> new HashMap<>()).put(lq.name(), lq);
+        }
         for (JobStatus j : snapshot.holding()) {
             holdingById.put(j.id(), j);
             heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
@@ -80,38 +92,57 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             if (quota.hasQueue(r.clusterQueue())) {
                 reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
             }
+            if (snapshot.clusterQueues().containsKey(r.clusterQueue())) {
+                cqOfJob.put(r.jobId(), r.clusterQueue());
+            }
+        }
+        if (!indexPending) {
+            return;
         }
         for (JobStatus j : snapshot.pending()) {
-            io.fairway.core.Provisioning.Reservation res = reservations.get(j.id());
-            if (res != null && snapshot.clusterQueues().containsKey(res.clusterQueue())) {
+            if (!reservations.isEmpty() && cqOfJob.containsKey(j.id())) {
                 reserved.add(j);
-                cqOfJob.put(j.id(), res.clusterQueue());
                 continue; // admitted under quota, waiting for nodes: placed by placeReserved(), not by the policy
             }
-            LocalQueue lq = snapshot.localQueues().get(j.spec().localQueueKey());
-            if (lq == null) {
-                unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.QUEUE_NOT_FOUND,
-                        "LocalQueue " + j.spec().queue() + " not found in namespace " + j.spec().namespace()));
-                continue;
+            if (resolveQueue(j) != null) {
+                admissible.add(j);
+            } else {
+                unresolvedReasons.put(j.id(), unresolvedReason(j));
             }
-            ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
-            if (cq == null) {
-                unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND,
-                        "LocalQueue " + lq.key() + " points to ClusterQueue " + lq.clusterQueue() + ", which does not exist"));
-                continue;
-            }
-            if (cq.stopped()) {
-                unresolvedReasons.put(j.id(), PendingReason.of(PendingReason.Code.QUEUE_STOPPED,
-                        "ClusterQueue " + cq.name() + " is stopped: it admits nothing new"));
-                continue;
-            }
-            cqOfJob.put(j.id(), cq.name());
-            admissible.add(j);
-            pendingByCq.computeIfAbsent(cq.name(), k -> new ArrayList<>()).add(j);
         }
-        for (List<JobStatus> l : pendingByCq.values()) {
-            l.sort(KUEUE_ORDER);
+    }
+
+    /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
+    private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
+
+    /** @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped */
+    private String resolveQueue(JobStatus j) {
+        String reservedIn = cqOfJob.get(j.id());
+        if (reservedIn != null) {
+            return reservedIn;
         }
+        Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
+        LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
+        if (lq == null) {
+            return null;
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
+        return cq == null || cq.stopped() ? null : cq.name();
+    }
+
+    private PendingReason unresolvedReason(JobStatus j) {
+        Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
+        LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
+        if (lq == null) {
+            return PendingReason.of(PendingReason.Code.QUEUE_NOT_FOUND,
+                    "LocalQueue " + j.spec().queue() + " not found in namespace " + j.spec().namespace());
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
+        if (cq == null) {
+            return PendingReason.of(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND,
+                    "LocalQueue " + lq.key() + " points to ClusterQueue " + lq.clusterQueue() + ", which does not exist");
+        }
+        return PendingReason.of(PendingReason.Code.QUEUE_STOPPED, "ClusterQueue " + cq.name() + " is stopped: it admits nothing new");
     }
 
     private Map<String, Long> reservationUsage(io.fairway.core.Provisioning.Reservation r) {
@@ -231,15 +262,15 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public List<JobStatus> pending(String clusterQueue) {
-        return Collections.unmodifiableList(pendingByCq.getOrDefault(clusterQueue, List.of()));
+        return Collections.unmodifiableList(pendingByClusterQueue().getOrDefault(clusterQueue, List.of()));
     }
 
     @Override
     public String clusterQueueOf(JobStatus job) {
-        if (holdingById.containsKey(job.id()) && job.admission() != null) {
+        if (job.admission() != null && holdingById.containsKey(job.id())) {
             return job.admission().clusterQueue();
         }
-        return cqOfJob.get(job.id());
+        return resolveQueue(job);
     }
 
     @Override
@@ -264,7 +295,10 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (admitted.containsKey(job.id())) {
             return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "already admitted in this round");
         }
-        String cq = cqOfJob.get(job.id());
+        if (holdingById.containsKey(job.id())) {
+            return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " already holds resources");
+        }
+        String cq = resolveQueue(job);
         if (cq == null) {
             PendingReason r = unresolvedReasons.get(job.id());
             return r != null ? r : PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " is not pending");
@@ -285,7 +319,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (pre != null) {
             return fail(job, pre);
         }
-        String cqName = cqOfJob.get(job.id());
+        String cqName = resolveQueue(job);
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
         Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), quota, job.spec(), counts);
         if (ar.reason() != null) {
@@ -317,7 +351,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (pre != null) {
             return fail(job, pre);
         }
-        String cqName = cqOfJob.get(job.id());
+        String cqName = resolveQueue(job);
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
         Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), quota, job.spec(), counts);
         if (ar.reason() != null) {
@@ -340,7 +374,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     }
 
     private Attempt fail(JobStatus job, PendingReason reason) {
-        if (!admitted.containsKey(job.id()) && cqOfJob.containsKey(job.id())) {
+        if (!admitted.containsKey(job.id()) && resolveQueue(job) != null) {
             reasons.put(job.id(), reason);
         }
         return Attempt.failure(reason);
@@ -485,7 +519,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public void leaveWaiting(JobStatus job, PendingReason reason) {
-        if (!admitted.containsKey(job.id()) && cqOfJob.containsKey(job.id())) {
+        if (!admitted.containsKey(job.id()) && resolveQueue(job) != null) {
             reasons.put(job.id(), reason);
         }
     }
@@ -509,7 +543,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public Optional<PendingReason> check(JobStatus job, Map<String, Integer> counts) {
-        String cqName = cqOfJob.get(job.id());
+        String cqName = resolveQueue(job);
         if (cqName == null) {
             return Optional.ofNullable(unresolvedReasons.get(job.id()));
         }
@@ -589,7 +623,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (first.admitted()) {
             return first;
         }
-        String cqName = cqOfJob.get(job.id());
+        String cqName = resolveQueue(job);
         if (cqName == null) {
             return first;
         }
@@ -602,7 +636,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     /** @return true when the job would be admitted now (nothing is changed) */
     boolean fits(JobStatus job) {
-        String cqName = cqOfJob.get(job.id());
+        String cqName = resolveQueue(job);
         Map<String, Integer> counts = fullCounts(job.spec());
         Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), quota, job.spec(), counts);
         if (ar.reason() != null) {
@@ -690,8 +724,27 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         }
     }
 
-    /** @return the resolved ClusterQueue of every admissible pending job */
+    /** @return the admissible pending jobs of each ClusterQueue in Kueue order, built on first use */
     Map<String, List<JobStatus>> pendingByClusterQueue() {
+        if (pendingByCq.isEmpty() && !admissible.isEmpty()) {
+            for (JobStatus j : admissible) {
+                pendingByCq.computeIfAbsent(resolveQueue(j), k -> new ArrayList<>()).add(j);
+            }
+            for (List<JobStatus> l : pendingByCq.values()) {
+                if (!sorted(l)) {
+                    l.sort(KUEUE_ORDER);
+                }
+            }
+        }
         return pendingByCq;
+    }
+
+    private static boolean sorted(List<JobStatus> l) {
+        for (int i = 1; i < l.size(); i++) {
+            if (KUEUE_ORDER.compare(l.get(i - 1), l.get(i)) > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }

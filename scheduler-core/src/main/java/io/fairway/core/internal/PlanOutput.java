@@ -24,6 +24,20 @@ import java.util.Map;
  */
 public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons,
                          Map<String, Long> leaseRenewals, List<Admit> resizes) {
+    private static final java.util.concurrent.ConcurrentHashMap<String, PendingReason> NOT_REACHED = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The reason of a job no round has looked at yet: shared per ClusterQueue, so an unchanged deep queue costs
+     * nothing to report.
+     *
+     * @param clusterQueue the job's ClusterQueue
+     * @return the reason
+     */
+    public static PendingReason notReached(String clusterQueue) {
+        return NOT_REACHED.computeIfAbsent(clusterQueue, k -> PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                "waiting in ClusterQueue " + k + ": the jobs ahead of it go first"));
+    }
+
     /**
      * @param ctx a planned context
      * @return its output
@@ -41,10 +55,9 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
             }
             if (r == null) {
                 String cq = ctx.clusterQueueOf(j);
-                r = notReached.computeIfAbsent(cq, k -> PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
-                        "not reached: the policy admitted other jobs of ClusterQueue " + k + " first"));
+                r = notReached.computeIfAbsent(cq, PlanOutput::notReached);
             }
-            if (!r.equals(j.pendingReason())) {
+            if (r != j.pendingReason() && !r.equals(j.pendingReason())) {
                 reasons.put(j.id(), r);
             }
         }

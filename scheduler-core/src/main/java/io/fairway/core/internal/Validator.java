@@ -46,14 +46,23 @@ public final class Validator {
      * @return what holds
      */
     public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> resizes, List<Admit> admissions) {
-        PlanContext ctx = new PlanContext(snapshot);
+        PlanContext ctx = new PlanContext(snapshot, false);
         Map<String, JobStatus> holding = new HashMap<>();
         for (JobStatus j : snapshot.holding()) {
             holding.put(j.id(), j);
         }
+        // only the admitted jobs are looked up: one pass over the pending list, no index of all of it
+        java.util.Set<String> wanted = new java.util.HashSet<>();
+        for (Admit a : admissions) {
+            wanted.add(a.jobId());
+        }
         Map<String, JobStatus> pending = new HashMap<>();
-        for (JobStatus j : snapshot.pending()) {
-            pending.put(j.id(), j);
+        if (!wanted.isEmpty()) {
+            for (JobStatus j : snapshot.pending()) {
+                if (wanted.contains(j.id())) {
+                    pending.put(j.id(), j);
+                }
+            }
         }
         List<Preempt> okPreempt = new ArrayList<>();
         List<String> refused = new ArrayList<>();
