@@ -1117,6 +1117,41 @@ public final class Scheduler {
     }
 
     /**
+     * When a round would next have something to do without any new event: a lease expiring, a pool node's
+     * consolidation delay running out, or an admission check to ask again. Simulators and controllers use it
+     * to schedule their next round.
+     *
+     * @param checkRetryMillis how soon to ask pending admission checks again
+     * @return the earliest such time, or empty when nothing is due
+     */
+    public java.util.OptionalLong nextWakeupMillis(long checkRetryMillis) {
+        lock.lock();
+        try {
+            long now = clock.millis();
+            long best = Long.MAX_VALUE;
+            for (JobStatus j : holding.values()) {
+                Admit a = j.admission();
+                if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE && a.leaseExpiresAtMillis() > now) {
+                    best = Math.min(best, a.leaseExpiresAtMillis());
+                }
+                if (j.state() == JobState.QUOTA_RESERVED) {
+                    best = Math.min(best, now + checkRetryMillis);
+                }
+            }
+            for (Map.Entry<String, Long> e : emptySince.entrySet()) {
+                Node n = nodes.get(e.getKey());
+                NodePool p = n == null ? null : nodePools.get(n.labels().get(NodePool.POOL_LABEL));
+                if (p != null) {
+                    best = Math.min(best, Math.max(now + 1, e.getValue() + p.consolidationDelayMillis()));
+                }
+            }
+            return best == Long.MAX_VALUE ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(best);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * @param jobId a job
      * @return the cluster its current admission placed it in, or null
      */
