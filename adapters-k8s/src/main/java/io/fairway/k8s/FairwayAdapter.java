@@ -248,7 +248,7 @@ public final class FairwayAdapter implements AutoCloseable {
                     .withRetryPeriod(options.retryPeriod())
                     .withReleaseOnCancel(true)
                     .withLeaderCallbacks(new LeaderCallbacks(this::startedLeading, this::stoppedLeading,
-                            leader -> LOG.info("{}: the leader is now {}", options.identity(), leader)))
+                            leader -> LOG.info("{}: the Lease is now held by {}", options.identity(), leader == null ? "nobody" : leader)))
                     .build()).build().start();
         }
         LOG.info("Fairway adapter started: namespace {}, queue labels {}, leader election {}",
@@ -339,7 +339,7 @@ public final class FairwayAdapter implements AutoCloseable {
             i.close();
         }
         metrics.leading(false);
-        LOG.info("Fairway adapter {} stopped", options.identity() == null ? "" : options.identity());
+        LOG.info("Fairway adapter stopped{}", options.identity() == null ? "" : " (" + options.identity() + ")");
     }
 
     // ------------------------------------------------------------------ queries
@@ -695,17 +695,24 @@ public final class FairwayAdapter implements AutoCloseable {
                         LOG.info("Job {} is admitted on {}; restoring its admission", t.key(), rec.placement().nodes());
                     } catch (IllegalArgumentException e) {
                         LOG.warn("Job {}: unreadable admission ({}); evicting it so it is admitted afresh", t.key(), e.getMessage());
-                        kube.evict(job);
+                        evictFresh(t);
                     }
                 } else {
                     kube.suspend(job);
                 }
             } else if (adm != null) {
                 LOG.info("Job {} is suspended but still carries an admission; finishing its eviction", t.key());
-                kube.evict(job);
+                evictFresh(t);
             }
         } catch (KubernetesClientException e) {
             LOG.warn("Job {}: {}", t.key(), e.getMessage());
+        }
+    }
+
+    private void evictFresh(Tracked t) {
+        Job fresh = kube.fetch(t.namespace, t.name);
+        if (fresh != null && t.uid.equals(fresh.getMetadata().getUid())) {
+            kube.evict(fresh);
         }
     }
 

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,9 +30,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every write the adapter makes to the API server: JSON merge patches for admission, pod binding, suspension and
- * annotations, a JSON patch for the exact restoration of the pod template on eviction, and core/v1 Events. No
- * server-side apply and no strategic merge patch.
+ * Every write the adapter makes to the API server, and core/v1 Events. Maps and scalars (suspension, annotations,
+ * parallelism) go as JSON merge patches; writes that set lists (tolerations, scheduling gates) or must restore fields
+ * exactly (eviction) go as JSON patches guarded by the object's resourceVersion, so they apply only to the version
+ * they were computed from. No server-side apply and no strategic merge patch.
  */
 final class KubeWriter {
     private static final Logger LOG = LoggerFactory.getLogger(KubeWriter.class);
@@ -64,27 +66,28 @@ final class KubeWriter {
 
     /**
      * Admits a Job: records the admission and the template as it was, merges the flavor's node labels and
-     * tolerations into the pod template, gates its pods, sets the admitted parallelism, and unsuspends it.
+     * tolerations into the pod template, gates its pods, sets the admitted parallelism, and unsuspends it. Lists are
+     * written whole with a JSON patch guarded by the resourceVersion (a merge patch would replace them on a real API
+     * server, but the mock server concatenates them).
      */
     void admit(Job job, AdmissionRecord admission, ResourceFlavor flavor, int parallelism) {
         String origText = Kube.annotation(job, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
         OriginalTemplate original = origText != null ? OriginalTemplate.parse(origText) : OriginalTemplate.of(job);
-        ObjectNode p = F.objectNode();
-        ObjectNode ann = p.putObject("metadata").putObject("annotations");
+        ArrayNode ops = guarded(job);
+        Map<String, String> ann = new LinkedHashMap<>();
         ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
         ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
-        if (job.getMetadata().getAnnotations() != null && job.getMetadata().getAnnotations().containsKey(Keys.PENDING_REASON_ANNOTATION)) {
-            ann.putNull(Keys.PENDING_REASON_ANNOTATION);
-        }
-        ObjectNode spec = p.putObject("spec");
-        spec.put("suspend", false);
+        annotate(ops, job, ann, List.of(Keys.PENDING_REASON_ANNOTATION));
+        ops.add(op("add", "/spec/suspend", F.booleanNode(false)));
         if (original.parallelism() == null || original.parallelism() != parallelism) {
-            spec.put("parallelism", parallelism);
+            ops.add(op("add", "/spec/parallelism", F.numberNode(parallelism)));
         }
-        ObjectNode pod = spec.putObject("template").putObject("spec");
-        if (flavor != null && !flavor.nodeLabels().isEmpty()) {
-            ObjectNode sel = pod.putObject("nodeSelector");
-            flavor.nodeLabels().forEach(sel::put);
+        Map<String, String> selector = new LinkedHashMap<>(original.nodeSelector() == null ? Map.of() : original.nodeSelector());
+        if (flavor != null) {
+            selector.putAll(flavor.nodeLabels());
+        }
+        if (!selector.isEmpty()) {
+            ops.add(op("add", "/spec/template/spec/nodeSelector", Json.MAPPER.valueToTree(selector)));
         }
         List<Toleration> tolerations = new ArrayList<>(original.tolerations() == null ? List.of() : original.tolerations());
         if (flavor != null) {
@@ -97,14 +100,14 @@ final class KubeWriter {
             }
         }
         if (!tolerations.isEmpty()) {
-            pod.set("tolerations", Json.MAPPER.valueToTree(tolerations));
+            ops.add(op("add", "/spec/template/spec/tolerations", Json.MAPPER.valueToTree(tolerations)));
         }
         List<PodSchedulingGate> gates = new ArrayList<>(original.schedulingGates() == null ? List.of() : original.schedulingGates());
         if (gates.stream().noneMatch(g -> Keys.TOPOLOGY_GATE.equals(g.getName()))) {
             gates.add(new PodSchedulingGate(Keys.TOPOLOGY_GATE));
         }
-        pod.set("schedulingGates", Json.MAPPER.valueToTree(gates));
-        mergeJob(job, p);
+        ops.add(op("add", "/spec/template/spec/schedulingGates", Json.MAPPER.valueToTree(gates)));
+        patchJob(job, ops);
     }
 
     /**
@@ -112,7 +115,7 @@ final class KubeWriter {
      * admission (a JSON patch, so fields admission added are removed, not merged), and forgets the admission.
      */
     void evict(Job job) {
-        ArrayNode ops = F.arrayNode();
+        ArrayNode ops = guarded(job);
         ops.add(op("add", "/spec/suspend", F.booleanNode(true)));
         String origText = Kube.annotation(job, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
         PodSpec current = job.getSpec().getTemplate().getSpec();
@@ -126,12 +129,40 @@ final class KubeWriter {
             List<PodSchedulingGate> rest = current.getSchedulingGates().stream().filter(g -> !Keys.TOPOLOGY_GATE.equals(g.getName())).toList();
             restore(ops, "/spec/template/spec/schedulingGates", rest.isEmpty() ? null : rest, true);
         }
-        Map<String, String> ann = job.getMetadata().getAnnotations();
-        for (String k : List.of(Keys.ADMISSION_ANNOTATION, Keys.ORIGINAL_TEMPLATE_ANNOTATION)) {
-            if (ann != null && ann.containsKey(k)) {
+        annotate(ops, job, Map.of(), List.of(Keys.ADMISSION_ANNOTATION, Keys.ORIGINAL_TEMPLATE_ANNOTATION));
+        patchJob(job, ops);
+    }
+
+    /**
+     * A JSON patch that applies only to the version of the object it was computed from: a real API server answers a
+     * failed {@code test} with 422 (the mock server in CRUD mode never answers, and the client times out).
+     */
+    private static ArrayNode guarded(HasMetadata o) {
+        ArrayNode ops = F.arrayNode();
+        if (o.getMetadata().getResourceVersion() != null) {
+            ops.add(op("test", "/metadata/resourceVersion", F.textNode(o.getMetadata().getResourceVersion())));
+        }
+        return ops;
+    }
+
+    /** Adds JSON patch operations that set and remove annotations. */
+    private static void annotate(ArrayNode ops, HasMetadata o, Map<String, String> set, List<String> remove) {
+        Map<String, String> cur = o.getMetadata().getAnnotations();
+        if (cur == null) {
+            if (!set.isEmpty()) {
+                ops.add(op("add", "/metadata/annotations", Json.MAPPER.valueToTree(set)));
+            }
+            return;
+        }
+        set.forEach((k, v) -> ops.add(op("add", "/metadata/annotations/" + Kube.pointer(k), F.textNode(v))));
+        for (String k : remove) {
+            if (cur.containsKey(k) && !set.containsKey(k)) {
                 ops.add(F.objectNode().put("op", "remove").put("path", "/metadata/annotations/" + Kube.pointer(k)));
             }
         }
+    }
+
+    private void patchJob(Job job, ArrayNode ops) {
         client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
                 .patch(JSON_PATCH, ops.toString());
     }
@@ -185,19 +216,18 @@ final class KubeWriter {
      * the member index and GPU ids. (A real API server accepts a stricter node selector on a pod while it is gated.)
      */
     void ungate(Pod pod, int member, String hostname, List<Integer> gpus) {
-        ObjectNode p = F.objectNode();
-        ObjectNode ann = p.putObject("metadata").putObject("annotations");
+        ArrayNode ops = guarded(pod);
+        Map<String, String> ann = new LinkedHashMap<>();
         ann.put(Keys.MEMBER_ANNOTATION, Integer.toString(member));
         ann.put(Keys.GPUS_ANNOTATION, String.join(",", gpus.stream().map(String::valueOf).toList()));
-        ObjectNode spec = p.putObject("spec");
-        spec.putObject("nodeSelector").put(io.fairway.api.model.Node.HOSTNAME_LABEL, hostname);
+        annotate(ops, pod, ann, List.of());
+        Map<String, String> selector = new LinkedHashMap<>(pod.getSpec().getNodeSelector() == null ? Map.of() : pod.getSpec().getNodeSelector());
+        selector.values().removeIf(java.util.Objects::isNull);
+        selector.put(io.fairway.api.model.Node.HOSTNAME_LABEL, hostname);
+        ops.add(op("add", "/spec/nodeSelector", Json.MAPPER.valueToTree(selector)));
         List<PodSchedulingGate> rest = pod.getSpec().getSchedulingGates().stream().filter(g -> !Keys.TOPOLOGY_GATE.equals(g.getName())).toList();
-        if (rest.isEmpty()) {
-            spec.putNull("schedulingGates");
-        } else {
-            spec.set("schedulingGates", Json.MAPPER.valueToTree(rest));
-        }
-        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).patch(MERGE, p.toString());
+        restore(ops, "/spec/schedulingGates", rest.isEmpty() ? null : rest, true);
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).patch(JSON_PATCH, ops.toString());
     }
 
     /** Records a core/v1 Event about an object; failures are logged, never thrown. */

@@ -46,7 +46,7 @@ class MockServerAssumptionsTest {
     }
 
     @Test
-    void jsonMergePatchMergesMapsAndReplacesListsButKeepsNulls() {
+    void jsonMergePatchMergesMapsButKeepsNulls() {
         client.batch().v1().jobs().inNamespace("a").resource(new JobBuilder().withNewMetadata().withName("j").withNamespace("a")
                 .addToAnnotations("x", "1").addToAnnotations("y", "2").endMetadata()
                 .withNewSpec().withSuspend(true).withNewTemplate().withNewSpec().addToNodeSelector("k", "v")
