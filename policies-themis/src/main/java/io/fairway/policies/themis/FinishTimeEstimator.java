@@ -1,0 +1,255 @@
+package io.fairway.policies.themis;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * Themis' agents: estimates of every app's finish-time fairness ρ = T_shared ÷ T_id from what the engine reports
+ * (see {@code docs/policies/themis.md} for the model, with worked examples).
+ *
+ * <p>Units: work is in seconds of a job's run at full size with ideal placement ({@code estimatedSeconds});
+ * an app's work in GPU-seconds is Σ work × GPUs at full size; a job's speed is (GPUs held ÷ GPUs at full size) ×
+ * its placement's throughput factor.
+ */
+final class FinishTimeEstimator {
+    /** Work assumed for a job without an estimate, at least (seconds). */
+    static final double UNKNOWN_WORK_SECONDS = 3600;
+    /** A job past its estimate is assumed to have this fraction of its work left. */
+    static final double OVERRUN_REMAINING = 0.01;
+
+    private FinishTimeEstimator() {
+    }
+
+    /** One live job as an agent sees it. */
+    record JobView(JobStatus status, long gpus, double work, double remaining, double speed, boolean holding,
+                   boolean revocable, double remainingIfRevoked) {
+        String id() {
+            return status.id();
+        }
+
+        /** @return GPU-seconds left at full size */
+        double remainingGpuWork() {
+            return remaining * gpus;
+        }
+    }
+
+    /** One app (job set) with its live jobs and its current ρ. */
+    record AppView(String name, List<JobView> jobs, double elapsed, double demand, double fairRate, double idealSeconds,
+                   double sharedSeconds, double rho) {
+        /** @return GPU-seconds of work left over the app's jobs */
+        double remainingGpuWork() {
+            double r = 0;
+            for (JobView j : jobs) {
+                r += j.remainingGpuWork();
+            }
+            return r;
+        }
+    }
+
+    /**
+     * @param spec a job
+     * @param runningMillis how long it ran so far
+     * @return its work: {@code estimatedSeconds}, or when unknown max(1 h, 2 × executed time)
+     */
+    static double work(JobSpec spec, long runningMillis) {
+        if (spec.estimatedSeconds() > 0) {
+            return spec.estimatedSeconds();
+        }
+        return Math.max(UNKNOWN_WORK_SECONDS, 2.0 * runningMillis / 1000.0);
+    }
+
+    /**
+     * @param job a job
+     * @return its speed now: 0 when it holds nothing, else (GPUs held ÷ GPUs at full size) × throughput factor
+     */
+    static double speed(JobStatus job) {
+        Admit a = job.admission();
+        if (a == null || !job.state().holdsResources()) {
+            return 0;
+        }
+        return sizeFraction(job.spec(), a.counts()) * a.placement().throughputFactor();
+    }
+
+    /**
+     * @param spec a job
+     * @param counts members per pod set
+     * @return the fraction of its full size these counts are (by GPUs; by members for a job without GPUs)
+     */
+    static double sizeFraction(JobSpec spec, Map<String, Integer> counts) {
+        long full = 0;
+        long held = 0;
+        long fullMembers = 0;
+        long heldMembers = 0;
+        for (PodSet ps : spec.podSets()) {
+            int m = counts.getOrDefault(ps.name(), ps.count());
+            full += ps.resources().gpus() * ps.count();
+            held += ps.resources().gpus() * m;
+            fullMembers += ps.count();
+            heldMembers += m;
+        }
+        return full > 0 ? (double) held / full : (double) heldMembers / fullMembers;
+    }
+
+    /**
+     * The fraction of its work a job has done.
+     *
+     * <ul>
+     *   <li>{@code PROGRESS}: when the engine reports progress (≥ 0), it is taken as where the current run started
+     *       (the simulator reports the work kept at each preemption), plus the work of the current run at its
+     *       current speed; when it reports none, as {@code ELAPSED};</li>
+     *   <li>{@code ELAPSED}: executed time × the current speed (1 when it holds nothing) ÷ work.</li>
+     * </ul>
+     *
+     * @param job the job
+     * @param now the clock
+     * @param mode the estimate
+     * @param work its work (seconds)
+     * @return done, in [0, 1]
+     */
+    static double done(JobStatus job, long now, ThemisPolicy.Estimate mode, double work) {
+        double speed = speed(job);
+        double done;
+        if (mode == ThemisPolicy.Estimate.PROGRESS && job.progress() >= 0) {
+            double currentRun = job.state() == JobState.RUNNING ? Math.max(0, now - job.stateSinceMillis()) / 1000.0 : 0;
+            done = job.progress() + currentRun * speed / work;
+        } else {
+            double s = speed > 0 ? speed : 1.0;
+            done = job.runningMillis() / 1000.0 * s / work;
+        }
+        return Math.max(0, Math.min(1, done));
+    }
+
+    /**
+     * @param job a job
+     * @param now the clock
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @return the job as the agent sees it
+     */
+    static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable) {
+        double w = work(job.spec(), job.runningMillis());
+        double d = done(job, now, mode, w);
+        double rem = w * Math.max(OVERRUN_REMAINING, 1 - d);
+        boolean holding = job.state().holdsResources() && job.admission() != null;
+        boolean canRevoke = holding && job.admission().leaseExpired(now) && revocable.test(job);
+        double kept = 0;
+        if (job.spec().checkpointing() != null) {
+            double interval = job.spec().checkpointing().intervalSeconds();
+            kept = Math.floor(d * w / interval) * interval;
+        }
+        double remIfRevoked = Math.max(rem, w - kept);
+        return new JobView(job, job.spec().totalGpus(), w, rem, speed(job), holding, canRevoke, remIfRevoked);
+    }
+
+    /**
+     * Groups live jobs into apps and estimates each app's ρ now.
+     *
+     * @param jobs pending and holding jobs that use GPUs
+     * @param now the clock
+     * @param totalGpus the cluster's GPUs
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @return apps by name
+     */
+    static TreeMap<String, AppView> apps(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
+                                         Predicate<JobStatus> revocable) {
+        TreeMap<String, List<JobView>> byApp = new TreeMap<>();
+        for (JobStatus j : jobs) {
+            if (j.spec().totalGpus() > 0) {
+                byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(view(j, now, mode, revocable));
+            }
+        }
+        TreeMap<String, AppView> out = new TreeMap<>();
+        int n = Math.max(1, byApp.size());
+        double share = (double) totalGpus / n;
+        byApp.forEach((name, views) -> out.put(name, app(name, views, now, share)));
+        return out;
+    }
+
+    /**
+     * @param name the app
+     * @param jobs its live jobs (GPU jobs)
+     * @param now the clock
+     * @param share the fair share, GPUs ÷ apps contending
+     * @return its estimate
+     */
+    static AppView app(String name, List<JobView> jobs, long now, double share) {
+        long firstSubmit = Long.MAX_VALUE;
+        double demand = 0;
+        double totalWork = 0;
+        double longest = 0;
+        for (JobView j : jobs) {
+            firstSubmit = Math.min(firstSubmit, j.status().spec().submitTimeMillis());
+            demand += j.gpus();
+            totalWork += j.work() * j.gpus();
+            longest = Math.max(longest, j.work());
+        }
+        double elapsed = Math.max(0, now - firstSubmit) / 1000.0;
+        double fairRate = Math.max(1e-9, Math.min(share, demand));
+        double ideal = Math.max(longest, totalWork / fairRate);
+        double shared = elapsed + sharedRemaining(jobs, fairRate);
+        return new AppView(name, List.copyOf(jobs), elapsed, demand, fairRate, ideal, shared, shared / ideal);
+    }
+
+    /**
+     * Time to finish from now at the current speeds: max(R ÷ rate, the longest job's own remaining time), where R is
+     * the app's GPU-seconds left and rate the GPUs it holds weighted by speed; an app holding nothing is assumed to
+     * get its fair share from now on (rate = min(share, demand)).
+     */
+    static double sharedRemaining(List<JobView> jobs, double fairRate) {
+        double rate = 0;
+        double r = 0;
+        double bound = 0;
+        for (JobView j : jobs) {
+            rate += j.speed() * j.gpus();
+            r += j.remainingGpuWork();
+            bound = Math.max(bound, j.speed() > 0 ? j.remaining() / j.speed() : j.remaining());
+        }
+        double fluid = r / (rate > 0 ? rate : fairRate);
+        return Math.max(fluid, bound);
+    }
+
+    /**
+     * T_shared of an app if, for the next {@code horizon} seconds, it runs the jobs of an allocation: the jobs it keeps
+     * or starts (with their speeds) plus those it holds without a revocable lease; afterwards it is assumed to get
+     * its fair share. Jobs it holds under an expired lease and does not keep lose their work since their last
+     * checkpoint.
+     *
+     * @param app the app
+     * @param running speed of each job that runs in the allocation, by job id (revocable jobs absent are revoked)
+     * @param horizon the lease length in seconds
+     * @return the finish-time estimate (seconds from the app's first submission)
+     */
+    static double sharedWith(AppView app, Map<String, Double> running, double horizon) {
+        double rate = 0;
+        double r = 0;
+        double bound = 0;
+        for (JobView j : app.jobs()) {
+            Double s = running.get(j.id());
+            double rem = j.revocable() && s == null ? j.remainingIfRevoked() : j.remaining();
+            r += rem * j.gpus();
+            if (s != null && s > 0) {
+                rate += s * j.gpus();
+                bound = Math.max(bound, rem / s);
+            } else {
+                bound = Math.max(bound, horizon + rem);
+            }
+        }
+        double fluid;
+        if (rate * horizon >= r && rate > 0) {
+            fluid = r / rate;
+        } else {
+            fluid = horizon + (r - rate * horizon) / app.fairRate();
+        }
+        return app.elapsed() + Math.max(fluid, bound);
+    }
+}

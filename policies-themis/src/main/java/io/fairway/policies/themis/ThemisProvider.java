@@ -1,0 +1,120 @@
+package io.fairway.policies.themis;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.spi.PolicyProvider;
+import io.fairway.api.spi.SchedulingPolicy;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * {@code themis}: finish-time-fair auctions ({@link ThemisPolicy}). Parameters, all optional:
+ * <ul>
+ *   <li>{@code f} — the fairness knob in [0, 1]; the (1 − f) fraction of apps with the worst ρ bid (default 0.8);</li>
+ *   <li>{@code leaseMinutes} — lease length in minutes of the scheduler clock, or {@code infinite} (default 10);</li>
+ *   <li>{@code hiddenPayments} — {@code true|false}: winners keep only the fraction c_i of their bundle (default true);</li>
+ *   <li>{@code estimate} — {@code progress|elapsed}: how job progress is estimated (default progress);</li>
+ *   <li>{@code reserve} — {@code true|false}: gather GPUs for the worst app's gang rather than starve it (default true);</li>
+ *   <li>{@code method} — {@code auto|exact|greedy}: winner determination (default auto);</li>
+ *   <li>{@code revokeWithoutCheckpoint} — {@code true|false}: also revoke jobs that do not checkpoint when their lease
+ *       expires, losing all their work (default false: their leases are renewed).</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * Scheduler s = Scheduler.builder().policy("themis", Map.of("f", "0.5", "leaseMinutes", "20")) ... .build();
+ * }</pre>
+ */
+public final class ThemisProvider implements PolicyProvider {
+    /** The parameter names accepted. */
+    public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint");
+
+    @Override
+    public String name() {
+        return "themis";
+    }
+
+    @Override
+    public String description() {
+        return "Themis: finish-time-fair partial allocation auctions among the (1-f) worst-rho apps, with leases (f=0.8, 10 min)";
+    }
+
+    @Override
+    public SchedulingPolicy create(Map<String, String> parameters) {
+        return new ThemisPolicy(name(), config(parameters == null ? Map.of() : parameters));
+    }
+
+    /**
+     * @param p the parameters
+     * @return the configuration they describe
+     * @throws InvalidSpecException naming unknown parameters or the first invalid value
+     */
+    public static ThemisPolicy.Config config(Map<String, String> p) {
+        Set<String> unknown = new TreeSet<>(p.keySet());
+        unknown.removeAll(PARAMETERS);
+        if (!unknown.isEmpty()) {
+            String first = unknown.iterator().next();
+            throw new InvalidSpecException("policy.themis." + first, p.get(first), "policy themis: unknown parameter(s) " + unknown
+                    + "; known: " + new TreeSet<>(PARAMETERS));
+        }
+        ThemisPolicy.Config d = ThemisPolicy.Config.DEFAULTS;
+        double f = number(p, "f", d.f());
+        double lease = d.leaseMinutes();
+        String l = p.get("leaseMinutes");
+        if (l != null) {
+            String v = l.trim().toLowerCase(Locale.ROOT);
+            lease = v.equals("infinite") || v.equals("inf") || v.equals("never") ? Double.POSITIVE_INFINITY : number(p, "leaseMinutes", lease);
+        }
+        boolean hidden = bool(p, "hiddenPayments", d.hiddenPayments());
+        boolean reserve = bool(p, "reserve", d.reserve());
+        ThemisPolicy.Estimate est = choice(p, "estimate", ThemisPolicy.Estimate.class, d.estimate());
+        PartialAllocationAuction.Method method = choice(p, "method", PartialAllocationAuction.Method.class, d.method());
+        boolean revokeAll = bool(p, "revokeWithoutCheckpoint", d.revokeWithoutCheckpoint());
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll);
+    }
+
+    private static double number(Map<String, String> p, String key, double dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            double x = Double.parseDouble(v.trim());
+            if (Double.isNaN(x)) {
+                throw new NumberFormatException();
+            }
+            return x;
+        } catch (NumberFormatException e) {
+            throw new InvalidSpecException("policy.themis." + key, v, "policy themis: " + key + " must be a number, was \"" + v + "\"");
+        }
+    }
+
+    private static boolean bool(Map<String, String> p, String key, boolean dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        String t = v.trim().toLowerCase(Locale.ROOT);
+        if (t.equals("true") || t.equals("false")) {
+            return Boolean.parseBoolean(t);
+        }
+        throw new InvalidSpecException("policy.themis." + key, v, "policy themis: " + key + " must be true or false, was \"" + v + "\"");
+    }
+
+    private static <E extends Enum<E>> E choice(Map<String, String> p, String key, Class<E> type, E dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        for (E e : type.getEnumConstants()) {
+            if (e.name().equalsIgnoreCase(v.trim())) {
+                return e;
+            }
+        }
+        StringBuilder known = new StringBuilder();
+        for (E e : type.getEnumConstants()) {
+            known.append(known.length() == 0 ? "" : "|").append(e.name().toLowerCase(Locale.ROOT));
+        }
+        throw new InvalidSpecException("policy.themis." + key, v, "policy themis: " + key + " must be " + known + ", was \"" + v + "\"");
+    }
+}

@@ -1,0 +1,166 @@
+package io.fairway.policies.themis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.model.GpuTopology;
+import io.fairway.api.spi.SchedulingPolicy;
+import io.fairway.core.Policies;
+import io.fairway.core.RoundResult;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Themis in a real scheduler: configuration, the fairness knob's extremes, leases, invariants, determinism. */
+class ThemisPolicyTest {
+    static SchedulingPolicy themis(Map<String, String> params) {
+        return Policies.create("themis", params);
+    }
+
+    @Test
+    void isFoundByServiceLoaderWithDocumentedDefaults() {
+        assertThat(Policies.available()).containsKey("themis");
+        ThemisPolicy p = (ThemisPolicy) themis(Map.of());
+        assertThat(p.config()).isEqualTo(ThemisPolicy.Config.DEFAULTS);
+        assertThat(p.config().f()).isEqualTo(0.8);
+        assertThat(p.config().leaseMillis()).isEqualTo(600_000);
+        assertThat(p.config().hiddenPayments()).isTrue();
+        assertThat(p.config().estimate()).isEqualTo(ThemisPolicy.Estimate.PROGRESS);
+    }
+
+    @Test
+    void parametersAreParsedAndUnknownOnesRefusedByName() {
+        ThemisPolicy p = (ThemisPolicy) themis(Map.of("f", "0.5", "leaseMinutes", "infinite", "hiddenPayments", "false",
+                "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true"));
+        assertThat(p.config()).isEqualTo(new ThemisPolicy.Config(0.5, Double.POSITIVE_INFINITY, false, ThemisPolicy.Estimate.ELAPSED, false,
+                PartialAllocationAuction.Method.GREEDY, true));
+        assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
+        assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("[fairness, lease]");
+        assertThatThrownBy(() -> themis(Map.of("f", "1.5"))).isInstanceOf(InvalidSpecException.class).hasMessageContaining("f must be in [0, 1]");
+        assertThatThrownBy(() -> themis(Map.of("estimate", "guess"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("progress|elapsed");
+    }
+
+    /**
+     * One 4-GPU node, two apps each wanting all 4 GPUs: "old" has waited 1000 s for a 100,000 s job (worst ρ, barely),
+     * "new" just arrived with a 60 s job (far larger speed-up per GPU).
+     */
+    private static List<String> admittedWith(double f) {
+        MiniSim sim = new MiniSim(themis(Map.of("f", Double.toString(f), "reserve", "false")), 1, 1, GpuTopology.pcie4("V100"), 1);
+        sim.submitAt(0, MiniSim.job("old-1", "old", 4, 100_000));
+        sim.submitAt(1_000_000, MiniSim.job("new-1", "new", 4, 60));
+        // fill the node until t = 1000 s with a blocker of another app, so both wait for the same auction
+        sim.scheduler.submit(MiniSim.job("blocker", "blocker", 4, 1000));
+        sim.scheduler.runRound();
+        sim.scheduler.reportStarted("blocker");
+        sim.now = 1_000_000;
+        sim.scheduler.submitAll(List.of(MiniSim.job("old-1", "old", 4, 100_000).withSubmitTime(0),
+                MiniSim.job("new-1", "new", 4, 60).withSubmitTime(1_000_000)));
+        sim.scheduler.reportFinished("blocker");
+        RoundResult r = sim.scheduler.runRound();
+        assertThat(sim.scheduler.checkInvariants()).isEmpty();
+        return r.decisions().stream().filter(d -> d instanceof Admit).map(Decision::jobId).toList();
+    }
+
+    @Test
+    void fNearOneLetsOnlyTheWorstAppBid() {
+        assertThat(admittedWith(1.0)).containsExactly("old-1");
+        assertThat(admittedWith(0.99)).containsExactly("old-1");
+    }
+
+    @Test
+    void fZeroLetsEveryAppBidAndTheProportionalFairWinnerTakesIt() {
+        assertThat(admittedWith(0.0)).containsExactly("new-1");
+    }
+
+    @Test
+    void withInfiniteLeasesThemisNeverPreempts() {
+        MiniSim sim = new MiniSim(themis(Map.of("leaseMinutes", "infinite")), 2, 4, GpuTopology.pcie4("V100"), 7);
+        MiniSim.randomWorkload(sim, 11, 40, 6, 3_600_000);
+        sim.run(200L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.preemptions).isZero();
+        assertThat(sim.finished).hasSize(sim.specs.size());
+        assertThat(sim.log).noneMatch(l -> l.contains("Preempt"));
+    }
+
+    @Test
+    void withLeasesThemisRevokesCheckpointingJobsAndStillFinishesEverything() {
+        MiniSim sim = new MiniSim(themis(Map.of("leaseMinutes", "5")), 2, 4, GpuTopology.pcie4("V100"), 7);
+        MiniSim.randomWorkload(sim, 11, 40, 6, 3_600_000, 120);
+        sim.run(200L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.finished).hasSize(sim.specs.size());
+        assertThat(sim.preemptions).isPositive();
+        assertThat(sim.log).filteredOn(l -> l.contains("Preempt")).allMatch(l -> l.contains("checkpoint=true"));
+    }
+
+    @Test
+    void jobsThatDoNotCheckpointKeepTheirGpusUnlessConfiguredOtherwise() {
+        MiniSim sim = new MiniSim(themis(Map.of("leaseMinutes", "5")), 2, 4, GpuTopology.pcie4("V100"), 7);
+        MiniSim.randomWorkload(sim, 11, 40, 6, 3_600_000);
+        sim.run(200L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.finished).hasSize(sim.specs.size());
+        assertThat(sim.preemptions).isZero();
+        MiniSim revoking = new MiniSim(themis(Map.of("leaseMinutes", "5", "revokeWithoutCheckpoint", "true")), 2, 4,
+                GpuTopology.pcie4("V100"), 7);
+        MiniSim.randomWorkload(revoking, 11, 40, 6, 3_600_000);
+        revoking.run(10L * 3600 * 1000);
+        assertThat(revoking.violations).isEmpty();
+        assertThat(revoking.preemptions).isPositive();
+    }
+
+    @Test
+    void sameSeedSameDecisions() {
+        List<String> first = null;
+        for (int i = 0; i < 2; i++) {
+            MiniSim sim = new MiniSim(themis(Map.of("leaseMinutes", "3", "f", "0.5")), 2, 2, GpuTopology.hybridCubeMesh8("V100"), 42);
+            MiniSim.randomWorkload(sim, 5, 30, 8, 1_800_000, 90);
+            sim.run(200L * 3600 * 1000);
+            assertThat(sim.violations).isEmpty();
+            if (first == null) {
+                first = sim.log;
+            } else {
+                assertThat(sim.log).isEqualTo(first);
+            }
+        }
+    }
+
+    @Test
+    void everyConfigurationKeepsTheInvariants() {
+        for (String f : List.of("0", "0.5", "0.8", "1")) {
+            for (String hidden : List.of("true", "false")) {
+                for (String method : List.of("exact", "greedy")) {
+                    MiniSim sim = new MiniSim(themis(Map.of("f", f, "hiddenPayments", hidden, "method", method, "leaseMinutes", "2")),
+                            2, 2, GpuTopology.nvSwitch8("H100"), 3);
+                    MiniSim.randomWorkload(sim, 17, 25, 5, 1_200_000, 60);
+                    sim.run(300L * 3600 * 1000);
+                    assertThat(sim.violations).as("f=%s hidden=%s %s", f, hidden, method).isEmpty();
+                    assertThat(sim.finished).as("f=%s hidden=%s %s", f, hidden, method).hasSize(sim.specs.size());
+                }
+            }
+        }
+    }
+
+    @Test
+    void elasticJobsTakeAnySizeFromMinToMax() {
+        // every app bids (f = 0): the proportional-fair split of 4 GPUs gives the elastic job 2 of its 1..4
+        MiniSim sim = new MiniSim(themis(Map.of("f", "0")), 1, 1, GpuTopology.pcie4("V100"), 1);
+        sim.scheduler.submit(MiniSim.job("rigid", "r", 2, 600));
+        JobSpec elastic = JobSpec.builder("el").queue("lq").jobSet("e").podSet(io.fairway.api.job.PodSet.of("main", 4,
+                io.fairway.api.model.Resources.builder().gpus(1).build()).withMinCount(1)).estimatedSeconds(600).build();
+        sim.scheduler.submit(elastic);
+        RoundResult r = sim.scheduler.runRound();
+        assertThat(r.decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactlyInAnyOrder("rigid", "el");
+        Admit el = (Admit) r.decisions().stream().filter(d -> d.jobId().equals("el")).findFirst().orElseThrow();
+        assertThat(el.counts().get("main")).isEqualTo(2);
+        assertThat(el.leaseExpiresAtMillis()).isEqualTo(600_000);
+        assertThat(sim.scheduler.checkInvariants()).isEmpty();
+    }
+}
