@@ -1,0 +1,203 @@
+package io.fairway.k8s;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The Fairway controller for Kubernetes: runs a {@link FairwayAdapter} with leader election and serves Prometheus
+ * metrics on {@code /metrics} (and {@code /healthz}, {@code /readyz}).
+ *
+ * <pre>
+ * java -jar fairway-k8s.jar --config-map fairway-system/fairway-queues
+ * java -jar fairway-k8s.jar --kubeconfig ~/.kube/config --config queues.yaml --namespace team-a --no-leader-elect
+ * </pre>
+ */
+@Command(name = "fairway-controller", mixinStandardHelpOptions = true, version = "fairway-controller 0.1.0",
+        description = "Admits batch/v1 Jobs labelled fairway.io/queue-name under ClusterQueue quota, places them on nodes and GPUs, "
+                + "and explains why the others wait.")
+public final class FairwayController implements Callable<Integer> {
+    @Option(names = "--kubeconfig", description = "kubeconfig file (default: in-cluster service account, then $KUBECONFIG or ~/.kube/config)")
+    Path kubeconfig;
+
+    @Option(names = "--context", description = "kubeconfig context (default: the current one)")
+    String context;
+
+    @Option(names = "--namespace", description = "manage only the Jobs of this namespace (default: every namespace)")
+    String namespace;
+
+    @Option(names = "--config", description = "queue configuration YAML file, re-read when it changes (e.g. a mounted ConfigMap)")
+    Path config;
+
+    @Option(names = "--config-map", description = "NAMESPACE/NAME of a ConfigMap holding the queue configuration, watched for changes")
+    String configMap;
+
+    @Option(names = "--config-key", defaultValue = AdapterOptions.DEFAULT_CONFIG_KEY, description = "key of the YAML in the ConfigMap (default: ${DEFAULT-VALUE})")
+    String configKey;
+
+    @Option(names = "--kueue-queue-label", description = "also queue Jobs labelled kueue.x-k8s.io/queue-name")
+    boolean kueueLabel;
+
+    @Option(names = "--exclude-resource-prefix", description = "resources not counted against quota (repeatable), e.g. ephemeral-storage")
+    List<String> excluded = new ArrayList<>();
+
+    @Option(names = "--leader-elect", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "act only while holding the Lease (default: ${DEFAULT-VALUE})")
+    boolean leaderElect;
+
+    @Option(names = "--lease-namespace", description = "the Lease's namespace (default: $POD_NAMESPACE, else fairway-system)")
+    String leaseNamespace;
+
+    @Option(names = "--lease-name", defaultValue = "fairway-controller", description = "the Lease's name (default: ${DEFAULT-VALUE})")
+    String leaseName;
+
+    @Option(names = "--identity", description = "this replica's identity in the Lease (default: $POD_NAME, else $HOSTNAME)")
+    String identity;
+
+    @Option(names = "--metrics-port", defaultValue = "8080", description = "port for /metrics, /healthz and /readyz; 0 turns it off (default: ${DEFAULT-VALUE})")
+    int metricsPort;
+
+    @Option(names = "--resync-seconds", defaultValue = "300", description = "informer resync period (default: ${DEFAULT-VALUE})")
+    long resyncSeconds;
+
+    @Option(names = "--interval-millis", defaultValue = "1000", description = "reconcile at least this often (default: ${DEFAULT-VALUE})")
+    long intervalMillis;
+
+    /**
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new FairwayController()).execute(args));
+    }
+
+    /** Counted down to stop a running controller (by the shutdown hook, or a test). */
+    final CountDownLatch stop = new CountDownLatch(1);
+    /** Counted down once the controller runs. */
+    final CountDownLatch running = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws Exception {
+        AdapterOptions options = options();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        CountDownLatch done = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "fairway-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        HttpServer http = null;
+        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
+             FairwayAdapter adapter = new FairwayAdapter(client, options, registry)) {
+            http = metricsPort > 0 ? serve(registry, adapter) : null;
+            adapter.start().runInBackground();
+            System.out.printf("fairway-controller running: namespace %s, configuration %s, leader election %s%s%n",
+                    namespace == null ? "(all)" : namespace, configMap != null ? "ConfigMap " + configMap : config,
+                    leaderElect ? "on as " + options.identity() : "off", http == null ? "" : ", metrics on :" + metricsPort);
+            running.countDown();
+            stop.await();
+        } finally {
+            if (http != null) {
+                http.stop(0);
+            }
+            done.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook is running
+            }
+        }
+        System.out.println("fairway-controller stopped");
+        return 0;
+    }
+
+    AdapterOptions options() {
+        AdapterOptions.Builder b = AdapterOptions.builder()
+                .namespace(namespace)
+                .kueueQueueLabel(kueueLabel)
+                .excludedResourcePrefixes(excluded)
+                .resyncPeriod(Duration.ofSeconds(resyncSeconds))
+                .reconcileInterval(Duration.ofMillis(intervalMillis));
+        if (configMap != null) {
+            String[] nn = configMap.split("/", 2);
+            if (nn.length != 2 || nn[0].isBlank() || nn[1].isBlank()) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--config-map must be NAMESPACE/NAME, was " + configMap);
+            }
+            b.configMap(nn[0], nn[1], configKey);
+        } else if (config != null) {
+            if (!Files.isReadable(config)) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--config " + config + " is not a readable file");
+            }
+            b.configFile(config);
+        } else {
+            throw new CommandLine.ParameterException(new CommandLine(this), "give --config FILE or --config-map NAMESPACE/NAME");
+        }
+        if (leaderElect) {
+            String ns = leaseNamespace != null ? leaseNamespace : env("POD_NAMESPACE", () -> "fairway-system");
+            String id = identity != null ? identity : env("POD_NAME", () -> env("HOSTNAME", () -> "fairway-" + ProcessHandle.current().pid()));
+            b.leaderElection(ns, leaseName, id);
+        }
+        return b.build();
+    }
+
+    private Config clientConfig() throws IOException {
+        if (kubeconfig != null) {
+            return Config.fromKubeconfig(context, Files.readString(kubeconfig, StandardCharsets.UTF_8), kubeconfig.toString());
+        }
+        return Config.autoConfigure(context);
+    }
+
+    private static String env(String name, Supplier<String> otherwise) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? otherwise.get() : v;
+    }
+
+    private HttpServer serve(PrometheusMeterRegistry registry, FairwayAdapter adapter) throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress(metricsPort), 0);
+        s.createContext("/metrics", ex -> reply(ex, 200, registry.scrape()));
+        s.createContext("/healthz", ex -> reply(ex, 200, "ok\n"));
+        s.createContext("/readyz", ex -> reply(ex, 200, adapter.isLeader() ? "leader\n" : "standby\n"));
+        s.setExecutor(null);
+        s.start();
+        return s;
+    }
+
+    private static void reply(HttpExchange ex, int code, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+        ex.sendResponseHeaders(code, b.length);
+        try (OutputStream o = ex.getResponseBody()) {
+            o.write(b);
+        }
+    }
+
+    /** @return the usage text, for tests and docs */
+    static String usage() {
+        java.io.StringWriter w = new java.io.StringWriter();
+        new CommandLine(new FairwayController()).usage(new PrintWriter(w));
+        return w.toString();
+    }
+}
