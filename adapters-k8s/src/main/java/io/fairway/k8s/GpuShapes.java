@@ -17,8 +17,8 @@ import java.util.Set;
  * <ul>
  *   <li>8 SXM-class A100/A800/H100/H800/H200/B100/B200 GPUs: {@code nvswitch-8} (all-to-all NVSwitch, DGX style)</li>
  *   <li>8 V100 SXM2 GPUs: {@code hybrid-cube-mesh-8} (DGX-1)</li>
- *   <li>4 PCIe GPUs: {@code pcie-4}; 8 PCIe GPUs: {@code pcie-2socket-8}</li>
- *   <li>anything else: {@code uniform-N} (every pair over the PCIe host bridge)</li>
+ *   <li>any other 4 GPUs: {@code pcie-4}; any other 8: {@code pcie-2socket-8}</li>
+ *   <li>other counts, or no product label: {@code uniform-N} (every pair over the PCIe host bridge)</li>
  * </ul>
  *
  * <p>The node label {@value Keys#GPU_SHAPE_LABEL} overrides the choice with any named shape.
@@ -51,6 +51,9 @@ public final class GpuShapes {
     public static String shapeName(String product, int count) {
         InvalidSpecException.check(count >= 0, "nvidia.com/gpu", count, "GPU count must be >= 0, was %d", count);
         String p = product == null ? "" : product.toUpperCase(Locale.ROOT);
+        if (p.isEmpty()) {
+            return "uniform-" + count;
+        }
         boolean pcie = p.contains("PCIE");
         if (count == 8 && !pcie) {
             if (p.contains("V100") && p.contains("SXM")) {
@@ -62,10 +65,10 @@ public final class GpuShapes {
                 }
             }
         }
-        if (count == 4 && (pcie || !p.isEmpty())) {
+        if (count == 4) {
             return "pcie-4";
         }
-        if (count == 8 && pcie) {
+        if (count == 8) {
             return "pcie-2socket-8";
         }
         return "uniform-" + count;
