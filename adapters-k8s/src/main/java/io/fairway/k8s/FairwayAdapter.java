@@ -126,6 +126,7 @@ public final class FairwayAdapter implements AutoCloseable {
     private final Map<String, String> invalidPublished = new HashMap<>();
     private final Map<String, Integer> priorityClasses = new HashMap<>();
     private final List<String[]> actuationFailures = new ArrayList<>();
+    private final Set<String> evictionsToRetry = new HashSet<>();
     private final List<String> roundAdmitted = new ArrayList<>();
     private final List<String> roundEvicted = new ArrayList<>();
 
@@ -406,6 +407,7 @@ public final class FairwayAdapter implements AutoCloseable {
             roundEvicted.clear();
             syncNodes(jobs);
             syncJobs(jobs);
+            retryEvictions();
             feedback();
             long t0 = System.nanoTime();
             RoundResult r = scheduler.runRound();
@@ -469,7 +471,7 @@ public final class FairwayAdapter implements AutoCloseable {
         configText = text;
         try {
             QueueConfig c = QueueConfig.parse(source, text);
-            buildScheduler(c);
+            buildEngine(c);
             config = c;
             rebuildNeeded = true;
             LOG.info("configuration from {}: policy {}, {} ClusterQueues, {} LocalQueues", source, c.policy(), c.clusterQueues().size(),
@@ -499,7 +501,11 @@ public final class FairwayAdapter implements AutoCloseable {
         }
     }
 
-    private Scheduler buildScheduler(QueueConfig c) {
+    /** An engine and the policy wrapper that restores admissions into it. */
+    private record Engine(Scheduler scheduler, RestoringPolicy policy) {
+    }
+
+    private Engine buildEngine(QueueConfig c) {
         RestoringPolicy p = new RestoringPolicy(Policies.create(c.policy(), c.policyParameters()));
         Scheduler.Builder b = Scheduler.builder()
                 .policy(p)
@@ -509,14 +515,14 @@ public final class FairwayAdapter implements AutoCloseable {
         c.cohortModels().forEach(b::cohort);
         c.clusterQueueModels().forEach(b::clusterQueue);
         c.localQueueModels().forEach(b::localQueue);
-        Scheduler s = b.build();
-        policy = p;
-        return s;
+        return new Engine(b.build(), p);
     }
 
     private void rebuild() {
         dropEngine();
-        scheduler = buildScheduler(config);
+        Engine e = buildEngine(config);
+        scheduler = e.scheduler();
+        policy = e.policy();
         rebuildNeeded = false;
         lastRebuildMillis = System.currentTimeMillis();
         priorityClasses.clear();
@@ -530,6 +536,7 @@ public final class FairwayAdapter implements AutoCloseable {
         modelNodes.clear();
         restoring.clear();
         actuationFailures.clear();
+        evictionsToRetry.clear();
     }
 
     private List<Job> listJobsFromServer() {
@@ -948,6 +955,8 @@ public final class FairwayAdapter implements AutoCloseable {
                 LOG.warn("could not apply {}: {}", d, e.getMessage());
                 if (d instanceof Admit) {
                     actuationFailures.add(new String[] {d.jobId(), e.getMessage()});
+                } else if (d instanceof Preempt) {
+                    evictionsToRetry.add(d.jobId());
                 }
             }
         }
@@ -1028,6 +1037,25 @@ public final class FairwayAdapter implements AutoCloseable {
         kube.resize(job, r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), a.counts(), r.placement()));
         kube.event(job, "Normal", Keys.REASON_RESIZED, "Parallelism set to " + r.targetCount());
         LOG.info("Job {} resized to {}", t.key(), r.targetCount());
+    }
+
+    /** Evictions whose write failed are retried while the engine still has the job waiting. */
+    private void retryEvictions() {
+        for (String id : new ArrayList<>(evictionsToRetry)) {
+            Tracked t = byId.get(id);
+            JobStatus s = scheduler.status(id).orElse(null);
+            if (t == null || s == null || s.state() != JobState.PENDING) {
+                evictionsToRetry.remove(id);
+                continue;
+            }
+            try {
+                evictFresh(t);
+                evictionsToRetry.remove(id);
+                LOG.info("Job {}: eviction retried", t.key());
+            } catch (KubernetesClientException e) {
+                LOG.warn("Job {}: eviction failed again: {}", t.key(), e.getMessage());
+            }
+        }
     }
 
     private void handleActuationFailures() {

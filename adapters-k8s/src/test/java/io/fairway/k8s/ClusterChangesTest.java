@@ -105,6 +105,27 @@ class ClusterChangesTest {
     }
 
     @Test
+    void aConfigurationFileIsReReadWhenItChanges(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        cluster.node("a", 48, 192, 0, Map.of());
+        cluster.node("b", 48, 192, 0, Map.of());
+        java.nio.file.Path file = dir.resolve("queues.yaml");
+        java.nio.file.Files.writeString(file, CedanaScenarioTest.QUEUES.replace("nominalQuota: 64", "nominalQuota: 32"));
+        cluster.createJob(cluster.jobBuilder("default", "job-1", "user-queue", 1, "32", 0, true).build());
+        cluster.createJob(cluster.jobBuilder("default", "job-2", "user-queue", 1, "32", 0, true).build());
+        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().configFile(file).build(), null).start();
+        reconcileUntil(adapter, () -> !suspended(cluster.job("default", "job-1")), "job-1 is admitted under 32 cores");
+        for (int i = 0; i < 3; i++) {
+            adapter.reconcileOnce();
+        }
+        assertThat(suspended(cluster.job("default", "job-2"))).isTrue();
+        java.nio.file.Files.writeString(file, CedanaScenarioTest.QUEUES);
+        java.nio.file.Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5_000));
+        reconcileUntil(adapter, () -> !suspended(cluster.job("default", "job-2")), "job-2 is admitted under the new quota");
+        assertThat(cluster.events("default", "job-1")).filteredOn(e -> Keys.REASON_ADMITTED.equals(e.getReason())).hasSize(1);
+        assertThat(adapter.checkInvariants()).isEmpty();
+    }
+
+    @Test
     void kueueLabelIsHonouredWhenEnabledAndOtherNamespacesAreLeftAlone() {
         cluster.node("a", 96, 192, 0, Map.of());
         Job kueue = cluster.jobBuilder("default", "from-kueue", null, 1, "8", 0, true).editMetadata()
