@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "fairway", mixinStandardHelpOptions = true, versionProvider = FairwayCommand.Version.class,
         description = "Simulates GPU and batch cluster scheduling policies on job traces.",
-        subcommands = {DemoCommand.class, SimulateCommand.class, PoliciesCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, SimulateCommand.class, PoliciesCommand.class, ThemisReproCommand.class,
+            CommandLine.HelpCommand.class})
 public final class FairwayCommand implements Runnable {
     /** Exit code for usage and input errors. */
     public static final int USER_ERROR = 2;

@@ -1,0 +1,376 @@
+package io.fairway.sim.cli;
+
+import io.fairway.api.job.Checkpointing;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.GpuTopology;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.Resources;
+import io.fairway.sim.ClusterModel;
+import io.fairway.sim.Fairness;
+import io.fairway.sim.JobOutcome;
+import io.fairway.sim.PolicyMetrics;
+import io.fairway.sim.QueueModel;
+import io.fairway.sim.SimJob;
+import io.fairway.sim.SimulationInput;
+import io.fairway.sim.SimulationOptions;
+import io.fairway.sim.SimulationResult;
+import io.fairway.sim.Simulator;
+import io.fairway.sim.config.Defaults;
+import io.fairway.sim.trace.ThemisWorkloadGenerator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code fairway themis-repro}: the Themis reproduction of issue #5. Runs a workload (the bundled Philly sample, or a
+ * generated Themis-like one of hyper-parameter-search apps, {@link ThemisWorkloadGenerator}) on a 2-rack cluster of 64
+ * GPUs (16 nodes × 4) or 256 GPUs (32 nodes × 8) under several policies — each given as {@code name} or
+ * {@code name:key=value;key=value} — plus optional sweeps of Themis' fairness knob f and lease length, and reports
+ * app-level finish-time fairness: an app (job set) finishes with its last job; its ρ is its completion time ÷ its
+ * time on a private 1/N share (N = apps present, time-averaged over its life), i.e. max(longest job, Σ work × GPUs ÷
+ * min(share, its demand)). Writes {@code results.md}, {@code results.csv} and PNG charts into {@code --out}.
+ *
+ * <pre>
+ * ./fairway themis-repro --workload themis --gpus 64 --apps 150 --sweep-f 0,0.5,0.8,0.95 --sweep-lease 2,10,40 --out docs/policies/themis
+ * </pre>
+ */
+@Command(name = "themis-repro", mixinStandardHelpOptions = true,
+        description = "Reproduces Themis (finish-time fairness) against the baselines on the Philly sample or a generated workload of "
+                + "hyper-parameter-search apps, with sweeps of f and the lease length; app-level rho, JCT, makespan, GPU-time.")
+public final class ThemisReproCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--workload", defaultValue = "themis", description = "themis (generated) or philly (the bundled sample). Default: ${DEFAULT-VALUE}.")
+    String workload;
+
+    @Option(names = "--gpus", defaultValue = "64", description = "64 (16 nodes x 4 GPUs) or 256 (32 nodes x 8), 2 racks. Default: ${DEFAULT-VALUE}.")
+    int gpus;
+
+    @Option(names = "--apps", defaultValue = "150", description = "Apps of the generated workload. Default: ${DEFAULT-VALUE}.")
+    int apps;
+
+    @Option(names = "--load", defaultValue = "1.3", description = "Offered load of the generated workload. Default: ${DEFAULT-VALUE}.")
+    double load;
+
+    @Option(names = "--jobs", description = "Only the first N jobs of the Philly sample.")
+    Integer jobs;
+
+    @Option(names = "--checkpoint-minutes", defaultValue = "0",
+            description = "Give every Philly job checkpointing every so many minutes (0: none, as in the trace). Default: ${DEFAULT-VALUE}.")
+    double checkpointMinutes;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Workload and scheduler seed. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--policy", split = ",", description = "Policies, each name or name:key=value;key=value. "
+            + "Default: themis,tiresias-las,srtf,isolated-share,best-effort-fifo,strict-fifo.")
+    List<String> policies;
+
+    @Option(names = "--sweep-f", split = ",", description = "Also run themis with each of these f.")
+    List<Double> sweepF;
+
+    @Option(names = "--sweep-lease", split = ",", description = "Also run themis with each of these lease lengths (minutes).")
+    List<Double> sweepLease;
+
+    @Option(names = "--write-trace", description = "Also write the workload as a native trace CSV.")
+    Path writeTrace;
+
+    @Option(names = "--out", description = "Directory for results.md, results.csv and charts.")
+    Path out;
+
+    /** Created by picocli. */
+    public ThemisReproCommand() {
+    }
+
+    /** One row of the results. */
+    record Row(String label, String policy, Map<String, String> params, PolicyMetrics m, double[] appRho, double appMaxRho, double appMeanRho,
+               double appJain, double avgAppJct, double gpuHours) {
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter o = spec.commandLine().getOut();
+        ClusterModel cluster = cluster(gpus);
+        int perNode = (int) cluster.nodes().get(0).capacity().gpus();
+        List<SimJob> input;
+        String name;
+        if (workload.equals("themis")) {
+            ThemisWorkloadGenerator g = new ThemisWorkloadGenerator(gpus, apps, load, seed);
+            input = writeTrace != null ? g.writeNativeCsv(writeTrace) : g.generate();
+            name = String.format(Locale.ROOT, "themis-like (%d apps, load %.2f, seed %d)", apps, load, seed);
+        } else if (workload.equals("philly")) {
+            var t = Defaults.trace();
+            input = jobs == null ? t.jobs() : t.limit(jobs).jobs();
+            name = "philly-sample" + (jobs == null ? "" : " (first " + jobs + ")");
+        } else {
+            throw new FairwayCommand.UserException("--workload must be themis or philly, was " + workload);
+        }
+        List<SimJob> shaped = new ArrayList<>();
+        for (SimJob j : input) {
+            shaped.add(reshape(j, perNode, checkpointMinutes));
+        }
+        LinkedHashSet<String> lqs = new LinkedHashSet<>();
+        Map<String, String> appOf = new HashMap<>();
+        for (SimJob j : shaped) {
+            lqs.add(j.spec().localQueueKey());
+            appOf.put(j.id(), j.spec().jobSet());
+        }
+        QueueModel queues = Defaults.queuesFor(cluster, lqs);
+        SimulationInput in = new SimulationInput(name, cluster, queues, shaped, List.of());
+        List<String> specs = new ArrayList<>(policies == null || policies.isEmpty()
+                ? List.of("themis", "tiresias-las", "srtf", "isolated-share", "best-effort-fifo", "strict-fifo") : policies);
+        for (Double f : sweepF == null ? List.<Double>of() : sweepF) {
+            specs.add("themis:f=" + f);
+        }
+        for (Double l : sweepLease == null ? List.<Double>of() : sweepLease) {
+            specs.add("themis:leaseMinutes=" + l);
+        }
+        o.printf(Locale.ROOT, "%s: %d jobs of %d apps on %d nodes (%d GPUs, 2 racks)%n", name, shaped.size(), new LinkedHashSet<>(appOf.values()).size(),
+                cluster.nodes().size(), cluster.totalGpus());
+        o.flush();
+        List<Row> rows = new ArrayList<>();
+        for (String s : specs) {
+            String[] parts = s.split(":", 2);
+            Map<String, String> params = new LinkedHashMap<>();
+            if (parts.length > 1) {
+                for (String kv : parts[1].split(";")) {
+                    String[] p = kv.split("=", 2);
+                    if (p.length != 2) {
+                        throw new FairwayCommand.UserException("policy parameter \"" + kv + "\" in \"" + s + "\" is not key=value");
+                    }
+                    params.put(p[0].trim(), p[1].trim());
+                }
+            }
+            SimulationResult r = Simulator.run(in, parts[0].trim(), SimulationOptions.DEFAULTS.withSeed(seed).withPolicyParameters(params));
+            Row row = row(s, parts[0].trim(), params, r, appOf);
+            rows.add(row);
+            o.println(format(row));
+            o.flush();
+        }
+        String table = table(name, cluster, rows);
+        o.println();
+        o.print(table);
+        if (out != null) {
+            write(out, name, table, rows);
+            o.println("written: " + out.resolve("results.md"));
+        }
+        o.flush();
+        return 0;
+    }
+
+    static ClusterModel cluster(int gpus) {
+        int perNode;
+        GpuTopology shape;
+        if (gpus == 64) {
+            perNode = 4;
+            shape = GpuTopology.pcie4("V100");
+        } else if (gpus == 256) {
+            perNode = 8;
+            shape = GpuTopology.hybridCubeMesh8("V100");
+        } else {
+            throw new FairwayCommand.UserException("--gpus must be 64 or 256, was " + gpus);
+        }
+        int nodes = gpus / perNode;
+        List<Node> ns = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            String rack = "rack-" + (i * 2 / nodes);
+            ns.add(Node.builder(String.format(Locale.ROOT, "n%03d", i)).label(ClusterSpec.RACK_LABEL, rack).gpus(shape)
+                    .capacity(Resources.builder().cpu(64).memoryGiB(512).gpus(perNode).build()).build());
+        }
+        return new ClusterModel(List.of(ClusterSpec.withRacks("default")), ns);
+    }
+
+    /** Members of at most {@code perNode} GPUs (the fewest members dividing the GPU count), optional checkpointing. */
+    static SimJob reshape(SimJob j, int perNode, double checkpointMinutes) {
+        JobSpec s = j.spec();
+        List<PodSet> podSets = s.podSets();
+        if (podSets.size() == 1 && podSets.get(0).resources().gpus() > perNode) {
+            PodSet p = podSets.get(0);
+            int g = (int) (p.resources().gpus() * p.count());
+            int m = (g + perNode - 1) / perNode;
+            while (g % m != 0) {
+                m++;
+            }
+            Resources per = Resources.builder().gpus(g / m).build();
+            podSets = List.of(PodSet.of(p.name(), m, per));
+        }
+        Checkpointing c = s.checkpointing();
+        if (c == null && checkpointMinutes > 0) {
+            c = new Checkpointing(checkpointMinutes * 60, 0, ThemisWorkloadGenerator.RESTORE_SECONDS);
+        }
+        if (podSets == s.podSets() && c == s.checkpointing()) {
+            return j;
+        }
+        return new SimJob(new JobSpec(s.id(), s.namespace(), s.queue(), s.jobSet(), s.owner(), s.priority(), s.submitTimeMillis(), podSets,
+                s.estimatedSeconds(), s.sensitivity(), c), j.durationSeconds());
+    }
+
+    /** App-level metrics from the jobs' outcomes. */
+    static Row row(String label, String policy, Map<String, String> params, SimulationResult r, Map<String, String> appOf) {
+        Map<String, double[]> span = new TreeMap<>(); // app -> {start, end, longest, gpuWork, demand, unfinished}
+        for (JobOutcome j : r.jobs()) {
+            String app = appOf.getOrDefault(j.id(), j.id());
+            double[] s = span.computeIfAbsent(app, k -> new double[] {Double.MAX_VALUE, 0, 0, 0, 0, 0});
+            s[0] = Math.min(s[0], j.submitSeconds());
+            if (j.completed()) {
+                s[1] = Math.max(s[1], j.completionSeconds());
+            } else {
+                s[5] = 1;
+            }
+            s[2] = Math.max(s[2], j.durationSeconds());
+            s[3] += j.durationSeconds() * j.gpus();
+            s[4] += j.gpus();
+        }
+        // apps present over time: +1 at start, -1 at end
+        TreeMap<Double, Integer> delta = new TreeMap<>();
+        for (double[] s : span.values()) {
+            if (s[5] == 0) {
+                delta.merge(s[0], 1, Integer::sum);
+                delta.merge(s[1], -1, Integer::sum);
+            }
+        }
+        List<double[]> steps = new ArrayList<>(); // {time, count from then on}
+        int c = 0;
+        for (Map.Entry<Double, Integer> e : delta.entrySet()) {
+            c += e.getValue();
+            steps.add(new double[] {e.getKey(), c});
+        }
+        List<Double> rhos = new ArrayList<>();
+        double jctSum = 0;
+        for (double[] s : span.values()) {
+            if (s[5] != 0) {
+                continue;
+            }
+            double n = averagePresent(steps, s[0], s[1]);
+            double share = r.totalGpus() / Math.max(1.0, n);
+            double ideal = Math.max(s[2], s[3] / Math.min(share, s[4]));
+            rhos.add((s[1] - s[0]) / ideal);
+            jctSum += s[1] - s[0];
+        }
+        double[] rho = rhos.stream().mapToDouble(Double::doubleValue).toArray();
+        PolicyMetrics m = r.metrics();
+        double gpuHours = m.gpuUtilization() * r.totalGpus() * m.makespanSeconds() / 3600;
+        return new Row(label, policy, params, m, rho, Fairness.max(rho), Fairness.mean(rho), Fairness.jainIndex(rho),
+                rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours);
+    }
+
+    private static double averagePresent(List<double[]> steps, double from, double to) {
+        if (to <= from) {
+            return 1;
+        }
+        double area = 0;
+        for (int i = 0; i < steps.size(); i++) {
+            double a = Math.max(from, steps.get(i)[0]);
+            double b = Math.min(to, i + 1 < steps.size() ? steps.get(i + 1)[0] : to);
+            if (b > a) {
+                area += (b - a) * steps.get(i)[1];
+            }
+        }
+        return Math.max(1, area / (to - from));
+    }
+
+    private static String format(Row r) {
+        return String.format(Locale.ROOT, "| %-28s | %8.2f | %6.2f | %5.3f | %8.2f | %8.2f | %8.2f | %9.0f | %7d | %4d/%-4d |", r.label(),
+                r.appMaxRho(), r.appMeanRho(), r.appJain(), r.m().avgJctSeconds() / 3600, r.avgAppJct() / 3600,
+                r.m().makespanSeconds() / 3600, r.gpuHours(), r.m().preemptions(), r.m().completed(), r.m().jobs());
+    }
+
+    static String table(String name, ClusterModel cluster, List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%s on %d GPUs (%d nodes, 2 racks)%n%n", name, cluster.totalGpus(), cluster.nodes().size()));
+        sb.append("| policy                       | max ρ app | mean ρ | Jain  | avg JCT h | app JCT h | makespan h | GPU-hours | preempt | done      |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Row r : rows) {
+            sb.append(format(r)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static void write(Path dir, String name, String table, List<Row> rows) {
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(dir.resolve("results.md"), table, StandardCharsets.UTF_8);
+            StringBuilder csv = new StringBuilder("label,policy,max_rho_app,mean_rho_app,jain_app,avg_jct_s,avg_app_jct_s,makespan_s,gpu_hours,"
+                    + "preemptions,completed,jobs,max_rho_job,mean_rho_job\n");
+            for (Row r : rows) {
+                csv.append(String.format(Locale.ROOT, "\"%s\",%s,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.2f,%d,%d,%d,%.4f,%.4f%n", r.label(), r.policy(),
+                        r.appMaxRho(), r.appMeanRho(), r.appJain(), r.m().avgJctSeconds(), r.avgAppJct(), r.m().makespanSeconds(), r.gpuHours(),
+                        r.m().preemptions(), r.m().completed(), r.m().jobs(), r.m().maxRho(), r.m().meanRho()));
+            }
+            Files.writeString(dir.resolve("results.csv"), csv.toString(), StandardCharsets.UTF_8);
+            XYChart cdf = new XYChartBuilder().width(800).height(500).title("CDF of app finish-time fairness: " + name)
+                    .xAxisTitle("rho (app)").yAxisTitle("fraction of apps").build();
+            cdf.getStyler().setLegendPosition(Styler.LegendPosition.InsideSE);
+            cdf.getStyler().setXAxisLogarithmic(true);
+            for (Row r : rows) {
+                if (!r.params().isEmpty() || r.appRho().length == 0) {
+                    continue;
+                }
+                double[] x = r.appRho().clone();
+                java.util.Arrays.sort(x);
+                double[] y = new double[x.length];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = Math.max(x[i], 1e-3);
+                    y[i] = (i + 1.0) / x.length;
+                }
+                XYSeries s = cdf.addSeries(r.label(), x, y);
+                s.setMarker(SeriesMarkers.NONE);
+            }
+            BitmapEncoder.saveBitmap(cdf, dir.resolve("rho-cdf").toString(), BitmapEncoder.BitmapFormat.PNG);
+            sweepChart(dir, "f", "sweep-f", rows);
+            sweepChart(dir, "leaseMinutes", "sweep-lease", rows);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write into " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void sweepChart(Path dir, String key, String file, List<Row> rows) throws IOException {
+        List<double[]> pts = new ArrayList<>();
+        for (Row r : rows) {
+            if (r.policy().equals("themis") && r.params().size() == 1 && r.params().containsKey(key)) {
+                pts.add(new double[] {Double.parseDouble(r.params().get(key)), r.appMaxRho(), r.m().avgJctSeconds() / 3600});
+            }
+        }
+        if (pts.size() < 2) {
+            return;
+        }
+        pts.sort((a, b) -> Double.compare(a[0], b[0]));
+        double[] x = new double[pts.size()];
+        double[] rho = new double[pts.size()];
+        double[] jct = new double[pts.size()];
+        for (int i = 0; i < pts.size(); i++) {
+            x[i] = pts.get(i)[0];
+            rho[i] = pts.get(i)[1];
+            jct[i] = pts.get(i)[2];
+        }
+        XYChart c = new XYChartBuilder().width(800).height(500).title("themis: sweep of " + key).xAxisTitle(key).yAxisTitle("value").build();
+        c.addSeries("max rho (app)", x, rho);
+        c.addSeries("avg JCT (h)", x, jct);
+        BitmapEncoder.saveBitmap(c, dir.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+}
