@@ -218,19 +218,22 @@ public final class FairwayAdapter implements AutoCloseable {
                 dirty.set(true);
             }
         };
-        nodeInformer = client.nodes().inform(wake, resync);
+        nodeInformer = client.nodes().runnableInformer(resync);
         jobInformer = options.namespace() == null
-                ? client.batch().v1().jobs().inAnyNamespace().inform(wake, resync)
-                : client.batch().v1().jobs().inNamespace(options.namespace()).inform(wake, resync);
+                ? client.batch().v1().jobs().inAnyNamespace().runnableInformer(resync)
+                : client.batch().v1().jobs().inNamespace(options.namespace()).runnableInformer(resync);
         var pods = options.namespace() == null || options.countUnmanagedPods()
                 ? client.pods().inAnyNamespace() : client.pods().inNamespace(options.namespace());
-        podInformer = pods.withIndexers(Map.of(JOB_INDEX, p -> {
+        podInformer = pods.runnableInformer(resync);
+        podInformer.addIndexers(Map.of(JOB_INDEX, p -> {
             String j = Kube.jobNameOf(p);
             return j == null ? List.of() : List.of(p.getMetadata().getNamespace() + "/" + j);
-        })).inform(wake, resync);
+        }));
         if (options.configMapName() != null) {
-            configMapInformer = client.configMaps().inNamespace(options.configMapNamespace()).withName(options.configMapName()).inform(wake, resync);
+            configMapInformer = client.configMaps().inNamespace(options.configMapNamespace()).withName(options.configMapName())
+                    .runnableInformer(resync);
         }
+        informers().forEach(i -> i.addEventHandler(wake));
         try {
             CompletableFuture.allOf(informers().stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
                     .get(60, TimeUnit.SECONDS);

@@ -165,7 +165,7 @@ public final class FairwayController implements Callable<Integer> {
 
     private Config clientConfig() throws IOException {
         if (kubeconfig != null) {
-            return Config.fromKubeconfig(context, Files.readString(kubeconfig, StandardCharsets.UTF_8), kubeconfig.toString());
+            return Config.fromKubeconfig(context, kubeconfig.toFile());
         }
         return Config.autoConfigure(context);
     }

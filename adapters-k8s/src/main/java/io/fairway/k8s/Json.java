@@ -6,15 +6,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.UncheckedIOException;
 
-/** The JSON mapper for annotations and patches: nulls left out unless a patch needs them, unknown fields ignored. */
+/** The JSON mapper for annotations and patches: nulls left out, unknown fields ignored. */
 final class Json {
     /** Leaves nulls out (annotations, fabric8 model objects). */
     static final ObjectMapper MAPPER = new ObjectMapper()
-            .setSerializationInclusion(JsonInclude.Include.NON_NULL)
+            .setDefaultPropertyInclusion(JsonInclude.Include.NON_NULL)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-    /** Keeps nulls (JSON merge patches, where null deletes). */
-    static final ObjectMapper PATCH = new ObjectMapper()
-            .setSerializationInclusion(JsonInclude.Include.ALWAYS);
 
     private Json() {
     }
