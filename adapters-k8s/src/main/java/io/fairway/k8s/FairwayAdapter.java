@@ -92,6 +92,8 @@ public final class FairwayAdapter implements AutoCloseable {
     private static final String JOB_INDEX = "fairway-job";
     /** A node whose model changed while jobs run on it is re-read by a rebuild, at most this often. */
     private static final long NODE_REBUILD_MIN_INTERVAL_MILLIS = 30_000;
+    /** The engine keeps every ended job; past this many it is rebuilt from the API server, which holds only live ones. */
+    private static final int ENDED_JOBS_BEFORE_REBUILD = 10_000;
 
     private final KubernetesClient client;
     private final AdapterOptions options;
@@ -422,7 +424,13 @@ public final class FairwayAdapter implements AutoCloseable {
             publishReasons();
             Map<String, LocalQueue> lqs = new TreeMap<>();
             config.localQueueModels().forEach(q -> lqs.put(q.key(), q));
-            metrics.queues(scheduler.jobs(), lqs);
+            List<JobStatus> all = scheduler.jobs();
+            metrics.queues(all, lqs);
+            long ended = all.stream().filter(j -> j.state().isTerminal()).count();
+            if (ended > ENDED_JOBS_BEFORE_REBUILD) {
+                LOG.info("the engine holds {} ended jobs; rebuilding it from the API server on the next pass", ended);
+                rebuildNeeded = true;
+            }
             return new ReconcileResult(true, "", r.round(), roundAdmitted, roundEvicted);
         }
     }
