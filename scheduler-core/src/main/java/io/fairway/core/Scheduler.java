@@ -197,20 +197,24 @@ public final class Scheduler {
     public void addCohort(Cohort cohort) {
         withLock(() -> {
             InvalidSpecException.check(!cohorts.containsKey(cohort.name()), "cohort.name", cohort.name(), "cohort %s already exists", cohort.name());
-            checkCohortQuota(cohort);
-            Set<String> seen = new HashSet<>();
-            seen.add(cohort.name());
-            String p = cohort.parent();
-            List<String> path = new ArrayList<>(List.of(cohort.name()));
-            while (p != null) {
-                path.add(p);
-                InvalidSpecException.check(seen.add(p), "cohort[" + cohort.name() + "].parent", cohort.parent(),
-                        "cohort %s: parent %s would make a cycle in the cohort tree: %s", cohort.name(), cohort.parent(), String.join(" -> ", path));
-                Cohort pc = cohorts.get(p);
-                p = pc == null ? null : pc.parent();
-            }
-            cohorts.put(cohort.name(), cohort);
+            addCohortLocked(cohort);
         });
+    }
+
+    private void addCohortLocked(Cohort cohort) {
+        checkCohortQuota(cohort);
+        Set<String> seen = new HashSet<>();
+        seen.add(cohort.name());
+        String p = cohort.parent();
+        List<String> path = new ArrayList<>(List.of(cohort.name()));
+        while (p != null) {
+            path.add(p);
+            InvalidSpecException.check(seen.add(p), "cohort[" + cohort.name() + "].parent", cohort.parent(),
+                    "cohort %s: parent %s would make a cycle in the cohort tree: %s", cohort.name(), cohort.parent(), String.join(" -> ", path));
+            Cohort pc = cohorts.get(p);
+            p = pc == null ? null : pc.parent();
+        }
+        cohorts.put(cohort.name(), cohort);
     }
 
     private void checkCohortQuota(Cohort cohort) {
@@ -247,6 +251,80 @@ public final class Scheduler {
      */
     public boolean removeClusterQueue(String name) {
         return withLock(() -> clusterQueues.remove(name) != null);
+    }
+
+    /**
+     * Removes a LocalQueue; jobs submitted to it wait with reason {@code QUEUE_NOT_FOUND} (none is dropped).
+     *
+     * @param namespace its namespace
+     * @param name its name
+     * @return true when it existed
+     */
+    public boolean removeLocalQueue(String namespace, String name) {
+        return withLock(() -> localQueues.remove(namespace + "/" + name) != null);
+    }
+
+    /**
+     * Replaces a flavor's definition (its node labels, taints, tolerations); admitted jobs keep their placement.
+     *
+     * @param flavor the new definition
+     * @throws InvalidSpecException when no flavor of that name exists
+     */
+    public void updateFlavor(ResourceFlavor flavor) {
+        withLock(() -> {
+            InvalidSpecException.check(flavors.containsKey(flavor.name()), "flavor.name", flavor.name(), "flavor %s does not exist", flavor.name());
+            flavors.put(flavor.name(), flavor);
+        });
+    }
+
+    /**
+     * Removes a flavor no ClusterQueue or cohort refers to.
+     *
+     * @param name the flavor
+     * @return true when it existed
+     * @throws InvalidSpecException naming a queue that still refers to it
+     */
+    public boolean removeFlavor(String name) {
+        return withLock(() -> {
+            for (ClusterQueue q : clusterQueues.values()) {
+                InvalidSpecException.check(!q.flavorNames().contains(name), "flavor", name,
+                        "flavor %s is still used by ClusterQueue %s", name, q.name());
+            }
+            for (Cohort c : cohorts.values()) {
+                c.resourceGroups().forEach(g -> g.flavors().forEach(f -> InvalidSpecException.check(!f.flavor().equals(name), "flavor", name,
+                        "flavor %s is still used by cohort %s", name, c.name())));
+            }
+            return flavors.remove(name) != null;
+        });
+    }
+
+    /**
+     * Replaces a cohort's definition (its parent, quota and weight), refusing a cycle.
+     *
+     * @param cohort the new definition
+     */
+    public void updateCohort(Cohort cohort) {
+        withLock(() -> {
+            Cohort old = cohorts.remove(cohort.name());
+            try {
+                addCohortLocked(cohort);
+            } catch (InvalidSpecException e) {
+                if (old != null) {
+                    cohorts.put(old.name(), old);
+                }
+                throw e;
+            }
+        });
+    }
+
+    /**
+     * Removes a cohort; queues naming it keep an implicit cohort of that name without quota of its own.
+     *
+     * @param name the cohort
+     * @return true when it existed
+     */
+    public boolean removeCohort(String name) {
+        return withLock(() -> cohorts.remove(name) != null);
     }
 
     /**
@@ -577,6 +655,84 @@ public final class Scheduler {
             }
         }
         return false;
+    }
+
+    /**
+     * Changes a node in place (labels, taints, capacity, cordon) without disturbing what runs on it. Jobs placed
+     * on GPUs the node no longer has go back to pending, as for a lost node.
+     *
+     * @param node the node's new definition (same name)
+     * @return the ids of jobs sent back to pending
+     * @throws InvalidSpecException when no node of that name exists
+     */
+    public List<String> updateNode(Node node) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<Decision> stops = new ArrayList<>();
+        List<String> requeued = withLock(() -> {
+            InvalidSpecException.check(nodes.containsKey(node.name()), "node.name", node.name(), "node %s does not exist", node.name());
+            nodes.put(node.name(), node);
+            Set<Integer> gpus = new HashSet<>();
+            node.gpus().gpus().forEach(g -> gpus.add(g.index()));
+            List<String> ids = new ArrayList<>();
+            for (JobStatus j : new ArrayList<>(holding.values())) {
+                boolean lost = false;
+                for (MemberPlacement m : j.admission().placement().members()) {
+                    if (m.node().equals(node.name()) && !gpus.containsAll(m.gpus())) {
+                        lost = true;
+                    }
+                }
+                if (lost) {
+                    ids.add(j.id());
+                    String why = "node " + node.name() + " no longer has the GPUs the job used";
+                    requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, events);
+                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, false));
+                }
+            }
+            return ids;
+        });
+        dispatch(events);
+        if (!stops.isEmpty()) {
+            actuator.apply(stops);
+        }
+        return requeued;
+    }
+
+    /**
+     * Forgets a job that has ended (succeeded, failed or cancelled), so a long-running controller's memory stays
+     * bounded. Its id may then be submitted again.
+     *
+     * @param jobId the job
+     * @return true when it was known and ended
+     */
+    public boolean forget(String jobId) {
+        return withLock(() -> {
+            JobStatus j = jobs.get(jobId);
+            if (j == null || !j.state().isTerminal()) {
+                return false;
+            }
+            jobs.remove(jobId);
+            return true;
+        });
+    }
+
+    /**
+     * Replaces the spec of a pending job (e.g. its parallelism or requests changed). The new spec is validated
+     * like a submission; the job keeps its place (its sequence) in the queue.
+     *
+     * @param spec the new spec (same id)
+     * @return true when the job was pending and was updated
+     */
+    public boolean updateSpec(JobSpec spec) {
+        return withLock(() -> {
+            JobStatus j = jobs.get(spec.id());
+            if (j == null || j.state() != JobState.PENDING) {
+                return false;
+            }
+            reservations.remove(spec.id());
+            replace(j, new JobStatus(spec, JobState.PENDING, j.pendingReason(), null, j.stateSinceMillis(), j.preemptions(), j.sequence(),
+                    j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+            return true;
+        });
     }
 
     /**
