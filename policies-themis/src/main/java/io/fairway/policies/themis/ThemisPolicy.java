@@ -43,9 +43,11 @@ import java.util.TreeMap;
  *   <li>the arbiter computes the proportional-fair allocation and each winner keeps the fraction c_i of its bundle
  *       ({@link PartialAllocationAuction}); a fractional bundle is rounded between the two nearest bundle sizes at
  *       random ({@link PolicyContext#random()}) so that the expected size is c_i × k_i;</li>
- *   <li>the withheld GPUs and any left over go to the apps outside the auction, worst ρ first (work conservation);
- *       jobs whose expired lease was not won back are preempted (checkpointing ones checkpoint);</li>
- *   <li>every GPU granted carries a lease of {@link Config#leaseMinutes()}.</li>
+ *   <li>the withheld GPUs and any left over go to the apps outside the auction (work conservation): first to keep
+ *       their running jobs, worst ρ first, then to start new jobs, the apps nearest to finishing first; only then to
+ *       the bidders; jobs whose expired lease was not won back are preempted (checkpointing ones checkpoint);</li>
+ *   <li>every GPU granted carries a lease of {@link Config#leaseMinutes()}, stretched (by at most one checkpoint
+ *       interval) to end just after the job's next checkpoint, so that a revocation at expiry loses almost no work.</li>
  * </ol>
  * With {@link Config#reserve()} the worst app is never starved by gangs larger than what one auction offers: while
  * the GPUs offered are fewer than its smallest job needs, expired leases are neither renewed nor revoked and new
@@ -124,6 +126,9 @@ public final class ThemisPolicy implements SchedulingPolicy {
             return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint);
         }
     }
+
+    /** Leases aligned with checkpoints end this long after the checkpoint, against rounding of estimates. */
+    static final double CHECKPOINT_MARGIN_SECONDS = 2;
 
     /** Horizon over which bids value a lease, when leases never expire. */
     private static final double INFINITE_LEASE_HORIZON_SECONDS = 24 * 3600;
@@ -246,6 +251,11 @@ public final class ThemisPolicy implements SchedulingPolicy {
             }
             this.apps = FinishTimeEstimator.apps(live, now, ctx.capacity().totalGpus(), config.estimate(), ThemisPolicy.this::revocable);
             this.pool = ctx.capacity().freeGpus() + revocableGpus;
+        }
+
+        /** Apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name. */
+        Comparator<String> shortestRemainingFirst() {
+            return Comparator.comparingDouble((String a) -> apps.get(a).sharedSeconds() - apps.get(a).elapsed()).thenComparing(a -> a);
         }
 
         long expiry() {
@@ -384,8 +394,41 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         void keep(JobStatus j) {
             if (kept.add(j.id())) {
-                ctx.setLease(j, expiry());
+                JobView v = view(j);
+                ctx.setLease(j, v == null ? expiry() : alignedExpiry(j, v.work() - v.remaining(), v.speed(), false));
             }
+        }
+
+        JobView view(JobStatus j) {
+            AppView a = apps.get(j.spec().jobSet());
+            if (a != null) {
+                for (JobView v : a.jobs()) {
+                    if (v.id().equals(j.id())) {
+                        return v;
+                    }
+                }
+            }
+            return null;
+        }
+
+        /**
+         * A lease that ends just after the job's next checkpoint past the nominal expiry, so that revoking it at expiry
+         * loses (almost) no work: the job is at {@code doneSeconds} of its work and runs at {@code speed}; a job
+         * that starts now first restores ({@code restoring}).
+         */
+        long alignedExpiry(JobStatus j, double doneSeconds, double speed, boolean restoring) {
+            long nominal = expiry();
+            io.fairway.api.job.Checkpointing c = j.spec().checkpointing();
+            if (nominal == Admit.NO_LEASE || c == null || speed <= 0) {
+                return nominal;
+            }
+            double lease = leaseMillis / 1000.0;
+            double restore = restoring && doneSeconds > 0 ? c.restoreCostSeconds() : 0;
+            double atExpiry = doneSeconds + Math.max(0, lease - restore) * speed;
+            double next = Math.ceil(atExpiry / c.intervalSeconds() - 1e-9) * c.intervalSeconds();
+            double seconds = restore + (next - doneSeconds) / speed + CHECKPOINT_MARGIN_SECONDS;
+            seconds = Math.max(lease, Math.min(seconds, lease + c.intervalSeconds() / speed + restore + CHECKPOINT_MARGIN_SECONDS));
+            return now + Math.round(seconds * 1000);
         }
 
         boolean start(Choice c, long expiry) {
@@ -398,7 +441,9 @@ public final class ThemisPolicy implements SchedulingPolicy {
             if (a.admitted()) {
                 admitted.add(j.id());
                 if (expiry != Admit.NO_LEASE) {
-                    ctx.setLease(j, expiry);
+                    JobView v = c.item().job();
+                    double speed = FinishTimeEstimator.sizeFraction(j.spec(), a.admission().counts()) * a.admission().placement().throughputFactor();
+                    ctx.setLease(j, expiry == now ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
                 }
                 return true;
             }
@@ -628,7 +673,16 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 }
             }
         }
-        for (String a : leftoverOrder) {
+        // new jobs on what is left: the apps outside the auction nearest to finishing first (work conservation with
+        // the shortest-remaining order, good for completion times; fairness was the auction's business), then the bidders
+        List<String> startOrder = new ArrayList<>();
+        for (List<String> group : List.of(leftoverOrder.subList(0, leftoverOrder.size() - participants.size()),
+                leftoverOrder.subList(leftoverOrder.size() - participants.size(), leftoverOrder.size()))) {
+            List<String> g = new ArrayList<>(group);
+            g.sort(r.shortestRemainingFirst());
+            startOrder.addAll(g);
+        }
+        for (String a : startOrder) {
             for (Item it : r.items.get(a)) {
                 if (left <= 0) {
                     break;
@@ -653,7 +707,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
         for (Choice c : starts) {
             r.start(c, expiry);
         }
-        r.fillFree(rank, expiry);
+        r.fillFree(startOrder, expiry);
         r.explainRest(why);
     }
 

@@ -163,4 +163,16 @@ class ThemisPolicyTest {
         assertThat(el.leaseExpiresAtMillis()).isEqualTo(600_000);
         assertThat(sim.scheduler.checkInvariants()).isEmpty();
     }
+
+    @Test
+    void leasesEndJustAfterACheckpoint() {
+        // checkpoints every 420 s of work, full speed from 0: a 10-minute lease would end at 600 s of work, mid-interval;
+        // it is stretched to the checkpoint at 840 s, plus a 2 s margin
+        MiniSim sim = new MiniSim(themis(Map.of()), 1, 1, GpuTopology.pcie4("V100"), 1);
+        JobSpec j = MiniSim.job("ck", "c", 4, 3600);
+        sim.scheduler.submit(new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0, j.podSets(),
+                j.estimatedSeconds(), io.fairway.api.job.PlacementSensitivity.NONE, new io.fairway.api.job.Checkpointing(420, 0, 0)));
+        RoundResult r = sim.scheduler.runRound();
+        assertThat(((Admit) r.decisions().get(0)).leaseExpiresAtMillis()).isEqualTo(842_000);
+    }
 }

@@ -327,6 +327,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
                     .xAxisTitle("rho (app)").yAxisTitle("fraction of apps").build();
             cdf.getStyler().setLegendPosition(Styler.LegendPosition.InsideSE);
             cdf.getStyler().setXAxisLogarithmic(true);
+            cdf.getStyler().setYAxisDecimalPattern("0.00");
             for (Row r : rows) {
                 if (!r.params().isEmpty() || r.appRho().length == 0) {
                     continue;
