@@ -29,6 +29,8 @@ final class JobTrack {
     long leaseWake = -1;
     /** Work (ms at full speed) lost to preemptions. */
     double lost;
+    /** Where it runs now, or null. */
+    io.fairway.api.decision.Placement placement;
 
     JobTrack(SimJob job, int index) {
         this.job = job;

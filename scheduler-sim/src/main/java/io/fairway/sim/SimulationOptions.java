@@ -1,6 +1,7 @@
 package io.fairway.sim;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.core.PlacementStrategy;
 import java.util.Map;
 
 /**
@@ -17,11 +18,26 @@ import java.util.Map;
  * @param policyParameters parameters handed to the policy provider
  * @param maxSimulatedSeconds stop at this simulated time, leaving unfinished jobs unfinished; 0 for the default
  *     guard against a policy that never lets work finish: the last submission + 10 × the jobs' summed durations + 1 day
+ * @param placement the engine's placement search ({@link PlacementStrategy#TOPOLOGY_AWARE} by default)
  */
 public record SimulationOptions(long seed, double roundIntervalSeconds, boolean recordEvents, Map<String, String> policyParameters,
-                                double maxSimulatedSeconds) {
-    /** Seed 1, rounds on events only, no event log, the default horizon. */
-    public static final SimulationOptions DEFAULTS = new SimulationOptions(1, 0, false, Map.of(), 0);
+                                double maxSimulatedSeconds, PlacementStrategy placement) {
+    /** Seed 1, rounds on events only, no event log, the default horizon, topology-aware placement. */
+    public static final SimulationOptions DEFAULTS = new SimulationOptions(1, 0, false, Map.of(), 0, PlacementStrategy.TOPOLOGY_AWARE);
+
+    /**
+     * Topology-aware placement.
+     *
+     * @param seed the seed
+     * @param roundIntervalSeconds periodic rounds (0: none)
+     * @param recordEvents keep the event log
+     * @param policyParameters policy parameters
+     * @param maxSimulatedSeconds the horizon (0: the default guard)
+     */
+    public SimulationOptions(long seed, double roundIntervalSeconds, boolean recordEvents, Map<String, String> policyParameters,
+                             double maxSimulatedSeconds) {
+        this(seed, roundIntervalSeconds, recordEvents, policyParameters, maxSimulatedSeconds, PlacementStrategy.TOPOLOGY_AWARE);
+    }
 
     /** Validates. */
     public SimulationOptions {
@@ -30,30 +46,36 @@ public record SimulationOptions(long seed, double roundIntervalSeconds, boolean 
         policyParameters = Map.copyOf(policyParameters == null ? Map.of() : policyParameters);
         InvalidSpecException.check(maxSimulatedSeconds >= 0 && !Double.isNaN(maxSimulatedSeconds), "maxSimulatedSeconds",
                 maxSimulatedSeconds, "maxSimulatedSeconds must be >= 0, was %s", maxSimulatedSeconds);
+        placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;
+    }
+
+    /** @param strategy the placement search @return a copy with it */
+    public SimulationOptions withPlacement(PlacementStrategy strategy) {
+        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, policyParameters, maxSimulatedSeconds, strategy);
     }
 
     /** @param s the seed @return a copy with it */
     public SimulationOptions withSeed(long s) {
-        return new SimulationOptions(s, roundIntervalSeconds, recordEvents, policyParameters, maxSimulatedSeconds);
+        return new SimulationOptions(s, roundIntervalSeconds, recordEvents, policyParameters, maxSimulatedSeconds, placement);
     }
 
     /** @param seconds the periodic round interval (0: none) @return a copy with it */
     public SimulationOptions withRoundIntervalSeconds(double seconds) {
-        return new SimulationOptions(seed, seconds, recordEvents, policyParameters, maxSimulatedSeconds);
+        return new SimulationOptions(seed, seconds, recordEvents, policyParameters, maxSimulatedSeconds, placement);
     }
 
     /** @param record keep the event log @return a copy with it */
     public SimulationOptions withRecordEvents(boolean record) {
-        return new SimulationOptions(seed, roundIntervalSeconds, record, policyParameters, maxSimulatedSeconds);
+        return new SimulationOptions(seed, roundIntervalSeconds, record, policyParameters, maxSimulatedSeconds, placement);
     }
 
     /** @param seconds the simulated time to stop at (0: the default guard) @return a copy with it */
     public SimulationOptions withMaxSimulatedSeconds(double seconds) {
-        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, policyParameters, seconds);
+        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, policyParameters, seconds, placement);
     }
 
     /** @param parameters policy parameters @return a copy with them */
     public SimulationOptions withPolicyParameters(Map<String, String> parameters) {
-        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, parameters, maxSimulatedSeconds);
+        return new SimulationOptions(seed, roundIntervalSeconds, recordEvents, parameters, maxSimulatedSeconds, placement);
     }
 }

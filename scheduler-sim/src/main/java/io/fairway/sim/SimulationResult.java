@@ -13,16 +13,44 @@ import java.util.List;
  * @param totalGpus the cluster's GPUs at the start
  * @param events the scheduler's events (empty unless {@link SimulationOptions#recordEvents()})
  * @param actuations the decisions carried out (empty unless {@link SimulationOptions#recordEvents()})
+ * @param infra nodes, cost, spot interruptions, waiting for nodes, placement quality
  */
 public record SimulationResult(String policy, PolicyMetrics metrics, List<JobOutcome> jobs, List<SkippedJob> skipped,
-                               List<TimelinePoint> timeline, long totalGpus, List<EventRecord> events, List<ActuationRecord> actuations) {
+                               List<TimelinePoint> timeline, long totalGpus, List<EventRecord> events, List<ActuationRecord> actuations,
+                               InfraMetrics infra) {
+    /**
+     * Without node metrics.
+     *
+     * @param policy the policy
+     * @param metrics its metrics
+     * @param jobs job outcomes
+     * @param skipped skipped jobs
+     * @param timeline the cluster state after each round
+     * @param totalGpus the cluster's GPUs
+     * @param events the event log
+     * @param actuations the actuated decisions
+     */
+    public SimulationResult(String policy, PolicyMetrics metrics, List<JobOutcome> jobs, List<SkippedJob> skipped, List<TimelinePoint> timeline,
+                            long totalGpus, List<EventRecord> events, List<ActuationRecord> actuations) {
+        this(policy, metrics, jobs, skipped, timeline, totalGpus, events, actuations, InfraMetrics.NONE);
+    }
+
     /** Copies. */
     public SimulationResult {
+        infra = infra == null ? InfraMetrics.NONE : infra;
         jobs = List.copyOf(jobs);
         skipped = List.copyOf(skipped);
         timeline = List.copyOf(timeline);
         events = List.copyOf(events);
         actuations = List.copyOf(actuations);
+    }
+
+    /**
+     * @param m node metrics
+     * @return a copy with them
+     */
+    public SimulationResult withInfra(InfraMetrics m) {
+        return new SimulationResult(policy, metrics, jobs, skipped, timeline, totalGpus, events, actuations, m);
     }
 
     /**

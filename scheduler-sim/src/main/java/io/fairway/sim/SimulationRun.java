@@ -37,6 +37,17 @@ final class SimulationRun {
     private static final int ARRIVAL = 2;
     private static final int LEASE = 3;
     private static final int TICK = 4;
+    private static final int NODES_UP = 5;
+    private static final int SPOT_NOTICE = 6;
+    private static final int SPOT_INTERRUPTION = 7;
+    private static final int WAKE = 8;
+    /** How often quota reserved behind an admission check asks again, for {@link Scheduler#nextWakeupMillis}. */
+    private static final long CHECK_RETRY_MILLIS = 60_000;
+
+    /** Nodes of one Provision decision, coming up. */
+    private record NodesUp(io.fairway.api.model.NodePool pool, io.fairway.api.model.InstanceType type, List<String> names, String rack,
+                           long requestedAt) {
+    }
 
     /** A future event; at one instant completions go first, then cluster actions, arrivals, lease expiries, ticks. */
     private record Event(long time, int kind, long seq, Object payload, long runId) {
@@ -77,13 +88,33 @@ final class SimulationRun {
     private boolean tickScheduled;
     private int lastRoundDecisions;
     private long horizon = Long.MAX_VALUE;
+    private final Infrastructure infra;
+    private final List<String> deprovisioned = new ArrayList<>();
+    private final java.util.Set<Long> wakes = new java.util.HashSet<>();
+    /** The node whose spot interruption is being handled, or null: preemptions now are interruption losses. */
+    private String interrupting;
 
     SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
         this.input = input;
         this.policy = policy;
         this.options = options;
         this.progress = progress == null ? ProgressListener.NONE : progress;
-        this.totalGpus = input.cluster().totalGpus();
+        this.totalGpus = capacityGpus(input.cluster());
+        this.infra = new Infrastructure(input.cluster(), options.seed());
+    }
+
+    /** Static GPUs plus the pools' GPU limits (pools without one count their largest instance once). */
+    private static long capacityGpus(ClusterModel c) {
+        long g = c.totalGpus();
+        for (SimNodePool p : c.nodePools()) {
+            long limit = p.pool().limits().gpus();
+            int largest = 0;
+            for (io.fairway.api.model.InstanceType t : p.pool().instanceTypes()) {
+                largest = Math.max(largest, t.gpus().size());
+            }
+            g += p.pool().limits().names().contains(io.fairway.api.model.Resources.GPU) ? limit : largest;
+        }
+        return g;
     }
 
     SimulationResult run() {
@@ -125,6 +156,16 @@ final class SimulationRun {
                         effective = true;
                     }
                     case LEASE -> effective |= leaseExpires((JobTrack) e.payload(), e.runId());
+                    case NODES_UP -> {
+                        nodesUp((NodesUp) e.payload());
+                        effective = true;
+                    }
+                    case SPOT_NOTICE -> effective |= spotNotice((String) e.payload());
+                    case SPOT_INTERRUPTION -> effective |= spotInterruption((String) e.payload());
+                    case WAKE -> {
+                        wakes.remove(e.time());
+                        effective = true;
+                    }
                     default -> {
                         tickScheduled = false;
                         effective = true;
@@ -140,7 +181,9 @@ final class SimulationRun {
                 pending += arrivals.size();
             }
             runRound();
+            removeDeprovisioned();
             watchLeases();
+            watchWakeups();
             recordState();
             scheduleTick();
             int pct = total == 0 ? 100 : (int) (100L * finished / total);
@@ -151,12 +194,13 @@ final class SimulationRun {
         }
         progress.progress(1.0);
         return Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
-                lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos);
+                lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos).withInfra(infra.finish(lastTime));
     }
 
     private Scheduler buildScheduler() {
         Scheduler.Builder b = Scheduler.builder()
                 .policy(policy, options.policyParameters())
+                .placement(options.placement())
                 .clock(() -> now)
                 .seed(options.seed())
                 .actuator(this::actuate)
@@ -177,6 +221,9 @@ final class SimulationRun {
             b.localQueue(q);
         }
         b.nodes(input.cluster().nodes());
+        for (SimNodePool p : input.cluster().nodePools()) {
+            b.nodePool(p.pool());
+        }
         return b.build();
     }
 
@@ -186,8 +233,9 @@ final class SimulationRun {
         jobs.sort(Comparator.comparingLong(SimJob::submitMillis));
         TreeMap<Long, List<JobTrack>> byTime = new TreeMap<>();
         for (SimJob j : jobs) {
-            if (j.gpus() > totalGpus) {
-                skipped.add(new SkippedJob(j.id(), j.gpus(), "asks for " + j.gpus() + " GPUs; the cluster has " + totalGpus));
+            long maxGpus = input.cluster().maxGpus();
+            if (j.gpus() > maxGpus) {
+                skipped.add(new SkippedJob(j.id(), j.gpus(), "asks for " + j.gpus() + " GPUs; the cluster has at most " + maxGpus));
                 continue;
             }
             JobTrack t = new JobTrack(j, order.size());
@@ -234,6 +282,7 @@ final class SimulationRun {
 
     private void advanceTo(long t) {
         busyGpuMillis += (double) busyGpus * (t - lastTime);
+        infra.advance(t);
         now = t;
         lastTime = t;
     }
@@ -254,6 +303,13 @@ final class SimulationRun {
                 presentSteps.add(new long[] {now, present});
             }
         }
+        java.util.Set<String> waiting = new java.util.TreeSet<>();
+        if (infra.hasPools()) {
+            for (io.fairway.core.Provisioning.Request r : scheduler.pendingNodeRequests()) {
+                waiting.addAll(r.jobs());
+            }
+        }
+        infra.record(now, waiting);
         TimelinePoint p = new TimelinePoint(now, busyGpus, pending, running);
         if (timeline.isEmpty() || !sameState(timeline.get(timeline.size() - 1), p)) {
             timeline.add(p);
@@ -321,6 +377,8 @@ final class SimulationRun {
         busyGpus -= t.gpus;
         t.gpus = 0;
         running--;
+        infra.release(t.placement);
+        t.placement = null;
     }
 
     // ---------------------------------------------------------------- the actuator
@@ -334,11 +392,10 @@ final class SimulationRun {
             } else if (d instanceof Resize r) {
                 resize(r);
             } else if (d instanceof Provision p) {
-                LOG.warn("t={}s: Provision of {} x {} in node pool {} is not simulated ({})", now / 1000.0, p.count(), p.instanceType(),
-                        p.nodePool(), p.reason());
-                record("Provision", null, p.count() + " x " + p.instanceType() + " in " + p.nodePool() + ": " + p.reason());
+                provision(p);
             } else if (d instanceof Deprovision dp) {
                 record("Deprovision", null, dp.node() + ": " + dp.reason());
+                deprovisioned.add(dp.node());
             }
         }
     }
@@ -361,6 +418,8 @@ final class SimulationRun {
         t.runId++;
         t.speed = speed(t, p);
         t.gpus = p.gpuCount();
+        t.placement = p;
+        infra.place(p, t.job.gpus(), true);
         busyGpus += t.gpus;
         running++;
         pending--;
@@ -402,6 +461,9 @@ final class SimulationRun {
         t.banked += Math.max(0, now - Math.max(t.segmentStart, t.restoreUntil)) * t.speed;
         t.segmentStart = now;
         busyGpus -= t.gpus;
+        infra.release(t.placement);
+        t.placement = r.placement();
+        infra.place(r.placement(), t.job.gpus(), false);
         t.gpus = r.placement().gpuCount();
         busyGpus += t.gpus;
         t.speed = speed(t, r.placement());
@@ -423,6 +485,9 @@ final class SimulationRun {
             kept = Math.max(t.kept, Math.floor(done / interval) * interval);
         }
         t.lost += done - kept;
+        if (interrupting != null) {
+            infra.interruptionLoss(t.job.id(), interrupting, done - kept, t.gpus, c == null ? 0 : c.intervalSeconds());
+        }
         t.kept = kept;
         stop(t);
         t.banked = 0;
@@ -442,6 +507,94 @@ final class SimulationRun {
         record("Preempt", t.job.id(), p.reason() + (c != null ? "; resumes at " + Math.round(kept / 1000) + " s of work" : "; restarts"));
         if (!state.isTerminal()) {
             scheduler.reportProgress(t.job.id(), Math.min(1.0, kept / t.workMillis));
+        }
+    }
+
+    // ---------------------------------------------------------------- nodes
+
+    /** A Provision decision: the nodes join after the pool's provisioning delay, sharing one fresh rack. */
+    private void provision(Provision p) {
+        SimNodePool sp = infra.pool(p.nodePool());
+        io.fairway.api.model.InstanceType type = sp == null ? null : sp.pool().instanceType(p.instanceType());
+        if (type == null) {
+            LOG.warn("t={}s: Provision from unknown node pool {} / instance type {}", now / 1000.0, p.nodePool(), p.instanceType());
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < p.count(); i++) {
+            names.add(infra.reserveName(p.nodePool()));
+        }
+        String rack = infra.freshRack(p.nodePool());
+        record("Provision", null, p.count() + " x " + p.instanceType() + " in " + p.nodePool() + " (" + String.join(", ", names) + "): "
+                + p.reason());
+        push(now + sp.pool().provisioningDelayMillis(), NODES_UP, new NodesUp(sp.pool(), type, names, rack, now), 0);
+    }
+
+    private void nodesUp(NodesUp u) {
+        SimNodePool sp = infra.pool(u.pool().name());
+        for (String name : u.names()) {
+            io.fairway.api.model.Node n = infra.nodeUp(u.pool(), u.type(), name, u.rack(), u.requestedAt());
+            scheduler.addNode(n);
+            record("NodeUp", null, name + " (" + u.type().name() + ", " + u.rack() + ")");
+            long at = infra.interruptionAt(sp, u.type(), name, now);
+            if (at > 0) {
+                long notice = Math.max(now, at - Math.round(sp.noticeSeconds() * 1000));
+                push(notice, SPOT_NOTICE, name, 0);
+                push(at, SPOT_INTERRUPTION, name, 0);
+            }
+        }
+    }
+
+    private void removeDeprovisioned() {
+        for (String node : deprovisioned) {
+            if (infra.present(node)) {
+                scheduler.removeNode(node);
+                infra.nodeGone(node, now);
+                record("NodeGone", null, node + " (deprovisioned)");
+            }
+        }
+        deprovisioned.clear();
+    }
+
+    /** A spot interruption notice: the node's jobs migrate (from their last checkpoint) while it still runs. */
+    private boolean spotNotice(String node) {
+        if (!infra.present(node)) {
+            return false;
+        }
+        infra.interrupted();
+        record("SpotNotice", null, node);
+        interrupting = node;
+        try {
+            scheduler.drainNode(node, "spot interruption notice");
+        } finally {
+            interrupting = null;
+        }
+        return true;
+    }
+
+    private boolean spotInterruption(String node) {
+        if (!infra.present(node)) {
+            return false;
+        }
+        record("SpotInterruption", null, node);
+        interrupting = node;
+        try {
+            scheduler.removeNode(node);
+        } finally {
+            interrupting = null;
+        }
+        infra.nodeGone(node, now);
+        return true;
+    }
+
+    /** Schedules a round when the scheduler next has something to do by itself (consolidation, leases, checks). */
+    private void watchWakeups() {
+        if (!infra.hasPools()) {
+            return;
+        }
+        java.util.OptionalLong w = scheduler.nextWakeupMillis(CHECK_RETRY_MILLIS);
+        if (w.isPresent() && w.getAsLong() > now && wakes.add(w.getAsLong())) {
+            push(w.getAsLong(), WAKE, null, 0);
         }
     }
 

@@ -7,6 +7,7 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
 import io.fairway.api.model.Taint;
 import io.fairway.sim.ClusterModel;
+import io.fairway.sim.SimNodePool;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,7 +34,13 @@ import java.util.Set;
  *         labels: {pool: training}
  *         taints: [{key: gpu, value: "true", effect: NoSchedule}]
  *         resources: {example.com/fpga: "1"}  # extended resources per node
+ *         pricePerHour: 24.48                # optional: the cost of a node-hour, for cost reports
+ *     nodePools:                             # optional: nodes provisioned on demand (see NodePoolConfig)
+ *       - name: gpu
+ *         instanceTypes: [{name: p3.16xlarge, cpu: "64", memory: 488Gi, gpuShape: hybrid-cube-mesh-8, pricePerHour: 24.48}]
  * </pre>
+ *
+ * <p>A cluster needs node groups, node pools or both.
  *
  * @param clusters the clusters
  */
@@ -74,6 +81,9 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
         List<ClusterSpec> specs = new ArrayList<>();
         List<Node> nodes = new ArrayList<>();
         Set<String> nodeNames = new HashSet<>();
+        List<SimNodePool> pools = new ArrayList<>();
+        Set<String> poolNames = new HashSet<>();
+        Map<String, Double> prices = new LinkedHashMap<>();
         for (ClusterEntry c : clusters) {
             specs.add(new ClusterSpec(c.name(), c.topologyLevels()));
             for (NodeGroup g : c.nodeGroups()) {
@@ -83,11 +93,20 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
                                 + n.name() + " is used twice; give the node groups different namePrefix values", null);
                     }
                     nodes.add(n);
+                    if (g.pricePerHour() > 0) {
+                        prices.put(n.name(), g.pricePerHour());
+                    }
                 }
+            }
+            for (NodePoolConfig p : c.nodePools()) {
+                if (!poolNames.add(p.name())) {
+                    throw new ConfigException(source, 0, 0, "cluster " + c.name() + ": node pool " + p.name() + " is listed twice", null);
+                }
+                pools.add(p.toPool(c.name()));
             }
         }
         try {
-            return new ClusterModel(specs, nodes);
+            return new ClusterModel(specs, nodes, pools, prices);
         } catch (InvalidSpecException e) {
             throw new ConfigException(source, 0, 0, e.getMessage(), e);
         }
@@ -99,15 +118,18 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      * @param name its name
      * @param topologyLevels node label keys, broadest first
      * @param nodeGroups its nodes, by group
+     * @param nodePools its node pools
      */
-    public record ClusterEntry(String name, List<String> topologyLevels, List<NodeGroup> nodeGroups) {
+    public record ClusterEntry(String name, List<String> topologyLevels, List<NodeGroup> nodeGroups, List<NodePoolConfig> nodePools) {
         /** Normalises; {@link #validate()} checks the rest. */
         public ClusterEntry {
             name = name == null || name.isBlank() ? Node.DEFAULT_CLUSTER : name;
             topologyLevels = Names.list("topologyLevels", topologyLevels);
             nodeGroups = Names.list("nodeGroups", nodeGroups);
+            nodePools = Names.list("nodePools", nodePools);
             new ClusterSpec(name, topologyLevels);
-            InvalidSpecException.check(!nodeGroups.isEmpty(), "nodeGroups", nodeGroups, "cluster %s: at least one node group is required", name);
+            InvalidSpecException.check(!nodeGroups.isEmpty() || !nodePools.isEmpty(), "nodeGroups", nodeGroups,
+                    "cluster %s: at least one node group or node pool is required", name);
         }
     }
 
@@ -125,10 +147,11 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      * @param rackLabel the rack label key (default {@code fairway.io/rack})
      * @param taints taints of every node
      * @param resources extended resources per node (quantities)
+     * @param pricePerHour the cost of a node-hour (default 0), for cost reports
      */
     public record NodeGroup(String namePrefix, Integer count, String gpuShape, String gpuModel, String cpu, String memory,
                             Map<String, String> labels, Integer racks, String rackLabel, List<TaintConfig> taints,
-                            Map<String, String> resources) implements Validated {
+                            Map<String, String> resources, Double pricePerHour) implements Validated {
         /** Normalises; {@link #validate()} checks every field by building one node. */
         public NodeGroup {
             Names.require("namePrefix", namePrefix);
@@ -143,6 +166,9 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
             rackLabel = rackLabel == null || rackLabel.isBlank() ? ClusterSpec.RACK_LABEL : rackLabel;
             taints = Names.list("taints", taints);
             resources = resources == null ? Map.of() : Map.copyOf(resources);
+            pricePerHour = pricePerHour == null ? 0.0 : pricePerHour;
+            InvalidSpecException.check(pricePerHour >= 0 && Double.isFinite(pricePerHour), "pricePerHour", pricePerHour,
+                    "node group %s: pricePerHour must be >= 0, was %s", namePrefix, pricePerHour);
         }
 
         @Override
