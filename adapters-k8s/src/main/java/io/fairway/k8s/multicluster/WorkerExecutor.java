@@ -1,0 +1,392 @@
+package io.fairway.k8s.multicluster;
+
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpecBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.decision.Resize;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.model.Resources;
+import io.fairway.core.ExecutorHub;
+import io.fairway.core.Scheduler;
+import io.fairway.k8s.AdmissionRecord;
+import io.fairway.k8s.JobTranslator;
+import io.fairway.k8s.Keys;
+import io.fairway.k8s.NodeTranslator;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The executor of one worker cluster, as MultiKueue's remote client: each {@link #pollOnce()} reads the worker's
+ * Nodes and Job copies (and so shows the hub the worker is alive), takes its work from the {@link ExecutorHub},
+ * applies it to the worker — an admitted Job is copied there unsuspended, with its flavor's node labels and
+ * tolerations and the placement's hosts; a preempted one's copy is deleted — acknowledges it, and reports the
+ * copies' status to the engine with the epoch each copy carries ({@value MultiClusterManager#EPOCH_ANNOTATION}).
+ *
+ * <p>A worker that does not answer is not polled for: after the hub's grace period it is declared lost and its
+ * jobs go elsewhere. When it answers again it rejoins, and the copies the hub names (their run moved on) are deleted,
+ * so no Job runs in two workers. Copies the engine no longer places in this worker at their epoch are deleted too.
+ */
+public final class WorkerExecutor {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerExecutor.class);
+    private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
+    private static final int BATCH = 100;
+
+    private final String name;
+    private final KubernetesClient client;
+    private final MultiClusterManager manager;
+    private final Map<String, Node> synced = new LinkedHashMap<>();
+    private boolean reachable;
+    private List<Job> lastCopies = List.of();
+    private long lastReachedMillis;
+
+    /**
+     * What one {@link #pollOnce()} saw and did.
+     *
+     * @param reached whether the worker's API server answered
+     * @param applied work items applied
+     * @param deleted keys ({@code namespace/name}) of the copies deleted
+     */
+    public record PollResult(boolean reached, int applied, List<String> deleted) {
+        /** Copies. */
+        public PollResult {
+            deleted = List.copyOf(deleted);
+        }
+    }
+
+    WorkerExecutor(String name, KubernetesClient client, MultiClusterManager manager, long nowMillis) {
+        this.name = name;
+        this.client = client;
+        this.manager = manager;
+        this.lastReachedMillis = nowMillis;
+    }
+
+    /** @return the worker's name (its cluster name in the engine) */
+    public String name() {
+        return name;
+    }
+
+    /** @return whether the worker answered on the last pass */
+    public boolean reachable() {
+        return reachable;
+    }
+
+    /** @return when the worker last answered, on the manager's clock */
+    public long lastReachedMillis() {
+        return lastReachedMillis;
+    }
+
+    /** The engine's name of a worker's node: unique across workers. */
+    static String nodeName(String worker, String node) {
+        return worker + "/" + node;
+    }
+
+    /**
+     * One pass of the executor loop. Call it from one thread (the manager's loop does).
+     *
+     * @return what it did
+     */
+    public PollResult pollOnce() {
+        synchronized (manager.lock()) {
+            return pollLocked();
+        }
+    }
+
+    private PollResult pollLocked() {
+        Scheduler s = manager.scheduler();
+        ExecutorHub hub = manager.hub();
+        List<io.fabric8.kubernetes.api.model.Node> kubeNodes;
+        List<Job> copies;
+        try {
+            kubeNodes = client.nodes().list().getItems();
+            copies = listCopies();
+        } catch (KubernetesClientException e) {
+            if (reachable) {
+                LOG.warn("worker {} does not answer: {}", name, e.getMessage());
+            }
+            reachable = false;
+            return new PollResult(false, 0, List.of());
+        }
+        reachable = true;
+        lastReachedMillis = manager.clock().millis();
+        List<String> deleted = new ArrayList<>();
+        ExecutorHub.Poll poll = hub.poll(name, BATCH);
+        if (poll.rejoinRequired()) {
+            Map<String, Long> running = new TreeMap<>();
+            for (Job c : copies) {
+                String id = Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
+                Long epoch = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+                if (id != null && epoch != null) {
+                    running.put(id, epoch);
+                }
+            }
+            synced.clear();
+            List<Node> nodes = new ArrayList<>();
+            for (io.fabric8.kubernetes.api.model.Node k : kubeNodes) {
+                Node n = toModel(k);
+                nodes.add(n);
+                synced.put(n.name(), n);
+            }
+            List<String> stop = hub.rejoin(name, nodes, running);
+            LOG.info("worker {} rejoined with {} nodes; stopping {} stale copies {}", name, nodes.size(), stop.size(), stop);
+            for (Job c : copies) {
+                if (stop.contains(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
+                    delete(c, "its run moved on while the worker was lost");
+                    deleted.add(Jobs.key(c));
+                }
+            }
+            copies = listCopies();
+            poll = hub.poll(name, BATCH);
+        } else {
+            syncNodes(s, kubeNodes);
+        }
+        int applied = 0;
+        for (ExecutorHub.WorkItem w : poll.items()) {
+            try {
+                if (w.decision() instanceof Admit a) {
+                    applyAdmit(a, w.epoch());
+                } else if (w.decision() instanceof Preempt) {
+                    for (Job c : copies) {
+                        Long e = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+                        if (w.jobId().equals(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION)) && e != null && e <= w.epoch()) {
+                            delete(c, "preempted: " + ((Preempt) w.decision()).reason());
+                            deleted.add(Jobs.key(c));
+                        }
+                    }
+                } else if (w.decision() instanceof Resize r) {
+                    applyResize(r, copies);
+                } else {
+                    LOG.info("{} is left to worker {}'s autoscaler", w.decision(), name);
+                }
+                hub.ack(name, w.id());
+                applied++;
+            } catch (KubernetesClientException e) {
+                LOG.warn("worker {}: could not apply {} (offered again after the ack timeout): {}", name, w.decision(), e.getMessage());
+            }
+        }
+        if (applied > 0) {
+            try {
+                copies = listCopies();
+            } catch (KubernetesClientException e) {
+                return new PollResult(false, applied, deleted);
+            }
+        }
+        if (manager.recovered()) {
+            reportAndClean(s, copies, deleted);
+        }
+        return new PollResult(true, applied, deleted);
+    }
+
+    private List<Job> listCopies() {
+        lastCopies = List.copyOf(client.batch().v1().jobs().inAnyNamespace().withLabel(MultiClusterManager.COPY_LABEL, "true").list().getItems());
+        return lastCopies;
+    }
+
+    /** @return the copies in the worker as last read */
+    List<Job> copies() {
+        return lastCopies;
+    }
+
+    /** Adds new nodes, updates changed ones and removes gone ones (what runs on a gone node goes back to pending). */
+    private void syncNodes(Scheduler s, List<io.fabric8.kubernetes.api.model.Node> kubeNodes) {
+        Set<String> seen = new LinkedHashSet<>();
+        for (io.fabric8.kubernetes.api.model.Node k : kubeNodes) {
+            Node n = toModel(k);
+            seen.add(n.name());
+            Node before = synced.get(n.name());
+            if (before == null) {
+                if (s.clusterOfNode(n.name()) == null) {
+                    s.addNode(n);
+                } else {
+                    s.updateNode(n);
+                }
+            } else if (!before.equals(n)) {
+                s.updateNode(n);
+            }
+            synced.put(n.name(), n);
+        }
+        for (String gone : new ArrayList<>(synced.keySet())) {
+            if (!seen.contains(gone)) {
+                synced.remove(gone);
+                if (s.clusterOfNode(gone) != null) {
+                    List<String> requeued = s.removeNode(gone);
+                    LOG.info("node {} left worker {}; jobs back to pending: {}", gone, name, requeued);
+                }
+            }
+        }
+    }
+
+    private Node toModel(io.fabric8.kubernetes.api.model.Node k) {
+        Node n = NodeTranslator.toModel(k, Resources.NONE);
+        Map<String, String> labels = new LinkedHashMap<>(n.labels());
+        labels.putIfAbsent(Node.HOSTNAME_LABEL, n.name());
+        return new Node(nodeName(name, n.name()), name, labels, n.taints(), n.capacity(), n.gpus(), n.unschedulable());
+    }
+
+    /** Copies the user's Job into the worker, or adopts a copy already there (a re-offered item, a restarted manager). */
+    private void applyAdmit(Admit a, long epoch) {
+        Job user = manager.userJob(a.jobId());
+        if (user == null) {
+            LOG.info("worker {}: Job {} is gone from the manager cluster; not copied", name, a.jobId());
+            return;
+        }
+        String ns = user.getMetadata().getNamespace();
+        String jobName = user.getMetadata().getName();
+        AdmissionRecord rec = AdmissionRecord.of(a);
+        Job existing = client.batch().v1().jobs().inNamespace(ns).withName(jobName).get();
+        if (existing != null) {
+            String origin = Jobs.annotation(existing, MultiClusterManager.ORIGIN_UID_ANNOTATION);
+            if (user.getMetadata().getUid().equals(origin)) {
+                Map<String, String> ann = new LinkedHashMap<>();
+                ann.put(MultiClusterManager.EPOCH_ANNOTATION, Long.toString(epoch));
+                ann.put(Keys.ADMISSION_ANNOTATION, rec.toJson());
+                client.batch().v1().jobs().inNamespace(ns).withName(jobName).patch(MERGE, Jobs.json(Map.of("metadata", Map.of("annotations", ann))));
+                LOG.info("worker {}: adopted the copy of {} at epoch {}", name, a.jobId(), epoch);
+                return;
+            }
+            delete(existing, "a Job of that name from elsewhere is in the way");
+        }
+        client.batch().v1().jobs().inNamespace(ns).resource(copyOf(user, a, rec, epoch)).create();
+        LOG.info("worker {}: {} copied at epoch {} onto {}", name, a.jobId(), epoch, a.placement().nodes());
+    }
+
+    private Job copyOf(Job user, Admit a, AdmissionRecord rec, long epoch) {
+        Map<String, String> labels = new LinkedHashMap<>(user.getMetadata().getLabels() == null ? Map.of() : user.getMetadata().getLabels());
+        labels.keySet().removeAll(manager.queueLabels()); // a Fairway in the worker must not queue the copy again
+        labels.put(MultiClusterManager.COPY_LABEL, "true");
+        Map<String, String> ann = new LinkedHashMap<>(user.getMetadata().getAnnotations() == null ? Map.of() : user.getMetadata().getAnnotations());
+        ann.keySet().removeIf(k -> k.startsWith("fairway.io/") && !k.equals(Keys.MODEL_ANNOTATION) && !k.equals(Keys.ESTIMATED_SECONDS_ANNOTATION));
+        ann.keySet().removeIf(k -> k.startsWith("kubectl.kubernetes.io/"));
+        ann.put(MultiClusterManager.JOB_ID_ANNOTATION, a.jobId());
+        ann.put(MultiClusterManager.ORIGIN_UID_ANNOTATION, user.getMetadata().getUid());
+        ann.put(MultiClusterManager.EPOCH_ANNOTATION, Long.toString(epoch));
+        ann.put(MultiClusterManager.MANAGER_ANNOTATION, manager.identity());
+        ann.put(Keys.ADMISSION_ANNOTATION, rec.toJson());
+        JobSpecBuilder spec = new JobSpecBuilder(user.getSpec()).withSuspend(false).withSelector(null).withManualSelector(null)
+                .withParallelism(a.counts().getOrDefault(JobTranslator.POD_SET, user.getSpec().getParallelism() == null ? 1 : user.getSpec().getParallelism()));
+        Job copy = new JobBuilder().withMetadata(new ObjectMetaBuilder().withName(user.getMetadata().getName())
+                        .withNamespace(user.getMetadata().getNamespace()).withLabels(labels).withAnnotations(ann).build())
+                .withSpec(spec.build()).build();
+        if (copy.getSpec().getTemplate().getMetadata() != null && copy.getSpec().getTemplate().getMetadata().getLabels() != null) {
+            Map<String, String> tl = new LinkedHashMap<>(copy.getSpec().getTemplate().getMetadata().getLabels());
+            tl.keySet().removeIf(k -> k.equals("controller-uid") || k.equals("batch.kubernetes.io/controller-uid")
+                    || k.equals(Keys.JOB_NAME_LABEL) || k.equals(Keys.LEGACY_JOB_NAME_LABEL));
+            copy.getSpec().getTemplate().getMetadata().setLabels(tl);
+        }
+        PodSpec pod = copy.getSpec().getTemplate().getSpec();
+        ResourceFlavor flavor = manager.flavor(a.flavors().get(JobTranslator.POD_SET));
+        Map<String, String> selector = new LinkedHashMap<>(pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector());
+        List<Toleration> tolerations = new ArrayList<>(pod.getTolerations() == null ? List.of() : pod.getTolerations());
+        if (flavor != null) {
+            selector.putAll(flavor.nodeLabels());
+            for (io.fairway.api.model.Toleration t : flavor.tolerations()) {
+                Toleration k = new Toleration(t.effect().isEmpty() ? null : t.effect(), t.key().isEmpty() ? null : t.key(), t.operator(), null,
+                        t.value().isEmpty() ? null : t.value());
+                if (!tolerations.contains(k)) {
+                    tolerations.add(k);
+                }
+            }
+        }
+        List<String> hosts = new ArrayList<>();
+        for (String node : a.placement().nodes()) {
+            Node n = synced.get(node);
+            String host = n == null ? node.substring(node.indexOf('/') + 1) : n.label(Node.HOSTNAME_LABEL);
+            if (!hosts.contains(host)) {
+                hosts.add(host);
+            }
+        }
+        if (hosts.size() == 1) {
+            selector.put(Node.HOSTNAME_LABEL, hosts.get(0));
+        } else if (!hosts.isEmpty()) {
+            copy.getSpec().getTemplate().getSpec().setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewNodeAffinity()
+                    .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                    .withNodeSelectorTerms(new NodeSelectorTermBuilder().withMatchExpressions(new NodeSelectorRequirementBuilder()
+                            .withKey(Node.HOSTNAME_LABEL).withOperator("In").withValues(hosts).build()).build())
+                    .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build());
+        }
+        pod.setNodeSelector(selector.isEmpty() ? null : selector);
+        pod.setTolerations(tolerations.isEmpty() ? null : tolerations);
+        return copy;
+    }
+
+    private void applyResize(Resize r, List<Job> copies) {
+        for (Job c : copies) {
+            if (r.jobId().equals(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
+                client.batch().v1().jobs().inNamespace(c.getMetadata().getNamespace()).withName(c.getMetadata().getName())
+                        .patch(MERGE, Jobs.json(Map.of("spec", Map.of("parallelism", r.targetCount()))));
+                LOG.info("worker {}: {} resized to {}", name, r.jobId(), r.targetCount());
+            }
+        }
+    }
+
+    /** Reports each copy's status for its epoch; deletes the copies whose run is no longer the engine's here. */
+    private void reportAndClean(Scheduler s, List<Job> copies, List<String> deleted) {
+        for (Job c : copies) {
+            String id = Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
+            Long epoch = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+            if (id == null || epoch == null || !manager.owns(c)) {
+                continue;
+            }
+            if (manager.restoring(id)) {
+                continue; // a restarted manager re-admits it here first
+            }
+            JobStatus st = s.status(id).orElse(null);
+            boolean current = st != null && st.state().holdsResources() && s.epoch(id) == epoch && name.equals(s.clusterOf(id))
+                    && manager.isOrigin(id, Jobs.annotation(c, MultiClusterManager.ORIGIN_UID_ANNOTATION));
+            if (!current) {
+                try {
+                    delete(c, st == null ? "the engine does not know it" : "its run here is over (" + st.state() + ")");
+                    deleted.add(Jobs.key(c));
+                } catch (KubernetesClientException e) {
+                    LOG.warn("worker {}: cannot delete {}: {}", name, Jobs.key(c), e.getMessage());
+                }
+                continue;
+            }
+            String cond = Jobs.finishedCondition(c);
+            if ("Complete".equals(cond)) {
+                if (s.reportFinished(id, epoch)) {
+                    manager.recordOutcome(id, "Succeeded", "");
+                }
+            } else if ("Failed".equals(cond)) {
+                String msg = Jobs.failureMessage(c);
+                if (s.reportFailed(id, msg)) {
+                    manager.recordOutcome(id, "Failed", msg);
+                }
+            } else if (st.state() == JobState.ADMITTED && c.getStatus() != null) {
+                int active = c.getStatus().getActive() == null ? 0 : c.getStatus().getActive();
+                int succeeded = c.getStatus().getSucceeded() == null ? 0 : c.getStatus().getSucceeded();
+                int members = st.admission() == null ? 1 : st.admission().counts().values().stream().mapToInt(Integer::intValue).sum();
+                if (active + succeeded >= members) {
+                    s.reportStarted(id, epoch);
+                }
+            }
+        }
+    }
+
+    private void delete(Job c, String why) {
+        client.batch().v1().jobs().inNamespace(c.getMetadata().getNamespace()).withName(c.getMetadata().getName())
+                .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
+        LOG.info("worker {}: deleted the copy {} (epoch {}): {}", name, Jobs.key(c), Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION), why);
+    }
+}

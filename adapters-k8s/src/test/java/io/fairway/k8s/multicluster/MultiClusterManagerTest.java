@@ -1,0 +1,296 @@
+package io.fairway.k8s.multicluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fairway.api.job.JobState;
+import io.fairway.k8s.Keys;
+import io.fairway.k8s.QueueConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A manager cluster and three worker clusters, each its own mock API server: Jobs submitted to the manager run in one
+ * worker, quota is global, a worker that goes away has its Job re-admitted elsewhere after the grace period and its
+ * stale copy deleted when it comes back, and a restarted manager adopts the copies it finds. Passes are driven by
+ * hand on an injected clock; after every step no Job runs in two workers.
+ */
+class MultiClusterManagerTest {
+    private static final String NS = "ml";
+    private static final Duration GRACE = Duration.ofSeconds(60);
+
+    private static String queues(int gpuQuota) {
+        return """
+                flavors:
+                  - name: h100
+                clusterQueues:
+                  - name: research
+                    resourceGroups:
+                      - coveredResources: [cpu, nvidia.com/gpu]
+                        flavors:
+                          - name: h100
+                            resources:
+                              - {name: cpu, nominalQuota: 512}
+                              - {name: nvidia.com/gpu, nominalQuota: %d}
+                localQueues:
+                  - {name: gpu, namespace: ml, clusterQueue: research}
+                """.formatted(gpuQuota);
+    }
+
+    private final AtomicLong now = new AtomicLong(1_000_000);
+    private final MockApi managerApi = new MockApi();
+    private final Map<String, MockApi> workerApis = new LinkedHashMap<>();
+    private final List<MultiClusterManager> managers = new ArrayList<>();
+
+    private MultiClusterManager manager(int gpuQuota, String... workers) {
+        if (workerApis.isEmpty()) {
+            for (String w : workers) {
+                MockApi api = new MockApi();
+                api.node("gpu-1", 8);
+                workerApis.put(w, api);
+            }
+        }
+        Map<String, io.fabric8.kubernetes.client.KubernetesClient> clients = new LinkedHashMap<>();
+        workerApis.forEach((w, api) -> clients.put(w, api.client));
+        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueueConfig.parse("test", queues(gpuQuota)), now::get,
+                new MultiClusterManager.Settings(GRACE, Duration.ofSeconds(10), null, "test-manager"));
+        managers.add(m);
+        return m;
+    }
+
+    @AfterEach
+    void close() {
+        managers.forEach(MultiClusterManager::close);
+        workerApis.values().forEach(MockApi::close);
+        managerApi.close();
+    }
+
+    /** One manager pass then every worker's executor pass; then no Job may run in two workers. */
+    private void pass(MultiClusterManager m) {
+        m.reconcileOnce();
+        pollWorkers(m);
+    }
+
+    private void pollWorkers(MultiClusterManager m) {
+        for (WorkerExecutor w : m.workers()) {
+            w.pollOnce();
+        }
+        assertNoJobInTwoWorkers();
+    }
+
+    /** Over the workers whose API server answers: every Job has at most one unsuspended copy. */
+    private void assertNoJobInTwoWorkers() {
+        Map<String, List<String>> where = new LinkedHashMap<>();
+        workerApis.forEach((w, api) -> {
+            if (api.up()) {
+                for (Job j : api.jobs()) {
+                    if (!Boolean.TRUE.equals(j.getSpec().getSuspend())) {
+                        where.computeIfAbsent(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName(), k -> new ArrayList<>()).add(w);
+                    }
+                }
+            }
+        });
+        where.forEach((job, ws) -> assertThat(ws).as("workers running " + job).hasSizeLessThanOrEqualTo(1));
+    }
+
+    /** @return the workers (that answer) holding a copy of the Job */
+    private List<String> copiesOf(String name) {
+        List<String> out = new ArrayList<>();
+        workerApis.forEach((w, api) -> {
+            if (api.up() && api.job(NS, name) != null) {
+                out.add(w);
+            }
+        });
+        return out;
+    }
+
+    private static String annotation(Job j, String key) {
+        return j.getMetadata().getAnnotations() == null ? null : j.getMetadata().getAnnotations().get(key);
+    }
+
+    private List<String> eventReasons(String job) {
+        return managerApi.client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> e.getInvolvedObject() != null && job.equals(e.getInvolvedObject().getName()))
+                .map(Event::getReason).toList();
+    }
+
+    @Test
+    void aJobSubmittedToTheManagerRunsInOneWorkerAndItsStatusIsMirrored() {
+        MultiClusterManager m = manager(16, "eu", "us");
+        managerApi.submit(NS, "train", "gpu", 8, false); // created unsuspended: the manager suspends it
+        pass(m);
+        List<String> in = copiesOf("train");
+        assertThat(in).hasSize(1);
+        String worker = in.get(0);
+        Job copy = workerApis.get(worker).job(NS, "train");
+        assertThat(copy.getSpec().getSuspend()).isFalse();
+        assertThat(copy.getSpec().getTemplate().getSpec().getNodeSelector()).containsEntry("kubernetes.io/hostname", "gpu-1");
+        assertThat(copy.getMetadata().getLabels()).doesNotContainKey(Keys.QUEUE_LABEL);
+        assertThat(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION)).isNotNull();
+        Job user = managerApi.job(NS, "train");
+        assertThat(user.getSpec().getSuspend()).isTrue();
+        assertThat(annotation(user, MultiClusterManager.WORKER_ANNOTATION)).isEqualTo(worker);
+        assertThat(annotation(user, MultiClusterManager.STATE_ANNOTATION)).isEqualTo("ADMITTED");
+        assertThat(annotation(user, Keys.ADMISSION_ANNOTATION)).isNull();
+
+        workerApis.get(worker).running(NS, "train");
+        pass(m);
+        pass(m);
+        assertThat(m.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(annotation(managerApi.job(NS, "train"), MultiClusterManager.STATE_ANNOTATION)).isEqualTo("RUNNING");
+
+        workerApis.get(worker).complete(NS, "train");
+        pass(m);
+        pass(m);
+        user = managerApi.job(NS, "train");
+        assertThat(annotation(user, Keys.FINISHED_ANNOTATION)).isEqualTo("Succeeded");
+        assertThat(annotation(user, MultiClusterManager.STATE_ANNOTATION)).isEqualTo("SUCCEEDED");
+        assertThat(user.getSpec().getSuspend()).isTrue();
+        assertThat(copiesOf("train")).isEmpty();
+        assertThat(eventReasons("train")).contains(MultiClusterManager.REASON_DISPATCHED, MultiClusterManager.REASON_RUNNING,
+                MultiClusterManager.REASON_FINISHED);
+    }
+
+    @Test
+    void quotaIsGlobalAcrossWorkers() {
+        MultiClusterManager m = manager(8, "eu", "us");
+        managerApi.submit(NS, "a", "gpu", 8, true);
+        now.addAndGet(1_000);
+        managerApi.submit(NS, "b", "gpu", 8, true);
+        pass(m);
+        pass(m);
+        // two workers have 8 free GPUs each, but the ClusterQueue's 8 GPUs are taken by a
+        assertThat(copiesOf("a")).hasSize(1);
+        assertThat(copiesOf("b")).isEmpty();
+        Job b = managerApi.job(NS, "b");
+        assertThat(annotation(b, MultiClusterManager.STATE_ANNOTATION)).isEqualTo("PENDING");
+        assertThat(annotation(b, Keys.PENDING_REASON_ANNOTATION)).startsWith("QUOTA");
+        String worker = copiesOf("a").get(0);
+        workerApis.get(worker).complete(NS, "a");
+        pass(m);
+        pass(m);
+        assertThat(copiesOf("a")).isEmpty();
+        assertThat(copiesOf("b")).hasSize(1);
+        assertThat(annotation(managerApi.job(NS, "b"), MultiClusterManager.STATE_ANNOTATION)).isEqualTo("ADMITTED");
+    }
+
+    @Test
+    void aLostWorkersJobIsReadmittedElsewhereAndItsStaleCopyDeletedWhenItComesBack() throws Exception {
+        MultiClusterManager m = manager(64, "eu", "us", "ap");
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m);
+        String first = copiesOf("train").get(0);
+        long firstEpoch = Long.parseLong(annotation(workerApis.get(first).job(NS, "train"), MultiClusterManager.EPOCH_ANNOTATION));
+        workerApis.get(first).running(NS, "train");
+        pass(m);
+        assertThat(m.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+        // the first worker's API server goes away; within the grace period nothing moves
+        workerApis.get(first).stop();
+        now.addAndGet(30_000);
+        pass(m);
+        assertThat(m.worker(first).reachable()).isFalse();
+        assertThat(copiesOf("train")).isEmpty(); // only the lost worker (not answering) holds it
+        assertThat(m.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(m.scheduler().clusterOf(NS + "/train")).isEqualTo(first);
+
+        // past the grace period: declared lost, re-admitted in another worker at a newer epoch
+        now.addAndGet(31_000);
+        pollWorkers(m);
+        MultiClusterManager.ReconcileResult r = m.reconcileOnce();
+        assertThat(r.lost()).containsExactly(first);
+        pollWorkers(m);
+        List<String> second = copiesOf("train");
+        assertThat(second).hasSize(1).doesNotContain(first);
+        long secondEpoch = Long.parseLong(annotation(workerApis.get(second.get(0)).job(NS, "train"), MultiClusterManager.EPOCH_ANNOTATION));
+        assertThat(secondEpoch).isGreaterThan(firstEpoch);
+        Job user = managerApi.job(NS, "train");
+        assertThat(annotation(user, MultiClusterManager.WORKER_ANNOTATION)).isEqualTo(second.get(0));
+        assertThat(eventReasons("train")).contains(MultiClusterManager.REASON_REQUEUED);
+        workerApis.get(second.get(0)).running(NS, "train");
+        pass(m);
+
+        // the lost worker comes back with its stale copy: the copy is deleted on rejoin, the job keeps running where it is
+        workerApis.get(first).restart();
+        assertThat(workerApis.get(first).job(NS, "train")).isNotNull();
+        WorkerExecutor.PollResult back = m.worker(first).pollOnce();
+        assertThat(back.reached()).isTrue();
+        assertThat(back.deleted()).containsExactly(NS + "/train");
+        assertThat(workerApis.get(first).job(NS, "train")).isNull();
+        assertNoJobInTwoWorkers();
+        pass(m);
+        assertThat(copiesOf("train")).containsExactlyElementsOf(second);
+        assertThat(m.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(m.scheduler().clusterOf(NS + "/train")).isEqualTo(second.get(0));
+        assertThat(m.scheduler().checkInvariants()).isEmpty();
+        // the rejoined worker's nodes take work again
+        managerApi.submit(NS, "next", "gpu", 8, true);
+        now.addAndGet(1_000);
+        pass(m);
+        pass(m);
+        assertThat(copiesOf("next")).hasSize(1);
+    }
+
+    @Test
+    void aRestartedManagerAdoptsTheCopiesInTheWorkersInsteadOfRunningJobsAgain() {
+        MultiClusterManager m1 = manager(64, "eu", "us");
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m1);
+        String worker = copiesOf("train").get(0);
+        String copyUid = workerApis.get(worker).job(NS, "train").getMetadata().getUid();
+        workerApis.get(worker).running(NS, "train");
+        pass(m1);
+        m1.close();
+
+        MultiClusterManager m2 = manager(64);
+        now.addAndGet(5_000);
+        pass(m2);
+        pass(m2);
+        assertThat(copiesOf("train")).containsExactly(worker);
+        Job copy = workerApis.get(worker).job(NS, "train");
+        assertThat(copy.getMetadata().getUid()).isEqualTo(copyUid);
+        assertThat(Long.parseLong(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION))).isEqualTo(m2.scheduler().epoch(NS + "/train"));
+        assertThat(m2.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(m2.scheduler().clusterOf(NS + "/train")).isEqualTo(worker);
+    }
+
+    @Test
+    void aRestartedManagerWaitsForSilentWorkersBeforeAdmitting() {
+        MultiClusterManager m1 = manager(64, "eu", "us");
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m1);
+        String worker = copiesOf("train").get(0);
+        m1.close();
+        workerApis.get(worker).stop();
+
+        MultiClusterManager m2 = manager(64);
+        assertThat(m2.reconcileOnce().acted()).isFalse(); // the worker holding the copy may still run it
+        pollWorkers(m2);
+        assertThat(copiesOf("train")).isEmpty();
+        now.addAndGet(GRACE.toMillis() + 1);
+        pollWorkers(m2);
+        assertThat(m2.reconcileOnce().acted()).isTrue();
+        pollWorkers(m2);
+        assertThat(copiesOf("train")).hasSize(1).doesNotContain(worker);
+    }
+
+    @Test
+    void deletingTheUsersJobDeletesItsCopy() {
+        MultiClusterManager m = manager(64, "eu", "us");
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m);
+        assertThat(copiesOf("train")).hasSize(1);
+        managerApi.client.batch().v1().jobs().inNamespace(NS).withName("train").delete();
+        pass(m);
+        pass(m);
+        assertThat(copiesOf("train")).isEmpty();
+        assertThat(m.status(NS, "train")).isEmpty();
+    }
+}
