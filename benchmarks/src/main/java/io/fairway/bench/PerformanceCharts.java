@@ -1,0 +1,91 @@
+package io.fairway.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * Draws the scaling curves of docs/performance.md from JMH's JSON output: one PNG per benchmark method that has a
+ * numeric {@code @Param}, score (with its error bars) against that parameter, log-log.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ScaleBenchmark -f 1 -wi 3 -i 5 -rf json -rff results.json}
+ * then {@code java -cp benchmarks/target/benchmarks.jar io.fairway.bench.PerformanceCharts results.json docs/images}.
+ */
+public final class PerformanceCharts {
+    private PerformanceCharts() {
+    }
+
+    /**
+     * @param args JMH JSON results file(s), then the output directory last
+     * @throws IOException when a file cannot be read or written
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length < 2) {
+            System.err.println("usage: PerformanceCharts results.json [more.json...] outputDir");
+            System.exit(2);
+        }
+        Path out = Path.of(args[args.length - 1]);
+        Files.createDirectories(out);
+        Map<String, List<double[]>> series = new LinkedHashMap<>(); // method/param -> {x, score, error}
+        Map<String, String> units = new LinkedHashMap<>();
+        ObjectMapper json = new ObjectMapper();
+        for (int i = 0; i < args.length - 1; i++) {
+            for (JsonNode b : json.readTree(Path.of(args[i]).toFile())) {
+                String name = b.get("benchmark").asText();
+                name = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1);
+                JsonNode params = b.get("params");
+                if (params == null) {
+                    continue;
+                }
+                var it = params.fields();
+                while (it.hasNext()) {
+                    var p = it.next();
+                    double x;
+                    try {
+                        x = Double.parseDouble(p.getValue().asText());
+                    } catch (NumberFormatException e) {
+                        continue;
+                    }
+                    JsonNode m = b.get("primaryMetric");
+                    String key = name + " vs " + p.getKey();
+                    series.computeIfAbsent(key, k -> new ArrayList<>())
+                            .add(new double[] {x, m.get("score").asDouble(), safe(m.get("scoreError").asDouble())});
+                    units.put(key, m.get("scoreUnit").asText());
+                }
+            }
+        }
+        for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
+            List<double[]> pts = e.getValue();
+            if (pts.size() < 2) {
+                continue;
+            }
+            pts.sort((a, b) -> Double.compare(a[0], b[0]));
+            String[] parts = e.getKey().split(" vs ");
+            XYChart chart = new XYChartBuilder().width(640).height(420).title(e.getKey())
+                    .xAxisTitle(parts[1]).yAxisTitle(units.get(e.getKey())).build();
+            chart.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(true).setLegendPosition(Styler.LegendPosition.InsideNW)
+                    .setMarkerSize(6);
+            double[] x = pts.stream().mapToDouble(p -> p[0]).toArray();
+            double[] y = pts.stream().mapToDouble(p -> p[1]).toArray();
+            double[] err = pts.stream().mapToDouble(p -> p[2]).toArray();
+            chart.addSeries(parts[0], x, y, err);
+            Path file = out.resolve(e.getKey().replace(' ', '-').replace('.', '-') + ".png");
+            BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+            System.out.println("wrote " + file);
+        }
+    }
+
+    private static double safe(double v) {
+        return Double.isNaN(v) ? 0 : v;
+    }
+}
