@@ -18,7 +18,7 @@ import org.knowm.xchart.style.Styler;
  * Draws the scaling curves of docs/performance.md from JMH's JSON output: one PNG per benchmark method that has a
  * numeric {@code @Param}, score (with its error bars) against that parameter, log-log.
  *
- * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ScaleBenchmark -f 1 -wi 3 -i 5 -rf json -rff results.json}
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RoundBenchmark -f 1 -wi 3 -i 5 -rf json -rff results.json}
  * then {@code java -cp benchmarks/target/benchmarks.jar io.fairway.bench.PerformanceCharts results.json docs/images}.
  */
 public final class PerformanceCharts {

@@ -9,10 +9,10 @@ import io.fairway.core.Rounds;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark measures a real round: on a small copy of its workload, every GPU is given and the rest wait. */
-class RoundBenchmarkWorkloadTest {
+class FenzoWorkloadBenchmarkTest {
     @Test
     void aRoundFillsEveryGpuAndLeavesTheRestWaitingForCapacity() {
-        RoundBenchmark.Scaled w = new RoundBenchmark.Scaled();
+        FenzoWorkloadBenchmark.Scaled w = new FenzoWorkloadBenchmark.Scaled();
         w.size = "20x200";
         w.setUp();
         w.snapshot();
