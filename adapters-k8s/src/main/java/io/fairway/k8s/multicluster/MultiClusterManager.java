@@ -411,8 +411,7 @@ public final class MultiClusterManager implements AutoCloseable {
                 if (!text.equals(Jobs.annotation(job, Keys.PENDING_REASON_ANNOTATION))) {
                     patchUserJob(job, Map.of(Keys.PENDING_REASON_ANNOTATION, text), Keys.REASON_INVALID, "Warning", e.getMessage());
                 }
-                idOfUid.put(uid, id);
-                continue;
+                continue; // read again on the next pass: the user may fix it
             }
             Tracked t = new Tracked(id, uid, job.getMetadata().getNamespace(), job.getMetadata().getName());
             t.publishedState = Jobs.annotation(job, STATE_ANNOTATION);

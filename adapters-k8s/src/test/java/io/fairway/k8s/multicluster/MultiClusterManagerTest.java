@@ -179,6 +179,20 @@ class MultiClusterManagerTest {
         assertThat(copiesOf("a")).isEmpty();
         assertThat(copiesOf("b")).hasSize(1);
         assertThat(annotation(managerApi.job(NS, "b"), MultiClusterManager.STATE_ANNOTATION)).isEqualTo("ADMITTED");
+        assertThat(annotation(managerApi.job(NS, "b"), Keys.PENDING_REASON_ANNOTATION)).isNull();
+    }
+
+    @Test
+    void aJobThatCannotBeQueuedIsToldWhyAndQueuedOnceFixed() {
+        MultiClusterManager m = manager(64, "eu", "us");
+        managerApi.submit(NS, "bad", "Not_A_Queue", 8, true);
+        pass(m);
+        assertThat(annotation(managerApi.job(NS, "bad"), Keys.PENDING_REASON_ANNOTATION)).startsWith(Keys.REASON_INVALID);
+        assertThat(copiesOf("bad")).isEmpty();
+        managerApi.client.batch().v1().jobs().inNamespace(NS).withName("bad")
+                .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).editMetadata().addToLabels(Keys.QUEUE_LABEL, "gpu").endMetadata().build());
+        pass(m);
+        assertThat(copiesOf("bad")).hasSize(1);
     }
 
     @Test
