@@ -12,7 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
+import java.util.SplittableRandom;
 
 /**
  * The simulated machines of one run: which nodes exist, what they cost, which GPUs are busy, spot
@@ -50,6 +50,8 @@ final class Infrastructure {
     private long nameSeq;
     private long rackSeq;
     private long last;
+    private long presentGpus;
+    private double nodeGpuMillis;
 
     Infrastructure(ClusterModel cluster, long seed) {
         this.cluster = cluster;
@@ -73,6 +75,14 @@ final class Infrastructure {
         this.maxNodeGpus = maxNode;
         this.maxRackGpus = racks.values().stream().mapToLong(Long::longValue).max().orElse(maxNode);
         peak = live.size();
+        for (Live l : live.values()) {
+            presentGpus += l.node().gpus().size();
+        }
+    }
+
+    /** @return GPU-milliseconds of nodes present so far (the capacity utilisation is measured against) */
+    double nodeGpuMillis() {
+        return nodeGpuMillis;
     }
 
     boolean hasPools() {
@@ -88,6 +98,7 @@ final class Infrastructure {
         long dt = t - last;
         if (dt > 0) {
             waitJobMillis += (double) waitingJobs * dt;
+            nodeGpuMillis += (double) presentGpus * dt;
             if (fragNow >= 0) {
                 fragWeighted += fragNow * dt;
                 fragMillis += dt;
@@ -129,6 +140,7 @@ final class Infrastructure {
         requested--;
         provisioned++;
         live.put(name, new Live(n, type.pricePerHour(), requestedAt, true));
+        presentGpus += n.gpus().size();
         peak = Math.max(peak, live.size());
         return n;
     }
@@ -139,7 +151,7 @@ final class Infrastructure {
         if (rate <= 0) {
             return -1;
         }
-        Random r = new Random(seed * 1_000_003L + name.hashCode());
+        SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + name.hashCode());
         double hours = -Math.log(1 - r.nextDouble()) / rate;
         return upAt + Math.max(1, Math.round(hours * 3_600_000));
     }
@@ -152,6 +164,7 @@ final class Infrastructure {
     void nodeGone(String name, long now) {
         Live l = live.remove(name);
         if (l != null) {
+            presentGpus -= l.node().gpus().size();
             close(l, now);
             usedGpus.remove(name);
         }

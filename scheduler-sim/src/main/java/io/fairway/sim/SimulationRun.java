@@ -193,8 +193,20 @@ final class SimulationRun {
             }
         }
         progress.progress(1.0);
-        return Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
-                lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos).withInfra(infra.finish(lastTime));
+        SimulationResult result = Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
+                lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos);
+        InfraMetrics im = infra.finish(lastTime);
+        if (im.pools()) {
+            // nodes come and go: utilisation is of the GPUs present, not of a fixed cluster
+            PolicyMetrics m = result.metrics();
+            double util = infra.nodeGpuMillis() > 0 ? busyGpuMillis / infra.nodeGpuMillis() : 0;
+            result = new SimulationResult(policy, new PolicyMetrics(m.policy(), m.jobs(), m.skipped(), m.completed(), m.avgJctSeconds(),
+                    m.p50JctSeconds(), m.p95JctSeconds(), m.p99JctSeconds(), m.avgQueueingDelaySeconds(), m.p95QueueingDelaySeconds(),
+                    m.makespanSeconds(), util, m.maxRho(), m.meanRho(), m.jainIndex(), m.preemptions(), m.lostWorkSeconds(), m.rounds(),
+                    m.schedulerMillisPerRound()), result.jobs(), result.skipped(), result.timeline(), result.totalGpus(), result.events(),
+                    result.actuations(), im);
+        }
+        return result.withInfra(im);
     }
 
     private Scheduler buildScheduler() {
@@ -432,7 +444,7 @@ final class SimulationRun {
         t.segmentStart = now;
         t.restoreUntil = now + restore;
         scheduleCompletion(t);
-        record("Admit", t.job.id(), a.clusterQueue() + " on " + p.nodes() + " (" + p.locality() + ", speed " + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")");
+        record("Admit", t.job.id(), a.clusterQueue() + " on " + p.nodes() + ", " + p.members().size() + " members (" + p.locality() + ", speed " + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")");
         scheduler.reportStarted(t.job.id());
     }
 

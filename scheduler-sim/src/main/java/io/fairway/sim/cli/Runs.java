@@ -41,6 +41,16 @@ final class Runs {
         return names;
     }
 
+    /** @return the result under another name (as a row of the comparison table) */
+    static SimulationResult renamed(SimulationResult r, String name) {
+        io.fairway.sim.PolicyMetrics m = r.metrics();
+        io.fairway.sim.PolicyMetrics n = new io.fairway.sim.PolicyMetrics(name, m.jobs(), m.skipped(), m.completed(), m.avgJctSeconds(),
+                m.p50JctSeconds(), m.p95JctSeconds(), m.p99JctSeconds(), m.avgQueueingDelaySeconds(), m.p95QueueingDelaySeconds(),
+                m.makespanSeconds(), m.gpuUtilization(), m.maxRho(), m.meanRho(), m.jainIndex(), m.preemptions(), m.lostWorkSeconds(), m.rounds(),
+                m.schedulerMillisPerRound());
+        return new SimulationResult(name, n, r.jobs(), r.skipped(), r.timeline(), r.totalGpus(), r.events(), r.actuations(), r.infra());
+    }
+
     static List<SimulationResult> run(SimulationInput input, List<String> policies, SimulationOptions options, PrintWriter err,
                                       boolean progress) {
         ProgressBar bar = new ProgressBar(err, progress);

@@ -104,9 +104,17 @@ public final class SimulateCommand implements Runnable {
         List<String> policies = Runs.policies(requested, Map.of());
         SimulationOptions o = options.simulationOptions(seed, interval);
         out.println("Simulating " + plural(input.jobs().size(), "job") + " on " + plural(input.cluster().nodes().size(), "node") + " ("
-                + input.cluster().totalGpus() + " GPUs) under " + String.join(", ", policies));
+                + input.cluster().totalGpus() + " GPUs" + (input.cluster().nodePools().isEmpty() ? ""
+                        : ", node pools " + input.cluster().nodePools().stream().map(p -> p.pool().name()).toList()) + ") under "
+                + String.join(", ", policies));
         out.flush();
-        List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
+        List<SimulationResult> results = new java.util.ArrayList<>();
+        List<io.fairway.core.PlacementStrategy> strategies = options.placements();
+        for (io.fairway.core.PlacementStrategy ps : strategies) {
+            for (SimulationResult r : Runs.run(input, policies, o.withPlacement(ps), spec.commandLine().getErr(), !options.noProgress)) {
+                results.add(strategies.size() == 1 ? r : Runs.renamed(r, r.policy() + "/" + RunOptions.name(ps)));
+            }
+        }
         out.println();
         if (scenario != null && input.jobs().size() <= LIST_JOBS_UP_TO) {
             listJobs(out, results);

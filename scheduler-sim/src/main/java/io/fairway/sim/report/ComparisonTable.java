@@ -1,5 +1,7 @@
 package io.fairway.sim.report;
 
+import io.fairway.sim.InfraMetrics;
+import io.fairway.sim.SimulationResult;
 import io.fairway.sim.PolicyMetrics;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +22,11 @@ public final class ComparisonTable {
     private ComparisonTable() {
     }
 
+    /** Columns added when the cluster has node pools (or priced nodes). */
+    private static final String[] POOL_HEADERS = {"cost", "node-h", "peak nodes", "interrupts", "lost GPU-h", "node wait"};
+    /** Columns added on request: placement quality. */
+    private static final String[] PLACEMENT_HEADERS = {"best locality", "fragmentation"};
+
     /**
      * @param metrics one entry per policy
      * @return the table, one line per policy after a header, each line ending in a newline
@@ -28,12 +35,51 @@ public final class ComparisonTable {
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADERS);
         for (PolicyMetrics m : metrics) {
-            rows.add(new String[] {
-                m.policy(), Integer.toString(m.jobs()), Integer.toString(m.completed()), duration(m.avgJctSeconds()),
-                duration(m.p95JctSeconds()), duration(m.makespanSeconds()), percent(m.gpuUtilization()), fixed(m.maxRho(), 2),
-                fixed(m.meanRho(), 2), fixed(m.jainIndex(), 3), Integer.toString(m.preemptions()), fixed(m.schedulerMillisPerRound(), 2)});
+            rows.add(row(m));
         }
-        int[] width = new int[HEADERS.length];
+        return layout(rows);
+    }
+
+    /**
+     * The table with node-pool columns (cost in dollars, pool node-hours, peak nodes, spot interruptions, GPU-hours of
+     * work lost to them, job-hours waiting for nodes) when a result has node pools or priced nodes, and placement
+     * columns (share of multi-GPU placements at their best locality, time-averaged fragmentation) when asked.
+     *
+     * @param results one entry per run
+     * @param placementColumns add the placement columns
+     * @return the table
+     */
+    public static String format(List<SimulationResult> results, boolean placementColumns) {
+        boolean pools = results.stream().anyMatch(r -> r.infra().pools() || r.infra().costDollars() > 0);
+        List<String[]> rows = new ArrayList<>();
+        rows.add(concat(HEADERS, pools ? POOL_HEADERS : new String[0], placementColumns ? PLACEMENT_HEADERS : new String[0]));
+        for (SimulationResult r : results) {
+            InfraMetrics i = r.infra();
+            String[] p = pools ? new String[] {String.format(Locale.ROOT, "$%.2f", i.costDollars()), fixed(i.poolNodeHours(), 1),
+                Integer.toString(i.peakNodes()), Integer.toString(i.interruptions()), fixed(i.gpuHoursLostToInterruptions(), 1),
+                fixed(i.nodeWaitJobHours(), 2) + " h"} : new String[0];
+            String[] q = placementColumns ? new String[] {percent(i.bestLocalityShare()), percent(i.avgFragmentation())} : new String[0];
+            rows.add(concat(row(r.metrics()), p, q));
+        }
+        return layout(rows);
+    }
+
+    private static String[] concat(String[] a, String[] b, String[] c) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length + c.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        System.arraycopy(c, 0, out, a.length + b.length, c.length);
+        return out;
+    }
+
+    private static String[] row(PolicyMetrics m) {
+        return new String[] {
+            m.policy(), Integer.toString(m.jobs()), Integer.toString(m.completed()), duration(m.avgJctSeconds()),
+            duration(m.p95JctSeconds()), duration(m.makespanSeconds()), percent(m.gpuUtilization()), fixed(m.maxRho(), 2),
+            fixed(m.meanRho(), 2), fixed(m.jainIndex(), 3), Integer.toString(m.preemptions()), fixed(m.schedulerMillisPerRound(), 2)};
+    }
+
+    private static String layout(List<String[]> rows) {
+        int[] width = new int[rows.get(0).length];
         for (String[] r : rows) {
             for (int i = 0; i < r.length; i++) {
                 width[i] = Math.max(width[i], r[i].length());

@@ -1,6 +1,7 @@
 package io.fairway.sim.report;
 
 import io.fairway.sim.JobOutcome;
+import io.fairway.sim.InfraMetrics;
 import io.fairway.sim.PolicyMetrics;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.TimelinePoint;
@@ -58,6 +59,9 @@ public final class HtmlReport {
             save(timeline(results, "GPU utilisation over time", "busy GPUs / all GPUs",
                     (p) -> p.busyGpus(), true), dir.resolve("utilization.png"));
             save(timeline(results, "Queue length over time", "pending jobs", (p) -> p.pendingJobs(), false), dir.resolve("queue-length.png"));
+            if (hasPools(results)) {
+                save(nodes(results), dir.resolve("nodes.png"));
+            }
             Path index = dir.resolve("index.html");
             Files.writeString(index, html(title, results), StandardCharsets.UTF_8);
             return index;
@@ -187,6 +191,36 @@ public final class HtmlReport {
         return new double[][] {x, y};
     }
 
+    private static boolean hasPools(List<SimulationResult> results) {
+        return results.stream().anyMatch(r -> r.infra().pools());
+    }
+
+    /** Nodes present (static and pool) over time, one step line per run. */
+    static XYChart nodes(List<SimulationResult> results) {
+        XYChart c = chart("Nodes over time", "simulated time (hours)", "nodes present");
+        c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        boolean any = false;
+        for (SimulationResult r : results) {
+            List<InfraMetrics.NodeCount> n = r.infra().nodes();
+            if (n.isEmpty()) {
+                continue;
+            }
+            double[] x = new double[2 * n.size() - 1];
+            double[] y = new double[2 * n.size() - 1];
+            for (int i = 0; i < n.size(); i++) {
+                x[2 * i] = n.get(i).timeMillis() / 3_600_000.0;
+                y[2 * i] = n.get(i).nodes();
+                if (i + 1 < n.size()) {
+                    x[2 * i + 1] = n.get(i + 1).timeMillis() / 3_600_000.0;
+                    y[2 * i + 1] = n.get(i).nodes();
+                }
+            }
+            c.addSeries(r.policy(), x, y).setMarker(SeriesMarkers.NONE);
+            any = true;
+        }
+        return any ? c : empty(c);
+    }
+
     private static XYChart empty(XYChart c) {
         c.addSeries("no data", new double[] {1}, new double[] {1}).setMarker(SeriesMarkers.NONE);
         return c;
@@ -227,6 +261,23 @@ public final class HtmlReport {
                     .append("</td><td>").append(ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)).append("</td></tr>\n");
         }
         sb.append("</table>\n");
+        if (hasPools(results) || results.stream().anyMatch(r -> r.infra().costDollars() > 0)) {
+            sb.append("<h2>Nodes and cost</h2>\n<table>\n<tr><th>policy</th><th>cost</th><th>pool node-hours</th><th>nodes provisioned</th>"
+                    + "<th>peak nodes</th><th>spot interruptions</th><th>work lost to interruptions (GPU-h)</th>"
+                    + "<th>waiting for nodes (job-h)</th><th>jobs that waited for nodes</th></tr>\n");
+            for (SimulationResult r : results) {
+                InfraMetrics i = r.infra();
+                sb.append("<tr><td>").append(esc(r.policy())).append("</td><td>").append(String.format(java.util.Locale.ROOT, "$%.2f", i.costDollars()))
+                        .append("</td><td>").append(ComparisonTable.fixed(i.poolNodeHours(), 1))
+                        .append("</td><td>").append(i.provisionedNodes()).append("</td><td>").append(i.peakNodes())
+                        .append("</td><td>").append(i.interruptions())
+                        .append("</td><td>").append(ComparisonTable.fixed(i.gpuHoursLostToInterruptions(), 2))
+                        .append("</td><td>").append(ComparisonTable.fixed(i.nodeWaitJobHours(), 2))
+                        .append("</td><td>").append(i.jobsWaitedForNodes()).append("</td></tr>\n");
+            }
+            sb.append("</table>\n<p>Cost = instance-hours × price: pool nodes from their Provision decision to their removal, priced "
+                    + "static nodes over the whole run. GPU utilisation with node pools is of the GPUs present.</p>\n");
+        }
         String same = identical(results);
         if (!same.isEmpty()) {
             sb.append("<p>Identical outcomes (their lines overlap in the charts): ").append(esc(same)).append(".</p>\n");
@@ -236,7 +287,11 @@ public final class HtmlReport {
                 + "fairness; ρ ≤ 1 is the sharing incentive). Jain's index over ρ: 1 when every job fares alike. GPU utilisation = "
                 + "GPU-seconds held by jobs / (GPUs × makespan). ms/round is wall time, the only non-deterministic value.</p>\n");
         for (String[] img : new String[][] {{"jct-cdf.png", "CDF of job completion time"}, {"rho.png", "ρ per job"},
-            {"utilization.png", "GPU utilisation over time"}, {"queue-length.png", "Queue length over time"}}) {
+            {"utilization.png", "GPU utilisation over time"}, {"queue-length.png", "Queue length over time"},
+            {hasPools(results) ? "nodes.png" : null, "Nodes over time"}}) {
+            if (img[0] == null) {
+                continue;
+            }
             sb.append("<h2>").append(img[1]).append("</h2>\n<img src=\"").append(img[0]).append("\" alt=\"").append(img[1]).append("\">\n");
         }
         sb.append("<p><small>Generated by Fairway's simulator. The bundled trace sample is derived from Microsoft's Philly traces "

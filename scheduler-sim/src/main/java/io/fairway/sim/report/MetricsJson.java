@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fairway.sim.EventRecord;
+import io.fairway.sim.InfraMetrics;
 import io.fairway.sim.PolicyMetrics;
 import io.fairway.sim.SimulationResult;
 import java.io.BufferedWriter;
@@ -24,7 +25,11 @@ import java.util.Map;
  * <p>Metric keys, in this order: {@code policy, jobs, completed, avgJctSeconds, p95JctSeconds, makespanSeconds,
  * gpuUtilization, maxRho, meanRho, jainIndex, preemptions, schedulerMillisPerRound}, then {@code skipped,
  * p50JctSeconds, p99JctSeconds, avgQueueingDelaySeconds, p95QueueingDelaySeconds, lostWorkSeconds, rounds}. A
- * value that does not exist (no job completed) is {@code null}.
+ * value that does not exist (no job completed) is {@code null}. Then placement quality: {@code multiGpuPlacements,
+ * bestLocalityShare, avgFragmentation}; {@code costDollars} when nodes have prices; and, when the cluster has
+ * node pools, {@code poolNodeHours, provisionedNodes, peakNodes, interruptions, gpuHoursLostToInterruptions,
+ * nodeWaitJobHours, jobsWaitedForNodes} and {@code nodes}: the node count over time as
+ * {@code [{"time": s, "nodes": n, "poolNodes": n, "requestedNodes": n}, ...]}.
  *
  * <p>Event lines: {@code {"time": 12.5, "job": "j1", "type": "PENDING", "reason": "QUOTA: ...", "policy": "strict-fifo",
  * "timeMillis": 12500}}, time in simulated seconds.
@@ -65,6 +70,40 @@ public final class MetricsJson {
         return o;
     }
 
+    /**
+     * @param m node metrics
+     * @return placement quality, cost where nodes have prices, and the node-pool metrics when there are pools
+     */
+    public static Map<String, Object> toMap(InfraMetrics m) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("multiGpuPlacements", m.multiGpuPlacements());
+        o.put("bestLocalityShare", num(m.bestLocalityShare()));
+        o.put("avgFragmentation", num(m.avgFragmentation()));
+        if (m.pools() || m.costDollars() > 0) {
+            o.put("costDollars", num(m.costDollars()));
+        }
+        if (m.pools()) {
+            o.put("poolNodeHours", num(m.poolNodeHours()));
+            o.put("provisionedNodes", m.provisionedNodes());
+            o.put("peakNodes", m.peakNodes());
+            o.put("interruptions", m.interruptions());
+            o.put("gpuHoursLostToInterruptions", num(m.gpuHoursLostToInterruptions()));
+            o.put("nodeWaitJobHours", num(m.nodeWaitJobHours()));
+            o.put("jobsWaitedForNodes", m.jobsWaitedForNodes());
+            List<Map<String, Object>> nodes = new ArrayList<>();
+            for (InfraMetrics.NodeCount c : m.nodes()) {
+                Map<String, Object> n = new LinkedHashMap<>();
+                n.put("time", c.timeMillis() / 1000.0);
+                n.put("nodes", c.nodes());
+                n.put("poolNodes", c.poolNodes());
+                n.put("requestedNodes", c.requestedNodes());
+                nodes.add(n);
+            }
+            o.put("nodes", nodes);
+        }
+        return o;
+    }
+
     private static Double num(double d) {
         return Double.isFinite(d) ? d : null;
     }
@@ -76,7 +115,9 @@ public final class MetricsJson {
     public static String metrics(List<SimulationResult> results) {
         List<Map<String, Object>> all = new ArrayList<>();
         for (SimulationResult r : results) {
-            all.add(toMap(r.metrics()));
+            Map<String, Object> o = toMap(r.metrics());
+            o.putAll(toMap(r.infra()));
+            all.add(o);
         }
         try {
             return JSON.writeValueAsString(all) + "\n";
