@@ -109,7 +109,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
 
     /** One row of the results. */
     record Row(String label, String policy, Map<String, String> params, PolicyMetrics m, double[] appRho, double appMaxRho, double appMeanRho,
-               double appJain, double avgAppJct, double gpuHours) {
+               double appJain, double avgAppJct, double gpuHours, String worstApp) {
     }
 
     @Override
@@ -169,7 +169,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
             SimulationResult r = Simulator.run(in, parts[0].trim(), SimulationOptions.DEFAULTS.withSeed(seed).withPolicyParameters(params));
             Row row = row(s, parts[0].trim(), params, r, appOf);
             rows.add(row);
-            o.println(format(row));
+            o.println(format(row) + " worst: " + row.worstApp());
             o.flush();
         }
         String table = table(name, cluster, rows);
@@ -262,7 +262,10 @@ public final class ThemisReproCommand implements Callable<Integer> {
         }
         List<Double> rhos = new ArrayList<>();
         double jctSum = 0;
-        for (double[] s : span.values()) {
+        String worst = "";
+        double worstRho = -1;
+        for (Map.Entry<String, double[]> e : span.entrySet()) {
+            double[] s = e.getValue();
             if (s[5] != 0) {
                 continue;
             }
@@ -271,12 +274,16 @@ public final class ThemisReproCommand implements Callable<Integer> {
             double ideal = Math.max(s[2], s[3] / Math.min(share, s[4]));
             rhos.add((s[1] - s[0]) / ideal);
             jctSum += s[1] - s[0];
+            if ((s[1] - s[0]) / ideal > worstRho) {
+                worstRho = (s[1] - s[0]) / ideal;
+                worst = String.format(Locale.ROOT, "%s (submitted %.0f s, done %.0f s, ideal %.0f s, %.0f GPUs)", e.getKey(), s[0], s[1], ideal, s[4]);
+            }
         }
         double[] rho = rhos.stream().mapToDouble(Double::doubleValue).toArray();
         PolicyMetrics m = r.metrics();
         double gpuHours = m.gpuUtilization() * r.totalGpus() * m.makespanSeconds() / 3600;
         return new Row(label, policy, params, m, rho, Fairness.max(rho), Fairness.mean(rho), Fairness.jainIndex(rho),
-                rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours);
+                rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours, worst);
     }
 
     private static double averagePresent(List<double[]> steps, double from, double to) {
