@@ -154,6 +154,7 @@ public final class MultiClusterManager implements AutoCloseable {
         String publishedState;
         String publishedWorker;
         String publishedReason;
+        int priority;
 
         Tracked(String id, String uid, String namespace, String name) {
             this.id = id;
@@ -392,6 +393,7 @@ public final class MultiClusterManager implements AutoCloseable {
             }
             seen.add(uid);
             if (idOfUid.containsKey(uid)) {
+                updatePriority(byId.get(idOfUid.get(uid)), job);
                 continue;
             }
             if (Jobs.annotation(job, Keys.FINISHED_ANNOTATION) != null) {
@@ -414,6 +416,7 @@ public final class MultiClusterManager implements AutoCloseable {
                 continue; // read again on the next pass: the user may fix it
             }
             Tracked t = new Tracked(id, uid, job.getMetadata().getNamespace(), job.getMetadata().getName());
+            t.priority = spec.priority();
             t.publishedState = Jobs.annotation(job, STATE_ANNOTATION);
             t.publishedWorker = Jobs.annotation(job, WORKER_ANNOTATION);
             byId.put(id, t);
@@ -441,6 +444,23 @@ public final class MultiClusterManager implements AutoCloseable {
                     forgetJob(t);
                 }
             }
+        }
+    }
+
+    /** A queued or running Job whose priority label changed gets its new priority (which may preempt, or let it be). */
+    private void updatePriority(Tracked t, Job job) {
+        if (t == null || !t.uid.equals(job.getMetadata().getUid())) {
+            return;
+        }
+        int p;
+        try {
+            p = translator.toSpec(job, t.id).priority();
+        } catch (InvalidSpecException e) {
+            return;
+        }
+        if (p != t.priority && scheduler.setPriority(t.id, p)) {
+            LOG.info("Job {}: priority {} -> {}", t.id, t.priority, p);
+            t.priority = p;
         }
     }
 

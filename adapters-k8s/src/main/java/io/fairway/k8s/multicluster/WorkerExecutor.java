@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Preempt;
 import io.fairway.api.decision.Resize;
@@ -27,7 +29,10 @@ import io.fairway.k8s.AdmissionRecord;
 import io.fairway.k8s.JobTranslator;
 import io.fairway.k8s.Keys;
 import io.fairway.k8s.NodeTranslator;
+import io.fairway.k8s.PodResources;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -59,6 +64,7 @@ public final class WorkerExecutor {
     private final Map<String, Node> synced = new LinkedHashMap<>();
     private boolean reachable;
     private List<Job> lastCopies = List.of();
+    private Map<String, Resources> unmanaged = Map.of();
     private long lastReachedMillis;
 
     /**
@@ -121,6 +127,7 @@ public final class WorkerExecutor {
         try {
             kubeNodes = client.nodes().list().getItems();
             copies = listCopies();
+            unmanaged = unmanagedUse(copies);
         } catch (KubernetesClientException e) {
             if (reachable) {
                 LOG.warn("worker {} does not answer: {}", name, e.getMessage());
@@ -237,8 +244,32 @@ public final class WorkerExecutor {
         }
     }
 
+    /** What pods that are not copies (other workloads) request, per node: not Fairway's to place on. */
+    private Map<String, Resources> unmanagedUse(List<Job> copies) {
+        Set<String> copyKeys = new HashSet<>();
+        copies.forEach(c -> copyKeys.add(Jobs.key(c)));
+        Map<String, Resources> use = new HashMap<>();
+        for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+            String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
+            String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+            Map<String, String> labels = p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+            String job = labels.getOrDefault(Keys.JOB_NAME_LABEL, labels.get(Keys.LEGACY_JOB_NAME_LABEL));
+            if (node == null || "Succeeded".equals(phase) || "Failed".equals(phase)
+                    || job != null && copyKeys.contains(p.getMetadata().getNamespace() + "/" + job)) {
+                continue;
+            }
+            try {
+                use.merge(node, PodResources.of(p), Resources::plus);
+            } catch (InvalidSpecException e) {
+                LOG.debug("worker {}: pod {}/{} has unreadable requests: {}", name, p.getMetadata().getNamespace(), p.getMetadata().getName(),
+                        e.getMessage());
+            }
+        }
+        return use;
+    }
+
     private Node toModel(io.fabric8.kubernetes.api.model.Node k) {
-        Node n = NodeTranslator.toModel(k, Resources.NONE);
+        Node n = NodeTranslator.toModel(k, unmanaged.getOrDefault(k.getMetadata().getName(), Resources.NONE));
         Map<String, String> labels = new LinkedHashMap<>(n.labels());
         labels.putIfAbsent(Node.HOSTNAME_LABEL, n.name());
         return new Node(nodeName(name, n.name()), name, labels, n.taints(), n.capacity(), n.gpus(), n.unschedulable());

@@ -26,8 +26,11 @@ class MultiClusterManagerTest {
     private static final String NS = "ml";
     private static final Duration GRACE = Duration.ofSeconds(60);
 
-    private static String queues(int gpuQuota) {
+    private String policy = "best-effort-fifo";
+
+    private String queues(int gpuQuota) {
         return """
+                policy: %s
                 flavors:
                   - name: h100
                 clusterQueues:
@@ -41,7 +44,7 @@ class MultiClusterManagerTest {
                               - {name: nvidia.com/gpu, nominalQuota: %d}
                 localQueues:
                   - {name: gpu, namespace: ml, clusterQueue: research}
-                """.formatted(gpuQuota);
+                """.formatted(policy, gpuQuota);
     }
 
     private final AtomicLong now = new AtomicLong(1_000_000);
@@ -293,6 +296,65 @@ class MultiClusterManagerTest {
         assertThat(m2.reconcileOnce().acted()).isTrue();
         pollWorkers(m2);
         assertThat(copiesOf("train")).hasSize(1).doesNotContain(worker);
+    }
+
+    @Test
+    void otherWorkloadsInAWorkerAreNotDoubleBooked() {
+        MultiClusterManager m = manager(64, "eu", "us");
+        // a pod Fairway does not manage takes all 8 GPUs of eu's node
+        workerApis.get("eu").client.pods().inNamespace("other").resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata().withName("inference").withNamespace("other").endMetadata()
+                .withNewSpec().withNodeName("gpu-1").addNewContainer().withName("main").withImage("busybox").withNewResources()
+                .addToRequests("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("8"))
+                .addToLimits("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("8")).endResources().endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
+        pollWorkers(m);
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m);
+        assertThat(copiesOf("train")).containsExactly("us");
+    }
+
+    @Test
+    void aJobThatFailsInItsWorkerIsMarkedFailed() {
+        MultiClusterManager m = manager(64, "eu", "us");
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m);
+        String worker = copiesOf("train").get(0);
+        workerApis.get(worker).client.batch().v1().jobs().inNamespace(NS).withName("train")
+                .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).withStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
+                        .withFailed(1).withConditions(new io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder().withType("Failed")
+                                .withStatus("True").withReason("BackoffLimitExceeded").withMessage("Job has reached the specified backoff limit").build())
+                        .build()).build());
+        pass(m);
+        pass(m);
+        Job user = managerApi.job(NS, "train");
+        assertThat(annotation(user, Keys.FINISHED_ANNOTATION)).isEqualTo("Failed");
+        assertThat(annotation(user, MultiClusterManager.STATE_ANNOTATION)).isEqualTo("FAILED");
+        assertThat(copiesOf("train")).isEmpty();
+        // the manager does not queue it again
+        pass(m);
+        assertThat(copiesOf("train")).isEmpty();
+    }
+
+    @Test
+    void aPriorityRaisedWhileQueuedIsHonoured() {
+        policy = "priority";
+        MultiClusterManager m = manager(8, "eu", "us");
+        managerApi.submit(NS, "a", "gpu", 8, true);
+        now.addAndGet(1_000);
+        managerApi.submit(NS, "b", "gpu", 8, true);
+        now.addAndGet(1_000);
+        managerApi.submit(NS, "c", "gpu", 8, true);
+        pass(m);
+        assertThat(copiesOf("a")).hasSize(1);
+        managerApi.client.batch().v1().jobs().inNamespace(NS).withName("c")
+                .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).editMetadata().addToLabels(Keys.PRIORITY_LABEL, "10").endMetadata().build());
+        pass(m);
+        workerApis.get(copiesOf("a").get(0)).complete(NS, "a");
+        pass(m);
+        pass(m);
+        assertThat(copiesOf("c")).hasSize(1);
+        assertThat(copiesOf("b")).isEmpty();
     }
 
     @Test
