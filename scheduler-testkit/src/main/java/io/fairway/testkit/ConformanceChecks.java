@@ -1,0 +1,342 @@
+package io.fairway.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.job.TopologyRequest;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.FlavorQuotas;
+import io.fairway.api.model.Gpu;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.ResourceGroup;
+import io.fairway.api.model.ResourceQuota;
+import io.fairway.api.model.Resources;
+import io.fairway.testkit.FairwayArbitraries.Op;
+import io.fairway.testkit.FairwayArbitraries.World;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import io.fairway.api.spi.SchedulingPolicy;
+import java.util.function.Supplier;
+
+/**
+ * The invariants of ARCHITECTURE.md as plain check methods: each drives a fresh scheduler running the given policy
+ * through a list of operations and throws an {@link AssertionError} naming the operation and the broken invariant.
+ * {@link PolicyConformance} calls them from jqwik properties; they can also be called directly, e.g. to show that a
+ * broken policy fails.
+ */
+public final class ConformanceChecks {
+
+    private ConformanceChecks() {
+    }
+
+    // ------------------------------------------------------------------ (a) capacity and GPUs
+
+    /**
+     * No node's capacity is committed beyond its size, no GPU belongs to two jobs, every placement names existing
+     * GPUs, and nothing lands on a node cordoned when the round ran.
+     *
+     * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
+     */
+    public static void capacityAndGpuExclusivity(World world, List<Op> ops, Supplier<SchedulingPolicy> policy) {
+        ConformanceHarness h = new ConformanceHarness(world, policy, 7);
+        h.run(ops, op -> {
+            Map<String, Node> nodes = nodesByName(h);
+            Map<String, Resources> committed = new HashMap<>();
+            Map<String, String> gpuOwner = new HashMap<>();
+            for (JobStatus j : holding(h)) {
+                Map<String, PodSet> podSets = podSets(j);
+                for (MemberPlacement m : j.admission().placement().members()) {
+                    Node n = nodes.get(m.node());
+                    assertThat(n).as("%s: job %s runs on node %s, which exists", op, j.id(), m.node()).isNotNull();
+                    PodSet ps = podSets.get(m.podSet());
+                    committed.merge(m.node(), ps.resources(), Resources::plus);
+                    assertThat((long) m.gpus().size()).as("%s: GPUs of %s/%s", op, j.id(), m.podSet()).isEqualTo(ps.resources().gpus());
+                    for (int g : m.gpus()) {
+                        assertThat(n.gpus().gpus()).as("%s: node %s has GPU %d", op, n.name(), g).extracting(Gpu::index).contains(g);
+                        String prev = gpuOwner.put(m.node() + "#" + g, j.id() + "/" + m.podSet() + "/" + m.index());
+                        assertThat(prev).as("%s: GPU %d of %s given twice", op, g, m.node()).isNull();
+                    }
+                }
+            }
+            committed.forEach((node, used) -> assertThat(used.fitsIn(nodes.get(node).capacity()))
+                    .as("%s: node %s committed %s, capacity %s", op, node, used, nodes.get(node).capacity()).isTrue());
+        });
+        // nothing new ever landed on a node that was cordoned when the round ran
+        for (ConformanceHarness.RoundRecord r : h.rounds) {
+            for (var d : r.result().decisions()) {
+                if (d instanceof Admit a) {
+                    assertThat(a.placement().nodes()).as("admission of %s avoids cordoned %s", a.jobId(), r.cordoned()).noneMatch(r.cordoned()::contains);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ (b) gangs
+
+    /**
+     * Every gang is placed whole with all its members, and its topology constraint (one node for an NVLink domain,
+     * one domain of a required level) holds.
+     *
+     * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
+     */
+    public static void gangAtomicityAndTopology(World world, List<Op> ops, Supplier<SchedulingPolicy> policy) {
+        ConformanceHarness h = new ConformanceHarness(world, policy, 7);
+        Map<String, Node> everNodes = new HashMap<>();
+        h.run(ops, op -> {
+            everNodes.putAll(nodesByName(h));
+            for (JobStatus j : h.scheduler.jobs()) {
+                if (!j.state().holdsResources()) {
+                    assertThat(j.admission()).as("%s: %s in %s holds no placement", op, j.id(), j.state()).isNull();
+                    continue;
+                }
+                assertWhole(j.id(), j.spec().podSets(), j.admission(), everNodes);
+            }
+        });
+        for (Admit a : h.admits()) {
+            assertWhole(a.jobId(), h.scheduler.status(a.jobId()).orElseThrow().spec().podSets(), a, everNodes);
+        }
+    }
+
+    private static void assertWhole(String id, List<PodSet> podSets, Admit a, Map<String, Node> nodes) {
+        assertThat(a.placement().members()).extracting(MemberPlacement::podSet)
+                .as("job %s places only its own pod sets", id).allMatch(ps -> podSets.stream().anyMatch(p -> p.name().equals(ps)));
+        for (PodSet ps : podSets) {
+            List<MemberPlacement> members = a.placement().members().stream().filter(m -> m.podSet().equals(ps.name())).toList();
+            assertThat(members).as("job %s pod set %s: every member placed", id, ps.name()).hasSize(ps.count());
+            assertThat(a.counts()).as("job %s admitted counts", id).containsEntry(ps.name(), ps.count());
+            Set<Integer> indexes = new HashSet<>();
+            members.forEach(m -> indexes.add(m.index()));
+            assertThat(indexes).as("job %s pod set %s member indexes", id, ps.name()).hasSize(ps.count()).allMatch(i -> i >= 0 && i < ps.count());
+            TopologyRequest t = ps.topology();
+            if (t.sameNvlinkDomain()) {
+                assertThat(members).extracting(MemberPlacement::node).as("job %s pod set %s on one node", id, ps.name()).containsOnly(members.get(0).node());
+            }
+            if (t.required() && t.level() != null) {
+                Set<String> domains = new HashSet<>();
+                for (MemberPlacement m : members) {
+                    domains.add(nodes.get(m.node()).label(t.level()));
+                }
+                assertThat(domains).as("job %s pod set %s in one %s", id, ps.name(), t.level()).hasSize(1).doesNotContainNull();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ (c) quota
+
+    /**
+     * No ClusterQueue uses more than its nominal quota plus its borrowing limit, and no cohort lends more than its
+     * members' lendable quota, after every operation.
+     *
+     * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
+     */
+    public static void quotaAtEveryLevel(World world, List<Op> ops, Supplier<SchedulingPolicy> policy) {
+        ConformanceHarness h = new ConformanceHarness(world, policy, 7);
+        Map<String, ClusterQueue> queues = new TreeMap<>();
+        world.clusterQueues().forEach(q -> queues.put(q.name(), q));
+        h.run(ops, op -> {
+            // usage per ClusterQueue per flavor/resource
+            Map<String, Map<String, Long>> usage = new TreeMap<>();
+            for (JobStatus j : holding(h)) {
+                Admit a = j.admission();
+                assertThat(queues).as("%s: %s charged to a known ClusterQueue", op, j.id()).containsKey(a.clusterQueue());
+                for (PodSet ps : j.spec().podSets()) {
+                    String flavor = a.flavors().get(ps.name());
+                    assertThat(queues.get(a.clusterQueue()).flavorNames()).as("%s: flavor of %s/%s", op, j.id(), ps.name()).contains(flavor);
+                    ps.total(a.counts().get(ps.name())).asMap().forEach((r, v) ->
+                            usage.computeIfAbsent(a.clusterQueue(), k -> new TreeMap<>()).merge(flavor + "/" + r, v, Long::sum));
+                }
+            }
+            Map<String, Map<String, long[]>> cohortSums = new TreeMap<>(); // cohort -> fr -> {lent-out usage, lendable}
+            for (ClusterQueue q : queues.values()) {
+                for (ResourceGroup g : q.resourceGroups()) {
+                    for (FlavorQuotas f : g.flavors()) {
+                        for (ResourceQuota rq : f.resources()) {
+                            String fr = f.flavor() + "/" + rq.resource();
+                            long u = usage.getOrDefault(q.name(), Map.of()).getOrDefault(fr, 0L);
+                            if (q.cohort() == null) {
+                                assertThat(u).as("%s: %s uses %s within its nominal quota", op, q.name(), fr).isLessThanOrEqualTo(rq.nominal());
+                                continue;
+                            }
+                            if (rq.borrowingLimit() != ResourceQuota.UNLIMITED) {
+                                assertThat(u).as("%s: %s uses %s within nominal %d + borrowingLimit %d", op, q.name(), fr, rq.nominal(),
+                                        rq.borrowingLimit()).isLessThanOrEqualTo(rq.nominal() + rq.borrowingLimit());
+                            }
+                            long guaranteed = rq.lendingLimit() == ResourceQuota.UNLIMITED ? 0 : rq.nominal() - rq.lendingLimit();
+                            long[] sums = cohortSums.computeIfAbsent(q.cohort(), k -> new TreeMap<>()).computeIfAbsent(fr, k -> new long[2]);
+                            sums[0] += Math.max(0, u - guaranteed);
+                            sums[1] += rq.nominal() - guaranteed;
+                        }
+                    }
+                }
+            }
+            cohortSums.forEach((cohort, frs) -> frs.forEach((fr, sums) -> assertThat(sums[0])
+                    .as("%s: cohort %s: %s used beyond guaranteed parts %d, lendable %d", op, cohort, fr, sums[0], sums[1])
+                    .isLessThanOrEqualTo(sums[1])));
+        });
+    }
+
+    // ------------------------------------------------------------------ (d) no job lost or duplicated
+
+    /**
+     * Every submitted job exists exactly once and in exactly one state; every pending job carries a pending reason
+     * and only pending ones do; a job holds an admission iff it holds resources; the core's own invariant check is
+     * clean.
+     *
+     * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
+     */
+    public static void oneStatePerJobNoneLostAndAReasonForEveryPendingJob(World world, List<Op> ops, Supplier<SchedulingPolicy> policy) {
+        ConformanceHarness h = new ConformanceHarness(world, policy, 7);
+        h.run(ops, op -> {
+            List<JobStatus> jobs = h.scheduler.jobs();
+            List<String> ids = jobs.stream().map(JobStatus::id).toList();
+            assertThat(ids).as("%s: every submitted job, once", op).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(h.submitted);
+            Map<JobState, Integer> perState = new EnumMap<>(JobState.class);
+            for (JobStatus j : jobs) {
+                perState.merge(j.state(), 1, Integer::sum);
+                assertThat(h.scheduler.status(j.id())).as("%s: status(%s)", op, j.id()).contains(j.state() == JobState.RUNNING
+                        ? h.scheduler.status(j.id()).orElseThrow() : j);
+                if (j.state() == JobState.PENDING) {
+                    assertThat(j.pendingReason()).as("%s: pending %s has a reason", op, j.id()).isNotNull();
+                } else {
+                    assertThat(j.pendingReason()).as("%s: %s in %s has no pending reason", op, j.id(), j.state()).isNull();
+                }
+                assertThat(j.admission() != null).as("%s: %s in %s holds an admission iff it holds resources", op, j.id(), j.state())
+                        .isEqualTo(j.state().holdsResources());
+            }
+            assertThat(perState.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(h.submitted.size());
+            List<String> pendingIds = h.scheduler.pendingJobs().stream().map(JobStatus::id).toList();
+            assertThat(pendingIds).as("%s: pendingJobs() lists exactly the pending jobs", op)
+                    .containsExactlyInAnyOrderElementsOf(h.jobsIn(JobState.PENDING).stream().map(JobStatus::id).toList());
+            assertThat(pendingIds).hasSize(perState.getOrDefault(JobState.PENDING, 0));
+            assertThat(h.scheduler.checkInvariants()).as("%s: checkInvariants", op).isEmpty();
+        });
+    }
+
+    // ------------------------------------------------------------------ (e) determinism
+
+    /**
+     * Two schedulers with the same seed, configuration and operations (each with a fresh policy) decide the same
+     * thing in every round and end in the same state.
+     *
+     * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
+     * @param seed the seed
+     */
+    public static void determinism(World world, List<Op> ops, Supplier<SchedulingPolicy> policy, long seed) {
+        ConformanceHarness first = new ConformanceHarness(world, policy, seed);
+        first.run(ops, op -> { });
+        ConformanceHarness second = new ConformanceHarness(world, policy, seed);
+        second.run(ops, op -> { });
+
+        assertThat(second.actuated).isEqualTo(first.actuated);
+        assertThat(second.rounds).hasSameSizeAs(first.rounds);
+        for (int i = 0; i < first.rounds.size(); i++) {
+            assertThat(second.rounds.get(i).result().decisions()).as("round %d decisions", i).isEqualTo(first.rounds.get(i).result().decisions());
+            assertThat(second.rounds.get(i).result().pendingReasons()).as("round %d reasons", i)
+                    .isEqualTo(first.rounds.get(i).result().pendingReasons());
+        }
+        assertThat(second.scheduler.jobs()).isEqualTo(first.scheduler.jobs());
+        assertThat(second.scheduler.nodes()).isEqualTo(first.scheduler.nodes());
+    }
+
+    // ------------------------------------------------------------------ (f) the policy never tries to break an invariant
+
+    /**
+     * The core never had to refuse a part of the policy's plan: a refusal in {@code RoundResult.refused()} means the
+     * policy proposed a placement that double-books a GPU, exceeds capacity or quota, splits a gang or breaks a
+     * topology constraint.
+     *
+     * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
+     */
+    public static void noPlanIsRefused(World world, List<Op> ops, Supplier<SchedulingPolicy> policy) {
+        List<RecordingPolicy> made = new ArrayList<>();
+        ConformanceHarness h = new ConformanceHarness(world, () -> {
+            RecordingPolicy p = new RecordingPolicy(policy.get());
+            made.add(p);
+            return p;
+        }, 7);
+        h.run(ops, op -> {
+            if (op instanceof FairwayArbitraries.RunRound) {
+                ConformanceHarness.RoundRecord last = h.rounds.get(h.rounds.size() - 1);
+                assertThat(last.result().refused()).as("round %d: the core refused part of the policy's plan (the policy tried to break an invariant)",
+                        last.result().round()).isEmpty();
+                assertThat(made.get(0).refusedPlacements()).as("round %d: the core refused placements the policy chose itself "
+                        + "(the policy tried to break an invariant: GPU exclusivity, capacity, quota or gang atomicity)", last.result().round()).isEmpty();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ (g) no starvation under a fair policy
+
+    /**
+     * Under a fair policy, every job that fits the cluster and its queue alone is eventually run: all jobs are
+     * submitted at once, each admitted job starts at once and finishes after {@code runRounds} rounds of running,
+     * and every job must have succeeded within {@code boundRounds} rounds. A policy that preempts a job and never
+     * readmits it, or starves a queue, fails.
+     *
+     * @param world the cluster and queues (every job must fit it alone)
+     * @param jobs the jobs, all submitted before the first round
+     * @param policy a fresh policy per call
+     * @param runRounds rounds a job runs before it finishes
+     * @param boundRounds the bound within which every job must have finished
+     */
+    public static void noStarvation(World world, List<FairwayArbitraries.JobTemplate> jobs, Supplier<SchedulingPolicy> policy,
+                                    int runRounds, int boundRounds) {
+        ConformanceHarness h = new ConformanceHarness(world, policy, 7);
+        h.apply(new FairwayArbitraries.SubmitBatch(jobs));
+        Map<String, Integer> ranFor = new HashMap<>();
+        int round = 0;
+        for (; round < boundRounds && !h.jobsIn(JobState.PENDING, JobState.QUOTA_RESERVED, JobState.ADMITTED, JobState.RUNNING).isEmpty(); round++) {
+            h.apply(new FairwayArbitraries.RunRound());
+            for (JobStatus j : h.jobsIn(JobState.ADMITTED)) {
+                h.scheduler.reportStarted(j.id());
+            }
+            for (JobStatus j : h.jobsIn(JobState.RUNNING)) {
+                if (ranFor.merge(j.id(), 1, Integer::sum) >= runRounds) {
+                    h.scheduler.reportFinished(j.id());
+                }
+            }
+            h.apply(new FairwayArbitraries.Tick(60));
+        }
+        List<String> unfinished = new ArrayList<>();
+        for (JobStatus j : h.scheduler.jobs()) {
+            if (j.state() != JobState.SUCCEEDED) {
+                unfinished.add(j.id() + " " + j.state() + (j.pendingReason() == null ? "" : " (" + j.pendingReason() + ")"));
+            }
+        }
+        assertThat(unfinished).as("%d jobs that each fit the cluster alone, %d rounds: jobs starved", jobs.size(), boundRounds).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static List<JobStatus> holding(ConformanceHarness h) {
+        List<JobStatus> l = new ArrayList<>();
+        for (JobStatus j : h.scheduler.jobs()) {
+            if (j.state().holdsResources()) {
+                l.add(j);
+            }
+        }
+        return l;
+    }
+
+    private static Map<String, Node> nodesByName(ConformanceHarness h) {
+        Map<String, Node> m = new HashMap<>();
+        h.scheduler.nodes().forEach(n -> m.put(n.name(), n));
+        return m;
+    }
+
+    private static Map<String, PodSet> podSets(JobStatus j) {
+        Map<String, PodSet> m = new HashMap<>();
+        j.spec().podSets().forEach(p -> m.put(p.name(), p));
+        return m;
+    }
+}
