@@ -357,7 +357,7 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     /** A copy found in a worker at start: where its Job ran. */
-    private record Admitted(String worker, String uid, AdmissionRecord admission) {
+    private record Admitted(String worker, String uid, AdmissionRecord admission, String outcome, String message) {
     }
 
     /** At start: the copies in each worker that answers (an executor pass first, so the workers' nodes are known). */
@@ -371,11 +371,14 @@ public final class MultiClusterManager implements AutoCloseable {
             for (Job c : w.copies()) {
                 String id = Jobs.annotation(c, JOB_ID_ANNOTATION);
                 String adm = Jobs.annotation(c, Keys.ADMISSION_ANNOTATION);
-                if (id == null || adm == null || !owns(c) || Jobs.finishedCondition(c) != null || out.containsKey(id)) {
+                if (id == null || adm == null || !owns(c) || out.containsKey(id) && out.get(id).outcome() != null) {
                     continue;
                 }
+                String cond = Jobs.finishedCondition(c);
+                String outcome = cond == null ? null : "Complete".equals(cond) ? "Succeeded" : "Failed";
                 try {
-                    out.put(id, new Admitted(w.name(), Jobs.annotation(c, ORIGIN_UID_ANNOTATION), AdmissionRecord.parse(adm)));
+                    out.put(id, new Admitted(w.name(), Jobs.annotation(c, ORIGIN_UID_ANNOTATION), AdmissionRecord.parse(adm), outcome,
+                            "Failed".equals(outcome) ? Jobs.failureMessage(c) : ""));
                 } catch (IllegalArgumentException e) {
                     LOG.warn("copy {} in worker {} has an unreadable admission; it will be deleted", Jobs.key(c), w.name());
                 }
@@ -400,6 +403,19 @@ public final class MultiClusterManager implements AutoCloseable {
                 continue;
             }
             String id = Jobs.key(job);
+            Admitted copy = copies.get(id);
+            if (copy != null && copy.outcome() != null && uid.equals(copy.uid())) {
+                // it ended in its worker while no manager was watching: record the end, never run it again
+                Map<String, String> ann = new LinkedHashMap<>();
+                ann.put(Keys.FINISHED_ANNOTATION, copy.outcome());
+                ann.put(STATE_ANNOTATION, "Succeeded".equals(copy.outcome()) ? "SUCCEEDED" : "FAILED");
+                ann.put(Keys.PENDING_REASON_ANNOTATION, null);
+                if (patchUserJob(job, ann, REASON_FINISHED, "Succeeded".equals(copy.outcome()) ? "Normal" : "Warning",
+                        copy.outcome() + " in worker " + copy.worker() + (copy.message().isEmpty() ? "" : ": " + copy.message()))) {
+                    idOfUid.put(uid, id);
+                }
+                continue;
+            }
             Tracked old = byId.get(id);
             if (old != null) {
                 forgetJob(old); // deleted and created again under the same name
@@ -430,7 +446,7 @@ public final class MultiClusterManager implements AutoCloseable {
                 }
             }
             Admitted a = copies.get(id);
-            if (a != null && uid.equals(a.uid())) {
+            if (a != null && a.outcome() == null && uid.equals(a.uid())) {
                 policy.pin(id, a.admission().placement());
                 LOG.info("Job {} has a copy in worker {}; restoring its admission there", id, a.worker());
             }

@@ -279,6 +279,24 @@ class MultiClusterManagerTest {
     }
 
     @Test
+    void aJobThatEndedWhileNoManagerWatchedIsNotRunAgain() {
+        MultiClusterManager m1 = manager(64, "eu", "us");
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m1);
+        String worker = copiesOf("train").get(0);
+        m1.close();
+        workerApis.get(worker).complete(NS, "train");
+
+        MultiClusterManager m2 = manager(64);
+        now.addAndGet(5_000);
+        pass(m2);
+        pass(m2);
+        assertThat(annotation(managerApi.job(NS, "train"), Keys.FINISHED_ANNOTATION)).isEqualTo("Succeeded");
+        assertThat(copiesOf("train")).isEmpty();
+        assertThat(m2.status(NS, "train")).isEmpty();
+    }
+
+    @Test
     void aRestartedManagerWaitsForSilentWorkersBeforeAdmitting() {
         MultiClusterManager m1 = manager(64, "eu", "us");
         managerApi.submit(NS, "train", "gpu", 8, true);
