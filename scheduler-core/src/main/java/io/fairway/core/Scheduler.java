@@ -597,6 +597,23 @@ public final class Scheduler {
     }
 
     /**
+     * Reports a job failed, if the report is about its current run.
+     *
+     * @param jobId the job
+     * @param epoch the epoch of the admission the executor applied
+     * @param message why
+     * @return true when accepted
+     */
+    public boolean reportFailed(String jobId, long epoch, String message) {
+        lock.lock();
+        try {
+            return epoch == epoch(jobId) && reportFailed(jobId, message);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * @param node a node name
      * @return its cluster, or null when the node is unknown
      */
