@@ -53,7 +53,7 @@ public final class Rounds {
             ctx.placeReserved();
         }
         PlanOutput out = PlanOutput.of(ctx);
-        Validator.Outcome v = Validator.validate(snapshot, out.preemptions(), out.resizes(), out.admissions());
+        Validator.Outcome v = Validator.validate(snapshot, ctx, out);
         refused.addAll(v.refused());
         for (String r : v.refused()) {
             LOG.warn("round {}: refused {}", snapshot.round(), r);

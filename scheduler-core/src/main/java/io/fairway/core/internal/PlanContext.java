@@ -59,6 +59,8 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
     final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
+    /** True once the policy admitted a job on a placement of its own (rather than one the engine searched). */
+    private boolean policyPlacements;
 
     /**
      * Builds the plan's starting point from a snapshot.
@@ -361,6 +363,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         for (Assignment.Choice c : ar.choices()) {
             PlacementCheck.Result r = PlacementCheck.takeIfValid(cap, resources, job.spec(), placement, flavorSpecs(c.flavors()));
             if (r.error() == null) {
+                policyPlacements = true;
                 c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
                 Admit a = new Admit(job.id(), cqName, c.flavors(), counts, r.placement(), snapshot.nowMillis());
                 admitted.put(job.id(), a);
@@ -371,6 +374,23 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             lastError = r.error();
         }
         return fail(job, PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "placement refused: " + lastError));
+    }
+
+    /**
+     * Whether the whole plan came from the engine's own services: every admission's flavors and placement were
+     * searched by {@link #tryAdmit(JobStatus, Map)} (or are reserved jobs placed by {@link #placeReserved()}) on
+     * this context's capacity and quota, with no preemption, no resize and no placement supplied by the policy.
+     * Such a plan holds every invariant by construction; a plan with anything policy-supplied is re-validated.
+     *
+     * @return true when nothing in the plan was supplied by the policy
+     */
+    public boolean plannedByEngineOnly() {
+        return !policyPlacements && preempted.isEmpty() && resized.isEmpty();
+    }
+
+    /** @return the first quota invariant the plan breaks, or null */
+    public String quotaViolation() {
+        return quota.violation();
     }
 
     private Attempt fail(JobStatus job, PendingReason reason) {
