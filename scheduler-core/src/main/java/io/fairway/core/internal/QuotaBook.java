@@ -70,12 +70,31 @@ public final class QuotaBook {
     }
 
     private final Map<String, QNode> queues = new TreeMap<>();
+    /** The same ClusterQueues for lookups: hashing a name beats ten string comparisons down a TreeMap. */
+    private final Map<String, QNode> queueIndex = new HashMap<>();
     private final Map<String, QNode> cohorts = new TreeMap<>();
 
     /** @return the key of a (flavor, resource) pair */
     public static String fr(String flavor, String resource) {
-        return flavor + '\u0000' + resource;
+        Map<String, String> byResource = FR.get(flavor);
+        String key = byResource == null ? null : byResource.get(resource);
+        if (key != null) {
+            return key;
+        }
+        key = flavor + '\u0000' + resource;
+        if (FR.size() < FR_CACHE_LIMIT) {
+            FR.computeIfAbsent(flavor, k -> new java.util.concurrent.ConcurrentHashMap<>()).putIfAbsent(resource, key);
+        }
+        return key;
     }
+
+    /**
+     * (flavor, resource) keys built once and shared: the hot paths of a round look them up per job, and a shared
+     * key also keeps its hash code. Flavors are few; the limit only guards against unbounded growth.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.ConcurrentHashMap<String, String>> FR =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int FR_CACHE_LIMIT = 1_000;
 
     QuotaBook(Map<String, ClusterQueue> clusterQueues, Map<String, Cohort> cohortSpecs) {
         for (Cohort c : cohortSpecs.values()) {
@@ -91,6 +110,7 @@ public final class QuotaBook {
             QNode n = new QNode(cq.name(), true);
             addLimits(n, cq.resourceGroups());
             queues.put(cq.name(), n);
+            queueIndex.put(cq.name(), n);
             if (cq.cohort() != null) {
                 link(n, cohort(cq.cohort()));
             }
@@ -142,12 +162,12 @@ public final class QuotaBook {
     }
 
     boolean hasQueue(String cq) {
-        return queues.containsKey(cq);
+        return queueIndex.containsKey(cq);
     }
 
     /** @return what the node may still use of {@code fr}, borrowing included */
     long available(String cq, String fr) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         return n == null ? 0 : available(n, fr);
     }
 
@@ -170,25 +190,25 @@ public final class QuotaBook {
 
     /** @return the ClusterQueue's nominal quota of {@code fr} */
     long nominal(String cq, String fr) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         return n == null ? 0 : n.nominal(fr);
     }
 
     /** @return the ClusterQueue's usage of {@code fr} */
     long used(String cq, String fr) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         return n == null ? 0 : n.used(fr);
     }
 
     /** @return true when the queue lists the (flavor, resource) pair */
     boolean covers(String cq, String fr) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         return n != null && n.limits.containsKey(fr);
     }
 
     /** Adds (or with a negative delta, removes) usage, propagating to the cohorts above. */
     void add(String cq, String fr, long delta) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         if (n == null || delta == 0) {
             return;
         }
@@ -213,7 +233,7 @@ public final class QuotaBook {
      * the cohort could lend of it; the maximum over pairs, divided by the fair-sharing weight.
      */
     double dominantShare(String cq, io.fairway.api.model.ClusterQueue spec) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         if (n == null || n.parent == null) {
             return 0;
         }
@@ -231,7 +251,7 @@ public final class QuotaBook {
 
     /** @return usage of every resource summed over flavors */
     long usedResource(String cq, String resource) {
-        QNode n = queues.get(cq);
+        QNode n = queueIndex.get(cq);
         if (n == null) {
             return 0;
         }
