@@ -1,0 +1,243 @@
+package io.fairway.sim.multicluster;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.GpuTopology;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.model.Resources;
+import io.fairway.core.ExecutorHub;
+import io.fairway.core.Scheduler;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several clusters driven through an {@link ExecutorHub}, one pull-based executor per cluster: each executor polls
+ * (which is also its heartbeat), starts and stops what it is handed, acknowledges, and reports finishes with the
+ * run's epoch. At {@link Config#lossAtMillis} one cluster's executor stops polling: it fences itself (stops its
+ * runs) once it has been out of contact for the hub's fencing time, and the hub declares the cluster lost after the
+ * grace period, sending its jobs back to pending to restart elsewhere. At {@link Config#joinAtMillis} a new cluster
+ * registers and its nodes are added. Queues with different priority factors share the fleet under the configured
+ * policy; the run records each queue's GPU share over time and every run of every job.
+ */
+public final class MultiClusterSimulation {
+    private static final Logger LOG = LoggerFactory.getLogger(MultiClusterSimulation.class);
+
+    /**
+     * What to simulate.
+     *
+     * @param clusters clusters present at the start
+     * @param nodesPerCluster 8-GPU NVSwitch nodes per cluster
+     * @param priorityFactors queue name → priority factor (larger = smaller share)
+     * @param jobsPerQueue jobs each queue submits at the start
+     * @param policy the policy name
+     * @param lostCluster the cluster whose executor stops polling
+     * @param lossAtMillis when it stops
+     * @param joiningCluster the cluster that joins later
+     * @param joinAtMillis when it joins
+     * @param stepMillis simulated time between two polls and rounds
+     * @param graceMillis the hub's grace period before a silent cluster is declared lost
+     * @param seed the seed (job sizes and durations, the scheduler's seed)
+     */
+    public record Config(List<String> clusters, int nodesPerCluster, Map<String, Double> priorityFactors, int jobsPerQueue, String policy,
+                         String lostCluster, long lossAtMillis, String joiningCluster, long joinAtMillis, long stepMillis, long graceMillis,
+                         long seed) {
+        /** @return 5 clusters of 2 nodes, queues with priority factors 1, 2, 4, c2 lost after 2 h, c5 joining after 4 h */
+        public static Config example() {
+            Map<String, Double> f = new LinkedHashMap<>();
+            f.put("alpha", 1.0);
+            f.put("beta", 2.0);
+            f.put("gamma", 4.0);
+            return new Config(List.of("c0", "c1", "c2", "c3", "c4"), 2, f, 350, "fair-share-over-time", "c2", 2 * 3_600_000L, "c5",
+                    4 * 3_600_000L, 60_000, 5 * 60_000, 42);
+        }
+    }
+
+    /**
+     * What happened.
+     *
+     * @param sampleHours the time of each sample (hours)
+     * @param shares queue → its share of the GPUs in use at each sample
+     * @param targets queue → the share its priority factor entitles it to (1/factor, normalised)
+     * @param runs job → how many runs it started
+     * @param completions job → how many finishes were accepted
+     * @param maxConcurrentRuns the largest number of executors running one job at the same moment
+     * @param finalStates job → its state at the end
+     * @param lostClusters clusters the hub declared lost
+     * @param jobsRestartedAfterLoss jobs that started again after their cluster was lost
+     * @param endHours when the last job finished
+     */
+    public record Result(List<Double> sampleHours, Map<String, List<Double>> shares, Map<String, Double> targets, Map<String, Integer> runs,
+                         Map<String, Integer> completions, int maxConcurrentRuns, Map<String, JobState> finalStates, List<String> lostClusters,
+                         int jobsRestartedAfterLoss, double endHours) {
+    }
+
+    private static final class Executor {
+        final String cluster;
+        final Map<String, long[]> running = new TreeMap<>(); // job -> {epoch, endsAt}
+        long lastContact;
+
+        Executor(String cluster, long now) {
+            this.cluster = cluster;
+            this.lastContact = now;
+        }
+    }
+
+    private MultiClusterSimulation() {
+    }
+
+    private static List<Node> nodesOf(String cluster, int n) {
+        List<Node> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            l.add(Node.builder(cluster + "-n" + i).cluster(cluster).label(ClusterSpec.RACK_LABEL, cluster + "-r0")
+                    .capacity(Resources.builder().cpu(128).memoryGiB(1024).build()).gpus(GpuTopology.nvSwitch8("H100")).build());
+        }
+        return l;
+    }
+
+    /** @param c the configuration @return what happened */
+    public static Result run(Config c) {
+        AtomicLong now = new AtomicLong();
+        ExecutorHub hub = new ExecutorHub(now::get, 10 * c.stepMillis(), 64, c.graceMillis());
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).actuator(hub).seed(c.seed()).policy(c.policy())
+                .flavor(ResourceFlavor.of("default"));
+        for (String cl : c.clusters()) {
+            b.cluster(new ClusterSpec(cl, List.of(ClusterSpec.RACK_LABEL)));
+            b.nodes(nodesOf(cl, c.nodesPerCluster()));
+        }
+        Map<String, Double> targets = new LinkedHashMap<>();
+        double inv = 0;
+        for (double f : c.priorityFactors().values()) {
+            inv += 1 / f;
+        }
+        for (Map.Entry<String, Double> q : c.priorityFactors().entrySet()) {
+            b.clusterQueue(ClusterQueue.builder(q.getKey()).priorityFactor(q.getValue())
+                    .quota("default", Resources.builder().gpus(10_000).cpu(100_000).memoryGiB(1_000_000).build()).build());
+            b.localQueue(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, q.getKey(), q.getKey()));
+            targets.put(q.getKey(), (1 / q.getValue()) / inv);
+        }
+        Scheduler s = b.build();
+        hub.attach(s);
+        Map<String, Executor> executors = new TreeMap<>();
+        for (String cl : c.clusters()) {
+            hub.register(cl);
+            executors.put(cl, new Executor(cl, 0));
+        }
+        Random rnd = new Random(c.seed());
+        Map<String, Long> duration = new TreeMap<>();
+        Map<String, String> queueOf = new TreeMap<>();
+        List<JobSpec> jobs = new ArrayList<>();
+        for (int i = 0; i < c.jobsPerQueue(); i++) {
+            for (String q : c.priorityFactors().keySet()) {
+                String id = q + "-" + i;
+                int gpus = 1 + rnd.nextInt(2);
+                jobs.add(JobSpec.builder(id).queue(q).members(1, Resources.builder().gpus(gpus).cpu(4).memoryGiB(32).build()).build());
+                duration.put(id, (20 + rnd.nextInt(41)) * 60_000L);
+                queueOf.put(id, q);
+            }
+        }
+        s.submitAll(jobs);
+
+        Map<String, Integer> runs = new TreeMap<>();
+        Map<String, Integer> completions = new TreeMap<>();
+        List<Double> hours = new ArrayList<>();
+        Map<String, List<Double>> shares = new LinkedHashMap<>();
+        c.priorityFactors().keySet().forEach(q -> shares.put(q, new ArrayList<>()));
+        List<String> lost = new ArrayList<>();
+        java.util.Set<String> inLostCluster = new java.util.TreeSet<>();
+        int restartedAfterLoss = 0;
+        int maxConcurrent = 0;
+        boolean joined = false;
+        long limit = 48 * 3_600_000L;
+        while (now.get() < limit && s.jobs().stream().anyMatch(j -> !j.state().isTerminal())) {
+            now.addAndGet(c.stepMillis());
+            if (!joined && now.get() >= c.joinAtMillis()) {
+                joined = true;
+                s.addCluster(new ClusterSpec(c.joiningCluster(), List.of(ClusterSpec.RACK_LABEL)));
+                hub.register(c.joiningCluster());
+                nodesOf(c.joiningCluster(), c.nodesPerCluster()).forEach(s::addNode);
+                executors.put(c.joiningCluster(), new Executor(c.joiningCluster(), now.get()));
+                LOG.info("cluster {} joined at {} h", c.joiningCluster(), now.get() / 3_600_000.0);
+            }
+            s.runRound();
+            for (Executor e : executors.values()) {
+                boolean silent = e.cluster.equals(c.lostCluster()) && now.get() >= c.lossAtMillis();
+                if (silent) {
+                    if (!e.running.isEmpty() && now.get() - e.lastContact > hub.fenceAfterMillis()) {
+                        inLostCluster.addAll(e.running.keySet());
+                        e.running.clear(); // fencing: out of contact, so stop everything
+                    }
+                    continue;
+                }
+                e.lastContact = now.get();
+                ExecutorHub.Poll p = hub.poll(e.cluster, 64);
+                for (ExecutorHub.WorkItem w : p.items()) {
+                    if (w.decision() instanceof Admit && !e.running.containsKey(w.jobId()) && s.reportStarted(w.jobId(), w.epoch())) {
+                        e.running.put(w.jobId(), new long[] {w.epoch(), now.get() + duration.get(w.jobId())});
+                        runs.merge(w.jobId(), 1, Integer::sum);
+                        if (inLostCluster.contains(w.jobId())) {
+                            restartedAfterLoss++;
+                            inLostCluster.remove(w.jobId());
+                        }
+                    } else if (w.decision() instanceof Preempt) {
+                        long[] r = e.running.get(w.jobId());
+                        if (r != null && r[0] <= w.epoch()) {
+                            e.running.remove(w.jobId());
+                        }
+                    }
+                    hub.ack(e.cluster, w.id());
+                }
+                for (Map.Entry<String, long[]> r : new ArrayList<>(e.running.entrySet())) {
+                    if (now.get() >= r.getValue()[1]) {
+                        if (s.reportFinished(r.getKey(), r.getValue()[0])) {
+                            completions.merge(r.getKey(), 1, Integer::sum);
+                        }
+                        e.running.remove(r.getKey());
+                    }
+                }
+            }
+            lost.addAll(hub.checkLiveness());
+            // who runs what, right now
+            Map<String, Integer> where = new TreeMap<>();
+            Map<String, Long> gpusByQueue = new TreeMap<>();
+            long total = 0;
+            for (Executor e : executors.values()) {
+                for (String j : e.running.keySet()) {
+                    where.merge(j, 1, Integer::sum);
+                    long g = s.status(j).orElseThrow().spec().totalGpus();
+                    gpusByQueue.merge(queueOf.get(j), g, Long::sum);
+                    total += g;
+                }
+            }
+            for (int n : where.values()) {
+                maxConcurrent = Math.max(maxConcurrent, n);
+            }
+            if (now.get() % (10 * 60_000L) == 0 && total > 0) {
+                hours.add(now.get() / 3_600_000.0);
+                for (String q : shares.keySet()) {
+                    shares.get(q).add(gpusByQueue.getOrDefault(q, 0L) / (double) total);
+                }
+            }
+        }
+        Map<String, JobState> finalStates = new TreeMap<>();
+        for (JobStatus j : s.jobs()) {
+            finalStates.put(j.id(), j.state());
+        }
+        LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", jobs.size(), lost, restartedAfterLoss,
+                now.get() / 3_600_000.0);
+        return new Result(hours, shares, targets, runs, completions, maxConcurrent, finalStates, lost, restartedAfterLoss, now.get() / 3_600_000.0);
+    }
+}
