@@ -79,10 +79,12 @@ public final class MultiClusterSimulation {
      * @param lostClusters clusters the hub declared lost
      * @param jobsRestartedAfterLoss jobs that started again after their cluster was lost
      * @param endHours when the last job finished
+     * @param gangRuns runs of multi-member gangs started
+     * @param admissionsOutsideTheirCluster admissions handed to a cluster's executor naming a node of another cluster
      */
     public record Result(List<Double> sampleHours, Map<String, List<Double>> shares, Map<String, Double> targets, Map<String, Integer> runs,
                          Map<String, Integer> completions, int maxConcurrentRuns, Map<String, JobState> finalStates, List<String> lostClusters,
-                         int jobsRestartedAfterLoss, double endHours) {
+                         int jobsRestartedAfterLoss, double endHours, int gangRuns, int admissionsOutsideTheirCluster) {
     }
 
     private static final class Executor {
@@ -144,7 +146,10 @@ public final class MultiClusterSimulation {
             for (String q : c.priorityFactors().keySet()) {
                 String id = q + "-" + i;
                 int gpus = 1 + rnd.nextInt(2);
-                jobs.add(JobSpec.builder(id).queue(q).members(1, Resources.builder().gpus(gpus).cpu(4).memoryGiB(32).build()).build());
+                // every tenth job is a gang of two 4-GPU members, which must land whole in one cluster
+                int members = i % 10 == 9 ? 2 : 1;
+                jobs.add(JobSpec.builder(id).queue(q).members(members, Resources.builder().gpus(members == 2 ? 4 : gpus).cpu(4).memoryGiB(32).build())
+                        .build());
                 duration.put(id, (20 + rnd.nextInt(41)) * 60_000L);
                 queueOf.put(id, q);
             }
@@ -160,6 +165,8 @@ public final class MultiClusterSimulation {
         java.util.Set<String> inLostCluster = new java.util.TreeSet<>();
         int restartedAfterLoss = 0;
         int maxConcurrent = 0;
+        int gangRuns = 0;
+        int outside = 0;
         boolean joined = false;
         long limit = 48 * 3_600_000L;
         while (now.get() < limit && s.jobs().stream().anyMatch(j -> !j.state().isTerminal())) {
@@ -185,6 +192,16 @@ public final class MultiClusterSimulation {
                 e.lastContact = now.get();
                 ExecutorHub.Poll p = hub.poll(e.cluster, 64);
                 for (ExecutorHub.WorkItem w : p.items()) {
+                    if (w.decision() instanceof Admit a) {
+                        for (String node : a.placement().nodes()) {
+                            if (!node.startsWith(e.cluster + "-")) {
+                                outside++;
+                            }
+                        }
+                        if (a.placement().members().size() > 1) {
+                            gangRuns++;
+                        }
+                    }
                     if (w.decision() instanceof Admit && !e.running.containsKey(w.jobId()) && s.reportStarted(w.jobId(), w.epoch())) {
                         e.running.put(w.jobId(), new long[] {w.epoch(), now.get() + duration.get(w.jobId())});
                         runs.merge(w.jobId(), 1, Integer::sum);
@@ -238,6 +255,7 @@ public final class MultiClusterSimulation {
         }
         LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", jobs.size(), lost, restartedAfterLoss,
                 now.get() / 3_600_000.0);
-        return new Result(hours, shares, targets, runs, completions, maxConcurrent, finalStates, lost, restartedAfterLoss, now.get() / 3_600_000.0);
+        return new Result(hours, shares, targets, runs, completions, maxConcurrent, finalStates, lost, restartedAfterLoss, now.get() / 3_600_000.0,
+                gangRuns, outside);
     }
 }

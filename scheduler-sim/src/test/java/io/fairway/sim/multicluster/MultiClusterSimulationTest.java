@@ -32,6 +32,12 @@ class MultiClusterSimulationTest {
     }
 
     @Test
+    void gangsLandWholeInOneCluster() {
+        assertThat(result.gangRuns()).isGreaterThanOrEqualTo(3 * 35);
+        assertThat(result.admissionsOutsideTheirCluster()).isZero();
+    }
+
+    @Test
     void theLostClusterIsDeclaredLostAndItsJobsRestartElsewhere() {
         assertThat(result.lostClusters()).containsExactly("c2");
         assertThat(result.jobsRestartedAfterLoss()).isPositive();
@@ -61,8 +67,8 @@ class MultiClusterSimulationTest {
         MultiClusterChart.write(result, out);
         assertThat(Files.size(out)).isGreaterThan(10_000);
         Files.writeString(Path.of("target/multi-cluster-figures.txt"), String.format("jobs %d, lost %s, restarted after the loss %d, "
-                + "runs %d, completions %d, max concurrent runs %d, last job finished at %.1f h%n", result.finalStates().size(), result.lostClusters(),
-                result.jobsRestartedAfterLoss(), result.runs().values().stream().mapToInt(Integer::intValue).sum(),
+                + "gang runs %d, runs %d, completions %d, max concurrent runs %d, last job finished at %.1f h%n", result.finalStates().size(), result.lostClusters(),
+                result.jobsRestartedAfterLoss(), result.gangRuns(), result.runs().values().stream().mapToInt(Integer::intValue).sum(),
                 result.completions().values().stream().mapToInt(Integer::intValue).sum(), result.maxConcurrentRuns(), result.endHours()));
     }
 }
