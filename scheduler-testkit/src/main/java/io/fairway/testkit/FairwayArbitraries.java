@@ -196,7 +196,7 @@ public final class FairwayArbitraries {
         return Arbitraries.frequencyOf(Tuple.of(3, gpu), Tuple.of(1, cpu));
     }
 
-    /** @return pod sets of 1–4 members, sometimes with a rack or NVLink constraint */
+    /** @return pod sets of 1–4 members, sometimes with a rack or NVLink constraint, sometimes elastic (minCount 1) */
     public static Arbitrary<PodSet> podSets(String name) {
         return Combinators.combine(Arbitraries.integers().between(1, 4), memberResources(), Arbitraries.integers().between(0, 15))
                 .as((count, res, t) -> {
@@ -207,7 +207,9 @@ public final class FairwayArbitraries {
                         case 3 -> TopologyRequest.spreadAcrossNodes();
                         default -> TopologyRequest.NONE;
                     };
-                    return PodSet.of(name, count, res).withTopology(topology);
+                    PodSet ps = PodSet.of(name, count, res).withTopology(topology);
+                    // one pod set in six of two or more members is elastic: it may run with one member up to all of them
+                    return count > 1 && t % 6 == 5 ? ps.withMinCount(1) : ps;
                 });
     }
 
