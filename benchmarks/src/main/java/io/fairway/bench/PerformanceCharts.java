@@ -16,7 +16,7 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * Draws the scaling curves of docs/performance.md from JMH's JSON output: one PNG per benchmark method that has a
- * numeric {@code @Param}, score (with its error bars) against that parameter, log-log.
+ * numeric {@code @Param}, score (with its error bars, clipped at 90% of the score) against that parameter, log-log.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RoundBenchmark -f 1 -wi 3 -i 5 -rf json -rff results.json}
  * then {@code java -cp benchmarks/target/benchmarks.jar io.fairway.bench.PerformanceCharts results.json docs/images}.
@@ -47,9 +47,7 @@ public final class PerformanceCharts {
                 if (params == null) {
                     continue;
                 }
-                var it = params.fields();
-                while (it.hasNext()) {
-                    var p = it.next();
+                for (Map.Entry<String, JsonNode> p : params.properties()) {
                     double x;
                     try {
                         x = Double.parseDouble(p.getValue().asText());
@@ -66,8 +64,8 @@ public final class PerformanceCharts {
         }
         for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
             List<double[]> pts = e.getValue();
-            if (pts.size() < 2) {
-                continue;
+            if (pts.stream().mapToDouble(p -> p[0]).distinct().count() < 2) {
+                continue; // the parameter does not vary in this benchmark
             }
             pts.sort((a, b) -> Double.compare(a[0], b[0]));
             String[] parts = e.getKey().split(" vs ");
@@ -77,7 +75,8 @@ public final class PerformanceCharts {
                     .setMarkerSize(6);
             double[] x = pts.stream().mapToDouble(p -> p[0]).toArray();
             double[] y = pts.stream().mapToDouble(p -> p[1]).toArray();
-            double[] err = pts.stream().mapToDouble(p -> p[2]).toArray();
+            // JMH's 99.9% error can exceed the score on a noisy machine; a log axis needs the bar above zero
+            double[] err = pts.stream().mapToDouble(p -> Math.min(p[2], p[1] * 0.9)).toArray();
             chart.addSeries(parts[0], x, y, err);
             Path file = out.resolve(e.getKey().replace(' ', '-').replace('.', '-') + ".png");
             BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
