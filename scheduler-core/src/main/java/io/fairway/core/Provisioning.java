@@ -14,7 +14,7 @@ import java.util.Map;
  * @param emptySince pool nodes with nothing on them, and since when (ms)
  */
 public record Provisioning(Map<String, NodePool> pools, Map<String, Reservation> reservations, List<Request> inFlight,
-                           Map<String, Long> emptySince) {
+                           Map<String, Long> emptySince) implements java.io.Serializable {
     /** No node pools. */
     public static final Provisioning NONE = new Provisioning(Map.of(), Map.of(), List.of(), Map.of());
 
@@ -37,7 +37,7 @@ public record Provisioning(Map<String, NodePool> pools, Map<String, Reservation>
      * @param sinceMillis when it was reserved
      */
     public record Reservation(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts, long requestId,
-                              long sinceMillis) {
+                              long sinceMillis) implements java.io.Serializable {
         /** Copies. */
         public Reservation {
             flavors = Map.copyOf(flavors);
@@ -56,7 +56,8 @@ public record Provisioning(Map<String, NodePool> pools, Map<String, Reservation>
      * @param requestedAtMillis when it was made
      * @param jobs the jobs it is for
      */
-    public record Request(long id, String pool, String instanceType, int count, int arrived, long requestedAtMillis, List<String> jobs) {
+    public record Request(long id, String pool, String instanceType, int count, int arrived, long requestedAtMillis, List<String> jobs)
+            implements java.io.Serializable {
         /** Copies. */
         public Request {
             jobs = List.copyOf(jobs);

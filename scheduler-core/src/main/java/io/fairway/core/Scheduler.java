@@ -1257,6 +1257,70 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * Captures the engine's whole state (see {@link SchedulerState}); with {@link #restore} a run stopped at any
+     * point continues exactly as it would have.
+     *
+     * @return the state
+     */
+    public SchedulerState exportState() {
+        lock.lock();
+        try {
+            List<JobStatus> all = new ArrayList<>(jobs.values());
+            all.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+            return new SchedulerState(seed, placement, usageHalfLifeMillis, round, nextSequence, usageUpdatedAt,
+                    new ArrayList<>(clusters.values()), new ArrayList<>(flavors.values()), new ArrayList<>(cohorts.values()),
+                    new ArrayList<>(clusterQueues.values()), new ArrayList<>(localQueues.values()), new ArrayList<>(nodes.values()),
+                    new ArrayList<>(nodePools.values()), all, decayedUsage,
+                    new Provisioning(nodePools, reservations, inFlight, emptySince));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Builds a scheduler from a captured state. The builder supplies what is not state — the policy, the actuator,
+     * the clock, listeners, admission checks; the state supplies everything else (its seed, placement strategy and
+     * half-life override the builder's).
+     *
+     * @param state the captured state
+     * @param builder policy, actuator, clock and listeners
+     * @return the restored scheduler
+     */
+    public static Scheduler restore(SchedulerState state, Builder builder) {
+        builder.seed(state.seed()).placement(state.placement()).usageHalfLife(java.time.Duration.ofMillis(state.usageHalfLifeMillis()));
+        state.clusters().forEach(builder::cluster);
+        state.flavors().forEach(builder::flavor);
+        state.cohorts().forEach(builder::cohort);
+        state.clusterQueues().forEach(builder::clusterQueue);
+        state.localQueues().forEach(builder::localQueue);
+        builder.nodes(state.nodes());
+        state.nodePools().forEach(builder::nodePool);
+        Scheduler s = builder.build();
+        s.lock.lock();
+        try {
+            for (JobStatus j : state.jobs()) {
+                s.jobs.put(j.id(), j);
+                if (j.state() == JobState.PENDING) {
+                    s.pending.put(j.sequence(), j);
+                } else if (j.state().holdsResources()) {
+                    s.holding.put(j.sequence(), j);
+                }
+            }
+            s.round = state.round();
+            s.nextSequence = state.nextSequence();
+            s.usageUpdatedAt = state.usageUpdatedAt();
+            s.decayedUsage.putAll(state.decayedUsage());
+            s.reservations.putAll(state.provisioning().reservations());
+            s.inFlight.addAll(state.provisioning().inFlight());
+            s.emptySince.putAll(state.provisioning().emptySince());
+            s.modCount++;
+        } finally {
+            s.lock.unlock();
+        }
+        return s;
+    }
+
     /** @return a snapshot of the whole state, for dry runs and tests */
     public Snapshot snapshot() {
         lock.lock();

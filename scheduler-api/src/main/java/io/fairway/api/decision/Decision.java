@@ -10,7 +10,7 @@ package io.fairway.api.decision;
  *   <li>{@link Provision} / {@link Deprovision}: add nodes to a node pool, or remove one</li>
  * </ul>
  */
-public sealed interface Decision permits Admit, Preempt, Resize, Provision, Deprovision {
+public sealed interface Decision extends java.io.Serializable permits Admit, Preempt, Resize, Provision, Deprovision {
     /** @return the job the decision is about, or null for node decisions */
     String jobId();
 }

@@ -11,7 +11,7 @@ import java.util.List;
  * @param node the node name
  * @param gpus the GPU indexes on that node (empty when the member needs no GPU)
  */
-public record MemberPlacement(String podSet, int index, String node, List<Integer> gpus) {
+public record MemberPlacement(String podSet, int index, String node, List<Integer> gpus) implements java.io.Serializable {
     /** Validates. */
     public MemberPlacement {
         InvalidSpecException.requireName("placement.podSet", podSet);

@@ -13,7 +13,7 @@ import java.util.Set;
  * @param throughputFactor the job's expected speed relative to ideal placement (1.0 = no slowdown), from its
  *     placement sensitivity
  */
-public record Placement(List<MemberPlacement> members, Locality locality, double throughputFactor) {
+public record Placement(List<MemberPlacement> members, Locality locality, double throughputFactor) implements java.io.Serializable {
     /** Copies. */
     public Placement {
         members = List.copyOf(members);

@@ -9,7 +9,7 @@ package io.fairway.api.event;
  * @param type what happened
  * @param reason a readable reason (the pending reason's message for {@link EventType#PENDING})
  */
-public record SchedulerEvent(long timeMillis, String jobId, String jobSet, EventType type, String reason) {
+public record SchedulerEvent(long timeMillis, String jobId, String jobSet, EventType type, String reason) implements java.io.Serializable {
     /** Normalises a null reason to empty. */
     public SchedulerEvent {
         reason = reason == null ? "" : reason;

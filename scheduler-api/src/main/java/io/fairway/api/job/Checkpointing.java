@@ -9,7 +9,7 @@ import io.fairway.api.InvalidSpecException;
  * @param checkpointCostSeconds seconds a checkpoint takes
  * @param restoreCostSeconds seconds a restore takes when the job starts again
  */
-public record Checkpointing(double intervalSeconds, double checkpointCostSeconds, double restoreCostSeconds) {
+public record Checkpointing(double intervalSeconds, double checkpointCostSeconds, double restoreCostSeconds) implements java.io.Serializable {
     /** Validates. */
     public Checkpointing {
         InvalidSpecException.check(intervalSeconds > 0, "checkpointing.intervalSeconds", intervalSeconds,

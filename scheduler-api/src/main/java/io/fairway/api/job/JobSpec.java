@@ -34,7 +34,7 @@ import java.util.Set;
  */
 public record JobSpec(String id, String namespace, String queue, String jobSet, String owner, int priority,
                       long submitTimeMillis, List<PodSet> podSets, double estimatedSeconds,
-                      PlacementSensitivity sensitivity, Checkpointing checkpointing) {
+                      PlacementSensitivity sensitivity, Checkpointing checkpointing) implements java.io.Serializable {
     /** The namespace used when none is given. */
     public static final String DEFAULT_NAMESPACE = "default";
 

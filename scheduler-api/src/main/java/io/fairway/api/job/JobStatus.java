@@ -19,7 +19,7 @@ import io.fairway.api.decision.Admit;
  */
 public record JobStatus(JobSpec spec, JobState state, PendingReason pendingReason, Admit admission,
                         long stateSinceMillis, int preemptions, long sequence, long attainedGpuMillis,
-                        long runningMillis, double progress) {
+                        long runningMillis, double progress) implements java.io.Serializable {
     /** @return the job id */
     public String id() {
         return spec.id();

@@ -12,7 +12,7 @@ import java.util.Map;
  * @param message a readable explanation with the numbers
  * @param details the numbers, by name
  */
-public record PendingReason(Code code, String message, Map<String, Long> details) {
+public record PendingReason(Code code, String message, Map<String, Long> details) implements java.io.Serializable {
     /** Validates. */
     public PendingReason {
         code = code == null ? Code.NOT_YET_CONSIDERED : code;

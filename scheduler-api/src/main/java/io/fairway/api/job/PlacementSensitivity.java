@@ -17,7 +17,7 @@ import java.util.Map;
  * @param sameRack throughput factor across nodes of one rack ("cross-machine")
  * @param crossRack throughput factor across racks
  */
-public record PlacementSensitivity(double sameNode, double sameRack, double crossRack) {
+public record PlacementSensitivity(double sameNode, double sameRack, double crossRack) implements java.io.Serializable {
     /** Insensitive to placement. */
     public static final PlacementSensitivity NONE = new PlacementSensitivity(1, 1, 1);
 

@@ -24,7 +24,7 @@ import java.util.Map;
  * @param topology where members must or should be relative to each other
  */
 public record PodSet(String name, int count, int minCount, Resources resources, Map<String, String> nodeSelector,
-                     List<Toleration> tolerations, TopologyRequest topology) {
+                     List<Toleration> tolerations, TopologyRequest topology) implements java.io.Serializable {
     /** Validates: counts positive, minCount ≤ count, every quantity positive. */
     public PodSet {
         InvalidSpecException.requireName("podSet.name", name);

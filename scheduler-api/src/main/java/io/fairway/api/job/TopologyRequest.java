@@ -16,7 +16,7 @@ import io.fairway.api.InvalidSpecException;
  * @param sameNvlinkDomain true: all GPUs of the pod set in one NVLink domain (implies one node)
  * @param spread true: spread members across nodes instead of packing them (a preference)
  */
-public record TopologyRequest(String level, boolean required, boolean sameNvlinkDomain, boolean spread) {
+public record TopologyRequest(String level, boolean required, boolean sameNvlinkDomain, boolean spread) implements java.io.Serializable {
     /** No constraint: pack, fewest nodes. */
     public static final TopologyRequest NONE = new TopologyRequest(null, false, false, false);
 

@@ -31,7 +31,7 @@ import java.util.Set;
  */
 public record ClusterQueue(String name, String cohort, List<ResourceGroup> resourceGroups, QueueingStrategy queueingStrategy,
                            PreemptionPolicy preemption, FlavorFungibility flavorFungibility, double fairSharingWeight,
-                           double priorityFactor, boolean stopped, List<String> admissionChecks) {
+                           double priorityFactor, boolean stopped, List<String> admissionChecks) implements java.io.Serializable {
     /**
      * A ClusterQueue without admission checks.
      *

@@ -13,7 +13,7 @@ import java.util.Set;
  * @param name the cluster name
  * @param topologyLevels node label keys, broadest first
  */
-public record ClusterSpec(String name, List<String> topologyLevels) {
+public record ClusterSpec(String name, List<String> topologyLevels) implements java.io.Serializable {
     /** The rack level label used by the bundled examples. */
     public static final String RACK_LABEL = "fairway.io/rack";
     /** The zone level label used by the bundled examples. */

@@ -12,7 +12,7 @@ import java.util.List;
  * @param resourceGroups quota the cohort itself holds (often empty)
  * @param fairSharingWeight its weight for fair sharing within its parent
  */
-public record Cohort(String name, String parent, List<ResourceGroup> resourceGroups, double fairSharingWeight) {
+public record Cohort(String name, String parent, List<ResourceGroup> resourceGroups, double fairSharingWeight) implements java.io.Serializable {
     /** Validates. */
     public Cohort {
         InvalidSpecException.requireName("cohort.name", name);

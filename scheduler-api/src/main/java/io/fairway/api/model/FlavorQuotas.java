@@ -11,7 +11,7 @@ import java.util.Set;
  * @param flavor the ResourceFlavor name
  * @param resources one quota per covered resource
  */
-public record FlavorQuotas(String flavor, List<ResourceQuota> resources) {
+public record FlavorQuotas(String flavor, List<ResourceQuota> resources) implements java.io.Serializable {
     /** Validates: each resource at most once. */
     public FlavorQuotas {
         InvalidSpecException.requireName("flavor", flavor);

@@ -10,7 +10,7 @@ import io.fairway.api.InvalidSpecException;
  * @param kind the kind of link
  * @param bandwidthGBps its bandwidth in GB/s (the kind's default when given as 0)
  */
-public record GpuLink(int a, int b, LinkKind kind, double bandwidthGBps) {
+public record GpuLink(int a, int b, LinkKind kind, double bandwidthGBps) implements java.io.Serializable {
     /** Validates and normalises the pair order. */
     public GpuLink {
         InvalidSpecException.check(a != b, "link", a + "-" + b, "a GPU link must join two different GPUs, was %d-%d", a, b);

@@ -23,7 +23,7 @@ import java.util.Set;
  * @param gpus the GPUs, indexes unique
  * @param links the links, each joining two GPUs of this list
  */
-public record GpuTopology(String shape, List<Gpu> gpus, List<GpuLink> links) {
+public record GpuTopology(String shape, List<Gpu> gpus, List<GpuLink> links) implements java.io.Serializable {
     /** No GPUs. */
     public static final GpuTopology NONE = new GpuTopology("none", List.of(), List.of());
 

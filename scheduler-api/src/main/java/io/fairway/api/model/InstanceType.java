@@ -18,7 +18,7 @@ import io.fairway.api.InvalidSpecException;
  * @param capacityType spot or on-demand
  */
 public record InstanceType(String name, Resources capacity, String gpuShape, String gpuModel, double pricePerHour,
-                           CapacityType capacityType) {
+                           CapacityType capacityType) implements java.io.Serializable {
     /** Validates. */
     public InstanceType {
         InvalidSpecException.requireName("instanceType.name", name);

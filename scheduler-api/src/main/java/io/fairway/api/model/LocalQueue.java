@@ -10,7 +10,7 @@ import io.fairway.api.InvalidSpecException;
  * @param name its name, unique in the namespace
  * @param clusterQueue the ClusterQueue it feeds
  */
-public record LocalQueue(String namespace, String name, String clusterQueue) {
+public record LocalQueue(String namespace, String name, String clusterQueue) implements java.io.Serializable {
     /** Validates. */
     public LocalQueue {
         InvalidSpecException.requireName("localQueue.namespace", namespace);

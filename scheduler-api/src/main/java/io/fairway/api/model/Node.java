@@ -26,7 +26,7 @@ import java.util.Map;
  * @param unschedulable true when cordoned: nothing new is placed here
  */
 public record Node(String name, String cluster, Map<String, String> labels, List<Taint> taints,
-                   Resources capacity, GpuTopology gpus, boolean unschedulable) {
+                   Resources capacity, GpuTopology gpus, boolean unschedulable) implements java.io.Serializable {
     /** The cluster name used when none is given. */
     public static final String DEFAULT_CLUSTER = "default";
     /** The label holding the node name, as the implicit last topology level. */

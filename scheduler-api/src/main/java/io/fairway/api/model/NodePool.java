@@ -22,7 +22,7 @@ import java.util.Set;
  * @param taints taints its nodes carry
  */
 public record NodePool(String name, String cluster, List<InstanceType> instanceTypes, Resources limits, long provisioningDelayMillis,
-                       long consolidationDelayMillis, Map<String, String> labels, List<Taint> taints) {
+                       long consolidationDelayMillis, Map<String, String> labels, List<Taint> taints) implements java.io.Serializable {
     /** Node label naming the pool a node came from. */
     public static final String POOL_LABEL = "karpenter.sh/nodepool";
     /** Node label naming a node's instance type. */

@@ -9,7 +9,7 @@ package io.fairway.api.model;
  * @param borrowWithinCohort whether a job that needs to borrow may preempt lower-priority jobs of the cohort
  */
 public record PreemptionPolicy(WithinClusterQueue withinClusterQueue, ReclaimWithinCohort reclaimWithinCohort,
-                               BorrowWithinCohort borrowWithinCohort) {
+                               BorrowWithinCohort borrowWithinCohort) implements java.io.Serializable {
     /** Kueue's default: no preemption at all. */
     public static final PreemptionPolicy NEVER = new PreemptionPolicy(WithinClusterQueue.NEVER, ReclaimWithinCohort.NEVER, BorrowWithinCohort.NEVER);
 

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param nodeTaints taints the flavor's nodes carry (informative; placement reads the nodes' own taints)
  * @param tolerations tolerations added to pod sets admitted with this flavor
  */
-public record ResourceFlavor(String name, Map<String, String> nodeLabels, List<Taint> nodeTaints, List<Toleration> tolerations) {
+public record ResourceFlavor(String name, Map<String, String> nodeLabels, List<Taint> nodeTaints, List<Toleration> tolerations) implements java.io.Serializable {
     /** Validates. */
     public ResourceFlavor {
         InvalidSpecException.requireName("flavor.name", name);

@@ -12,7 +12,7 @@ import java.util.Set;
  * @param coveredResources the resources this group covers
  * @param flavors the flavors in the order they are tried; each gives a quota for every covered resource
  */
-public record ResourceGroup(List<String> coveredResources, List<FlavorQuotas> flavors) {
+public record ResourceGroup(List<String> coveredResources, List<FlavorQuotas> flavors) implements java.io.Serializable {
     /** Validates: every flavor quotes exactly the covered resources. */
     public ResourceGroup {
         coveredResources = List.copyOf(coveredResources);

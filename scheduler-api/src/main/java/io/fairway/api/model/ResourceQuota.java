@@ -11,7 +11,7 @@ import io.fairway.api.InvalidSpecException;
  * @param lendingLimit how much of the unused nominal quota the cohort may lend to others ({@link #UNLIMITED}
  *     when unset, meaning all of it)
  */
-public record ResourceQuota(String resource, long nominal, long borrowingLimit, long lendingLimit) {
+public record ResourceQuota(String resource, long nominal, long borrowingLimit, long lendingLimit) implements java.io.Serializable {
     /** No limit. */
     public static final long UNLIMITED = Long.MAX_VALUE;
 

@@ -23,7 +23,9 @@ import java.util.TreeSet;
  * boolean fits = eight.fitsIn(node.capacity());
  * }</pre>
  */
-public final class Resources {
+public final class Resources implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+
     /** CPU, in millicores. */
     public static final String CPU = "cpu";
     /** Memory, in bytes. */

@@ -10,7 +10,7 @@ import io.fairway.api.InvalidSpecException;
  * @param value the taint value (may be empty)
  * @param effect {@code NoSchedule}, {@code PreferNoSchedule} or {@code NoExecute}
  */
-public record Taint(String key, String value, String effect) {
+public record Taint(String key, String value, String effect) implements java.io.Serializable {
     /** Validates. */
     public Taint {
         InvalidSpecException.requireName("taint.key", key);

@@ -12,7 +12,7 @@ import java.util.List;
  * @param value the value for {@code Equal}
  * @param effect the effect it tolerates, or empty for all
  */
-public record Toleration(String key, String operator, String value, String effect) {
+public record Toleration(String key, String operator, String value, String effect) implements java.io.Serializable {
     /** Validates. */
     public Toleration {
         key = key == null ? "" : key;

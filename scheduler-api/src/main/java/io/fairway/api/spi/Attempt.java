@@ -10,7 +10,7 @@ import io.fairway.api.job.PendingReason;
  * @param admission the admission (flavors and placement), when admitted
  * @param reason why not, when not admitted
  */
-public record Attempt(boolean admitted, Admit admission, PendingReason reason) {
+public record Attempt(boolean admitted, Admit admission, PendingReason reason) implements java.io.Serializable {
     /** @param admission the admission @return a success */
     public static Attempt success(Admit admission) {
         return new Attempt(true, admission, null);
