@@ -605,7 +605,8 @@ final class SimulationRun {
             return;
         }
         java.util.OptionalLong w = scheduler.nextWakeupMillis(CHECK_RETRY_MILLIS);
-        if (w.isPresent() && w.getAsLong() > now && wakes.add(w.getAsLong())) {
+        if (w.isPresent() && w.getAsLong() > now && (queue.isEmpty() || queue.peek().time() > w.getAsLong()) && wakes.add(w.getAsLong())) {
+            // a round runs at the next queued event anyway and looks again then
             push(w.getAsLong(), WAKE, null, 0);
         }
     }

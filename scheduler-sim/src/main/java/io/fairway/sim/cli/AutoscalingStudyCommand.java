@@ -79,6 +79,10 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
     @Option(names = "--restore-seconds", defaultValue = "120", description = "Seconds a restore takes. Default: ${DEFAULT-VALUE}.")
     double restore;
 
+    @Option(names = "--max-simulated-days", defaultValue = "14",
+            description = "Stop each run after this many simulated days; jobs not done by then count as unfinished. Default: ${DEFAULT-VALUE}.")
+    double maxDays;
+
     @Option(names = "--plot", paramLabel = "FILE", description = "Write a PNG bar chart of cost and average JCT.")
     Path plot;
 
@@ -155,7 +159,7 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
                 List<SimJob> runJobs = ckpt ? withCheckpointing(js) : js;
                 SimulationInput in = new SimulationInput("Philly sample on " + c.getKey() + " pools", c.getValue(),
                         Defaults.withMissingLocalQueues(Defaults.queues(), t.localQueueKeys()), runJobs, List.of());
-                SimulationResult r = Runs.run(in, List.of(policy), SimulationOptions.DEFAULTS.withSeed(seed), spec.commandLine().getErr(),
+                SimulationResult r = Runs.run(in, List.of(policy), SimulationOptions.DEFAULTS.withSeed(seed).withMaxSimulatedSeconds(maxDays * 86_400), spec.commandLine().getErr(),
                         !noProgress).get(0);
                 results.add(Runs.renamed(r, c.getKey() + (ckpt ? " + checkpoints" : "")));
             }
