@@ -194,7 +194,7 @@ public class FenzoComparisonBenchmark {
     static final class FenzoTask implements TaskRequest {
         private final String id;
         private AssignedResources assigned;
-        private static final Map<String, Double> SCALARS = Map.of("gpu", 1.0);
+        private static final Map<String, Double> SCALARS = new java.util.HashMap<>(Map.of("gpu", 1.0));
 
         FenzoTask(String id) {
             this.id = id;
@@ -242,7 +242,7 @@ public class FenzoComparisonBenchmark {
 
         @Override
         public Map<String, NamedResourceSetRequest> getCustomNamedResources() {
-            return Map.of();
+            return java.util.Collections.emptyMap();
         }
 
         @Override
@@ -268,7 +268,9 @@ public class FenzoComparisonBenchmark {
 
     static final class FenzoLease implements VirtualMachineLease {
         private final String host;
-        private static final Map<String, Double> SCALARS = Map.of("gpu", (double) GPUS_PER_HOST);
+        // HashMaps: Fenzo looks up null keys, which Map.of refuses
+        private static final Map<String, Double> SCALARS = new java.util.HashMap<>(Map.of("gpu", (double) GPUS_PER_HOST));
+        private static final Map<String, Protos.Attribute> ATTRIBUTES = new java.util.HashMap<>();
 
         FenzoLease(String host) {
             this.host = host;
@@ -326,7 +328,7 @@ public class FenzoComparisonBenchmark {
 
         @Override
         public Map<String, Protos.Attribute> getAttributeMap() {
-            return Map.of();
+            return ATTRIBUTES;
         }
 
         @Override
