@@ -43,17 +43,26 @@ class YamlConfigTest {
     @Test
     void bundledQueuesCoverTheClusterAndEveryQueueOfTheSample() {
         QueueModel q = Defaults.queues();
-        assertThat(q.clusterQueues()).singleElement().satisfies(cq -> {
-            assertThat(cq.groupFor(Resources.GPU).flavors().get(0).quota(Resources.GPU).nominal()).isEqualTo(64);
-            assertThat(cq.groupFor(Resources.CPU).flavors().get(0).quota(Resources.CPU).nominal()).isEqualTo(512_000);
+        // one team (ClusterQueue) per virtual cluster of the sample, sharing the whole cluster through one cohort
+        assertThat(q.clusterQueues()).hasSize(10).allSatisfy(cq -> {
+            assertThat(cq.cohort()).isEqualTo("philly");
+            assertThat(cq.groupFor(Resources.GPU).flavors().get(0).quota(Resources.GPU).nominal()).isZero();
             assertThat(cq.queueingStrategy()).isNull();
         });
+        assertThat(q.cohorts()).singleElement().satisfies(c -> {
+            assertThat(c.resourceGroups().get(0).flavors().get(0).quota(Resources.GPU).nominal()).isEqualTo(64);
+            assertThat(c.resourceGroups().get(0).flavors().get(0).quota(Resources.CPU).nominal()).isEqualTo(512_000);
+        });
         for (String key : Defaults.trace().localQueueKeys()) {
-            assertThat(q.hasLocalQueue(key.split("/")[0], key.split("/")[1])).as(key).isTrue();
+            String ns = key.split("/")[0];
+            String name = key.split("/")[1];
+            assertThat(q.hasLocalQueue(ns, name)).as(key).isTrue();
+            assertThat(q.localQueues()).filteredOn(lq -> lq.name().equals(name)).singleElement()
+                    .satisfies(lq -> assertThat(lq.clusterQueue()).isEqualTo(name));
         }
         QueueModel derived = Defaults.queuesFor(Defaults.cluster(), Defaults.trace().localQueueKeys());
         assertThat(derived.localQueues()).hasSameSizeAs(q.localQueues());
-        assertThat(derived.clusterQueues().get(0).resourceGroups()).isEqualTo(q.clusterQueues().get(0).resourceGroups());
+        assertThat(derived.clusterQueues().get(0).groupFor(Resources.GPU).flavors().get(0).quota(Resources.GPU).nominal()).isEqualTo(64);
     }
 
     @Test
