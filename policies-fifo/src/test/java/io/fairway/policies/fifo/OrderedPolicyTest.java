@@ -150,17 +150,17 @@ class OrderedPolicyTest {
 
         @Override
         public QuotaView quota() {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("the FIFO policies never call this");
         }
 
         @Override
         public PlacementSearch placement() {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("the FIFO policies never call this");
         }
 
         @Override
         public CapacityView capacity() {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("the FIFO policies never call this");
         }
     }
 
