@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 /** Small readers over fabric8 objects: annotations and labels (a null value counts as absent), Job and pod state. */
-final class Kube {
+public final class Kube {
     private Kube() {
     }
 
-    static String annotation(HasMetadata o, String key) {
+    public static String annotation(HasMetadata o, String key) {
         Map<String, String> m = o.getMetadata().getAnnotations();
         return m == null ? null : m.get(key);
     }
@@ -25,16 +25,16 @@ final class Kube {
         return m == null ? null : m.get(key);
     }
 
-    static String key(HasMetadata o) {
+    public static String key(HasMetadata o) {
         return o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
     }
 
-    static boolean suspended(Job job) {
+    public static boolean suspended(Job job) {
         return job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend());
     }
 
     /** @return "Complete", "Failed" or null */
-    static String finishedCondition(Job job) {
+    public static String finishedCondition(Job job) {
         if (job.getStatus() == null || job.getStatus().getConditions() == null) {
             return null;
         }
@@ -46,7 +46,7 @@ final class Kube {
         return null;
     }
 
-    static String failureMessage(Job job) {
+    public static String failureMessage(Job job) {
         if (job.getStatus() != null && job.getStatus().getConditions() != null) {
             for (JobCondition c : job.getStatus().getConditions()) {
                 if ("Failed".equals(c.getType())) {
@@ -57,7 +57,7 @@ final class Kube {
         return "the Job failed";
     }
 
-    static long creationMillis(HasMetadata o) {
+    public static long creationMillis(HasMetadata o) {
         String ts = o.getMetadata().getCreationTimestamp();
         if (ts == null) {
             return 0;

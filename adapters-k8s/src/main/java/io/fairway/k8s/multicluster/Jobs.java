@@ -4,9 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
+import io.fairway.k8s.Kube;
 import java.util.Map;
 
 /** Small readers over fabric8 Jobs (a null value counts as absent). */
@@ -17,52 +15,28 @@ final class Jobs {
     }
 
     static String annotation(HasMetadata o, String key) {
-        Map<String, String> m = o.getMetadata().getAnnotations();
-        return m == null ? null : m.get(key);
+        return Kube.annotation(o, key);
     }
 
     static String key(HasMetadata o) {
-        return o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
+        return Kube.key(o);
     }
 
     static boolean suspended(Job job) {
-        return job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend());
+        return Kube.suspended(job);
     }
 
     /** @return "Complete", "Failed" or null */
     static String finishedCondition(Job job) {
-        if (job.getStatus() == null || job.getStatus().getConditions() == null) {
-            return null;
-        }
-        for (JobCondition c : job.getStatus().getConditions()) {
-            if (("Complete".equals(c.getType()) || "Failed".equals(c.getType())) && "True".equals(c.getStatus())) {
-                return c.getType();
-            }
-        }
-        return null;
+        return Kube.finishedCondition(job);
     }
 
     static String failureMessage(Job job) {
-        if (job.getStatus() != null && job.getStatus().getConditions() != null) {
-            for (JobCondition c : job.getStatus().getConditions()) {
-                if ("Failed".equals(c.getType())) {
-                    return (c.getReason() == null ? "" : c.getReason() + ": ") + (c.getMessage() == null ? "" : c.getMessage());
-                }
-            }
-        }
-        return "the Job failed";
+        return Kube.failureMessage(job);
     }
 
     static long creationMillis(HasMetadata o) {
-        String ts = o.getMetadata().getCreationTimestamp();
-        if (ts == null) {
-            return 0;
-        }
-        try {
-            return Math.max(0, OffsetDateTime.parse(ts).toInstant().toEpochMilli());
-        } catch (DateTimeParseException e) {
-            return 0;
-        }
+        return Kube.creationMillis(o);
     }
 
     /** @return the value as JSON (null map values kept: in a merge patch they remove the key) */
