@@ -572,9 +572,14 @@ public final class Scheduler {
      * @return true when accepted; false for a stale epoch (that run must be stopped)
      */
     public boolean reportStarted(String jobId, long epoch) {
+        return ifCurrent(jobId, epoch, () -> reportStarted(jobId));
+    }
+
+    /** Runs a report atomically with the check that it is about the job's current run. */
+    private boolean ifCurrent(String jobId, long epoch, java.util.function.BooleanSupplier report) {
         lock.lock();
         try {
-            return epoch == epoch(jobId) && reportStarted(jobId);
+            return epoch == epoch(jobId) && report.getAsBoolean();
         } finally {
             lock.unlock();
         }
@@ -588,12 +593,7 @@ public final class Scheduler {
      * @return true when accepted
      */
     public boolean reportFinished(String jobId, long epoch) {
-        lock.lock();
-        try {
-            return epoch == epoch(jobId) && reportFinished(jobId);
-        } finally {
-            lock.unlock();
-        }
+        return ifCurrent(jobId, epoch, () -> reportFinished(jobId));
     }
 
     /**
@@ -605,12 +605,7 @@ public final class Scheduler {
      * @return true when accepted
      */
     public boolean reportFailed(String jobId, long epoch, String message) {
-        lock.lock();
-        try {
-            return epoch == epoch(jobId) && reportFailed(jobId, message);
-        } finally {
-            lock.unlock();
-        }
+        return ifCurrent(jobId, epoch, () -> reportFailed(jobId, message));
     }
 
     /**
