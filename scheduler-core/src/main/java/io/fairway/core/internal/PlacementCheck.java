@@ -28,8 +28,17 @@ final class PlacementCheck {
     }
 
     static Result takeIfValid(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors) {
+        return takeIfValid(cap, resources, job, placement, flavors, Set.of());
+    }
+
+    /**
+     * @param staying members that already run where they are (a resize keeps them): a cordon of their node does not
+     *     move them, so it is not held against them
+     */
+    static Result takeIfValid(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors,
+                              Set<MemberPlacement> staying) {
         cap.begin();
-        String error = check(cap, resources, job, placement, flavors, new ArrayList<>());
+        String error = check(cap, resources, job, placement, flavors, staying);
         if (error != null) {
             cap.rollback();
             return new Result(null, List.of(), error);
@@ -45,7 +54,7 @@ final class PlacementCheck {
     }
 
     private static String check(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement,
-                                Map<String, ResourceFlavor> flavors, List<String> sink) {
+                                Map<String, ResourceFlavor> flavors, Set<MemberPlacement> staying) {
         Map<String, PodSet> podSets = new HashMap<>();
         for (PodSet ps : job.podSets()) {
             podSets.put(ps.name(), ps);
@@ -64,7 +73,7 @@ final class PlacementCheck {
             if (n == null) {
                 return "node " + mp.node() + " does not exist";
             }
-            if (!cap.schedulable[n]) {
+            if (!cap.schedulable[n] && !staying.contains(mp)) {
                 return "node " + mp.node() + " is cordoned";
             }
             if (cluster < 0) {

@@ -317,6 +317,35 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public Attempt tryAdmit(JobStatus job, Map<String, Integer> counts) {
+        return admitWith(job, counts, false, c -> {
+            Placer.Outcome o = placer.place(job.spec(), counts, flavorSpecs(c.flavors()));
+            return o.result() != null ? new Placed(o.result().placement(), o.result().taken(), null) : new Placed(null, null, o.reason());
+        });
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job, Placement placement) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (PodSet ps : job.spec().podSets()) {
+            counts.put(ps.name(), placement.count(ps.name()));
+        }
+        return admitWith(job, counts, true, c -> {
+            PlacementCheck.Result r = PlacementCheck.takeIfValid(cap, resources, job.spec(), placement, flavorSpecs(c.flavors()));
+            return r.error() == null ? new Placed(r.placement(), r.taken(), null)
+                    : new Placed(null, null, PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "placement refused: " + r.error()));
+        });
+    }
+
+    /** A placement found (or checked) for one flavor choice, with what it takes, or why there is none. */
+    private record Placed(Placement placement, List<Placer.Taken> taken, PendingReason reason) {
+    }
+
+    /**
+     * Admission shared by both {@code tryAdmit}s: checks, flavor assignment under quota, then for each candidate
+     * flavor choice the given placement step; the first that places is charged and recorded.
+     */
+    private Attempt admitWith(JobStatus job, Map<String, Integer> counts, boolean policySupplied,
+                              java.util.function.Function<Assignment.Choice, Placed> place) {
         PendingReason pre = precheck(job, counts);
         if (pre != null) {
             return fail(job, pre);
@@ -329,51 +358,19 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         }
         PendingReason last = null;
         for (Assignment.Choice c : ar.choices()) {
-            Placer.Outcome o = placer.place(job.spec(), counts, flavorSpecs(c.flavors()));
-            if (o.result() != null) {
+            Placed p = place.apply(c);
+            if (p.placement() != null) {
+                policyPlacements |= policySupplied;
                 c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
-                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, o.result().placement(), snapshot.nowMillis());
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis());
                 admitted.put(job.id(), a);
-                heldCapacity.put(job.id(), o.result().taken());
+                heldCapacity.put(job.id(), p.taken());
                 reasons.remove(job.id());
                 return Attempt.success(a);
             }
-            last = o.reason();
+            last = p.reason();
         }
         return fail(job, last);
-    }
-
-    @Override
-    public Attempt tryAdmit(JobStatus job, Placement placement) {
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        for (PodSet ps : job.spec().podSets()) {
-            counts.put(ps.name(), placement.count(ps.name()));
-        }
-        PendingReason pre = precheck(job, counts);
-        if (pre != null) {
-            return fail(job, pre);
-        }
-        String cqName = resolveQueue(job);
-        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
-        Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), quota, job.spec(), counts);
-        if (ar.reason() != null) {
-            return fail(job, ar.reason());
-        }
-        String lastError = null;
-        for (Assignment.Choice c : ar.choices()) {
-            PlacementCheck.Result r = PlacementCheck.takeIfValid(cap, resources, job.spec(), placement, flavorSpecs(c.flavors()));
-            if (r.error() == null) {
-                policyPlacements = true;
-                c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
-                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, r.placement(), snapshot.nowMillis());
-                admitted.put(job.id(), a);
-                heldCapacity.put(job.id(), r.taken());
-                reasons.remove(job.id());
-                return Attempt.success(a);
-            }
-            lastError = r.error();
-        }
-        return fail(job, PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "placement refused: " + lastError));
     }
 
     /**

@@ -99,7 +99,7 @@ public final class Validator {
                 refused.add("resize " + r.jobId() + ": the job holds no resources");
                 continue;
             }
-            String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue());
+            String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue(), new java.util.HashSet<>(j.admission().placement().members()));
             if (err != null) {
                 refused.add("resize " + r.jobId() + ": " + err);
                 ctx.restore(j.id());
@@ -137,10 +137,11 @@ public final class Validator {
         if (cqName == null || !cqName.equals(a.clusterQueue())) {
             return "charged to ClusterQueue " + a.clusterQueue() + " but the job's queue resolves to " + cqName;
         }
-        return checkAdmission(ctx, snapshot, job, a, cqName);
+        return checkAdmission(ctx, snapshot, job, a, cqName, java.util.Set.of());
     }
 
-    private static String checkAdmission(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a, String cqName) {
+    private static String checkAdmission(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a, String cqName,
+                                         java.util.Set<io.fairway.api.decision.MemberPlacement> staying) {
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
         if (cq == null) {
             return "ClusterQueue " + cqName + " does not exist";
@@ -172,7 +173,7 @@ public final class Validator {
                         + " may use " + avail + " more";
             }
         }
-        PlacementCheck.Result r = PlacementCheck.takeIfValid(ctx.cap, ctx.resources, job.spec(), a.placement(), ctx.flavorSpecs(a.flavors()));
+        PlacementCheck.Result r = PlacementCheck.takeIfValid(ctx.cap, ctx.resources, job.spec(), a.placement(), ctx.flavorSpecs(a.flavors()), staying);
         if (r.error() != null) {
             return r.error();
         }

@@ -80,4 +80,34 @@ class ElasticJobsTest {
         assertThat(s.status("elastic").orElseThrow().admission().counts()).containsEntry("workers", 4);
         assertThat(s.checkInvariants()).isEmpty();
     }
+
+    @Test
+    void aJobOnACordonedNodeCanStillShrink() {
+        io.fairway.api.spi.SchedulingPolicy shrinker = new io.fairway.api.spi.SchedulingPolicy() {
+            @Override
+            public String name() {
+                return "shrinker";
+            }
+
+            @Override
+            public void plan(io.fairway.api.spi.PolicyContext ctx) {
+                ctx.pending().forEach(ctx::tryAdmit);
+                ctx.running().forEach(r -> ctx.resize(r, "workers", 2));
+            }
+        };
+        Scheduler s = Scheduler.builder().clock(now::get).policy(shrinker)
+                .flavor(ResourceFlavor.of("default"))
+                .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().gpus(8).build()).build())
+                .localQueue(new LocalQueue("default", "q", "cq"))
+                .node(Node.builder("n").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .build();
+        s.submit(elastic("elastic", 2, 8, 0));
+        s.runRound();
+        s.reportStarted("elastic");
+        s.cordon("n", true); // draining: the members already there stay until moved
+        RoundResult r = s.runRound();
+        assertThat(r.refused()).isEmpty();
+        assertThat(r.decisions()).singleElement().isInstanceOfSatisfying(Resize.class, rz -> assertThat(rz.targetCount()).isEqualTo(2));
+        assertThat(s.checkInvariants()).isEmpty();
+    }
 }
