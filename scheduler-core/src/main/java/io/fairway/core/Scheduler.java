@@ -1029,7 +1029,8 @@ public final class Scheduler {
                 Map<String, Integer> counts = new LinkedHashMap<>(j.admission().counts());
                 counts.put(rz.podSet(), rz.targetCount());
                 Admit a = j.admission();
-                Admit next = new Admit(a.jobId(), a.clusterQueue(), a.flavors(), counts, rz.placement(), a.admittedAtMillis(), a.leaseExpiresAtMillis());
+                Admit next = new Admit(a.jobId(), a.clusterQueue(), a.flavors(), counts, rz.placement(), a.admittedAtMillis(), a.leaseExpiresAtMillis(),
+                        a.admissionOrder());
                 JobStatus l = j.state() == JobState.RUNNING ? live(j, now) : j;
                 // attained service so far is kept; the running clock restarts with the new size
                 replace(j, new JobStatus(j.spec(), j.state(), null, next, j.state() == JobState.RUNNING ? now : j.stateSinceMillis(),

@@ -17,9 +17,27 @@ import java.util.Map;
  *     admitted are entitled to nominal quota first, later ones are what the queue borrows)
  * @param leaseExpiresAtMillis when the job's lease on its resources expires ({@code Long.MAX_VALUE}: never); after
  *     that the job is revocable and the policy either renews its lease or preempts it (Themis)
+ * @param admissionOrder increases with every admission, also within one round (ranks jobs admitted at the same
+ *     time: the earlier admitted is entitled to nominal quota first)
  */
 public record Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts,
-                    Placement placement, long admittedAtMillis, long leaseExpiresAtMillis) implements Decision {
+                    Placement placement, long admittedAtMillis, long leaseExpiresAtMillis, long admissionOrder) implements Decision {
+    /**
+     * An admission with a lease, ordered by its time alone.
+     *
+     * @param jobId the job
+     * @param clusterQueue the ClusterQueue charged
+     * @param flavors the flavor of each pod set
+     * @param counts the member count of each pod set
+     * @param placement where each member runs
+     * @param admittedAtMillis when it was admitted
+     * @param leaseExpiresAtMillis the lease expiry
+     */
+    public Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts, Placement placement,
+                 long admittedAtMillis, long leaseExpiresAtMillis) {
+        this(jobId, clusterQueue, flavors, counts, placement, admittedAtMillis, leaseExpiresAtMillis, 0);
+    }
+
     /** No lease: the job keeps its resources until it ends or is preempted. */
     public static final long NO_LEASE = Long.MAX_VALUE;
 
@@ -43,7 +61,7 @@ public record Admit(String jobId, String clusterQueue, Map<String, String> flavo
      * @return this admission with that lease
      */
     public Admit withLease(long expiresAtMillis) {
-        return new Admit(jobId, clusterQueue, flavors, counts, placement, admittedAtMillis, expiresAtMillis);
+        return new Admit(jobId, clusterQueue, flavors, counts, placement, admittedAtMillis, expiresAtMillis, admissionOrder);
     }
 
     /**

@@ -196,7 +196,8 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             Placer.Outcome o = placer.place(j.spec(), r.counts(), flavorSpecs(r.flavors()));
             if (o.result() != null) {
                 usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
-                admitted.put(j.id(), new Admit(j.id(), r.clusterQueue(), r.flavors(), r.counts(), o.result().placement(), snapshot.nowMillis()));
+                admitted.put(j.id(), new Admit(j.id(), r.clusterQueue(), r.flavors(), r.counts(), o.result().placement(), snapshot.nowMillis(),
+                        Admit.NO_LEASE, nextAdmissionOrder()));
                 heldCapacity.put(j.id(), o.result().taken());
             } else {
                 usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
@@ -336,6 +337,13 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         });
     }
 
+    private long admissions;
+
+    /** @return the next admission's order: the round in the high bits, the admission within the round in the low bits */
+    private long nextAdmissionOrder() {
+        return (snapshot.round() << 24) + ++admissions;
+    }
+
     /** A placement found (or checked) for one flavor choice, with what it takes, or why there is none. */
     private record Placed(Placement placement, List<Placer.Taken> taken, PendingReason reason) {
     }
@@ -362,7 +370,8 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             if (p.placement() != null) {
                 policyPlacements |= policySupplied;
                 c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
-                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis());
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
+                        nextAdmissionOrder());
                 admitted.put(job.id(), a);
                 heldCapacity.put(job.id(), p.taken());
                 reasons.remove(job.id());
@@ -498,7 +507,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         Map<String, Integer> counts = new LinkedHashMap<>(cur.counts());
         counts.put(ps.name(), target);
         Placement p = placer.describePublic(held.spec(), members);
-        Admit next = new Admit(job.id(), cqName, cur.flavors(), counts, p, cur.admittedAtMillis(), cur.leaseExpiresAtMillis());
+        Admit next = new Admit(job.id(), cqName, cur.flavors(), counts, p, cur.admittedAtMillis(), cur.leaseExpiresAtMillis(), cur.admissionOrder());
         resized.put(job.id(), next);
         heldCapacity.put(job.id(), taken);
         return Attempt.success(next);

@@ -70,6 +70,14 @@ final class Preemptor {
                     ctx.preempt(v, "");
                 }
             }
+            if (borrowing && victimQueueBelowNominal(ctx, victims, cq.name())) {
+                // a borrowing preemptor may take only what other queues borrow beyond their nominal quota;
+                // taking more would let them reclaim it right back (a preemption cycle)
+                for (JobStatus v : victims) {
+                    ctx.restore(v.id());
+                }
+                continue;
+            }
             Attempt a = ctx.tryAdmit(job);
             if (a.admitted() && !borrowing && borrows(ctx, job, a.admission())) {
                 // without borrowWithinCohort, a preemptor must stay within its queue's nominal quota
@@ -95,6 +103,26 @@ final class Preemptor {
         String how = victimCq.equals(cq) ? "within ClusterQueue " + cq
                 : "ClusterQueue " + cq + " reclaims quota from " + victimCq;
         return "preempted by " + job.id() + " (priority " + job.spec().priority() + " over " + victim.spec().priority() + "; " + how + ")";
+    }
+
+    /** True when, with the victims gone, another queue is below its nominal quota in a (flavor, resource) a victim held. */
+    private static boolean victimQueueBelowNominal(PlanContext ctx, List<JobStatus> victims, String ownQueue) {
+        for (JobStatus v : victims) {
+            Admit a = v.admission();
+            if (a.clusterQueue().equals(ownQueue)) {
+                continue;
+            }
+            for (var ps : v.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                for (String r : ps.resources().names()) {
+                    var fr = QuotaBook.fr(flavor, r);
+                    if (ctx.quota.used(a.clusterQueue(), fr) < ctx.quota.nominal(a.clusterQueue(), fr)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** True when the admitted job's queue is above nominal quota in a (flavor, resource) the job uses. */
@@ -198,7 +226,8 @@ final class Preemptor {
         for (Map.Entry<String, List<JobStatus>> e : byQueue.entrySet()) {
             String cq = e.getKey();
             List<JobStatus> jobs = e.getValue();
-            jobs.sort(Comparator.comparingLong((JobStatus h) -> h.admission().admittedAtMillis()).thenComparingLong(JobStatus::sequence));
+            jobs.sort(Comparator.comparingLong((JobStatus h) -> h.admission().admittedAtMillis())
+                    .thenComparingLong(h -> h.admission().admissionOrder()).thenComparingLong(JobStatus::sequence));
             Map<String, Long> cumulative = new java.util.HashMap<>();
             for (JobStatus h : jobs) {
                 boolean borrowing = false;
