@@ -373,29 +373,41 @@ public final class Scheduler {
      * @return the ids of the jobs sent back to pending
      */
     public List<String> removeNode(String name) {
-        List<SchedulerEvent> events = new ArrayList<>();
-        List<Decision> stops = new ArrayList<>();
-        List<String> requeued = withLock(() -> {
+        String why = "node " + name + " was lost";
+        return evict(() -> {
             if (nodes.remove(name) == null) {
                 throw new InvalidSpecException("node", name, "node " + name + " does not exist");
             }
             emptySince.remove(name);
-            List<String> ids = new ArrayList<>();
+        }, j -> usesNode(j, name), PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, false);
+    }
+
+    /**
+     * The shared way nodes going away or changing send jobs back: under the lock, apply the change, then requeue
+     * every job holding resources that {@code affected} selects; afterwards dispatch the events and hand the
+     * actuator a {@link Preempt} per job so its members stop.
+     */
+    private List<String> evict(Runnable change, java.util.function.Predicate<JobStatus> affected, PendingReason reason, EventType type,
+                               String why, boolean migration) {
+        List<SchedulerEvent> events = new ArrayList<>();
+        List<Decision> stops = new ArrayList<>();
+        List<String> ids = withLock(() -> {
+            change.run();
+            List<String> out = new ArrayList<>();
             for (JobStatus j : new ArrayList<>(holding.values())) {
-                if (usesNode(j, name)) {
-                    ids.add(j.id());
-                    String why = "node " + name + " was lost";
-                    requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, events);
-                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, false));
+                if (affected.test(j)) {
+                    out.add(j.id());
+                    requeue(j, reason, type, why, events);
+                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, migration));
                 }
             }
-            return ids;
+            return out;
         });
         dispatch(events);
         if (!stops.isEmpty()) {
             actuator.apply(stops);
         }
-        return requeued;
+        return ids;
     }
 
     /**
@@ -632,29 +644,13 @@ public final class Scheduler {
      * @return the ids of the jobs migrated
      */
     public List<String> drainNode(String name, String why) {
-        List<SchedulerEvent> events = new ArrayList<>();
-        List<Decision> stops = new ArrayList<>();
-        List<String> moved = withLock(() -> {
+        return evict(() -> {
             Node n = nodes.get(name);
             if (n == null) {
                 throw new InvalidSpecException("node", name, "node " + name + " does not exist");
             }
             nodes.put(name, n.withUnschedulable(true));
-            List<String> ids = new ArrayList<>();
-            for (JobStatus j : new ArrayList<>(holding.values())) {
-                if (usesNode(j, name)) {
-                    ids.add(j.id());
-                    requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, "migrating: " + why), EventType.PREEMPTED, why, events);
-                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, true));
-                }
-            }
-            return ids;
-        });
-        dispatch(events);
-        if (!stops.isEmpty()) {
-            actuator.apply(stops);
-        }
-        return moved;
+        }, j -> usesNode(j, name), PendingReason.of(PendingReason.Code.PREEMPTED, "migrating: " + why), EventType.PREEMPTED, why, true);
     }
 
     private static boolean usesNode(JobStatus j, String node) {
@@ -678,35 +674,14 @@ public final class Scheduler {
      * @throws InvalidSpecException when no node of that name exists
      */
     public List<String> updateNode(Node node) {
-        List<SchedulerEvent> events = new ArrayList<>();
-        List<Decision> stops = new ArrayList<>();
-        List<String> requeued = withLock(() -> {
+        Set<Integer> gpus = new HashSet<>();
+        node.gpus().gpus().forEach(g -> gpus.add(g.index()));
+        String why = "node " + node.name() + " no longer has the GPUs the job used";
+        return evict(() -> {
             InvalidSpecException.check(nodes.containsKey(node.name()), "node.name", node.name(), "node %s does not exist", node.name());
             nodes.put(node.name(), node);
-            Set<Integer> gpus = new HashSet<>();
-            node.gpus().gpus().forEach(g -> gpus.add(g.index()));
-            List<String> ids = new ArrayList<>();
-            for (JobStatus j : new ArrayList<>(holding.values())) {
-                boolean lost = false;
-                for (MemberPlacement m : j.admission().placement().members()) {
-                    if (m.node().equals(node.name()) && !gpus.containsAll(m.gpus())) {
-                        lost = true;
-                    }
-                }
-                if (lost) {
-                    ids.add(j.id());
-                    String why = "node " + node.name() + " no longer has the GPUs the job used";
-                    requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, events);
-                    stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, false));
-                }
-            }
-            return ids;
-        });
-        dispatch(events);
-        if (!stops.isEmpty()) {
-            actuator.apply(stops);
-        }
-        return requeued;
+        }, j -> j.admission().placement().members().stream().anyMatch(m -> m.node().equals(node.name()) && !gpus.containsAll(m.gpus())),
+                PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, false);
     }
 
     /**
