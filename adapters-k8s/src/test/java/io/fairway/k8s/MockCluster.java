@@ -53,7 +53,13 @@ final class MockCluster implements AutoCloseable {
     @Override
     public void close() {
         clients.forEach(KubernetesClient::close);
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException slowShutdown) {
+            // teardown only: a client's watch socket that is still closing can make the mock server's shutdown
+            // time out after the test has asserted everything; it must not fail the test
+            java.util.logging.Logger.getLogger(getClass().getName()).warning("mock API server shut down slowly: " + slowShutdown.getMessage());
+        }
     }
 
     static QueueConfig config(String yaml) {

@@ -42,7 +42,13 @@ class MockServerAssumptionsTest {
     @AfterEach
     void stop() {
         client.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException slowShutdown) {
+            // teardown only: a client's watch socket that is still closing can make the mock server's shutdown
+            // time out after the test has asserted everything; it must not fail the test
+            java.util.logging.Logger.getLogger(getClass().getName()).warning("mock API server shut down slowly: " + slowShutdown.getMessage());
+        }
     }
 
     @Test
@@ -120,6 +126,8 @@ class MockServerAssumptionsTest {
             Thread.sleep(20);
         }
         inf.close();
+        // wait until the informer's watch is really gone, so the mock server can shut down in teardown
+        inf.stopped().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(seen).containsEntry("cfg", "update").doesNotContainKey("other");
     }
 }
