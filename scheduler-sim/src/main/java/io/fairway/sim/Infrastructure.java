@@ -113,6 +113,11 @@ final class Infrastructure {
         return pool + "-" + nameSeq++;
     }
 
+    /** @param count requested nodes that will never come (the actuator gave up on the request) */
+    void requestAbandoned(int count) {
+        requested -= count;
+    }
+
     /** @return a fresh rack label value for the nodes of one Provision decision */
     String freshRack(String pool) {
         return pool + "-rack-" + rackSeq++;

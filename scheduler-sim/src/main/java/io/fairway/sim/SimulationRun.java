@@ -41,12 +41,55 @@ final class SimulationRun {
     private static final int SPOT_NOTICE = 6;
     private static final int SPOT_INTERRUPTION = 7;
     private static final int WAKE = 8;
+    private static final int RETRY = 9;
+    private static final int PROVISION_RETRY = 10;
     /** How often quota reserved behind an admission check asks again, for {@link Scheduler#nextWakeupMillis}. */
     private static final long CHECK_RETRY_MILLIS = 60_000;
 
     /** Nodes of one Provision decision, coming up. */
     private record NodesUp(io.fairway.api.model.NodePool pool, io.fairway.api.model.InstanceType type, List<String> names, String rack,
                            long requestedAt) {
+    }
+
+    /** An admission the actuator is still trying to start (its earlier attempts failed or timed out). */
+    private static final class Start {
+        final JobTrack track;
+        final String clusterQueue;
+        final long epoch;
+        final String key;
+        Placement placement;
+        int attempt;
+
+        Start(JobTrack track, Placement placement, String clusterQueue, long epoch, String key) {
+            this.track = track;
+            this.placement = placement;
+            this.clusterQueue = clusterQueue;
+            this.epoch = epoch;
+            this.key = key;
+        }
+    }
+
+    /** A node request the actuator is still trying to make. */
+    private static final class ProvisionTry {
+        final Provision decision;
+        final SimNodePool pool;
+        final io.fairway.api.model.InstanceType type;
+        final List<String> names;
+        final String rack;
+        final long requestedAt;
+        final String key;
+        int attempt;
+
+        ProvisionTry(Provision decision, SimNodePool pool, io.fairway.api.model.InstanceType type, List<String> names, String rack,
+                     long requestedAt, String key) {
+            this.decision = decision;
+            this.pool = pool;
+            this.type = type;
+            this.names = names;
+            this.rack = rack;
+            this.requestedAt = requestedAt;
+            this.key = key;
+        }
     }
 
     /** A future event; at one instant completions go first, then cluster actions, arrivals, lease expiries, ticks. */
@@ -93,6 +136,19 @@ final class SimulationRun {
     private final java.util.Set<Long> wakes = new java.util.HashSet<>();
     /** The node whose spot interruption is being handled, or null: preemptions now are interruption losses. */
     private String interrupting;
+    private final ActuatorFaults faults;
+    /** Admissions being started again after a failed or timed-out attempt, by job. */
+    private final Map<String, Start> starting = new HashMap<>();
+    private final Map<String, Integer> admissionsOf = new HashMap<>();
+    private long provisionSeq;
+    private long attempts;
+    private long failures;
+    private long timeouts;
+    private long retries;
+    private long givenUp;
+    private long backoffMillis;
+    private int maxAttemptsSeen;
+    private long mismatches;
 
     SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
         this.input = input;
@@ -101,6 +157,7 @@ final class SimulationRun {
         this.progress = progress == null ? ProgressListener.NONE : progress;
         this.totalGpus = capacityGpus(input.cluster());
         this.infra = new Infrastructure(input.cluster(), options.seed());
+        this.faults = options.actuatorFaults();
     }
 
     /** Static GPUs plus the pools' GPU limits (pools without one count their largest instance once). */
@@ -166,6 +223,8 @@ final class SimulationRun {
                         wakes.remove(e.time());
                         effective = true;
                     }
+                    case RETRY -> effective |= retryStart((Start) e.payload());
+                    case PROVISION_RETRY -> effective |= retryProvision((ProvisionTry) e.payload());
                     default -> {
                         tickScheduled = false;
                         effective = true;
@@ -181,6 +240,9 @@ final class SimulationRun {
                 pending += arrivals.size();
             }
             runRound();
+            if (faults.any()) {
+                checkConsistency();
+            }
             removeDeprovisioned();
             watchLeases();
             watchWakeups();
@@ -206,7 +268,12 @@ final class SimulationRun {
                     m.schedulerMillisPerRound()), result.jobs(), result.skipped(), result.timeline(), result.totalGpus(), result.events(),
                     result.actuations(), im);
         }
-        return result.withInfra(im);
+        result = result.withInfra(im);
+        if (faults.any()) {
+            result = result.withActuator(new ActuatorMetrics(attempts, failures, timeouts, retries, givenUp, backoffMillis / 1000.0,
+                    maxAttemptsSeen, mismatches));
+        }
+        return result;
     }
 
     private Scheduler buildScheduler() {
@@ -415,16 +482,123 @@ final class SimulationRun {
     private void record(String kind, String job, String detail) {
         if (options.recordEvents()) {
             actuations.add(new ActuationRecord(now, kind, job, detail));
+            if (kind.startsWith("Actuator")) {
+                // the actuator's faults also go to the event log, next to the engine's REQUEUED when it gives up
+                String type = "ACTUATOR_" + kind.substring("Actuator".length()).replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
+                events.add(new EventRecord(policy, now, job, type, detail));
+            }
         }
     }
 
     private void admit(Admit a) {
         JobTrack t = tracks.get(a.jobId());
-        if (t == null || t.running) {
+        if (t == null || t.running || starting.containsKey(a.jobId())) {
             LOG.warn("t={}s: Admit for job {} that is {}", now / 1000.0, a.jobId(), t == null ? "unknown" : "already running");
             return;
         }
-        Placement p = a.placement();
+        if (!faults.any()) {
+            start(t, a.placement(), a.clusterQueue(), 1);
+            return;
+        }
+        int n = admissionsOf.merge(t.job.id(), 1, Integer::sum);
+        Start s = new Start(t, a.placement(), a.clusterQueue(), scheduler.epoch(t.job.id()), t.job.id() + "#" + n);
+        starting.put(t.job.id(), s);
+        attemptStart(s);
+    }
+
+    /** One attempt to start an admitted job: it starts, or a retry (or the final give-up) is scheduled. */
+    private void attemptStart(Start s) {
+        s.attempt++;
+        count(s.attempt);
+        String id = s.track.job.id();
+        ActuatorFaults.Outcome o = faults.draw(options.seed(), ActuatorFaults.ADMIT, s.key, s.attempt);
+        if (o == ActuatorFaults.Outcome.APPLIED) {
+            starting.remove(id);
+            start(s.track, s.placement, s.clusterQueue, s.attempt);
+            return;
+        }
+        push(now + failed(o, ActuatorFaults.ADMIT, id, s.attempt), RETRY, s, 0);
+    }
+
+    private void count(int attempt) {
+        attempts++;
+        if (attempt > 1) {
+            retries++;
+        }
+        maxAttemptsSeen = Math.max(maxAttemptsSeen, attempt);
+    }
+
+    /** Counts and records a failed or timed-out attempt. @return the wait until the next attempt (or the give-up) */
+    private long failed(ActuatorFaults.Outcome o, String kind, String subject, int attempt) {
+        boolean last = attempt >= faults.maxAttempts();
+        long wait = last ? 0 : faults.backoffMillis(attempt);
+        String what;
+        if (o == ActuatorFaults.Outcome.TIMED_OUT) {
+            timeouts++;
+            wait += faults.timeoutMillis();
+            what = "timed out (no answer in " + fmt(faults.timeoutSeconds()) + " s)";
+        } else {
+            failures++;
+            what = "failed";
+        }
+        backoffMillis += wait;
+        String next = last ? "; last attempt, giving up" : "; retry in " + fmt(wait / 1000.0) + " s";
+        record(o == ActuatorFaults.Outcome.TIMED_OUT ? "ActuatorTimeout" : "ActuatorFailure", kind.equals(ActuatorFaults.ADMIT) ? subject : null,
+                kind + " attempt " + attempt + " of " + faults.maxAttempts() + (kind.equals(ActuatorFaults.ADMIT) ? "" : " (" + subject + ")")
+                        + " " + what + next);
+        return wait;
+    }
+
+    private static String fmt(double seconds) {
+        return String.format(java.util.Locale.ROOT, "%.1f", seconds);
+    }
+
+    /** The time for a retry (or the give-up) of a start has come. */
+    private boolean retryStart(Start s) {
+        String id = s.track.job.id();
+        if (starting.get(id) != s) {
+            return false; // superseded: the engine preempted or cancelled the admission meanwhile
+        }
+        JobState state = scheduler.status(id).map(JobStatus::state).orElse(null);
+        if (state != JobState.ADMITTED || scheduler.epoch(id) != s.epoch) {
+            starting.remove(id);
+            record("ActuatorDropped", id, "the engine no longer holds this admission (" + state + "); not retried");
+            return true;
+        }
+        if (s.attempt >= faults.maxAttempts()) {
+            starting.remove(id);
+            givenUp++;
+            String why = "the actuator failed to start it after " + s.attempt + " attempt(s)";
+            record("ActuatorGaveUp", id, why + "; back to pending");
+            scheduler.reportEvicted(id, why);
+            return true;
+        }
+        attemptStart(s);
+        return true;
+    }
+
+    /** Checks that the engine and the simulated machines agree on what runs; counts and logs each disagreement. */
+    private void checkConsistency() {
+        for (JobStatus j : scheduler.jobs()) {
+            JobTrack t = tracks.get(j.id());
+            if (t == null) {
+                continue;
+            }
+            boolean ok = switch (j.state()) {
+                case RUNNING -> t.running;
+                case ADMITTED -> starting.containsKey(j.id());
+                default -> !t.running && !starting.containsKey(j.id());
+            };
+            if (!ok) {
+                mismatches++;
+                LOG.warn("t={}s: job {} is {} in the engine but {} in the simulator", now / 1000.0, j.id(), j.state(),
+                        t.running ? "running" : starting.containsKey(j.id()) ? "starting" : "not running");
+            }
+        }
+    }
+
+    /** Starts a job on a placement and reports it started. */
+    private void start(JobTrack t, Placement p, String clusterQueue, int attempt) {
         t.running = true;
         runningTracks.put(t.index, t);
         t.runId++;
@@ -444,7 +618,8 @@ final class SimulationRun {
         t.segmentStart = now;
         t.restoreUntil = now + restore;
         scheduleCompletion(t);
-        record("Admit", t.job.id(), a.clusterQueue() + " on " + p.nodes() + ", " + p.members().size() + " members (" + p.locality() + ", speed " + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")");
+        record("Admit", t.job.id(), clusterQueue + " on " + p.nodes() + ", " + p.members().size() + " members (" + p.locality() + ", speed "
+                + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")" + (attempt > 1 ? " at attempt " + attempt : ""));
         scheduler.reportStarted(t.job.id());
     }
 
@@ -466,6 +641,11 @@ final class SimulationRun {
 
     private void resize(Resize r) {
         JobTrack t = tracks.get(r.jobId());
+        Start s = starting.get(r.jobId());
+        if (s != null) {
+            s.placement = r.placement(); // not started yet: the next attempt starts it at the new size
+            return;
+        }
         if (t == null || !t.running) {
             return;
         }
@@ -486,6 +666,11 @@ final class SimulationRun {
 
     private void preempt(Preempt p) {
         JobTrack t = tracks.get(p.jobId());
+        if (starting.remove(p.jobId()) != null) {
+            // never started: nothing runs to stop; the pending retry is dropped (a cancellation is counted by onEvent)
+            record("Preempt", p.jobId(), p.reason() + " (before the actuator managed to start it)");
+            return;
+        }
         if (t == null || !t.running) {
             return;
         }
@@ -539,7 +724,37 @@ final class SimulationRun {
         String rack = infra.freshRack(p.nodePool());
         record("Provision", null, p.count() + " x " + p.instanceType() + " in " + p.nodePool() + " (" + String.join(", ", names) + "): "
                 + p.reason());
-        push(now + sp.pool().provisioningDelayMillis(), NODES_UP, new NodesUp(sp.pool(), type, names, rack, now), 0);
+        ProvisionTry pt = new ProvisionTry(p, sp, type, names, rack, now, "provision#" + provisionSeq++);
+        if (!faults.any()) {
+            push(now + sp.pool().provisioningDelayMillis(), NODES_UP, new NodesUp(sp.pool(), type, names, rack, now), 0);
+            return;
+        }
+        attemptProvision(pt);
+    }
+
+    private void attemptProvision(ProvisionTry pt) {
+        pt.attempt++;
+        count(pt.attempt);
+        ActuatorFaults.Outcome o = faults.draw(options.seed(), ActuatorFaults.PROVISION, pt.key, pt.attempt);
+        if (o == ActuatorFaults.Outcome.APPLIED) {
+            push(now + pt.pool.pool().provisioningDelayMillis(), NODES_UP, new NodesUp(pt.pool.pool(), pt.type, pt.names, pt.rack,
+                    pt.requestedAt), 0);
+            return;
+        }
+        push(now + failed(o, ActuatorFaults.PROVISION, String.join(", ", pt.names), pt.attempt), PROVISION_RETRY, pt, 0);
+    }
+
+    /** The time for a retry (or the give-up) of a node request has come. */
+    private boolean retryProvision(ProvisionTry pt) {
+        if (pt.attempt >= faults.maxAttempts()) {
+            givenUp++;
+            infra.requestAbandoned(pt.names.size());
+            record("ActuatorGaveUp", null, "provision of " + String.join(", ", pt.names) + " after " + pt.attempt
+                    + " attempt(s); the engine releases the jobs waiting for these nodes when its node request times out");
+            return true;
+        }
+        attemptProvision(pt);
+        return true;
     }
 
     private void nodesUp(NodesUp u) {

@@ -1,5 +1,6 @@
 package io.fairway.sim.cli;
 
+import io.fairway.sim.ActuatorFaults;
 import io.fairway.sim.PolicyMetrics;
 import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import io.fairway.core.PlacementStrategy;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /** The options {@code demo} and {@code simulate} share: policies, seed, outputs. */
@@ -47,6 +49,51 @@ final class RunOptions {
                     + "locality and the time-averaged fraction of free GPUs stranded on partly used nodes.")
     String placement;
 
+    @Option(names = "--actuator-failure-rate", paramLabel = "KIND=RATE", split = ",",
+            description = "Make the simulated actuator fail this fraction of its attempts at a decision kind (admit, provision), "
+                    + "e.g. admit=0.3. Failed attempts are retried with exponential backoff.")
+    Map<String, Double> actuatorFailureRates = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--actuator-timeout-rate", paramLabel = "KIND=RATE", split = ",",
+            description = "Make this fraction of the actuator's attempts at a decision kind time out (see --actuator-timeout).")
+    Map<String, Double> actuatorTimeoutRates = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--actuator-timeout", paramLabel = "SECONDS", description = "How long a timed-out attempt waits (default 30).")
+    Double actuatorTimeoutSeconds;
+
+    @Option(names = "--actuator-backoff", paramLabel = "BASE,CAP", split = ",",
+            description = "Backoff between attempts: BASE seconds before the first retry, doubling, at most CAP (default 10,300).")
+    List<Double> actuatorBackoff = new ArrayList<>();
+
+    @Option(names = "--actuator-max-attempts", paramLabel = "N",
+            description = "Attempts before the actuator gives up and the job goes back to pending (default 5).")
+    Integer actuatorMaxAttempts;
+
+    /**
+     * @param base the scenario's actuator faults (or {@link ActuatorFaults#NONE})
+     * @return them with the command line's settings applied over them
+     */
+    ActuatorFaults actuatorFaults(ActuatorFaults base) {
+        ActuatorFaults f = base;
+        try {
+            for (Map.Entry<String, Double> e : actuatorFailureRates.entrySet()) {
+                f = f.withFailureRate(e.getKey(), e.getValue());
+            }
+            for (Map.Entry<String, Double> e : actuatorTimeoutRates.entrySet()) {
+                f = f.withTimeoutRate(e.getKey(), e.getValue());
+            }
+            if (!actuatorBackoff.isEmpty() && actuatorBackoff.size() != 2) {
+                throw new FairwayCommand.UserException("--actuator-backoff takes BASE,CAP (two numbers), was " + actuatorBackoff);
+            }
+            return f.withRetry(actuatorTimeoutSeconds == null ? f.timeoutSeconds() : actuatorTimeoutSeconds,
+                    actuatorBackoff.isEmpty() ? f.backoffBaseSeconds() : actuatorBackoff.get(0),
+                    actuatorBackoff.isEmpty() ? f.backoffCapSeconds() : actuatorBackoff.get(1),
+                    actuatorMaxAttempts == null ? f.maxAttempts() : actuatorMaxAttempts);
+        } catch (io.fairway.api.InvalidSpecException e) {
+            throw new FairwayCommand.UserException(e.getMessage());
+        }
+    }
+
     /** @return the placement strategies asked for (one unless {@code --placement both}) */
     List<PlacementStrategy> placements() {
         if (placement == null) {
@@ -71,12 +118,22 @@ final class RunOptions {
                 .withRoundIntervalSeconds(roundIntervalSeconds == null ? defaultRoundInterval : roundIntervalSeconds)
                 .withRecordEvents(events != null)
                 .withMaxSimulatedSeconds(maxSimulatedSeconds == null ? 0 : maxSimulatedSeconds)
-                .withPlacement(placements().get(0));
+                .withPlacement(placements().get(0))
+                .withActuatorFaults(actuatorFaults(ActuatorFaults.NONE));
     }
 
     /** Prints the table and writes the requested files. */
     void output(PrintWriter out, String title, List<SimulationResult> results, Path defaultReport) {
         out.print(ComparisonTable.format(results, placement != null));
+        for (SimulationResult r : results) {
+            io.fairway.sim.ActuatorMetrics a = r.actuator();
+            if (a.attempts() > 0) {
+                out.println(String.format(java.util.Locale.ROOT, "%s actuator: %d attempts, %d failed, %d timed out, %d retries, "
+                        + "%d given up (job back to pending), %.0f s of backoff, at most %d attempts for one decision, "
+                        + "%d engine/simulator disagreements", r.policy(), a.attempts(), a.failures(), a.timeouts(), a.retries(),
+                        a.givenUp(), a.backoffSeconds(), a.maxAttemptsOfOneDecision(), a.engineMismatches()));
+            }
+        }
         int skipped = results.isEmpty() ? 0 : results.get(0).metrics().skipped();
         if (skipped > 0) {
             out.println("(" + skipped + " job(s) skipped: more GPUs than the whole cluster)");

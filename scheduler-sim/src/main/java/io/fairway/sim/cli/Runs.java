@@ -48,7 +48,7 @@ final class Runs {
                 m.p50JctSeconds(), m.p95JctSeconds(), m.p99JctSeconds(), m.avgQueueingDelaySeconds(), m.p95QueueingDelaySeconds(),
                 m.makespanSeconds(), m.gpuUtilization(), m.maxRho(), m.meanRho(), m.jainIndex(), m.preemptions(), m.lostWorkSeconds(), m.rounds(),
                 m.schedulerMillisPerRound());
-        return new SimulationResult(name, n, r.jobs(), r.skipped(), r.timeline(), r.totalGpus(), r.events(), r.actuations(), r.infra());
+        return new SimulationResult(name, n, r.jobs(), r.skipped(), r.timeline(), r.totalGpus(), r.events(), r.actuations(), r.infra(), r.actuator());
     }
 
     static List<SimulationResult> run(SimulationInput input, List<String> policies, SimulationOptions options, PrintWriter err,

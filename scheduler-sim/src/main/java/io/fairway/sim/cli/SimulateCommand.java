@@ -70,6 +70,7 @@ public final class SimulateCommand implements Runnable {
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
         SimulationInput input;
+        io.fairway.sim.ActuatorFaults scenarioFaults = io.fairway.sim.ActuatorFaults.NONE;
         List<String> requested = options.policies;
         long seed = options.seed == null ? 1 : options.seed;
         double interval = options.roundIntervalSeconds == null ? 0 : options.roundIntervalSeconds;
@@ -89,6 +90,7 @@ public final class SimulateCommand implements Runnable {
             if (options.roundIntervalSeconds == null) {
                 interval = s.roundIntervalSeconds();
             }
+            scenarioFaults = s.actuatorFaults();
             out.println("Scenario " + s.name() + (s.description().isBlank() ? "" : ": " + s.description().strip()));
         } else {
             input = traceInput();
@@ -102,7 +104,7 @@ public final class SimulateCommand implements Runnable {
                     input.actions());
         }
         List<String> policies = Runs.policies(requested, Map.of());
-        SimulationOptions o = options.simulationOptions(seed, interval);
+        SimulationOptions o = options.simulationOptions(seed, interval).withActuatorFaults(options.actuatorFaults(scenarioFaults));
         out.println("Simulating " + plural(input.jobs().size(), "job") + " on " + plural(input.cluster().nodes().size(), "node") + " ("
                 + input.cluster().totalGpus() + " GPUs" + (input.cluster().nodePools().isEmpty() ? ""
                         : ", node pools " + input.cluster().nodePools().stream().map(p -> p.pool().name()).toList()) + ") under "

@@ -7,6 +7,7 @@ import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.PlacementSensitivity;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.Resources;
+import io.fairway.sim.ActuatorFaults;
 import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.QueueModel;
@@ -43,6 +44,8 @@ import java.util.Set;
  *   - {id: g1, submitSeconds: 5, durationSeconds: 60, queue: lq, gpus: 16, model: vgg16}
  * events:
  *   - {at: 300, addLocalQueue: {name: late, clusterQueue: cq}}
+ * actuatorFaults:                       # optional: see ActuatorFaultsConfig
+ *   failureRates: {admit: 0.3}
  * </pre>
  *
  * @param name the scenario name
@@ -54,9 +57,11 @@ import java.util.Set;
  * @param queues the queues
  * @param jobs the jobs
  * @param events timed cluster and queue changes
+ * @param actuatorFaults the simulated actuator's failures, timeouts and retries, or null for none
  */
 public record ScenarioConfig(String name, String description, List<String> policies, Long seed, Double roundIntervalSeconds,
-                             ClusterConfig cluster, QueuesConfig queues, List<JobConfig> jobs, List<EventConfig> events) {
+                             ClusterConfig cluster, QueuesConfig queues, List<JobConfig> jobs, List<EventConfig> events,
+                             ActuatorFaultsConfig actuatorFaults) {
     /** Validates. */
     public ScenarioConfig {
         name = name == null || name.isBlank() ? "scenario" : name;
@@ -99,7 +104,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
             as.add(e.toAction());
         }
         return new Scenario(name, description, policies, seed, roundIntervalSeconds == null ? 0 : roundIntervalSeconds,
-                new SimulationInput(name, c, q, js, as));
+                new SimulationInput(name, c, q, js, as), actuatorFaults == null ? ActuatorFaults.NONE : actuatorFaults.toModel());
     }
 
     /**

@@ -117,6 +117,19 @@ public final class MetricsJson {
         for (SimulationResult r : results) {
             Map<String, Object> o = toMap(r.metrics());
             o.putAll(toMap(r.infra()));
+            if (r.actuator().attempts() > 0) {
+                io.fairway.sim.ActuatorMetrics a = r.actuator();
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("attempts", a.attempts());
+                m.put("failures", a.failures());
+                m.put("timeouts", a.timeouts());
+                m.put("retries", a.retries());
+                m.put("givenUp", a.givenUp());
+                m.put("backoffSeconds", a.backoffSeconds());
+                m.put("maxAttemptsOfOneDecision", a.maxAttemptsOfOneDecision());
+                m.put("engineMismatches", a.engineMismatches());
+                o.put("actuator", m);
+            }
             all.add(o);
         }
         try {
