@@ -37,12 +37,15 @@ import java.util.Objects;
  * @param resyncPeriod how often informers replay their whole cache (0: never)
  * @param reconcileInterval how often the background loop reconciles when nothing changed
  * @param countUnmanagedPods true to subtract what pods Fairway does not manage request from each node
+ * @param nodeClassRef the Karpenter node class the NodeClaims of the configured node pools name
+ * @param clock the engine's clock (the wall clock; tests pass their own)
  */
 public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueueConfig queues,
                              String configMapNamespace, String configMapName, String configMapKey, Path configFile,
                              boolean leaderElection, String leaseNamespace, String leaseName, String identity,
                              Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
-                             Duration resyncPeriod, Duration reconcileInterval, boolean countUnmanagedPods) {
+                             Duration resyncPeriod, Duration reconcileInterval, boolean countUnmanagedPods, NodeClassRef nodeClassRef,
+                             io.fairway.core.Clock clock) {
     /** The default key of the YAML in the ConfigMap. */
     public static final String DEFAULT_CONFIG_KEY = "queues.yaml";
 
@@ -66,6 +69,39 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         }
         Objects.requireNonNull(resyncPeriod, "resyncPeriod");
         Objects.requireNonNull(reconcileInterval, "reconcileInterval");
+        nodeClassRef = nodeClassRef == null ? NodeClassRef.DEFAULT : nodeClassRef;
+        clock = clock == null ? io.fairway.core.Clock.system() : clock;
+    }
+
+    /**
+     * The node class a NodeClaim refers to ({@code spec.nodeClassRef}): on AWS an {@code EC2NodeClass} of group
+     * {@code karpenter.k8s.aws}.
+     *
+     * @param group the node class's API group
+     * @param kind its kind
+     * @param name its name
+     */
+    public record NodeClassRef(String group, String kind, String name) {
+        /** {@code karpenter.k8s.aws/EC2NodeClass/default}. */
+        public static final NodeClassRef DEFAULT = new NodeClassRef("karpenter.k8s.aws", "EC2NodeClass", "default");
+
+        /** Validates. */
+        public NodeClassRef {
+            InvalidSpecException.requireName("nodeClassRef.group", group);
+            InvalidSpecException.requireName("nodeClassRef.kind", kind);
+            InvalidSpecException.requireName("nodeClassRef.name", name);
+        }
+
+        /**
+         * @param text {@code GROUP/KIND/NAME}, e.g. {@code karpenter.k8s.aws/EC2NodeClass/default}
+         * @return the reference
+         * @throws InvalidSpecException when the text does not have three parts
+         */
+        public static NodeClassRef parse(String text) {
+            String[] p = text == null ? new String[0] : text.split("/", -1);
+            InvalidSpecException.check(p.length == 3, "nodeClassRef", text, "nodeClassRef must be GROUP/KIND/NAME, was %s", text);
+            return new NodeClassRef(p[0], p[1], p[2]);
+        }
     }
 
     /** @return a builder with the defaults: every namespace, the {@value Keys#QUEUE_LABEL} label, no leader election */
@@ -93,6 +129,8 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         private Duration resync = Duration.ofMinutes(5);
         private Duration interval = Duration.ofSeconds(1);
         private boolean countUnmanaged = true;
+        private NodeClassRef nodeClassRef = NodeClassRef.DEFAULT;
+        private io.fairway.core.Clock clock = io.fairway.core.Clock.system();
 
         private Builder() {
         }
@@ -190,10 +228,23 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
             return this;
         }
 
+        /** @param ref the node class the NodeClaims of the node pools name @return this */
+        public Builder nodeClassRef(NodeClassRef ref) {
+            this.nodeClassRef = ref;
+            return this;
+        }
+
+        /** @param clock the engine's clock (tests) @return this */
+        public Builder clock(io.fairway.core.Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
         /** @return the options */
         public AdapterOptions build() {
             return new AdapterOptions(namespace, queueLabels, excluded, queues, cmNamespace, cmName, cmKey, configFile, leaderElection,
-                    leaseNamespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod, resync, interval, countUnmanaged);
+                    leaseNamespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod, resync, interval, countUnmanaged, nodeClassRef,
+                    clock);
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.fairway.k8s;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -16,9 +18,11 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.Deprovision;
 import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.decision.Placement;
 import io.fairway.api.decision.Preempt;
+import io.fairway.api.decision.Provision;
 import io.fairway.api.decision.Resize;
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobState;
@@ -26,6 +30,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterSpec;
 import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.NodePool;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
@@ -69,6 +74,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Eviction suspends the Job again and restores its pod template exactly as it was.</li>
  *   <li>Pod and Job status are reported to the engine (started, finished, failed); pending reasons become Events
  *       on the Job and the annotation {@value Keys#PENDING_REASON_ANNOTATION}.</li>
+ *   <li>With node pools in the configuration, the engine's Provision decisions become Karpenter NodeClaims and its
+ *       Deprovision decisions delete them ({@link NodeClaims}); a claim's Node joins the engine as a node of its pool.</li>
  *   <li>The API server is the store: a new adapter (restart, new leader, new configuration) rebuilds the engine from
  *       it, re-admitting admitted Jobs at their recorded placement, never twice.</li>
  * </ul>
@@ -131,6 +138,14 @@ public final class FairwayAdapter implements AutoCloseable {
     private final Set<String> evictionsToRetry = new HashSet<>();
     private final List<String> roundAdmitted = new ArrayList<>();
     private final List<String> roundEvicted = new ArrayList<>();
+    private final NodeClaims claims;
+    private final List<Provision> roundProvisions = new ArrayList<>();
+    private final List<Deprovision> roundDeprovisions = new ArrayList<>();
+    /** Nodes whose NodeClaim was deleted, while they are still there: nothing new is placed on them. */
+    private final Set<String> deprovisioning = new HashSet<>();
+    /** Fairway's NodeClaims as last listed, by name; and which node each registered one became. */
+    private Map<String, GenericKubernetesResource> claimCache = new TreeMap<>();
+    private final Map<String, String> claimOfNode = new HashMap<>();
 
     /** A Job the engine knows. */
     private static final class Tracked {
@@ -188,6 +203,7 @@ public final class FairwayAdapter implements AutoCloseable {
         this.client = client;
         this.options = options;
         this.kube = new KubeWriter(client, options.identity());
+        this.claims = new NodeClaims(client, options.nodeClassRef());
         this.metrics = new AdapterMetrics(registry == null ? new SimpleMeterRegistry() : registry);
         this.translator = new JobTranslator(options.queueLabels(), options.excludedResourcePrefixes(), this::priorityClassValue);
         this.leading = !options.leaderElection();
@@ -415,8 +431,11 @@ public final class FairwayAdapter implements AutoCloseable {
             retryEvictions();
             feedback();
             long t0 = System.nanoTime();
+            roundProvisions.clear();
+            roundDeprovisions.clear();
             RoundResult r = scheduler.runRound();
             metrics.round(System.nanoTime() - t0);
+            actuateNodes(r);
             handleActuationFailures();
             settleRestores(r);
             feedback();
@@ -521,7 +540,9 @@ public final class FairwayAdapter implements AutoCloseable {
         Scheduler.Builder b = Scheduler.builder()
                 .policy(p)
                 .actuator(this::apply)
+                .clock(options.clock())
                 .cluster(new ClusterSpec(Node.DEFAULT_CLUSTER, c.topologyLevels()));
+        c.nodePoolModels().forEach(b::nodePool);
         c.flavorModels().forEach(b::flavor);
         c.cohortModels().forEach(b::cohort);
         c.clusterQueueModels().forEach(b::clusterQueue);
@@ -586,13 +607,30 @@ public final class FairwayAdapter implements AutoCloseable {
         Map<String, Node> desired = new LinkedHashMap<>();
         List<io.fabric8.kubernetes.api.model.Node> kubeNodes = new ArrayList<>(nodeInformer.getStore().list());
         kubeNodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
+        refreshClaims();
+        claimOfNode.clear();
         for (io.fabric8.kubernetes.api.model.Node n : kubeNodes) {
             try {
-                desired.put(n.getMetadata().getName(), NodeTranslator.toModel(n, unmanaged.getOrDefault(n.getMetadata().getName(), Resources.NONE)));
+                io.fabric8.kubernetes.api.model.Node kn = n;
+                boolean goingAway = deprovisioning.contains(n.getMetadata().getName());
+                GenericKubernetesResource claim = claimCache.isEmpty() ? null : NodeClaims.claimOf(n, claimCache);
+                if (claim != null) {
+                    // the claim's labels (pool, instance type, capacity type, GPU shape) fill in what the Node lacks
+                    claimOfNode.put(n.getMetadata().getName(), claim.getMetadata().getName());
+                    Map<String, String> labels = new TreeMap<>(NodeClaims.labels(claim));
+                    if (n.getMetadata().getLabels() != null) {
+                        labels.putAll(n.getMetadata().getLabels());
+                    }
+                    kn = new NodeBuilder(n).editMetadata().withLabels(labels).endMetadata().build();
+                    goingAway |= claim.getMetadata().getDeletionTimestamp() != null;
+                }
+                Node model = NodeTranslator.toModel(kn, unmanaged.getOrDefault(n.getMetadata().getName(), Resources.NONE));
+                desired.put(n.getMetadata().getName(), goingAway ? model.withUnschedulable(true) : model);
             } catch (InvalidSpecException e) {
                 LOG.warn("node {} is left out: {}", n.getMetadata().getName(), e.getMessage());
             }
         }
+        deprovisioning.retainAll(desired.keySet());
         for (String gone : new ArrayList<>(modelNodes.keySet())) {
             if (!desired.containsKey(gone)) {
                 LOG.info("node {} is gone", gone);
@@ -618,6 +656,75 @@ public final class FairwayAdapter implements AutoCloseable {
                     rebuildNeeded = true;
                     dirty.set(true);
                 }
+            }
+        }
+    }
+
+    /** Lists Fairway's NodeClaims when node pools are configured (keeping the last list when the API server fails). */
+    private void refreshClaims() {
+        if (config.nodePools().isEmpty()) {
+            claimCache = new TreeMap<>();
+            return;
+        }
+        try {
+            claimCache = claims.list();
+        } catch (KubernetesClientException e) {
+            LOG.warn("cannot list NodeClaims: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Carries out the round's node decisions: a Provision becomes NodeClaims for the jobs of its node request (none
+     * when they exist already), a Deprovision deletes the node's NodeClaim and keeps new work off the node.
+     */
+    private void actuateNodes(RoundResult r) {
+        if (roundProvisions.isEmpty() && roundDeprovisions.isEmpty()) {
+            return;
+        }
+        Map<String, NodePool> pools = new HashMap<>();
+        config.nodePoolModels().forEach(p -> pools.put(p.name(), p));
+        List<io.fairway.core.Provisioning.Request> requests = new ArrayList<>(r.requests());
+        for (Provision p : roundProvisions) {
+            io.fairway.core.Provisioning.Request req = null;
+            for (io.fairway.core.Provisioning.Request q : requests) {
+                if (q.pool().equals(p.nodePool()) && q.instanceType().equals(p.instanceType()) && q.count() == p.count()) {
+                    req = q;
+                    break;
+                }
+            }
+            requests.remove(req);
+            NodePool pool = pools.get(p.nodePool());
+            io.fairway.api.model.InstanceType type = pool == null ? null : pool.instanceType(p.instanceType());
+            if (type == null) {
+                LOG.warn("{}: no node pool {} with instance type {} in the configuration", p, p.nodePool(), p.instanceType());
+                continue;
+            }
+            List<JobSpec> specs = new ArrayList<>();
+            for (String id : req == null ? List.<String>of() : req.jobs()) {
+                Tracked t = byId.get(id);
+                if (t != null) {
+                    specs.add(t.spec);
+                }
+            }
+            try {
+                Set<String> registered = new HashSet<>(claimOfNode.values());
+                claims.provision(pool, type, p.count(), specs, p.reason(), claimCache, registered);
+            } catch (KubernetesClientException e) {
+                LOG.warn("could not create the NodeClaims of {}: {}", p, e.getMessage());
+            }
+        }
+        for (Deprovision d : roundDeprovisions) {
+            String claim = claimOfNode.get(d.node());
+            if (claim == null) {
+                LOG.warn("{}: node {} has no NodeClaim of Fairway's; it is left to the cluster", d, d.node());
+                continue;
+            }
+            try {
+                claims.delete(d.node(), claim);
+                claimCache.remove(claim);
+                deprovisioning.add(d.node());
+            } catch (KubernetesClientException e) {
+                LOG.warn("could not delete NodeClaim {} of node {}: {}", claim, d.node(), e.getMessage());
             }
         }
     }
@@ -959,6 +1066,10 @@ public final class FairwayAdapter implements AutoCloseable {
                     applyPreempt(p);
                 } else if (d instanceof Resize r) {
                     applyResize(r);
+                } else if (d instanceof Provision p) {
+                    roundProvisions.add(p); // carried out once the round's node requests are known (actuateNodes)
+                } else if (d instanceof Deprovision dp) {
+                    roundDeprovisions.add(dp);
                 } else {
                     LOG.info("{} is left to the cluster's autoscaler", d);
                 }

@@ -80,6 +80,10 @@ public final class FairwayController implements Callable<Integer> {
     @Option(names = "--resync-seconds", defaultValue = "300", description = "informer resync period (default: ${DEFAULT-VALUE})")
     long resyncSeconds;
 
+    @Option(names = "--node-class", defaultValue = "karpenter.k8s.aws/EC2NodeClass/default",
+            description = "GROUP/KIND/NAME of the Karpenter node class the NodeClaims of the configured node pools name (default: ${DEFAULT-VALUE})")
+    String nodeClass;
+
     @Option(names = "--interval-millis", defaultValue = "1000", description = "reconcile at least this often (default: ${DEFAULT-VALUE})")
     long intervalMillis;
 
@@ -141,6 +145,11 @@ public final class FairwayController implements Callable<Integer> {
                 .excludedResourcePrefixes(excluded)
                 .resyncPeriod(Duration.ofSeconds(resyncSeconds))
                 .reconcileInterval(Duration.ofMillis(intervalMillis));
+        try {
+            b.nodeClassRef(AdapterOptions.NodeClassRef.parse(nodeClass));
+        } catch (io.fairway.api.InvalidSpecException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--node-class: " + e.getMessage());
+        }
         if (configMap != null) {
             String[] nn = configMap.split("/", 2);
             if (nn.length != 2 || nn[0].isBlank() || nn[1].isBlank()) {

@@ -12,13 +12,17 @@ import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Cohort;
 import io.fairway.api.model.FlavorFungibility;
 import io.fairway.api.model.FlavorQuotas;
+import io.fairway.api.model.CapacityType;
+import io.fairway.api.model.InstanceType;
 import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.NodePool;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.Quantities;
 import io.fairway.api.model.QueueingStrategy;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
+import io.fairway.api.model.Resources;
 import io.fairway.api.model.Taint;
 import io.fairway.api.model.Toleration;
 import java.util.ArrayList;
@@ -58,6 +62,15 @@ import java.util.Set;
  *               - {name: memory, nominalQuota: 512Gi, borrowingLimit: 128Gi}
  * localQueues:
  *   - {name: batch, namespace: team-a, clusterQueue: team-a}
+ * nodePools:                               # optional: Karpenter NodeClaims for admitted gangs that fit no node
+ *   - name: gpu                            # the Karpenter NodePool (label karpenter.sh/nodepool)
+ *     provisioningDelaySeconds: 180        # how long a claimed node takes to join (default 60)
+ *     consolidationDelaySeconds: 300       # empty this long: its NodeClaim is deleted (default 300)
+ *     limits: {nvidia.com/gpu: "64"}
+ *     labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+ *     instanceTypes:
+ *       - {name: p5.48xlarge, cpu: "190", memory: 1900Gi, gpuShape: nvswitch-8, gpuModel: H100,
+ *          pricePerHour: 98.32, capacityType: on-demand}
  * </pre>
  *
  * @param policy the policy name
@@ -67,10 +80,11 @@ import java.util.Set;
  * @param cohorts the cohorts
  * @param clusterQueues the ClusterQueues
  * @param localQueues the LocalQueues
+ * @param nodePools node pools the adapter provisions from with Karpenter NodeClaims (empty: none)
  */
 public record QueueConfig(String policy, Map<String, String> policyParameters, List<String> topologyLevels,
                           List<FlavorConfig> flavors, List<CohortConfig> cohorts, List<ClusterQueueConfig> clusterQueues,
-                          List<LocalQueueConfig> localQueues) {
+                          List<LocalQueueConfig> localQueues, List<NodePoolConfig> nodePools) {
     /** The policy used when the file names none. */
     public static final String DEFAULT_POLICY = "best-effort-fifo";
 
@@ -88,6 +102,7 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
         cohorts = list("cohorts", cohorts);
         clusterQueues = list("clusterQueues", clusterQueues);
         localQueues = list("localQueues", localQueues);
+        nodePools = list("nodePools", nodePools);
         unique("flavors", flavors.stream().map(FlavorConfig::name).toList());
         unique("cohorts", cohorts.stream().map(CohortConfig::name).toList());
         unique("clusterQueues", clusterQueues.stream().map(ClusterQueueConfig::name).toList());
@@ -96,6 +111,8 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
         cohorts.forEach(CohortConfig::toModel);
         clusterQueues.forEach(ClusterQueueConfig::toModel);
         localQueues.forEach(LocalQueueConfig::toModel);
+        unique("nodePools", nodePools.stream().map(NodePoolConfig::name).toList());
+        nodePools.forEach(NodePoolConfig::toModel);
         Set<String> flavorNames = new HashSet<>(flavors.stream().map(FlavorConfig::name).toList());
         for (CohortConfig c : cohorts) {
             checkFlavors("cohort " + c.name(), c.resourceGroups(), flavorNames);
@@ -169,6 +186,11 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
     /** @return the LocalQueues */
     public List<LocalQueue> localQueueModels() {
         return localQueues.stream().map(LocalQueueConfig::toModel).toList();
+    }
+
+    /** @return the node pools, in the order given */
+    public List<NodePool> nodePoolModels() {
+        return nodePools.stream().map(NodePoolConfig::toModel).toList();
     }
 
     private static void checkFlavors(String owner, List<ResourceGroupConfig> groups, Set<String> flavorNames) {
@@ -460,6 +482,81 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
 
         LocalQueue toModel() {
             return new LocalQueue(namespace, name, clusterQueue);
+        }
+    }
+
+    /**
+     * A node pool, as Karpenter's NodePool and with the simulator's field names: the instance types the adapter may
+     * claim nodes of, limits, and how fast nodes come and go. Its nodes carry its labels and taints.
+     *
+     * @param name the pool name: the Karpenter NodePool its NodeClaims name in {@value NodePool#POOL_LABEL}
+     * @param instanceTypes the instance types it may claim
+     * @param limits the most its nodes may add up to (quantities); resources not named are unlimited
+     * @param provisioningDelaySeconds seconds a claimed node usually takes to join (default 60)
+     * @param consolidationDelaySeconds seconds a node stays empty before its NodeClaim is deleted (default 300)
+     * @param labels labels of its nodes (put on the NodeClaim, which Karpenter copies to the Node)
+     * @param taints taints of its nodes
+     */
+    public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes, Map<String, String> limits,
+                                 Double provisioningDelaySeconds, Double consolidationDelaySeconds, Map<String, String> labels,
+                                 List<TaintConfig> taints) {
+        /** Defaults and validates. */
+        public NodePoolConfig {
+            InvalidSpecException.requireName("nodePools[].name", name);
+            instanceTypes = list("nodePools[" + name + "].instanceTypes", instanceTypes);
+            limits = limits == null ? Map.of() : Map.copyOf(limits);
+            provisioningDelaySeconds = provisioningDelaySeconds == null ? 60.0 : provisioningDelaySeconds;
+            consolidationDelaySeconds = consolidationDelaySeconds == null ? 300.0 : consolidationDelaySeconds;
+            for (Map.Entry<String, Double> e : Map.of("provisioningDelaySeconds", provisioningDelaySeconds, "consolidationDelaySeconds",
+                    consolidationDelaySeconds).entrySet()) {
+                InvalidSpecException.check(e.getValue() >= 0 && Double.isFinite(e.getValue()), "nodePools[" + name + "]." + e.getKey(), e.getValue(),
+                        "node pool %s: %s must be >= 0, was %s", name, e.getKey(), e.getValue());
+            }
+            labels = labels == null ? Map.of() : Map.copyOf(labels);
+            taints = list("nodePools[" + name + "].taints", taints);
+        }
+
+        NodePool toModel() {
+            return new NodePool(name, null, instanceTypes.stream().map(InstanceTypeConfig::toModel).toList(), Resources.parse(limits),
+                    Math.round(provisioningDelaySeconds * 1000), Math.round(consolidationDelaySeconds * 1000), labels,
+                    taints.stream().map(TaintConfig::toModel).toList());
+        }
+    }
+
+    /**
+     * An instance type of a node pool: what one node of it offers (its allocatable resources).
+     *
+     * @param name the instance type ({@value NodePool#INSTANCE_TYPE_LABEL})
+     * @param cpu CPU per node (quantity)
+     * @param memory memory per node (quantity)
+     * @param gpuShape the GPU shape ({@code nvswitch-8}, {@code pcie-4} …; {@code none} or omitted for a CPU machine)
+     * @param gpuModel the GPU product
+     * @param pricePerHour the price of a node-hour
+     * @param capacityType {@code spot} or {@code on-demand} (default)
+     * @param resources other resources per node (quantities)
+     */
+    public record InstanceTypeConfig(String name, String cpu, String memory, String gpuShape, String gpuModel, Double pricePerHour,
+                                     String capacityType, Map<String, String> resources) {
+        /** Defaults and validates. */
+        public InstanceTypeConfig {
+            InvalidSpecException.requireName("instanceTypes[].name", name);
+            pricePerHour = pricePerHour == null ? 0.0 : pricePerHour;
+            capacityType = capacityType == null || capacityType.isBlank() ? "on-demand" : capacityType.trim().toLowerCase(Locale.ROOT);
+            InvalidSpecException.check(capacityType.equals("spot") || capacityType.equals("on-demand"), "instanceTypes[" + name + "].capacityType",
+                    capacityType, "instance type %s: capacityType must be spot or on-demand, was %s", name, capacityType);
+            resources = resources == null ? Map.of() : Map.copyOf(resources);
+        }
+
+        InstanceType toModel() {
+            Map<String, String> q = new java.util.LinkedHashMap<>(resources);
+            if (cpu != null) {
+                q.put(Resources.CPU, cpu);
+            }
+            if (memory != null) {
+                q.put(Resources.MEMORY, memory);
+            }
+            return new InstanceType(name, Resources.parse(q), gpuShape, gpuModel, pricePerHour,
+                    capacityType.equals("spot") ? CapacityType.SPOT : CapacityType.ON_DEMAND);
         }
     }
 }
