@@ -7,6 +7,10 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fairway.api.InvalidSpecException;
@@ -46,6 +50,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +71,14 @@ import org.slf4j.LoggerFactory;
  * each change, and {@value Keys#FINISHED_ANNOTATION} once it ended. A restarted manager rebuilds the engine from the
  * manager cluster and the copies in the workers: a copy found in a worker is re-admitted there (adopted at its new
  * epoch), and nothing is admitted until every worker has answered or the grace period has passed.
+ *
+ * <p>Several managers may run against one manager cluster for availability ({@link #startLeaderElection}): they
+ * share {@link Settings#identity()} (the owner written on the copies) and compete for a coordination.k8s.io Lease
+ * under their own candidate names, as {@code FairwayAdapter} replicas do. Only the Lease holder reads, schedules and
+ * touches the workers; the others do nothing. When the leader stops (or loses the Lease) another takes over and
+ * recovers as a restarted manager does: from the users' Jobs and the copies in the workers, adopting each running
+ * copy at a new epoch, so no Job runs twice. A manager that lost the Lease never acts again (its engine may be
+ * stale); {@link #lostLeadership()} tells its process to exit and be restarted.
  *
  * <p>A worker that stops answering is declared lost after the grace period: its Jobs go back to pending and are
  * admitted in another worker. When it answers again it rejoins and its stale copies are deleted.
@@ -136,7 +149,12 @@ public final class MultiClusterManager implements AutoCloseable {
     private final ExecutorHub hub;
     private final Scheduler scheduler;
     private final RestoringPolicy policy;
-    private final long startedMillis;
+    private long startedMillis;
+    private volatile LeaderElection election;
+    private volatile boolean leading = true;
+    private volatile boolean lostLeadership;
+    private volatile boolean closed;
+    private CompletableFuture<?> elector;
     private final AtomicLong eventSeq = new AtomicLong(System.nanoTime());
     private boolean recovered;
     private ScheduledExecutorService loop;
@@ -165,9 +183,44 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     /**
+     * How managers of one manager cluster elect the one that acts.
+     *
+     * @param namespace the Lease's namespace
+     * @param leaseName the Lease's name
+     * @param candidate this manager's name in the Lease (its pod name)
+     * @param leaseDuration how long the Lease holds without renewal
+     * @param renewDeadline how long the leader tries to renew before it stops leading
+     * @param retryPeriod how often candidates retry and the leader renews
+     */
+    public record LeaderElection(String namespace, String leaseName, String candidate, Duration leaseDuration, Duration renewDeadline,
+                                 Duration retryPeriod) {
+        /** Validates. */
+        public LeaderElection {
+            InvalidSpecException.requireName("leaderElection.namespace", namespace);
+            InvalidSpecException.requireName("leaderElection.leaseName", leaseName);
+            InvalidSpecException.requireName("leaderElection.candidate", candidate);
+            InvalidSpecException.check(leaseDuration != null && retryPeriod != null && renewDeadline != null && !retryPeriod.isNegative()
+                    && !retryPeriod.isZero(), "leaderElection.retryPeriod", retryPeriod, "lease timings must be given and > 0, retry period was %s",
+                    retryPeriod);
+            InvalidSpecException.check(renewDeadline.compareTo(leaseDuration) < 0, "leaderElection.renewDeadline", renewDeadline,
+                    "renewDeadline %s must be shorter than leaseDuration %s", renewDeadline, leaseDuration);
+        }
+
+        /**
+         * @param namespace the Lease's namespace
+         * @param leaseName the Lease's name
+         * @param candidate this manager's name in the Lease
+         * @return an election with a 15 s Lease, renewed for up to 10 s, retried every 2 s
+         */
+        public static LeaderElection of(String namespace, String leaseName, String candidate) {
+            return new LeaderElection(namespace, leaseName, candidate, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+        }
+    }
+
+    /**
      * What one {@link #reconcileOnce()} did.
      *
-     * @param acted false while the manager waits for the workers to answer after a start
+     * @param acted false while the manager waits for the workers to answer after a start, or while it does not lead
      * @param round the engine's round after the pass
      * @param admitted the jobs admitted in the pass
      * @param lost the workers declared lost in the pass
@@ -213,6 +266,95 @@ public final class MultiClusterManager implements AutoCloseable {
             hub.register(w);
             this.workers.put(w, new WorkerExecutor(w, c, this, startedMillis));
         });
+    }
+
+    // ------------------------------------------------------------------ leader election
+
+    /**
+     * From now on, act only while holding the Lease: this manager joins the election, and its passes (and its
+     * executors' passes) do nothing until it leads. Call it once, before the loop starts.
+     *
+     * @param le the Lease and this manager's candidate name
+     * @return this
+     * @throws IllegalStateException when the election was started already
+     */
+    public MultiClusterManager startLeaderElection(LeaderElection le) {
+        synchronized (lock) {
+            if (election != null) {
+                throw new IllegalStateException("leader election is started already (as " + election.candidate() + ")");
+            }
+            election = le;
+            leading = false;
+        }
+        elector = manager.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+                .withName("fairway-multicluster")
+                .withLock(new LeaseLock(le.namespace(), le.leaseName(), le.candidate()))
+                .withLeaseDuration(le.leaseDuration())
+                .withRenewDeadline(le.renewDeadline())
+                .withRetryPeriod(le.retryPeriod())
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(new LeaderCallbacks(this::startedLeading, this::stoppedLeading,
+                        leader -> LOG.info("{}: the Lease is now held by {}", le.candidate(), leader == null ? "nobody" : leader)))
+                .build()).build().start();
+        LOG.info("{} is a candidate for the Lease {}/{}", le.candidate(), le.namespace(), le.leaseName());
+        return this;
+    }
+
+    /** @return true while this manager acts: always without leader election, else while it holds the Lease */
+    public boolean isLeader() {
+        return leading && !lostLeadership && !closed;
+    }
+
+    /** @return true once this manager led and then lost the Lease: it acts no more, and its process should restart */
+    public boolean lostLeadership() {
+        return lostLeadership;
+    }
+
+    private void startedLeading() {
+        synchronized (lock) {
+            if (lostLeadership) {
+                return;
+            }
+            // recover as a restarted manager: from the users' Jobs and the copies in the workers, giving silent workers
+            // the grace period from now
+            startedMillis = clock.millis();
+            recovered = false;
+            workers.keySet().forEach(hub::register);
+            workers.values().forEach(w -> w.reset(startedMillis));
+            leading = true;
+        }
+        LOG.info("{} leads the multi-cluster manager: recovering the state from the manager and worker clusters", election.candidate());
+    }
+
+    private void stoppedLeading() {
+        boolean was = leading;
+        leading = false;
+        if (was && !closed) {
+            lostLeadership = true;
+            LOG.warn("{} stopped leading; it acts no more", election == null ? settings.identity() : election.candidate());
+        }
+    }
+
+    /** True while this manager may act: it leads, and (with an election) the Lease says so now. */
+    private boolean mayAct() {
+        if (!isLeader()) {
+            return false;
+        }
+        LeaderElection le = election;
+        if (le == null) {
+            return true;
+        }
+        try {
+            Lease l = manager.leases().inNamespace(le.namespace()).withName(le.leaseName()).get();
+            if (l == null || l.getSpec() == null || !le.candidate().equals(l.getSpec().getHolderIdentity())) {
+                return false;
+            }
+            java.time.ZonedDateTime renewed = l.getSpec().getRenewTime();
+            return renewed == null || renewed.plus(le.leaseDuration()).isAfter(java.time.ZonedDateTime.now());
+        } catch (KubernetesClientException e) {
+            LOG.warn("cannot read the Lease {}/{}: {}", le.namespace(), le.leaseName(), e.getMessage());
+            return false;
+        }
     }
 
     // ------------------------------------------------------------------ accessors
@@ -321,6 +463,9 @@ public final class MultiClusterManager implements AutoCloseable {
      */
     public ReconcileResult reconcileOnce() {
         synchronized (lock) {
+            if (!mayAct()) {
+                return new ReconcileResult(false, scheduler.round(), List.of(), List.of());
+            }
             List<Job> jobs = listUserJobs();
             Map<String, Admitted> copies = recovered ? Map.of() : copiesInWorkers();
             if (!recovered) {
@@ -620,10 +765,23 @@ public final class MultiClusterManager implements AutoCloseable {
         return this;
     }
 
+    /** Stops the loop and, with leader election, gives up the Lease (another manager takes over). */
     @Override
     public void close() {
         if (loop != null) {
             loop.shutdownNow();
+            try {
+                loop.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (lock) {
+            closed = true;
+            leading = false;
+        }
+        if (elector != null) {
+            elector.cancel(true);
         }
     }
 
@@ -638,6 +796,7 @@ public final class MultiClusterManager implements AutoCloseable {
         Path managerConfig = null;
         Path queues = null;
         String namespace = null;
+        String lease = null;
         long grace = 120;
         Map<String, Path> workerConfigs = new TreeMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) {
@@ -645,6 +804,7 @@ public final class MultiClusterManager implements AutoCloseable {
                 case "--manager-kubeconfig" -> managerConfig = Path.of(args[i + 1]);
                 case "--config" -> queues = Path.of(args[i + 1]);
                 case "--namespace" -> namespace = args[i + 1];
+                case "--leader-elect" -> lease = args[i + 1];
                 case "--grace-seconds" -> grace = Long.parseLong(args[i + 1]);
                 case "--worker" -> {
                     String[] kv = args[i + 1].split("=", 2);
@@ -658,7 +818,7 @@ public final class MultiClusterManager implements AutoCloseable {
         }
         if (queues == null || workerConfigs.isEmpty()) {
             System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
-                    + " [--namespace NS] [--grace-seconds 120]");
+                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME]");
             System.exit(2);
         }
         KubernetesClient managerClient = managerConfig == null ? new KubernetesClientBuilder().build()
@@ -668,9 +828,29 @@ public final class MultiClusterManager implements AutoCloseable {
             workerClients.put(e.getKey(), new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(null, e.getValue().toFile())).build());
         }
         QueueConfig config = QueueConfig.parse(queues.toString(), Files.readString(queues, StandardCharsets.UTF_8));
+        String pod = System.getenv().getOrDefault("POD_NAME", System.getenv().getOrDefault("HOSTNAME", "fairway-manager"));
+        String[] leaseRef = lease == null ? null : lease.split("/", 2);
+        if (leaseRef != null && (leaseRef.length != 2 || leaseRef[0].isBlank() || leaseRef[1].isBlank())) {
+            throw new IllegalArgumentException("--leader-elect takes LEASE_NAMESPACE/LEASE_NAME, was " + lease);
+        }
+        // replicas of one manager share the owner identity on the copies (the Lease name); each is a candidate by its pod name
         Settings settings = new Settings(Duration.ofSeconds(grace), Duration.ofSeconds(30), namespace,
-                System.getenv().getOrDefault("HOSTNAME", "fairway-manager"));
+                leaseRef == null ? System.getenv().getOrDefault("HOSTNAME", "fairway-manager") : leaseRef[1]);
         MultiClusterManager m = new MultiClusterManager(managerClient, workerClients, config, System::currentTimeMillis, settings);
+        if (leaseRef != null) {
+            m.startLeaderElection(LeaderElection.of(leaseRef[0], leaseRef[1], pod));
+            ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fairway-multicluster-lease");
+                t.setDaemon(true);
+                return t;
+            });
+            watch.scheduleWithFixedDelay(() -> {
+                if (m.lostLeadership()) {
+                    System.err.println("this manager lost the Lease; exiting so that it restarts as a candidate");
+                    System.exit(1);
+                }
+            }, 1, 1, TimeUnit.SECONDS);
+        }
         m.runInBackground(Duration.ofSeconds(1));
         System.out.println("fairway multi-cluster manager running over workers " + workerClients.keySet());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -109,14 +109,24 @@ public final class WorkerExecutor {
     }
 
     /**
-     * One pass of the executor loop. Call it from one thread (the manager's loop does).
+     * One pass of the executor loop. Call it from one thread (the manager's loop does). It does nothing (and reports
+     * the worker not reached) while its manager does not lead.
      *
      * @return what it did
      */
     public PollResult pollOnce() {
         synchronized (manager.lock()) {
+            if (!manager.isLeader()) {
+                return new PollResult(false, 0, List.of());
+            }
             return pollLocked();
         }
+    }
+
+    /** A manager that starts leading counts the worker's silence from now. */
+    void reset(long nowMillis) {
+        reachable = false;
+        lastReachedMillis = nowMillis;
     }
 
     private PollResult pollLocked() {

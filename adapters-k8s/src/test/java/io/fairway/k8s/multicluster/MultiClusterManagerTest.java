@@ -387,4 +387,78 @@ class MultiClusterManagerTest {
         assertThat(copiesOf("train")).isEmpty();
         assertThat(m.status(NS, "train")).isEmpty();
     }
+
+    /** Polls until the condition holds, failing after 15 s (leader election runs on the wall clock). */
+    private static void until(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("timed out waiting until " + what).isLessThan(deadline);
+            try {
+                Thread.sleep(25);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static MultiClusterManager.LeaderElection election(String candidate) {
+        return new MultiClusterManager.LeaderElection("fairway-system", "fairway-manager", candidate, Duration.ofSeconds(3),
+                Duration.ofSeconds(2), Duration.ofMillis(200));
+    }
+
+    @Test
+    void onlyTheLeadingManagerActsAndAnotherTakesOverWithoutRunningAnyJobTwice() {
+        MultiClusterManager one = manager(8, "eu", "us").startLeaderElection(election("manager-one"));
+        until(one::isLeader, "manager-one leads");
+        MultiClusterManager two = manager(8).startLeaderElection(election("manager-two"));
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        managerApi.submit(NS, "waiting", "gpu", 8, true); // waits: the 8-GPU quota is train's (same creation second; names break the tie)
+        for (int i = 0; i < 5; i++) {
+            pass(one);
+            assertThat(two.reconcileOnce().acted()).isFalse();
+            for (WorkerExecutor w : two.workers()) {
+                assertThat(w.pollOnce().applied()).isZero();
+            }
+            assertNoJobInTwoWorkers();
+        }
+        assertThat(two.isLeader()).isFalse();
+        assertThat(two.scheduler().jobs()).isEmpty(); // the standby neither reads nor schedules
+        assertThat(copiesOf("train")).hasSize(1);
+        assertThat(copiesOf("waiting")).isEmpty();
+        String worker = copiesOf("train").get(0);
+        String copyUid = workerApis.get(worker).job(NS, "train").getMetadata().getUid();
+        workerApis.get(worker).running(NS, "train");
+        pass(one);
+        assertThat(one.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+        // The leader stops and gives up the Lease; the standby takes over and recovers from the clusters.
+        one.close();
+        until(two::isLeader, "manager-two leads");
+        assertThat(managerApi.client.leases().inNamespace("fairway-system").withName("fairway-manager").get().getSpec().getHolderIdentity())
+                .isEqualTo("manager-two");
+        assertThat(one.reconcileOnce().acted()).isFalse();
+        now.addAndGet(5_000);
+        until(() -> {
+            pass(two);
+            return two.status(NS, "train").map(s -> s.state() == JobState.RUNNING).orElse(false);
+        }, "manager-two adopts the running copy");
+        pass(two);
+        assertThat(copiesOf("train")).containsExactly(worker);
+        Job copy = workerApis.get(worker).job(NS, "train");
+        assertThat(copy.getMetadata().getUid()).as("the running copy is adopted, not made again").isEqualTo(copyUid);
+        assertThat(Long.parseLong(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION))).isEqualTo(two.scheduler().epoch(NS + "/train"));
+        assertThat(copiesOf("waiting")).isEmpty();
+        assertThat(two.status(NS, "waiting").orElseThrow().state()).isEqualTo(JobState.PENDING);
+
+        // train ends in its worker: the new leader records it once and runs the waiting job, once
+        workerApis.get(worker).complete(NS, "train");
+        for (int i = 0; i < 4; i++) {
+            pass(two);
+        }
+        assertThat(annotation(managerApi.job(NS, "train"), Keys.FINISHED_ANNOTATION)).isEqualTo("Succeeded");
+        assertThat(copiesOf("waiting")).hasSize(1);
+        assertThat(eventReasons("train")).filteredOn(MultiClusterManager.REASON_DISPATCHED::equals).hasSize(1);
+        assertThat(eventReasons("waiting")).filteredOn(MultiClusterManager.REASON_DISPATCHED::equals).hasSize(1);
+    }
 }
