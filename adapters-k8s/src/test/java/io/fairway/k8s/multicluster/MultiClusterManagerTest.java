@@ -461,4 +461,16 @@ class MultiClusterManagerTest {
         assertThat(eventReasons("train")).filteredOn(MultiClusterManager.REASON_DISPATCHED::equals).hasSize(1);
         assertThat(eventReasons("waiting")).filteredOn(MultiClusterManager.REASON_DISPATCHED::equals).hasSize(1);
     }
+
+    @Test
+    void leaderElectionSettingsThatCannotWorkAreRefusedNamingTheField() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new MultiClusterManager.LeaderElection("fairway-system", "fairway-manager", "m-1",
+                        Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(2)))
+                .isInstanceOf(io.fairway.api.InvalidSpecException.class).hasMessageContaining("renewDeadline").hasMessageContaining("PT10S");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MultiClusterManager.LeaderElection.of("fairway-system", "", "m-1"))
+                .isInstanceOf(io.fairway.api.InvalidSpecException.class).hasMessageContaining("leaseName");
+        MultiClusterManager m = manager(8, "eu").startLeaderElection(election("manager-one"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.startLeaderElection(election("manager-one")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("manager-one");
+    }
 }
