@@ -25,7 +25,8 @@ import net.jqwik.api.Provide;
  * The conformance suite plus the opt-in no-starvation property, for policies that declare fairness: on two 8-GPU
  * NVSwitch nodes shared by two to three queues (each with quota for the whole cluster), 1–30 jobs of 1–2 members with
  * 1–4 GPUs each, all submitted at once and each running {@link #runRounds()} rounds once started, must all have
- * finished within {@link #boundRounds(int)} rounds.
+ * finished within {@link #boundRounds(int)} rounds — and, under a random schedule of faults the cluster recovers
+ * from ({@link FaultSchedules#recoverableSchedules()}), within {@link #boundRoundsUnderFaults}.
  */
 public abstract class FairPolicyConformance extends PolicyConformance {
 
@@ -42,6 +43,23 @@ public abstract class FairPolicyConformance extends PolicyConformance {
      */
     protected int boundRounds(int jobs) {
         return 2 * jobs * runRounds() + 10;
+    }
+
+    /**
+     * The bound under faults: the fault-free bound, plus the rounds until the last fault, plus {@code 2 * runRounds
+     * + 6} rounds for each fault (a node or cluster down for up to 4 rounds, a run cut short and started again).
+     *
+     * @param jobs the number of jobs @param faults the faults
+     * @return rounds within which every job must have finished
+     */
+    protected int boundRoundsUnderFaults(int jobs, FaultSchedules.FaultSchedule faults) {
+        return boundRounds(jobs) + faults.lastRound() + 1 + faults.faults().size() * (2 * runRounds() + 6);
+    }
+
+    /** @return fault schedules the small cluster recovers from */
+    @Provide
+    Arbitrary<FaultSchedules.FaultSchedule> recoverableFaults() {
+        return FaultSchedules.recoverableSchedules();
     }
 
     /** @return a small fixed cluster with 2–3 queues, each able to hold the whole cluster */
@@ -76,5 +94,13 @@ public abstract class FairPolicyConformance extends PolicyConformance {
     @Property
     void noJobStarvesWithinTheStatedBound(@ForAll("fairWorlds") World world, @ForAll("fairJobs") List<JobTemplate> jobs) {
         ConformanceChecks.noStarvation(world, jobs, this::policy, runRounds(), boundRounds(jobs.size()));
+    }
+
+    /** @param world the world @param jobs the jobs @param faults faults the cluster recovers from */
+    @Property
+    void noJobStarvesDespiteFaultsTheClusterRecoversFrom(@ForAll("fairWorlds") World world, @ForAll("fairJobs") List<JobTemplate> jobs,
+                                                         @ForAll("recoverableFaults") FaultSchedules.FaultSchedule faults) {
+        ConformanceChecks.noStarvationDespiteFaults(world, jobs, faults, this::policy, runRounds(),
+                boundRoundsUnderFaults(jobs.size(), faults));
     }
 }

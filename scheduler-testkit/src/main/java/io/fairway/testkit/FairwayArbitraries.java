@@ -27,8 +27,10 @@ import net.jqwik.api.Tuple;
 /**
  * Reusable jqwik generators: random clusters (mixed GPU shapes, racks, two flavors by node label), random queue
  * set-ups (ClusterQueues in flat cohorts with borrowing and lending limits and preemption settings), random job
- * streams (gangs of 1–4 pod sets of 1–4 members, GPU and cpu-only, priorities, rack and NVLink constraints), and
- * random interleavings of the operations an embedding controller performs.
+ * streams (gangs of 1–4 pod sets of 1–4 members, GPU and cpu-only, elastic pod sets, priorities, rack and NVLink
+ * constraints, job sets of many jobs), and random interleavings of the operations an embedding controller performs
+ * (including the job-set and queue operations {@code cancelJobSet}, {@code setJobSetPriority}, {@code cancelQueue}
+ * and {@code stopClusterQueue}). Faults at rounds come from {@link FaultSchedules}.
  */
 public final class FairwayArbitraries {
     /** The node label that selects a flavor. */
@@ -169,10 +171,34 @@ public final class FairwayArbitraries {
 
     // ------------------------------------------------------------------ jobs
 
-    /** A job before it gets its id: the LocalQueue it submits to (by index, or a missing one), priority, pod sets. */
-    public record JobTemplate(int queue, int priority, List<PodSet> podSets) {
+    /**
+     * A job before it gets its id: the LocalQueue it submits to (by index, or a missing one), priority, pod sets and
+     * the job set it belongs to.
+     *
+     * @param queue the LocalQueue index (modulo the world's queues), or {@link #MISSING_QUEUE}
+     * @param priority the priority
+     * @param podSets the pod sets
+     * @param jobSet the job set index ({@link #jobSetName(int)}), or {@link #OWN_SET} for a job set of its own
+     */
+    public record JobTemplate(int queue, int priority, List<PodSet> podSets, int jobSet) {
         /** The queue index that names a LocalQueue nobody created. */
         public static final int MISSING_QUEUE = 99;
+        /** The job set index meaning "a job set of its own" (the job id, JobSpec's default). */
+        public static final int OWN_SET = -1;
+
+        /**
+         * A job in a job set of its own.
+         *
+         * @param queue the LocalQueue index @param priority the priority @param podSets the pod sets
+         */
+        public JobTemplate(int queue, int priority, List<PodSet> podSets) {
+            this(queue, priority, podSets, OWN_SET);
+        }
+
+        /** @param set a job set index @return this job in that job set */
+        public JobTemplate inJobSet(int set) {
+            return new JobTemplate(queue, priority, podSets, set);
+        }
 
         /**
          * @param id the job id
@@ -182,6 +208,9 @@ public final class FairwayArbitraries {
         public JobSpec build(String id, World world) {
             String q = queue == MISSING_QUEUE ? "missing" : world.localQueues().get(queue % world.localQueues().size()).name();
             JobSpec.Builder b = JobSpec.builder(id).queue(q).priority(priority);
+            if (jobSet != OWN_SET) {
+                b.jobSet(jobSetName(jobSet));
+            }
             podSets.forEach(b::podSet);
             return b.build();
         }
@@ -213,7 +242,12 @@ public final class FairwayArbitraries {
                 });
     }
 
-    /** @return jobs: gangs of 1–4 pod sets, priorities 0–3, mostly to existing queues */
+    /** @param set a job set index @return the job set id jobs of that index carry */
+    public static String jobSetName(int set) {
+        return "set" + set;
+    }
+
+    /** @return jobs: gangs of 1–4 pod sets, priorities 0–3, mostly to existing queues, half of them in one of four job sets */
     public static Arbitrary<JobTemplate> jobTemplates() {
         Arbitrary<List<PodSet>> gang = Arbitraries.frequencyOf(
                 Tuple.of(6, podSets("ps0").map(List::of)),
@@ -221,7 +255,9 @@ public final class FairwayArbitraries {
                 Tuple.of(1, Combinators.combine(podSets("ps0"), podSets("ps1"), podSets("ps2")).as(List::of)),
                 Tuple.of(1, Combinators.combine(podSets("ps0"), podSets("ps1"), podSets("ps2"), podSets("ps3")).as(List::of)));
         Arbitrary<Integer> queue = Arbitraries.frequencyOf(Tuple.of(39, Arbitraries.integers().between(0, 3)), Tuple.of(1, Arbitraries.just(JobTemplate.MISSING_QUEUE)));
-        return Combinators.combine(queue, Arbitraries.integers().between(0, 3), gang).as(JobTemplate::new);
+        Arbitrary<Integer> jobSet = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(JobTemplate.OWN_SET)),
+                Tuple.of(1, Arbitraries.integers().between(0, 3)));
+        return Combinators.combine(queue, Arbitraries.integers().between(0, 3), gang, jobSet).as(JobTemplate::new);
     }
 
     // ------------------------------------------------------------------ operations
@@ -236,6 +272,30 @@ public final class FairwayArbitraries {
 
     /** Submit several jobs at once. */
     public record SubmitBatch(List<JobTemplate> jobs) implements Op {
+    }
+
+    /**
+     * Submit many jobs under one job set id at once (Armada's job set): the jobs' own job set indexes are replaced.
+     *
+     * @param set the job set index @param jobs the jobs
+     */
+    public record SubmitJobSet(int set, List<JobTemplate> jobs) implements Op {
+    }
+
+    /** Cancel every live job of a job set ({@code Scheduler.cancelJobSet}); the set is picked among those submitted. */
+    public record CancelJobSet(int pick) implements Op {
+    }
+
+    /** Change the priority of every live job of a job set ({@code Scheduler.setJobSetPriority}). */
+    public record SetJobSetPriority(int pick, int priority) implements Op {
+    }
+
+    /** Cancel every live job of a ClusterQueue ({@code Scheduler.cancelQueue}); the queue is picked among the world's. */
+    public record CancelQueue(int pick) implements Op {
+    }
+
+    /** Stop or reopen a ClusterQueue ({@code Scheduler.stopClusterQueue}): a stopped one admits nothing new. */
+    public record StopClusterQueue(int pick, boolean stopped) implements Op {
     }
 
     /** Run a round. */
@@ -270,12 +330,18 @@ public final class FairwayArbitraries {
     public record Tick(int seconds) implements Op {
     }
 
-    /** @return one operation, rounds and submissions most often */
+    /** @return one operation, rounds and submissions most often; job-set and queue operations now and then */
     public static Arbitrary<Op> operations() {
         Arbitrary<Integer> pick = Arbitraries.integers().between(0, 1_000);
         return Arbitraries.frequencyOf(
                 Tuple.of(28, jobTemplates().map(Submit::new)),
                 Tuple.of(4, jobTemplates().list().ofMinSize(2).ofMaxSize(5).map(SubmitBatch::new)),
+                Tuple.of(3, Combinators.combine(Arbitraries.integers().between(0, 5), jobTemplates().list().ofMinSize(2).ofMaxSize(8))
+                        .as(SubmitJobSet::new)),
+                Tuple.of(2, pick.map(CancelJobSet::new)),
+                Tuple.of(2, Combinators.combine(pick, Arbitraries.integers().between(0, 5)).as(SetJobSetPriority::new)),
+                Tuple.of(1, pick.map(CancelQueue::new)),
+                Tuple.of(1, Combinators.combine(pick, Arbitraries.of(true, false, false)).as(StopClusterQueue::new)),
                 Tuple.of(24, Arbitraries.just(new RunRound())),
                 Tuple.of(14, pick.map(Start::new)),
                 Tuple.of(8, Combinators.combine(pick, Arbitraries.of(false, false, false, true)).as(Finish::new)),

@@ -22,8 +22,11 @@ import net.jqwik.api.constraints.LongRange;
  *
  * <p>Each property draws random clusters (every ready-made GPU shape, racks as a topology level, two flavors),
  * ClusterQueues in cohorts with borrowing and lending limits, and random interleavings of submissions (gangs,
- * priorities, topology constraints), rounds, starts, finishes, failures, cancellations, node loss, node additions,
- * cordons and clock ticks, and checks one invariant after every operation. Tries per property come from jqwik's
+ * priorities, topology constraints, job sets), rounds, starts, finishes, failures, cancellations, job-set and queue
+ * operations (cancel a job set, change its priority, cancel or stop a queue), node loss, node additions, cordons and
+ * clock ticks, and checks one invariant after every operation. One more property runs the same streams on clusters
+ * spread over one to three clusters while a random {@link FaultSchedules fault schedule} strikes (node failure and
+ * recovery, spot interruptions, cluster loss, actuator failures) and checks every invariant after every step. Tries per property come from jqwik's
  * default ({@code -Djqwik.tries.default=…}, or {@code -Djqwik.tries=…} through the Fairway build). Policies that
  * promise fairness extend {@link FairPolicyConformance}, which adds a bounded no-starvation property.
  */
@@ -42,6 +45,18 @@ public abstract class PolicyConformance {
     @Provide
     Arbitrary<List<Op>> operations() {
         return FairwayArbitraries.operationLists();
+    }
+
+    /** @return random worlds whose nodes are spread over one to three clusters */
+    @Provide
+    Arbitrary<World> multiClusterWorlds() {
+        return FaultSchedules.multiClusterWorlds();
+    }
+
+    /** @return random fault schedules */
+    @Provide
+    Arbitrary<FaultSchedules.FaultSchedule> faultSchedules() {
+        return FaultSchedules.schedules();
     }
 
     /** @param world the world @param ops the operations */
@@ -79,5 +94,12 @@ public abstract class PolicyConformance {
     @Property
     void thePolicyNeverProposesWhatTheCoreMustRefuse(@ForAll("worlds") World world, @ForAll("operations") List<Op> ops) {
         ConformanceChecks.noPlanIsRefused(world, ops, this::policy);
+    }
+
+    /** @param world the world @param ops the operations @param faults the faults */
+    @Property
+    void everyInvariantHoldsAfterEveryRoundUnderFaults(@ForAll("multiClusterWorlds") World world, @ForAll("operations") List<Op> ops,
+                                                       @ForAll("faultSchedules") FaultSchedules.FaultSchedule faults) {
+        ConformanceChecks.everyInvariantUnderFaults(world, ops, faults, this::policy);
     }
 }
