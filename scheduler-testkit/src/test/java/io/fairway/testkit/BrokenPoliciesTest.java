@@ -1,5 +1,6 @@
 package io.fairway.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,8 +31,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.Supplier;
+import io.fairway.testkit.FaultSchedules.ActuatorFailure;
+import io.fairway.testkit.FaultSchedules.ActuatorFailureKind;
+import io.fairway.testkit.FaultSchedules.FaultSchedule;
+import io.fairway.testkit.FaultSchedules.NodeFailure;
+import io.fairway.testkit.FaultSchedules.ScheduledFault;
+import io.fairway.testkit.FaultSchedules.SpotInterruption;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * breaks, while a built-in policy passes the very same inputs.
  */
 class BrokenPoliciesTest {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BrokenPoliciesTest.class);
 
     private static final Supplier<SchedulingPolicy> CORRECT = () -> BuiltInPolicies.named("best-effort-fifo");
 
@@ -163,5 +174,78 @@ class BrokenPoliciesTest {
                 .hasMessageContaining("later");
         assertThatCode(() -> ConformanceChecks.noStarvation(w, jobs, () -> BuiltInPolicies.named("fair-share-over-time"), 2, 30))
                 .doesNotThrowAnyException();
+    }
+
+    // ------------------------------------------------------------------ under the fault schedules and job sets
+
+    /** A node lost before round 1 and back before round 2, an eviction and a spot notice before round 2. */
+    private static final FaultSchedule SOME_FAULTS = new FaultSchedule(List.of(
+            new ScheduledFault(1, new NodeFailure(0, 1)),
+            new ScheduledFault(2, new ActuatorFailure(0, ActuatorFailureKind.EVICTED)),
+            new ScheduledFault(2, new SpotInterruption(0, 1, true))));
+
+    @Test
+    void theFaultPropertyCatchesTheDoubleBookerAndTheQuotaIgnorer() {
+        assertThatThrownBy(() -> ConformanceChecks.everyInvariantUnderFaults(oneNode(16), THREE_JOBS, SOME_FAULTS, DoubleBooker::new))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("tried to break an invariant")
+                .hasMessageContaining("not free");
+        assertThatThrownBy(() -> ConformanceChecks.everyInvariantUnderFaults(oneNode(4), THREE_JOBS, SOME_FAULTS, QuotaIgnorer::new))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("tried to break an invariant")
+                .hasMessageContaining("QUOTA");
+        assertThatCode(() -> ConformanceChecks.everyInvariantUnderFaults(oneNode(16), THREE_JOBS, SOME_FAULTS, CORRECT)).doesNotThrowAnyException();
+        assertThatCode(() -> ConformanceChecks.everyInvariantUnderFaults(oneNode(4), THREE_JOBS, SOME_FAULTS, CORRECT)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void theDropperFailsTheNoStarvationPropertyUnderFaults() {
+        World w = FairPolicyConformance.fairWorld(2);
+        List<JobTemplate> jobs = List.of(fourGpuJob(0).inJobSet(0), fourGpuJob(1).inJobSet(0), fourGpuJob(0), fourGpuJob(1), fourGpuJob(0));
+        assertThatThrownBy(() -> ConformanceChecks.noStarvationDespiteFaults(w, jobs, SOME_FAULTS, Dropper::new, 2, 60))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("jobs starved")
+                .hasMessageContaining("3 faults");
+        assertThatCode(() -> ConformanceChecks.noStarvationDespiteFaults(w, jobs, SOME_FAULTS, () -> BuiltInPolicies.named("fair-share-over-time"), 2, 60))
+                .doesNotThrowAnyException();
+    }
+
+    /**
+     * On inputs drawn from the same generators the conformance suite uses (job streams with job sets, multi-cluster
+     * worlds, fault schedules; a fixed seed), each broken policy fails the fault property on many of them, while the
+     * built-in policy passes every one. (A jqwik example: generators need jqwik's lifecycle.)
+     */
+    @Example
+    void theGeneratedFaultScenariosCatchTheBrokenPolicies() {
+        Random random = new Random(20261123);
+        Arbitrary<World> worlds = FaultSchedules.multiClusterWorlds();
+        Arbitrary<List<Op>> ops = FairwayArbitraries.operationLists();
+        Arbitrary<FaultSchedule> faults = FaultSchedules.schedules();
+        int scenarios = 40;
+        int doubleBookerCaught = 0;
+        int quotaIgnorerCaught = 0;
+        for (int i = 0; i < scenarios; i++) {
+            World w = worlds.generator(1000).next(random).value();
+            List<Op> o = ops.generator(1000).next(random).value();
+            FaultSchedule f = faults.generator(1000).next(random).value();
+            assertThatCode(() -> ConformanceChecks.everyInvariantUnderFaults(w, o, f, CORRECT)).as("scenario %d, best-effort-fifo", i)
+                    .doesNotThrowAnyException();
+            doubleBookerCaught += caught(() -> ConformanceChecks.everyInvariantUnderFaults(w, o, f, DoubleBooker::new), "tried to break an invariant");
+            quotaIgnorerCaught += caught(() -> ConformanceChecks.everyInvariantUnderFaults(w, o, f, QuotaIgnorer::new), "tried to break an invariant");
+        }
+        LOG.info("generated fault scenarios: double-booker caught in {} of {}, quota-ignorer in {} of {}", doubleBookerCaught, scenarios,
+                quotaIgnorerCaught, scenarios);
+        assertThat(doubleBookerCaught).as("scenarios of %d in which the double-booker was caught", scenarios).isGreaterThanOrEqualTo(scenarios / 4);
+        assertThat(quotaIgnorerCaught).as("scenarios of %d in which the quota-ignorer was caught", scenarios).isGreaterThanOrEqualTo(scenarios / 4);
+    }
+
+    private static int caught(Runnable check, String expected) {
+        try {
+            check.run();
+            return 0;
+        } catch (AssertionError e) {
+            assertThat(e.getMessage()).contains(expected);
+            return 1;
+        }
     }
 }
