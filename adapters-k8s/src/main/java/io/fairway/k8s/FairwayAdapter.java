@@ -715,6 +715,10 @@ public final class FairwayAdapter implements AutoCloseable {
         }
         for (Deprovision d : roundDeprovisions) {
             String claim = claimOfNode.get(d.node());
+            if (claim == null && deprovisioning.contains(d.node())) {
+                LOG.debug("{}: its NodeClaim is deleted already; the node is going away", d);
+                continue;
+            }
             if (claim == null) {
                 LOG.warn("{}: node {} has no NodeClaim of Fairway's; it is left to the cluster", d, d.node());
                 continue;

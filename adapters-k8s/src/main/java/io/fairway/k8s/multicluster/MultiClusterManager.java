@@ -154,6 +154,8 @@ public final class MultiClusterManager implements AutoCloseable {
     private volatile boolean leading = true;
     private volatile boolean lostLeadership;
     private volatile boolean closed;
+    /** When (System.nanoTime) this manager last read the Lease and found it its own; 0: never. */
+    private volatile long leaseConfirmedNanos;
     private CompletableFuture<?> elector;
     private final AtomicLong eventSeq = new AtomicLong(System.nanoTime());
     private boolean recovered;
@@ -350,11 +352,29 @@ public final class MultiClusterManager implements AutoCloseable {
                 return false;
             }
             java.time.ZonedDateTime renewed = l.getSpec().getRenewTime();
-            return renewed == null || renewed.plus(le.leaseDuration()).isAfter(java.time.ZonedDateTime.now());
+            boolean held = renewed == null || renewed.plus(le.leaseDuration()).isAfter(java.time.ZonedDateTime.now());
+            if (held) {
+                leaseConfirmedNanos = System.nanoTime();
+            }
+            return held;
         } catch (KubernetesClientException e) {
             LOG.warn("cannot read the Lease {}/{}: {}", le.namespace(), le.leaseName(), e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * True while the executors may touch the workers: this manager leads and (with an election) found the Lease its
+     * own within the renew deadline, on its last pass — so a leader that lost the Lease without noticing yet stops
+     * before another can have taken over.
+     */
+    boolean mayPoll() {
+        if (!isLeader()) {
+            return false;
+        }
+        LeaderElection le = election;
+        long confirmed = leaseConfirmedNanos;
+        return le == null || confirmed != 0 && System.nanoTime() - confirmed < le.renewDeadline().toNanos();
     }
 
     // ------------------------------------------------------------------ accessors

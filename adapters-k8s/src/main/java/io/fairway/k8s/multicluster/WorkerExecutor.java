@@ -110,13 +110,13 @@ public final class WorkerExecutor {
 
     /**
      * One pass of the executor loop. Call it from one thread (the manager's loop does). It does nothing (and reports
-     * the worker not reached) while its manager does not lead.
+     * the worker not reached) while its manager does not lead, or has not confirmed its Lease within the renew deadline.
      *
      * @return what it did
      */
     public PollResult pollOnce() {
         synchronized (manager.lock()) {
-            if (!manager.isLeader()) {
+            if (!manager.mayPoll()) {
                 return new PollResult(false, 0, List.of());
             }
             return pollLocked();

@@ -403,8 +403,10 @@ class MultiClusterManagerTest {
     }
 
     private static MultiClusterManager.LeaderElection election(String candidate) {
-        return new MultiClusterManager.LeaderElection("fairway-system", "fairway-manager", candidate, Duration.ofSeconds(3),
-                Duration.ofSeconds(2), Duration.ofMillis(200));
+        // a long Lease keeps a busy build machine from taking it away mid-test; the leader gives it up when it closes,
+        // so the takeover does not wait for it to expire
+        return new MultiClusterManager.LeaderElection("fairway-system", "fairway-manager", candidate, Duration.ofSeconds(10),
+                Duration.ofSeconds(8), Duration.ofMillis(200));
     }
 
     @Test
