@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * kind: NodeClaim
  * metadata:
  *   name: gpu-1f0c9a2b7e-0                       # pool - hash of (pool, instance type, jobs) - index
- *   labels: {karpenter.sh/nodepool: gpu, app.kubernetes.io/managed-by: fairway, fairway.io/provisioned-for: 1f0c9a2b7e, ...pool labels}
+ *   labels: {karpenter.sh/nodepool: gpu, app.kubernetes.io/managed-by: fairway, fairway.io/provisioned-for: 1f0c9a2b7e,
+ *            fairway.io/job-namespace: default, fairway.io/job-name: train, ...pool labels}
  *   annotations: {fairway.io/provisioned-for: "default/train", fairway.io/reason: "for job default/train (request 0)"}
  * spec:
  *   nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
@@ -69,6 +70,10 @@ final class NodeClaims {
     static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     /** Label and annotation: the jobs a claim was made for (label: their hash; annotation: their ids). */
     static final String PROVISIONED_FOR = "fairway.io/provisioned-for";
+    /** Label on a claim made for one Job: its namespace. */
+    static final String JOB_NAMESPACE_LABEL = "fairway.io/job-namespace";
+    /** Label on a claim made for one Job: its name. */
+    static final String JOB_NAME_LABEL = "fairway.io/job-name";
     /** Annotation: the engine's reason for the claim. */
     static final String REASON_ANNOTATION = "fairway.io/reason";
     /** The value of {@link #MANAGED_BY_LABEL} on the claims Fairway makes. */
@@ -129,7 +134,7 @@ final class NodeClaims {
             do {
                 name = prefix(pool.name()) + "-" + key + "-" + index++;
             } while (taken.contains(name));
-            GenericKubernetesResource claim = claim(name, pool, type, key, ids, reason, requests);
+            GenericKubernetesResource claim = claim(name, pool, type, key, jobs, reason, requests);
             try {
                 existing.put(name, client.genericKubernetesResources(CONTEXT).resource(claim).create());
             } catch (KubernetesClientException e) {
@@ -191,8 +196,9 @@ final class NodeClaims {
         return claim.getMetadata().getLabels() == null ? Map.of() : claim.getMetadata().getLabels();
     }
 
-    private GenericKubernetesResource claim(String name, NodePool pool, InstanceType type, String key, List<String> ids, String reason,
+    private GenericKubernetesResource claim(String name, NodePool pool, InstanceType type, String key, Collection<JobSpec> jobs, String reason,
                                             Map<String, Object> requests) {
+        List<String> ids = jobs.stream().map(JobSpec::id).sorted().toList();
         Map<String, String> labels = new TreeMap<>(pool.labels());
         labels.put(NodePool.POOL_LABEL, pool.name());
         labels.put(NodePool.INSTANCE_TYPE_LABEL, type.name());
@@ -201,6 +207,17 @@ final class NodeClaims {
         labels.put(PROVISIONED_FOR, key);
         if (!"none".equals(type.gpuShape())) {
             labels.putIfAbsent(Keys.GPU_SHAPE_LABEL, type.gpuShape());
+        }
+        if (jobs.size() == 1) {
+            // for kubectl get nodeclaims -l fairway.io/job-name=...: the Job's namespace and name, when they are valid label values
+            JobSpec j = jobs.iterator().next();
+            String jobName = j.id().startsWith(j.namespace() + "/") ? j.id().substring(j.namespace().length() + 1) : j.id();
+            int at = jobName.indexOf('@');
+            jobName = at >= 0 ? jobName.substring(0, at) : jobName;
+            if (labelValue(j.namespace()) && labelValue(jobName)) {
+                labels.put(JOB_NAMESPACE_LABEL, j.namespace());
+                labels.put(JOB_NAME_LABEL, jobName);
+            }
         }
         Map<String, String> annotations = new TreeMap<>();
         annotations.put(PROVISIONED_FOR, String.join(",", ids));
@@ -287,6 +304,10 @@ final class NodeClaims {
         }
         p = p.replaceAll("-+$", "");
         return p.isEmpty() ? "fairway" : p;
+    }
+
+    private static boolean labelValue(String v) {
+        return v != null && v.length() <= 63 && v.matches("([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?") && !v.isEmpty();
     }
 
     private static String label(GenericKubernetesResource r, String key) {

@@ -107,7 +107,8 @@ class NodeClaimTest {
         assertThat(claim.getApiVersion()).isEqualTo("karpenter.sh/v1");
         assertThat(claim.getKind()).isEqualTo("NodeClaim");
         assertThat(claim.getMetadata().getLabels()).containsEntry("karpenter.sh/nodepool", "cpu-pool").containsEntry("team", "ml")
-                .containsEntry(NodeClaims.PROVISIONED_FOR, NodeClaims.key("cpu-pool", "c-large", List.of("default/train")));
+                .containsEntry(NodeClaims.PROVISIONED_FOR, NodeClaims.key("cpu-pool", "c-large", List.of("default/train")))
+                .containsEntry(NodeClaims.JOB_NAMESPACE_LABEL, "default").containsEntry(NodeClaims.JOB_NAME_LABEL, "train");
         assertThat(claim.getMetadata().getAnnotations()).containsEntry(NodeClaims.PROVISIONED_FOR, "default/train");
         assertThat(spec(claim).get("nodeClassRef")).isEqualTo(Map.of("group", "karpenter.k8s.aws", "kind", "EC2NodeClass", "name", "gpu-nodes"));
         assertThat(spec(claim).get("resources")).isEqualTo(Map.of("requests", Map.of("cpu", "48")));
