@@ -20,15 +20,46 @@ import java.util.Set;
  * @param consolidationDelayMillis how long a node stays empty before it is removed
  * @param labels labels its nodes carry (e.g. flavor labels)
  * @param taints taints its nodes carry
+ * @param consolidation which nodes are consolidated after the delay: only empty ones (the default), or also under-used
+ *     ones whose jobs all checkpoint and fit on other nodes (they migrate)
  */
 public record NodePool(String name, String cluster, List<InstanceType> instanceTypes, Resources limits, long provisioningDelayMillis,
-                       long consolidationDelayMillis, Map<String, String> labels, List<Taint> taints) implements java.io.Serializable {
+                       long consolidationDelayMillis, Map<String, String> labels, List<Taint> taints, Consolidation consolidation)
+        implements java.io.Serializable {
     /** Node label naming the pool a node came from. */
     public static final String POOL_LABEL = "karpenter.sh/nodepool";
     /** Node label naming a node's instance type. */
     public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
     /** Node label naming a node's capacity type ({@code spot} / {@code on-demand}). */
     public static final String CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type";
+
+    /** Karpenter's consolidation policy: which nodes a pool removes once the consolidation delay has passed. */
+    public enum Consolidation {
+        /** Only nodes with nothing on them, empty for the delay (Karpenter's {@code WhenEmpty}). */
+        WHEN_EMPTY,
+        /**
+         * Empty nodes, and nodes whose jobs all checkpoint, fit on the pool's and cluster's other nodes, and have run there for
+         * the delay: those jobs migrate (from a checkpoint) and the node is removed (Karpenter's {@code WhenEmptyOrUnderutilized}).
+         */
+        WHEN_UNDERUTILIZED
+    }
+
+    /**
+     * A pool that removes only empty nodes.
+     *
+     * @param name the pool name
+     * @param cluster the cluster its nodes join
+     * @param instanceTypes the allowed instance types
+     * @param limits the most the pool's nodes may add up to
+     * @param provisioningDelayMillis how long a requested node takes to come up
+     * @param consolidationDelayMillis how long a node stays empty before it is removed
+     * @param labels labels its nodes carry
+     * @param taints taints its nodes carry
+     */
+    public NodePool(String name, String cluster, List<InstanceType> instanceTypes, Resources limits, long provisioningDelayMillis,
+                    long consolidationDelayMillis, Map<String, String> labels, List<Taint> taints) {
+        this(name, cluster, instanceTypes, limits, provisioningDelayMillis, consolidationDelayMillis, labels, taints, Consolidation.WHEN_EMPTY);
+    }
 
     /** Validates. */
     public NodePool {
@@ -49,6 +80,15 @@ public record NodePool(String name, String cluster, List<InstanceType> instanceT
                 "node pool %s: consolidation delay must be >= 0, was %d ms", name, consolidationDelayMillis);
         labels = Map.copyOf(labels == null ? Map.of() : labels);
         taints = List.copyOf(taints == null ? List.of() : taints);
+        consolidation = consolidation == null ? Consolidation.WHEN_EMPTY : consolidation;
+    }
+
+    /**
+     * @param policy the consolidation policy
+     * @return this pool with that policy
+     */
+    public NodePool withConsolidation(Consolidation policy) {
+        return new NodePool(name, cluster, instanceTypes, limits, provisioningDelayMillis, consolidationDelayMillis, labels, taints, policy);
     }
 
     /**
