@@ -70,6 +70,7 @@ public final class Rounds {
         Provisioner.Outcome p = Provisioner.run(snapshot, ctx, reasons, nextRequestId(snapshot));
         decisions.addAll(p.provisions());
         decisions.addAll(p.deprovisions());
+        decisions.addAll(p.migrations()); // consolidation of under-used nodes: Preempt (migration) and Admit elsewhere
         reasons.putAll(p.reasons());
         return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals(),
                 p.reservations(), p.requests());

@@ -1072,7 +1072,7 @@ public final class Scheduler {
                     newReservations.put(res.jobId(), res);
                 }
             }
-            inFlight.addAll(r.requests());
+            io.fairway.core.internal.Provisioner.mergeRequests(inFlight, r.requests()); // a request handed to other jobs replaces itself
             for (Decision d : r.decisions()) {
                 if (d instanceof io.fairway.api.decision.Provision || d instanceof Deprovision) {
                     applied.add(d);
@@ -1349,8 +1349,9 @@ public final class Scheduler {
             for (Map.Entry<String, Long> e : emptySince.entrySet()) {
                 Node n = nodes.get(e.getKey());
                 NodePool p = n == null ? null : nodePools.get(n.labels().get(NodePool.POOL_LABEL));
-                if (p != null) {
-                    best = Math.min(best, Math.max(now + 1, e.getValue() + p.consolidationDelayMillis()));
+                if (p != null && e.getValue() + p.consolidationDelayMillis() > now) {
+                    // a node already past its delay is held by a node request: an event (arrival, cancel) ends that, not time
+                    best = Math.min(best, e.getValue() + p.consolidationDelayMillis());
                 }
             }
             return best == Long.MAX_VALUE ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(best);

@@ -1,6 +1,9 @@
 package io.fairway.core.internal;
 
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Deprovision;
+import io.fairway.api.decision.Preempt;
 import io.fairway.api.decision.Provision;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
@@ -15,25 +18,195 @@ import io.fairway.api.model.Toleration;
 import io.fairway.core.Provisioning;
 import io.fairway.core.Snapshot;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Step 4 of the round: nodes for admitted-under-quota gangs that fit nowhere, as Karpenter does. For each
  * pending job whose quota fits but whose gang has no room (in submission order), quota is reserved and the
  * cheapest instance type of a matching pool that holds the whole gang is requested, within the pool's limits.
- * Jobs whose quota does not fit are never provisioned for (suspended jobs must not scale the cluster). Pool
- * nodes empty for longer than their pool's consolidation delay are removed.
+ * Jobs whose quota does not fit are never provisioned for (suspended jobs must not scale the cluster).
+ *
+ * <p>A node request whose jobs no longer wait for it (they finished, were cancelled, or were placed elsewhere)
+ * is handed to the next pending gang it holds, before any new node is requested; a request nobody takes is left
+ * with no jobs, so it no longer holds up consolidation, and its nodes are removed once empty like any other.
+ *
+ * <p>Consolidation: pool nodes empty for longer than their pool's consolidation delay are removed; in pools that
+ * consolidate {@link NodePool.Consolidation#WHEN_UNDERUTILIZED when under-used}, so is a node whose jobs all
+ * checkpoint and fit on the other nodes (see {@link Consolidator}).
+ *
+ * <p>Cost: instance types are matched once per distinct gang shape (pod sets, selectors, tolerations, flavors),
+ * sorted by cost; each job then takes the first candidate within its pool's limits.
  */
 public final class Provisioner {
-    /** What the step decided. */
+    /**
+     * What the step decided.
+     *
+     * @param provisions new node requests, as decisions
+     * @param deprovisions nodes to remove
+     * @param reservations quota reserved for jobs waiting for nodes, by job
+     * @param requests new node requests, and existing ones whose jobs changed (same id: they replace the old)
+     * @param reasons new pending reasons
+     * @param migrations jobs moved off a node being consolidated: a {@link Preempt} (migration, checkpoint expected) for each,
+     *     then its {@link Admit} on other nodes
+     */
     public record Outcome(List<Provision> provisions, List<Deprovision> deprovisions, Map<String, Provisioning.Reservation> reservations,
-                          List<Provisioning.Request> requests, Map<String, PendingReason> reasons) {
+                          List<Provisioning.Request> requests, Map<String, PendingReason> reasons, List<Decision> migrations) {
+        /** Without migrations. */
+        public Outcome(List<Provision> provisions, List<Deprovision> deprovisions, Map<String, Provisioning.Reservation> reservations,
+                       List<Provisioning.Request> requests, Map<String, PendingReason> reasons) {
+            this(provisions, deprovisions, reservations, requests, reasons, List.of());
+        }
     }
 
     private Provisioner() {
+    }
+
+    /** A pool, with its limits as arrays (only limited resources are tracked). */
+    private static final class PoolState {
+        final NodePool pool;
+        final String[] limitNames;
+        final long[] limit;
+        final long[] use;
+
+        PoolState(NodePool pool, Resources use) {
+            this.pool = pool;
+            Map<String, Long> l = pool.limits().asMap();
+            limitNames = l.keySet().toArray(new String[0]);
+            limit = new long[limitNames.length];
+            this.use = new long[limitNames.length];
+            for (int i = 0; i < limitNames.length; i++) {
+                limit[i] = l.get(limitNames[i]);
+                this.use[i] = use == null ? 0 : use.get(limitNames[i]);
+            }
+        }
+    }
+
+    /** One instance type of one pool, with what is derived from it computed once. */
+    private static final class Offer {
+        final PoolState pool;
+        final InstanceType type;
+        final Resources total;
+        final Node sample;
+        /** What one node adds to each of the pool's limited resources. */
+        final long[] perNode;
+
+        Offer(PoolState pool, InstanceType type) {
+            this.pool = pool;
+            this.type = type;
+            this.total = type.totalCapacity();
+            this.sample = pool.pool.nodeOf(type, "probe");
+            perNode = new long[pool.limitNames.length];
+            for (int i = 0; i < perNode.length; i++) {
+                perNode[i] = total.get(pool.limitNames[i]);
+            }
+        }
+
+        /** Original rule: the pool's capacity after adding {@code nodes} stays within every limit. */
+        boolean withinLimits(int nodes) {
+            for (int i = 0; i < perNode.length; i++) {
+                if (pool.use[i] + perNode[i] * nodes > pool.limit[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        void add(int nodes) {
+            for (int i = 0; i < perNode.length; i++) {
+                pool.use[i] += perNode[i] * nodes;
+            }
+        }
+    }
+
+    /** The offers, and which of them each pod-set constraint (selector, tolerations, flavor) allows, computed once per constraint. */
+    private static final class Offers {
+        final List<Offer> list = new ArrayList<>();
+        final Map<String, Offer> byName = new HashMap<>();
+        final Map<List<Object>, boolean[]> allowed = new HashMap<>();
+        final Map<String, ResourceFlavor> flavorSpecs;
+        final Map<List<Object>, int[]> nodesByShape = new HashMap<>();
+        /** Per resource name, each offer's capacity of it. */
+        final Map<String, long[]> capacity = new HashMap<>();
+
+        long[] capacity(String resource) {
+            return capacity.computeIfAbsent(resource, k -> {
+                long[] c = new long[list.size()];
+                for (int i = 0; i < c.length; i++) {
+                    c[i] = list.get(i).sample.capacity().get(k);
+                }
+                return c;
+            });
+        }
+
+        Offers(Map<String, ResourceFlavor> flavorSpecs) {
+            this.flavorSpecs = flavorSpecs;
+        }
+
+        boolean[] allowed(PodSet ps, String flavor) {
+            return allowed.computeIfAbsent(List.of(ps.nodeSelector(), ps.tolerations(), String.valueOf(flavor)), k -> {
+                boolean[] ok = new boolean[list.size()];
+                for (int i = 0; i < ok.length; i++) {
+                    ok[i] = matches(ps, flavor, flavorSpecs, list.get(i).sample);
+                }
+                return ok;
+            });
+        }
+
+        /** @return per offer, the nodes it takes to hold the gang (0: a member fits none) */
+        int[] nodes(JobStatus j, Map<String, Integer> counts, Map<String, String> flavors) {
+            return nodesByShape.computeIfAbsent(shapeKey(j, flavors), k -> {
+                int[] total = new int[list.size()];
+                boolean first = true;
+                for (PodSet ps : j.spec().podSets()) {
+                    boolean[] ok = allowed(ps, flavors.get(ps.name()));
+                    Map<String, Long> req = ps.resources().asMap();
+                    long[][] caps = new long[req.size()][];
+                    long[] amounts = new long[req.size()];
+                    int n = 0;
+                    for (Map.Entry<String, Long> e : req.entrySet()) {
+                        caps[n] = capacity(e.getKey());
+                        amounts[n++] = e.getValue();
+                    }
+                    long m = counts.getOrDefault(ps.name(), ps.count());
+                    for (int o = 0; o < total.length; o++) {
+                        if (!first && total[o] == 0) {
+                            continue;
+                        }
+                        if (!ok[o]) {
+                            total[o] = 0;
+                            continue;
+                        }
+                        long perNode = Long.MAX_VALUE;
+                        for (int i = 0; i < amounts.length && perNode > 0; i++) {
+                            perNode = Math.min(perNode, caps[i][o] / amounts[i]);
+                        }
+                        total[o] = perNode <= 0 ? 0 : total[o] + (int) ((m + perNode - 1) / perNode);
+                    }
+                    first = false;
+                }
+                return total;
+            });
+        }
+    }
+
+    /** A node request no job waits for any more, and how many of its nodes are still to come and untaken. */
+    private static final class Spare {
+        final Provisioning.Request request;
+        final Offer offer;
+        int nodesLeft;
+        final List<String> jobs = new ArrayList<>();
+
+        Spare(Provisioning.Request request, Offer offer) {
+            this.request = request;
+            this.offer = offer;
+            this.nodesLeft = request.count() - request.arrived();
+        }
     }
 
     /**
@@ -54,8 +227,16 @@ public final class Provisioner {
             return new Outcome(provisions, deprovisions, reserved, requests, newReasons);
         }
         Map<String, Resources> poolUse = poolUsage(snapshot, prov);
-        Map<String, Node> probes = new HashMap<>(); // one sample node per (pool, instance type)
-        Map<String, Integer> fitCache = new HashMap<>(); // (job shape, flavors, pool, type) -> nodes
+        Offers offers = new Offers(snapshot.flavors());
+        for (NodePool pool : prov.pools().values()) {
+            PoolState ps = new PoolState(pool, poolUse.get(pool.name()));
+            for (InstanceType t : pool.instanceTypes()) {
+                Offer o = new Offer(ps, t);
+                offers.list.add(o);
+                offers.byName.put(pool.name() + '\u0000' + t.name(), o);
+            }
+        }
+        List<Spare> spares = spares(prov, ctx, offers.byName);
         long id = nextRequestId;
         for (JobStatus j : snapshot.pending()) {
             if (ctx.admitted.containsKey(j.id()) || prov.reservations().containsKey(j.id())) {
@@ -78,87 +259,194 @@ public final class Provisioner {
                 continue;
             }
             Assignment.Choice choice = ar.choices().get(0);
-            Candidate best = null;
-            for (NodePool pool : prov.pools().values()) {
-                for (InstanceType t : pool.instanceTypes()) {
-                    Node sample = probes.computeIfAbsent(pool.name() + '\u0000' + t.name(), k -> pool.nodeOf(t, "probe"));
-                    String key = shapeKey(j, choice.flavors()) + '\u0000' + pool.name() + '\u0000' + t.name();
-                    int nodes = fitCache.computeIfAbsent(key, k -> nodesFor(j, counts, choice.flavors(), snapshot.flavors(), sample));
-                    if (nodes <= 0) {
-                        continue;
-                    }
-                    Resources add = t.totalCapacity().times(nodes);
-                    Resources after = poolUse.getOrDefault(pool.name(), Resources.NONE).plus(add);
-                    if (!withinLimits(after, pool.limits())) {
-                        continue;
-                    }
-                    double cost = nodes * t.pricePerHour();
-                    if (best == null || cost < best.cost || (cost == best.cost && nodes < best.nodes)) {
-                        best = new Candidate(pool, t, nodes, cost);
-                    }
+            Spare spare = spareFor(j, counts, choice.flavors(), snapshot.flavors(), spares);
+            if (spare != null) {
+                int nodes = nodesFor(j, counts, choice.flavors(), snapshot.flavors(), spare.offer.sample);
+                spare.nodesLeft -= nodes;
+                spare.jobs.add(j.id());
+                choice.usage().forEach((fr, v) -> ctx.quota.add(cqName, fr, v));
+                reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
+                newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName
+                        + "; waiting for " + nodes + " node(s) of " + spare.offer.type.name() + " from pool " + spare.offer.pool.pool.name()
+                        + " (node request " + spare.request.id() + ", whose jobs no longer need it)",
+                        Map.of("nodes", (long) nodes, "provisioningDelayMillis", spare.offer.pool.pool.provisioningDelayMillis())));
+                continue;
+            }
+            int[] nodesPer = offers.nodes(j, counts, choice.flavors());
+            Offer best = null;
+            int bestNodes = 0;
+            double bestCost = 0;
+            for (int o = 0; o < nodesPer.length; o++) {
+                int nodes = nodesPer[o];
+                Offer offer = offers.list.get(o);
+                if (nodes <= 0 || !offer.withinLimits(nodes)) {
+                    continue;
+                }
+                double cost = nodes * offer.type.pricePerHour();
+                if (best == null || cost < bestCost || (cost == bestCost && nodes < bestNodes)) {
+                    best = offer;
+                    bestNodes = nodes;
+                    bestCost = cost;
                 }
             }
             if (best == null) {
                 newReasons.put(j.id(), PendingReason.of(r.code(), r.message() + "; no node pool has an instance type that holds it within its limits"));
                 continue;
             }
+            NodePool pool = best.pool.pool;
             choice.usage().forEach((fr, v) -> ctx.quota.add(cqName, fr, v));
-            poolUse.merge(best.pool.name(), best.type.totalCapacity().times(best.nodes), Resources::plus);
+            best.add(bestNodes);
             long rid = id++;
-            Provisioning.Request req = new Provisioning.Request(rid, best.pool.name(), best.type.name(), best.nodes, 0, snapshot.nowMillis(), List.of(j.id()));
+            Provisioning.Request req = new Provisioning.Request(rid, pool.name(), best.type.name(), bestNodes, 0, snapshot.nowMillis(),
+                    List.of(j.id()));
             requests.add(req);
-            provisions.add(new Provision(best.pool.name(), best.type.name(), best.nodes, "for job " + j.id() + " (request " + rid + ")"));
+            provisions.add(new Provision(pool.name(), best.type.name(), bestNodes, "for job " + j.id() + " (request " + rid + ")"));
             reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, rid, snapshot.nowMillis()));
             newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName + "; waiting for "
-                    + best.nodes + " node(s) of " + best.type.name() + " from pool " + best.pool.name(),
-                    Map.of("nodes", (long) best.nodes, "provisioningDelayMillis", best.pool.provisioningDelayMillis())));
+                    + bestNodes + " node(s) of " + best.type.name() + " from pool " + pool.name(),
+                    Map.of("nodes", (long) bestNodes, "provisioningDelayMillis", pool.provisioningDelayMillis())));
+        }
+        Set<String> waitedOn = new HashSet<>(); // pools with a node request some job still waits for
+        for (Provisioning.Request r : prov.inFlight()) {
+            if (!orphaned(r, prov, ctx)) {
+                waitedOn.add(r.pool());
+            }
+        }
+        for (Spare s : spares) {
+            // the request's jobs change: to those it was handed to, or to none
+            if (!s.jobs.equals(s.request.jobs())) {
+                requests.add(new Provisioning.Request(s.request.id(), s.request.pool(), s.request.instanceType(), s.request.count(),
+                        s.request.arrived(), s.request.requestedAtMillis(), s.jobs));
+            }
+            if (!s.jobs.isEmpty()) {
+                waitedOn.add(s.request.pool());
+            }
         }
         // consolidation: empty pool nodes past their delay, unless a request is still waiting on their pool
-        java.util.Set<String> usedNow = new java.util.HashSet<>();
-        for (io.fairway.api.decision.Admit a : ctx.admitted.values()) {
+        Set<String> usedNow = new HashSet<>();
+        for (Admit a : ctx.admitted.values()) {
             usedNow.addAll(a.placement().nodes());
         }
+        Map<String, Node> nodesByName = new HashMap<>();
+        for (Node n : snapshot.nodes()) {
+            nodesByName.put(n.name(), n);
+        }
         for (Map.Entry<String, Long> e : prov.emptySince().entrySet()) {
-            Node n = nodeNamed(snapshot, e.getKey());
+            Node n = nodesByName.get(e.getKey());
             if (n == null || usedNow.contains(n.name())) {
                 continue;
             }
             NodePool pool = prov.pools().get(n.labels().get(NodePool.POOL_LABEL));
-            if (pool != null && snapshot.nowMillis() - e.getValue() >= pool.consolidationDelayMillis() && !waitingOn(prov, pool.name())) {
+            if (pool != null && snapshot.nowMillis() - e.getValue() >= pool.consolidationDelayMillis() && !waitedOn.contains(pool.name())) {
                 deprovisions.add(new Deprovision(n.name(), "empty for " + (snapshot.nowMillis() - e.getValue()) / 1000 + " s (consolidation)"));
             }
         }
-        return new Outcome(provisions, deprovisions, reserved, requests, newReasons);
+        List<Decision> migrations = new ArrayList<>();
+        if (provisions.isEmpty() && reserved.isEmpty() && prov.reservations().isEmpty()) {
+            // under-used nodes, only while no job waits for new nodes: consolidating while scaling up would undo itself
+            Set<String> leaving = new HashSet<>();
+            deprovisions.forEach(d -> leaving.add(d.node()));
+            Consolidator.Result c = Consolidator.run(snapshot, ctx, waitedOn, usedNow, leaving);
+            deprovisions.addAll(c.deprovisions());
+            migrations.addAll(c.migrations());
+        }
+        return new Outcome(provisions, deprovisions, reserved, requests, newReasons, migrations);
     }
 
-    private static boolean waitingOn(Provisioning prov, String pool) {
+    /**
+     * Applies a round's node requests to the list of those in flight: a request with the id of one in the list
+     * replaces it (its jobs changed), others are added.
+     *
+     * @param inFlight the requests in flight (changed in place)
+     * @param requests the round's requests
+     */
+    public static void mergeRequests(List<Provisioning.Request> inFlight, List<Provisioning.Request> requests) {
+        for (Provisioning.Request r : requests) {
+            boolean replaced = false;
+            for (int i = 0; i < inFlight.size() && !replaced; i++) {
+                if (inFlight.get(i).id() == r.id()) {
+                    inFlight.set(i, new Provisioning.Request(r.id(), r.pool(), r.instanceType(), inFlight.get(i).count(), inFlight.get(i).arrived(),
+                            r.requestedAtMillis(), r.jobs()));
+                    replaced = true;
+                }
+            }
+            if (!replaced) {
+                inFlight.add(r);
+            }
+        }
+    }
+
+    /** @return true when no job of the request still waits for it (each finished, was cancelled, or got placed) */
+    private static boolean orphaned(Provisioning.Request r, Provisioning prov, PlanContext ctx) {
+        for (String job : r.jobs()) {
+            Provisioning.Reservation res = prov.reservations().get(job);
+            if (res != null && res.requestId() == r.id() && !ctx.admitted.containsKey(job)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Node requests still to come (at least one node) that no job waits for, oldest first. */
+    private static List<Spare> spares(Provisioning prov, PlanContext ctx, Map<String, Offer> offers) {
+        List<Spare> out = new ArrayList<>();
         for (Provisioning.Request r : prov.inFlight()) {
-            if (r.pool().equals(pool)) {
-                return true;
+            Offer o = offers.get(r.pool() + '\u0000' + r.instanceType());
+            if (o != null && r.count() > r.arrived() && orphaned(r, prov, ctx)) {
+                out.add(new Spare(r, o));
             }
         }
-        return false;
+        out.sort(Comparator.comparingLong(s -> s.request.id()));
+        return out;
     }
 
-    private static Node nodeNamed(Snapshot s, String name) {
-        for (Node n : s.nodes()) {
-            if (n.name().equals(name)) {
-                return n;
+    /** @return the spare request that holds the gang with the fewest nodes left over, or null */
+    private static Spare spareFor(JobStatus j, Map<String, Integer> counts, Map<String, String> flavors, Map<String, ResourceFlavor> specs,
+                                  List<Spare> spares) {
+        Spare best = null;
+        int bestLeft = Integer.MAX_VALUE;
+        for (Spare s : spares) {
+            if (s.nodesLeft <= 0) {
+                continue;
+            }
+            int nodes = nodesFor(j, counts, flavors, specs, s.offer.sample);
+            if (nodes > 0 && nodes <= s.nodesLeft && s.nodesLeft - nodes < bestLeft) {
+                best = s;
+                bestLeft = s.nodesLeft - nodes;
             }
         }
-        return null;
+        return best;
     }
 
-    private record Candidate(NodePool pool, InstanceType type, int nodes, double cost) {
-    }
-
-    private static String shapeKey(JobStatus j, Map<String, String> flavors) {
-        StringBuilder sb = new StringBuilder();
+    /** What decides which instance types hold a gang: per pod set its count, requests, selectors, tolerations and flavor. */
+    private static List<Object> shapeKey(JobStatus j, Map<String, String> flavors) {
+        List<Object> key = new ArrayList<>(j.spec().podSets().size() * 5);
         for (PodSet ps : j.spec().podSets()) {
-            sb.append(ps.count()).append('x').append(ps.resources()).append(ps.nodeSelector()).append(ps.tolerations())
-                    .append(flavors.get(ps.name())).append(';');
+            key.add(ps.count());
+            key.add(ps.resources());
+            key.add(ps.nodeSelector());
+            key.add(ps.tolerations());
+            key.add(String.valueOf(flavors.get(ps.name())));
         }
-        return sb.toString();
+        return key;
+    }
+
+    /** @return true when a member of the pod set, with its flavor, may run on {@code sample} (selectors, flavor, taints) */
+    private static boolean matches(PodSet ps, String flavor, Map<String, ResourceFlavor> flavorSpecs, Node sample) {
+        ResourceFlavor f = flavorSpecs.get(flavor);
+        List<Toleration> tol = new ArrayList<>(ps.tolerations());
+        if (f != null) {
+            tol.addAll(f.tolerations());
+            if (!f.matches(sample)) {
+                return false;
+            }
+        }
+        for (Map.Entry<String, String> e : ps.nodeSelector().entrySet()) {
+            if (!e.getValue().equals(sample.label(e.getKey()))) {
+                return false;
+            }
+        }
+        return Toleration.toleratesAll(tol, sample.taints());
     }
 
     /** @return nodes like {@code sample} needed to hold every pod set, or 0 when a member does not fit one node */
@@ -194,15 +482,6 @@ public final class Provisioner {
             total += (int) ((m + perNode - 1) / perNode);
         }
         return total;
-    }
-
-    private static boolean withinLimits(Resources use, Resources limits) {
-        for (Map.Entry<String, Long> l : limits.asMap().entrySet()) {
-            if (use.get(l.getKey()) > l.getValue()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Capacity of each pool: its nodes plus nodes requested and not yet arrived. */
