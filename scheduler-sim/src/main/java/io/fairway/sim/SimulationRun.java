@@ -232,6 +232,7 @@ final class SimulationRun {
                 }
             }
             if (!effective) {
+                watchWakeups(); // a wakeup held back for this event must not be lost with it
                 continue; // only stale completions or lease expiries of jobs that stopped since: nothing to decide
             }
             if (!arrivals.isEmpty()) {
@@ -773,14 +774,19 @@ final class SimulationRun {
     }
 
     private void removeDeprovisioned() {
+        boolean removed = false;
         for (String node : deprovisioned) {
             if (infra.present(node)) {
                 scheduler.removeNode(node);
                 infra.nodeGone(node, now);
                 record("NodeGone", null, node + " (deprovisioned)");
+                removed = true;
             }
         }
         deprovisioned.clear();
+        if (removed && pending > 0 && wakes.add(now)) {
+            push(now, WAKE, null, 0); // the pool's limits have room again: waiting gangs may get nodes now
+        }
     }
 
     /** A spot interruption notice: the node's jobs migrate (from their last checkpoint) while it still runs. */

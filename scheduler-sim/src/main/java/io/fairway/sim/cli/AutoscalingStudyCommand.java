@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
  * {@code fairway autoscaling-study}: the bundled Philly sample on an empty cluster whose nodes all come from node
  * pools — on-demand only, spot only, or mixed (spot first, on-demand once the spot pool's limit is reached) — with
  * and without checkpointing, under one policy. Reports cost, average JCT, work lost to spot interruptions and time
- * spent waiting for nodes; writes a bar chart of cost and average JCT.
+ * spent waiting for nodes; writes bar charts of the four.
  *
  * <p>Instance types: p3.2xlarge (1 V100), p3.8xlarge (4), p3.16xlarge (8, hybrid cube-mesh), at illustrative prices
  * ($3.06, $12.24, $24.48 per hour on demand; spot at 30% of that). Spot nodes are interrupted at
@@ -83,7 +83,12 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
             description = "Stop each run after this many simulated days; jobs not done by then count as unfinished. Default: ${DEFAULT-VALUE}.")
     double maxDays;
 
-    @Option(names = "--plot", paramLabel = "FILE", description = "Write a PNG bar chart of cost and average JCT.")
+    @Option(names = "--consolidation", defaultValue = "WHEN_EMPTY",
+            description = "Which pool nodes are consolidated: WHEN_EMPTY, or WHEN_UNDERUTILIZED (also under-used nodes whose jobs all "
+                    + "checkpoint and fit elsewhere: they migrate). Default: ${DEFAULT-VALUE}.")
+    NodePool.Consolidation consolidation;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "Write a PNG with four bar charts: cost, average JCT, work lost, node wait.")
     Path plot;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every run as JSON.")
@@ -108,7 +113,8 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
     }
 
     private SimNodePool pool(String name, boolean spot, long gpuLimit) {
-        NodePool p = new NodePool(name, null, types(spot), Resources.builder().gpus(gpuLimit).build(), 180_000, 300_000, Map.of(), List.of());
+        NodePool p = new NodePool(name, null, types(spot), Resources.builder().gpus(gpuLimit).build(), 180_000, 300_000, Map.of(), List.of())
+                .withConsolidation(consolidation == null ? NodePool.Consolidation.WHEN_EMPTY : consolidation);
         Map<String, Double> rates = new LinkedHashMap<>();
         if (spot) {
             for (InstanceType t : p.instanceTypes()) {
@@ -151,7 +157,7 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
         }
         Runs.policies(List.of(policy), Map.of());
         out.println(String.format(Locale.ROOT, "Autoscaling study: %d jobs of the Philly sample under %s; spot interruptions %.3f per node-hour "
-                + "(2 min notice); checkpoints every %.0f s, restore %.0f s", js.size(), policy, rate, interval, restore));
+                + "(2 min notice); checkpoints every %.0f s, restore %.0f s; consolidation %s", js.size(), policy, rate, interval, restore, consolidation));
         out.flush();
         List<SimulationResult> results = new ArrayList<>();
         for (Map.Entry<String, ClusterModel> c : clusters().entrySet()) {
@@ -194,24 +200,33 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
         List<String> names = new ArrayList<>();
         List<Double> cost = new ArrayList<>();
         List<Double> jct = new ArrayList<>();
+        List<Double> lost = new ArrayList<>();
+        List<Double> wait = new ArrayList<>();
         for (SimulationResult r : results) {
             names.add(r.policy());
             cost.add(r.infra().costDollars() / 1000);
             jct.add(r.metrics().avgJctSeconds() / 3600);
+            lost.add(r.infra().gpuHoursLostToInterruptions());
+            wait.add(r.infra().nodeWaitJobHours());
         }
-        CategoryChart c = new CategoryChartBuilder().width(960).height(480).title("Philly sample on node pools: cost and average JCT")
-                .xAxisTitle("pools").yAxisTitle("cost (k$) / average JCT (h)").build();
-        c.getStyler().setXAxisLabelRotation(20);
-        c.addSeries("cost (thousand $)", names, cost);
-        c.addSeries("average JCT (hours)", names, jct);
+        List<CategoryChart> charts = List.of(panel("Cost", "thousand $", names, cost), panel("Average JCT", "hours", names, jct),
+                panel("Work lost to spot interruptions", "GPU-hours", names, lost), panel("Time jobs waited for nodes", "job-hours", names, wait));
         try {
             if (file.toAbsolutePath().getParent() != null) {
                 Files.createDirectories(file.toAbsolutePath().getParent());
             }
             String base = file.toString().endsWith(".png") ? file.toString().substring(0, file.toString().length() - 4) : file.toString();
-            BitmapEncoder.saveBitmap(c, base, BitmapEncoder.BitmapFormat.PNG);
+            BitmapEncoder.saveBitmap(charts, 2, 2, base, BitmapEncoder.BitmapFormat.PNG);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    private static CategoryChart panel(String title, String unit, List<String> names, List<Double> values) {
+        CategoryChart c = new CategoryChartBuilder().width(640).height(420).title(title).yAxisTitle(unit).build();
+        c.getStyler().setXAxisLabelRotation(30);
+        c.getStyler().setLegendVisible(false);
+        c.addSeries(title, names, values);
+        return c;
     }
 }
