@@ -155,8 +155,8 @@ public final class ConformanceChecks {
     // ------------------------------------------------------------------ (c) quota
 
     /**
-     * No ClusterQueue uses more than its nominal quota plus its borrowing limit, and no cohort lends more than its
-     * members' lendable quota, after every operation.
+     * No ClusterQueue uses more than its nominal quota plus its borrowing limit, and no cohort tree (a root cohort
+     * with its child cohorts) lends more than its members' lendable quota, after every operation.
      *
      * @param world the cluster and queues @param ops the operations @param policy a fresh policy per call
      */
@@ -201,7 +201,7 @@ public final class ConformanceChecks {
                                     rq.borrowingLimit()).isLessThanOrEqualTo(rq.nominal() + rq.borrowingLimit());
                         }
                         long guaranteed = rq.lendingLimit() == ResourceQuota.UNLIMITED ? 0 : rq.nominal() - rq.lendingLimit();
-                        long[] sums = cohortSums.computeIfAbsent(q.cohort(), k -> new TreeMap<>()).computeIfAbsent(fr, k -> new long[2]);
+                        long[] sums = cohortSums.computeIfAbsent(rootOf(h.world, q.cohort()), k -> new TreeMap<>()).computeIfAbsent(fr, k -> new long[2]);
                         sums[0] += Math.max(0, u - guaranteed);
                         sums[1] += rq.nominal() - guaranteed;
                     }
@@ -211,6 +211,21 @@ public final class ConformanceChecks {
         cohortSums.forEach((cohort, frs) -> frs.forEach((fr, sums) -> assertThat(sums[0])
                 .as("%s: cohort %s: %s used beyond guaranteed parts %d, lendable %d", op, cohort, fr, sums[0], sums[1])
                 .isLessThanOrEqualTo(sums[1])));
+    }
+
+    /** The root of a cohort's tree: queues anywhere in one tree may lend each other through it. */
+    private static String rootOf(World world, String cohort) {
+        String c = cohort;
+        for (int depth = 0; depth < world.cohorts().size(); depth++) {
+            String name = c;
+            String parent = world.cohorts().stream().filter(x -> x.name().equals(name)).map(io.fairway.api.model.Cohort::parent)
+                    .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+            if (parent == null) {
+                return c;
+            }
+            c = parent;
+        }
+        return c;
     }
 
     // ------------------------------------------------------------------ (d) no job lost or duplicated

@@ -147,10 +147,11 @@ public final class ConformanceHarness {
                 .cluster(FairwayArbitraries.CLUSTER)
                 .flavor(FairwayArbitraries.FLAVORS.get(0))
                 .flavor(FairwayArbitraries.FLAVORS.get(1))
-                .cohort(world.cohorts().get(0))
-                .cohort(world.cohorts().get(1))
                 .nodes(world.nodes())
                 .actuator(this::actuate);
+        // roots first, then their children
+        world.cohorts().stream().filter(c -> c.parent() == null).forEach(b::cohort);
+        world.cohorts().stream().filter(c -> c.parent() != null).forEach(b::cohort);
         for (String c : clustersOf(world.nodes())) {
             if (!c.equals(FairwayArbitraries.CLUSTER.name())) {
                 b.cluster(new ClusterSpec(c, FairwayArbitraries.CLUSTER.topologyLevels()));

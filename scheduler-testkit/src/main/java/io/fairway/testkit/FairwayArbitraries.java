@@ -150,11 +150,15 @@ public final class FairwayArbitraries {
                 quotas(), quotas(), preemption).as(QueueTemplate::new);
     }
 
-    /** @return clusters of 2–8 nodes and 1–4 ClusterQueues, each with a LocalQueue {@code default/lqN} */
+    /**
+     * @return clusters of 2–8 nodes and 1–4 ClusterQueues, each with a LocalQueue {@code default/lqN}; the cohorts
+     *     {@code co0} and {@code co1} are roots, or (one world in three) children of a root cohort {@code root}, so that
+     *     queues of the two may lend each other through it
+     */
     public static Arbitrary<World> worlds() {
         return Combinators.combine(nodeTemplates().list().ofMinSize(2).ofMaxSize(8).withSizeDistribution(RandomDistribution.uniform()),
-                        queueTemplates().list().ofMinSize(1).ofMaxSize(4))
-                .as((nodes, queues) -> {
+                        queueTemplates().list().ofMinSize(1).ofMaxSize(4), Arbitraries.of(false, false, true))
+                .as((nodes, queues, nested) -> {
                     List<Node> ns = new ArrayList<>();
                     for (int i = 0; i < nodes.size(); i++) {
                         ns.add(nodes.get(i).build("n" + i));
@@ -165,7 +169,10 @@ public final class FairwayArbitraries {
                         cqs.add(queues.get(i).build("cq" + i));
                         lqs.add(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, "lq" + i, "cq" + i));
                     }
-                    return new World(ns, List.of(Cohort.of("co0", null), Cohort.of("co1", null)), cqs, lqs);
+                    List<Cohort> cohorts = nested
+                            ? List.of(Cohort.of("co0", "root"), Cohort.of("co1", "root"), Cohort.of("root", null))
+                            : List.of(Cohort.of("co0", null), Cohort.of("co1", null));
+                    return new World(ns, cohorts, cqs, lqs);
                 });
     }
 
