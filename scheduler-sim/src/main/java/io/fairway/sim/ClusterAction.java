@@ -133,6 +133,53 @@ public sealed interface ClusterAction {
     }
 
     /**
+     * A whole cluster is lost. In a single-actuator simulation its nodes are removed at once and its jobs go back to
+     * pending; in a multi-cluster simulation its executor falls silent, fences itself, and the hub declares the
+     * cluster lost after its grace period.
+     *
+     * @param atMillis when
+     * @param cluster the cluster name
+     */
+    record LoseCluster(long atMillis, String cluster) implements ClusterAction {
+        @Override
+        public void applyTo(Scheduler scheduler) {
+            scheduler.removeCluster(cluster);
+        }
+
+        @Override
+        public String describe() {
+            return "lose cluster " + cluster;
+        }
+    }
+
+    /**
+     * A cluster joins with its nodes.
+     *
+     * @param atMillis when
+     * @param cluster the cluster (its topology levels)
+     * @param nodes its nodes
+     */
+    record JoinCluster(long atMillis, io.fairway.api.model.ClusterSpec cluster, java.util.List<Node> nodes) implements ClusterAction {
+        /** Copies. */
+        public JoinCluster {
+            nodes = java.util.List.copyOf(nodes);
+        }
+
+        @Override
+        public void applyTo(Scheduler scheduler) {
+            scheduler.addCluster(cluster);
+            for (Node n : nodes) {
+                scheduler.addNode(n);
+            }
+        }
+
+        @Override
+        public String describe() {
+            return "cluster " + cluster.name() + " joins with " + nodes.size() + " node(s)";
+        }
+    }
+
+    /**
      * Cancels a job.
      *
      * @param atMillis when

@@ -1,5 +1,6 @@
 package io.fairway.sim.cli;
 
+import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.JobOutcome;
 import io.fairway.sim.QueueModel;
@@ -11,6 +12,7 @@ import io.fairway.sim.config.Defaults;
 import io.fairway.sim.config.QueuesConfig;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
+import io.fairway.sim.multicluster.MultiClusterRun;
 import io.fairway.sim.report.ComparisonTable;
 import io.fairway.sim.trace.Trace;
 import io.fairway.sim.trace.TraceFormat;
@@ -104,6 +106,10 @@ public final class SimulateCommand implements Runnable {
                     input.actions());
         }
         List<String> policies = Runs.policies(requested, Map.of());
+        if (multiCluster(input)) {
+            runMultiCluster(out, input, policies, options.simulationOptions(seed, interval));
+            return;
+        }
         SimulationOptions o = options.simulationOptions(seed, interval).withActuatorFaults(options.actuatorFaults(scenarioFaults));
         out.println("Simulating " + plural(input.jobs().size(), "job") + " on " + plural(input.cluster().nodes().size(), "node") + " ("
                 + input.cluster().totalGpus() + " GPUs" + (input.cluster().nodePools().isEmpty() ? ""
@@ -124,12 +130,76 @@ public final class SimulateCommand implements Runnable {
         options.output(out, input.name(), results, null);
     }
 
+    /** @return true when the input has several clusters or loses or gains one: the multi-cluster engine runs it */
+    static boolean multiCluster(SimulationInput in) {
+        return in.cluster().clusters().size() > 1 || in.actions().stream()
+                .anyMatch(a -> a instanceof ClusterAction.LoseCluster || a instanceof ClusterAction.JoinCluster);
+    }
+
+    private void runMultiCluster(PrintWriter out, SimulationInput input, List<String> policies, SimulationOptions o) {
+        if (options.json != null || options.events != null || options.report != null) {
+            throw new FairwayCommand.UserException("--json, --events and --report are not available for a multi-cluster run (" 
+                    + input.cluster().clusters().size() + " clusters); it prints per-cluster and per-queue tables");
+        }
+        if (options.placements().size() > 1) {
+            throw new FairwayCommand.UserException("--placement both is not available for a multi-cluster run; give one strategy");
+        }
+        if (options.actuatorFaults(io.fairway.sim.ActuatorFaults.NONE).any()) {
+            throw new FairwayCommand.UserException("--actuator-* faults apply to the single-actuator simulator, not to a multi-cluster run");
+        }
+        List<String> names = input.cluster().clusters().stream().map(io.fairway.api.model.ClusterSpec::name).collect(
+                java.util.stream.Collectors.toCollection(java.util.ArrayList::new));
+        for (ClusterAction a : input.actions()) {
+            if (a instanceof ClusterAction.JoinCluster j) {
+                names.add(j.cluster().name() + " (joins at " + ComparisonTable.duration(a.atMillis() / 1000.0) + ")");
+            } else if (a instanceof ClusterAction.LoseCluster l) {
+                out.println("Cluster " + l.cluster() + " is lost at " + ComparisonTable.duration(a.atMillis() / 1000.0)
+                        + ": its executor falls silent, fences itself after " + MultiClusterRun.GRACE_MILLIS / 2000 + " s, and is declared lost after "
+                        + MultiClusterRun.GRACE_MILLIS / 1000 + " s");
+            }
+        }
+        out.println("Multi-cluster run: " + plural(input.jobs().size(), "job") + " on clusters " + String.join(", ", names)
+                + ", one pull-based executor per cluster, under " + String.join(", ", policies));
+        out.println();
+        for (String policy : policies) {
+            MultiClusterRun.Result r = MultiClusterRun.run(input, policy, o);
+            out.println(policy + ":");
+            out.println(String.format(Locale.ROOT, "  %-12s %5s %5s %9s %9s %9s %6s %8s %6s %9s", "cluster", "nodes", "GPUs", "joined", "silent",
+                    "lost", "runs", "finishes", "fenced", "GPU-hours"));
+            for (MultiClusterRun.ClusterResult c : r.clusters()) {
+                out.println(String.format(Locale.ROOT, "  %-12s %5d %5d %9s %9s %9s %6d %8d %6d %9.1f", c.name(), c.nodes(), c.gpus(),
+                        ComparisonTable.duration(c.joinedAtSeconds()), ComparisonTable.duration(c.silentAtSeconds()),
+                        ComparisonTable.duration(c.declaredLostAtSeconds()), c.runsStarted(), c.completions(), c.runsFenced(), c.gpuHours()));
+            }
+            out.println(String.format(Locale.ROOT, "  %-16s %6s %5s %5s %9s %9s %9s %6s %9s %6s", "queue", "factor", "jobs", "done", "avg JCT",
+                    "avg wait", "GPU-hours", "share", "contended", "target"));
+            for (MultiClusterRun.QueueResult q : r.queues()) {
+                out.println(String.format(Locale.ROOT, "  %-16s %6.2f %5d %5d %9s %9s %9.1f %6.3f %9.3f %6.3f", q.name(), q.priorityFactor(),
+                        q.jobs(), q.completed(), ComparisonTable.duration(q.avgJctSeconds()), ComparisonTable.duration(q.avgWaitSeconds()),
+                        q.gpuHours(), q.share(), q.contendedShare(), q.targetShare()));
+            }
+            if (!r.queues().isEmpty()) {
+                out.println(String.format(Locale.ROOT, "  (contended: share of the %.1f GPU-hours used while every queue had jobs waiting; "
+                        + "target: 1/priority factor, normalised)", r.queues().get(0).contendedGpuHours()));
+            }
+            out.println(String.format(Locale.ROOT, "  %d jobs: %d finished exactly once, %d finished more than once, %d unfinished; "
+                    + "at most %d executor(s) ran one job at the same moment; clusters declared lost: %s; %d job(s) restarted after "
+                    + "their cluster was lost; last finish at %s", r.jobs(), r.completedOnce(), r.completedMoreThanOnce(), r.unfinished(),
+                    r.maxConcurrentRuns(), r.lostClusters().isEmpty() ? "none" : String.join(", ", r.lostClusters()), r.restartedAfterLoss(),
+                    ComparisonTable.duration(r.endSeconds())));
+            out.println();
+        }
+        out.flush();
+    }
+
     static String plural(long n, String noun) {
         return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     private SimulationInput traceInput() {
-        ClusterModel c = cluster == null ? Defaults.cluster() : ClusterConfig.load(cluster);
+        ClusterConfig.Setup setup = cluster == null ? null : ClusterConfig.loadSetup(cluster);
+        ClusterModel c = setup == null ? Defaults.cluster() : setup.model();
+        List<io.fairway.sim.ClusterAction> actions = setup == null ? List.of() : setup.actions();
         Trace t;
         if (trace == null) {
             if (traceFormat != null) {
@@ -145,10 +215,23 @@ public final class SimulateCommand implements Runnable {
         } else if (cluster == null) {
             q = Defaults.withMissingLocalQueues(Defaults.queues(), t.localQueueKeys());
         } else {
-            q = Defaults.queuesFor(c, t.localQueueKeys());
+            q = Defaults.queuesFor(withJoining(c, actions), t.localQueueKeys());
         }
         String name = (trace == null ? "Philly sample" : trace.getFileName().toString()) + " on " + c.totalGpus() + " GPUs";
-        return new SimulationInput(name, c, q, t.jobs(), List.of());
+        return new SimulationInput(name, c, q, t.jobs(), actions);
+    }
+
+    /** @return the cluster with the nodes of clusters that join later, so a default quota covers them too */
+    private static ClusterModel withJoining(ClusterModel c, List<ClusterAction> actions) {
+        List<io.fairway.api.model.ClusterSpec> specs = new java.util.ArrayList<>(c.clusters());
+        List<io.fairway.api.model.Node> nodes = new java.util.ArrayList<>(c.nodes());
+        for (ClusterAction a : actions) {
+            if (a instanceof ClusterAction.JoinCluster j) {
+                specs.add(j.cluster());
+                nodes.addAll(j.nodes());
+            }
+        }
+        return new ClusterModel(specs, nodes, c.nodePools(), c.nodePricePerHour());
     }
 
     private static void listJobs(PrintWriter out, List<SimulationResult> results) {

@@ -6,6 +6,7 @@ import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
 import io.fairway.api.model.Taint;
+import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.SimNodePool;
 import java.nio.file.Path;
@@ -38,6 +39,12 @@ import java.util.Set;
  *     nodePools:                             # optional: nodes provisioned on demand (see NodePoolConfig)
  *       - name: gpu
  *         instanceTypes: [{name: p3.16xlarge, cpu: "64", memory: 488Gi, gpuShape: hybrid-cube-mesh-8, pricePerHour: 24.48}]
+ *   - name: west                             # more clusters: fairway simulate runs the multi-cluster engine
+ *     nodeGroups: [{namePrefix: west, count: 2, gpuShape: nvswitch-8, cpu: "96", memory: 1Ti}]
+ *     lostAtSeconds: 7200                    # optional: its executor falls silent then (the cluster is lost)
+ *   - name: late
+ *     nodeGroups: [{namePrefix: late, count: 2, gpuShape: nvswitch-8, cpu: "96", memory: 1Ti}]
+ *     joinAtSeconds: 14400                   # optional: absent at the start, joins then
  * </pre>
  *
  * <p>A cluster needs node groups, node pools or both.
@@ -61,7 +68,105 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      * @throws ConfigException naming the file and line of the first error
      */
     public static ClusterModel load(Path file) {
-        return YamlFiles.read(file, ClusterConfig.class).toModel(file.toString());
+        return loadSetup(file).model();
+    }
+
+    /**
+     * The clusters present at the start and the timed loss and joining of clusters.
+     *
+     * @param model the clusters present at the start
+     * @param actions {@link ClusterAction.LoseCluster} and {@link ClusterAction.JoinCluster}, by time
+     */
+    public record Setup(ClusterModel model, List<ClusterAction> actions) {
+        /** Copies. */
+        public Setup {
+            actions = List.copyOf(actions);
+        }
+    }
+
+    /**
+     * @param file a cluster YAML file
+     * @return the clusters present at the start, and the clusters lost and joining later
+     * @throws ConfigException naming the file and line of the first error
+     */
+    public static Setup loadSetup(Path file) {
+        return YamlFiles.read(file, ClusterConfig.class).toSetup(file.toString(), Map.of(), Map.of());
+    }
+
+    /**
+     * @param source the file name used in errors
+     * @param joinAt clusters (of this file) that join later, by name → simulated millisecond, besides those with
+     *     {@code joinAtSeconds}
+     * @param lostAt clusters lost at a given simulated millisecond, besides those with {@code lostAtSeconds}
+     * @return the clusters present at the start, and the clusters lost and joining later
+     * @throws ConfigException when a cluster named is not in this file, or a joining cluster has node pools
+     */
+    public Setup toSetup(String source, Map<String, Long> joinAt, Map<String, Long> lostAt) {
+        Map<String, Long> joins = new LinkedHashMap<>(joinAt);
+        Map<String, Long> losses = new LinkedHashMap<>(lostAt);
+        Set<String> names = new java.util.TreeSet<>();
+        for (ClusterEntry c : clusters) {
+            names.add(c.name());
+            if (c.joinAtSeconds() != null) {
+                joins.putIfAbsent(c.name(), Math.round(c.joinAtSeconds() * 1000));
+            }
+            if (c.lostAtSeconds() != null) {
+                losses.putIfAbsent(c.name(), Math.round(c.lostAtSeconds() * 1000));
+            }
+        }
+        for (String n : joins.keySet()) {
+            if (!names.contains(n)) {
+                throw new ConfigException(source, 0, 0, "joinCluster: cluster " + n + " is not described in the cluster section (known: "
+                        + names + ")", null);
+            }
+        }
+        for (String n : losses.keySet()) {
+            if (!names.contains(n)) {
+                throw new ConfigException(source, 0, 0, "loseCluster: cluster " + n + " is not described in the cluster section (known: "
+                        + names + ")", null);
+            }
+            if (joins.containsKey(n) && joins.get(n) >= losses.get(n)) {
+                throw new ConfigException(source, 0, 0, "cluster " + n + ": lost at " + losses.get(n) / 1000.0 + " s, which is not after it joins at "
+                        + joins.get(n) / 1000.0 + " s", null);
+            }
+        }
+        List<ClusterEntry> present = new ArrayList<>();
+        List<ClusterAction> actions = new ArrayList<>();
+        for (ClusterEntry c : clusters) {
+            if (joins.containsKey(c.name())) {
+                if (!c.nodePools().isEmpty()) {
+                    throw new ConfigException(source, 0, 0, "cluster " + c.name() + " joins later, so it cannot have node pools", null);
+                }
+                List<Node> ns = new ArrayList<>();
+                for (NodeGroup g : c.nodeGroups()) {
+                    ns.addAll(g.nodes(c.name()));
+                }
+                actions.add(new ClusterAction.JoinCluster(joins.get(c.name()), new ClusterSpec(c.name(), c.topologyLevels()), ns));
+            } else {
+                present.add(c);
+            }
+            if (losses.containsKey(c.name())) {
+                actions.add(new ClusterAction.LoseCluster(losses.get(c.name()), c.name()));
+            }
+        }
+        if (present.isEmpty()) {
+            throw new ConfigException(source, 0, 0, "every cluster joins later; at least one must be present at the start", null);
+        }
+        ClusterModel m = new ClusterConfig(present).toModel(source);
+        Set<String> nodeNames = new HashSet<>();
+        m.nodes().forEach(n -> nodeNames.add(n.name()));
+        for (ClusterAction a : actions) {
+            if (a instanceof ClusterAction.JoinCluster j) {
+                for (Node n : j.nodes()) {
+                    if (!nodeNames.add(n.name())) {
+                        throw new ConfigException(source, 0, 0, "cluster " + j.cluster().name() + ": node name " + n.name()
+                                + " is used twice; give the node groups different namePrefix values", null);
+                    }
+                }
+            }
+        }
+        actions.sort(java.util.Comparator.comparingLong(ClusterAction::atMillis));
+        return new Setup(m, actions);
     }
 
     /**
@@ -119,8 +224,11 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      * @param topologyLevels node label keys, broadest first
      * @param nodeGroups its nodes, by group
      * @param nodePools its node pools
+     * @param joinAtSeconds when it joins (absent until then), or null when present from the start
+     * @param lostAtSeconds when it is lost (its executor falls silent), or null
      */
-    public record ClusterEntry(String name, List<String> topologyLevels, List<NodeGroup> nodeGroups, List<NodePoolConfig> nodePools) {
+    public record ClusterEntry(String name, List<String> topologyLevels, List<NodeGroup> nodeGroups, List<NodePoolConfig> nodePools,
+                               Double joinAtSeconds, Double lostAtSeconds) {
         /** Normalises; {@link #validate()} checks the rest. */
         public ClusterEntry {
             name = name == null || name.isBlank() ? Node.DEFAULT_CLUSTER : name;
@@ -130,6 +238,10 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
             new ClusterSpec(name, topologyLevels);
             InvalidSpecException.check(!nodeGroups.isEmpty() || !nodePools.isEmpty(), "nodeGroups", nodeGroups,
                     "cluster %s: at least one node group or node pool is required", name);
+            InvalidSpecException.check(joinAtSeconds == null || joinAtSeconds >= 0 && Double.isFinite(joinAtSeconds), "joinAtSeconds",
+                    joinAtSeconds, "cluster %s: joinAtSeconds must be >= 0, was %s", name, joinAtSeconds);
+            InvalidSpecException.check(lostAtSeconds == null || lostAtSeconds >= 0 && Double.isFinite(lostAtSeconds), "lostAtSeconds",
+                    lostAtSeconds, "cluster %s: lostAtSeconds must be >= 0, was %s", name, lostAtSeconds);
         }
     }
 

@@ -44,6 +44,8 @@ import java.util.Set;
  *   - {id: g1, submitSeconds: 5, durationSeconds: 60, queue: lq, gpus: 16, model: vgg16}
  * events:
  *   - {at: 300, addLocalQueue: {name: late, clusterQueue: cq}}
+ *   - {at: 7200, loseCluster: west}      # with several clusters: fairway simulate runs the multi-cluster engine
+ *   - {at: 14400, joinCluster: late}     # a cluster of the cluster section, absent until then
  * actuatorFaults:                       # optional: see ActuatorFaultsConfig
  *   failureRates: {admit: 0.3}
  * </pre>
@@ -93,16 +95,30 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @return the scenario, ready to simulate
      */
     public Scenario toScenario(String source) {
-        ClusterModel c = cluster.toModel(source);
+        Map<String, Long> joins = new java.util.LinkedHashMap<>();
+        Map<String, Long> losses = new java.util.LinkedHashMap<>();
+        for (EventConfig e : events) {
+            if (e.joinCluster() != null && joins.put(e.joinCluster(), Math.round(e.atSeconds() * 1000)) != null) {
+                throw new ConfigException(source, 0, 0, "events: cluster " + e.joinCluster() + " joins twice", null);
+            }
+            if (e.loseCluster() != null && losses.put(e.loseCluster(), Math.round(e.atSeconds() * 1000)) != null) {
+                throw new ConfigException(source, 0, 0, "events: cluster " + e.loseCluster() + " is lost twice", null);
+            }
+        }
+        ClusterConfig.Setup setup = cluster.toSetup(source, joins, losses);
+        ClusterModel c = setup.model();
         QueueModel q = queues.toModel(source);
         List<SimJob> js = new ArrayList<>();
         for (JobConfig j : jobs) {
             js.add(j.toJob());
         }
-        List<ClusterAction> as = new ArrayList<>();
+        List<ClusterAction> as = new ArrayList<>(setup.actions());
         for (EventConfig e : events) {
-            as.add(e.toAction());
+            if (e.joinCluster() == null && e.loseCluster() == null) {
+                as.add(e.toAction());
+            }
         }
+        as.sort(java.util.Comparator.comparingLong(ClusterAction::atMillis));
         return new Scenario(name, description, policies, seed, roundIntervalSeconds == null ? 0 : roundIntervalSeconds,
                 new SimulationInput(name, c, q, js, as), actuatorFaults == null ? ActuatorFaults.NONE : actuatorFaults.toModel());
     }
@@ -203,18 +219,22 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param cordonNode cordon a node
      * @param uncordonNode uncordon a node
      * @param cancelJob cancel a job
+     * @param loseCluster lose a whole cluster (described in the cluster section)
+     * @param joinCluster a cluster described in the cluster section joins (it is absent until then)
      */
     public record EventConfig(@JsonAlias("at") Double atSeconds, LocalQueueConfig addLocalQueue, ClusterQueueConfig addClusterQueue,
-                              String removeClusterQueue, String removeNode, String cordonNode, String uncordonNode, String cancelJob) {
+                              String removeClusterQueue, String removeNode, String cordonNode, String uncordonNode, String cancelJob,
+                              String loseCluster, String joinCluster) {
         /** Validates: a time and exactly one action. */
         public EventConfig {
             InvalidSpecException.check(atSeconds != null && atSeconds >= 0, "at", atSeconds, "event: at (seconds, >= 0) is required");
             int n = 0;
-            for (Object o : new Object[] {addLocalQueue, addClusterQueue, removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob}) {
+            for (Object o : new Object[] {addLocalQueue, addClusterQueue, removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob,
+                loseCluster, joinCluster}) {
                 n += o == null ? 0 : 1;
             }
             InvalidSpecException.check(n == 1, "event", n, "event at %s s: give exactly one of addLocalQueue, addClusterQueue, "
-                    + "removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob (found %d)", atSeconds, n);
+                    + "removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob, loseCluster, joinCluster (found %d)", atSeconds, n);
         }
 
         ClusterAction toAction() {

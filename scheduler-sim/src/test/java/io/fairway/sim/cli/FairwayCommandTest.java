@@ -137,4 +137,31 @@ class FairwayCommandTest {
             throw new IllegalStateException(e);
         }
     }
+
+    @Test
+    void simulateWithAMultiClusterFileRunsTheMultiClusterEngine() {
+        Run r = run("simulate", "--cluster", "../examples/multi-cluster/clusters.yaml", "--queues", "../examples/multi-cluster/queues.yaml",
+                "--trace", "../examples/multi-cluster/jobs.csv", "--policy", "fair-share-over-time", "--no-progress");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("Cluster c2 is lost at 2.00 h").contains("c5 (joins at 4.00 h)")
+                .containsPattern("(?m)^  c2 +2 +16 +- +2\\.00 h +2\\.08 h")
+                .containsPattern("(?m)^  alpha +1\\.00 +150 +150 ")
+                .contains("450 jobs: 450 finished exactly once, 0 finished more than once, 0 unfinished; at most 1 executor(s) ran one job"
+                        + " at the same moment; clusters declared lost: c2");
+        Run json = run("simulate", "--cluster", "../examples/multi-cluster/clusters.yaml", "--json", "x.json", "--no-progress");
+        assertThat(json.exit()).isNotZero();
+        assertThat(json.err()).contains("--json, --events and --report are not available for a multi-cluster run (5 clusters)");
+    }
+
+    @Test
+    void simulateWithActuatorFaultsPrintsTheRetries() {
+        Run r = run("simulate", "--scenario", "../examples/scenarios/cedana-quota.yaml", "--actuator-failure-rate", "admit=0.5",
+                "--actuator-backoff", "5,40", "--actuator-max-attempts", "2", "--no-progress");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).containsPattern("actuator: \\d+ attempts, [1-9]\\d* failed, 0 timed out, [1-9]\\d* retries, \\d+ given up")
+                .contains("0 engine/simulator disagreements");
+        Run bad = run("simulate", "--scenario", "../examples/scenarios/cedana-quota.yaml", "--actuator-failure-rate", "stop=0.5", "--no-progress");
+        assertThat(bad.exit()).isNotZero();
+        assertThat(bad.err()).contains("unknown decision kind stop");
+    }
 }
