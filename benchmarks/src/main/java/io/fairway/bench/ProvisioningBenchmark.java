@@ -40,14 +40,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * CPU and memory requests; a quarter ask for on-demand or spot capacity or one GPU model by node selector.
  *
  * <p>Timed: {@code Provisioner.run} alone, on a snapshot and pending reasons prepared once and a fresh plan context
- * per invocation (the provisioner charges reserved quota to it).
+ * per invocation (the provisioner charges reserved quota to it). Few calls fit in an iteration, so warm-up iterations are
+ * long (10 s): the first calls run before the JIT has compiled the hot loops.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ProvisioningBenchmark -f 1 -wi 3 -i 5}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 3, time = 10)
+@Measurement(iterations = 5, time = 5)
 @Fork(1)
 public class ProvisioningBenchmark {
     static final String[] MODELS = {"V100", "A100", "H100", "T4"};
