@@ -8,6 +8,7 @@ import io.fairway.api.decision.Provision;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
+import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.InstanceType;
 import io.fairway.api.model.Node;
@@ -186,7 +187,7 @@ public final class Provisioner {
                         for (int i = 0; i < amounts.length && perNode > 0; i++) {
                             perNode = Math.min(perNode, caps[i][o] / amounts[i]);
                         }
-                        total[o] = perNode <= 0 ? 0 : total[o] + (int) ((m + perNode - 1) / perNode);
+                        total[o] = perNode <= 0 || (oneNode(ps) && perNode < m) ? 0 : total[o] + (int) ((m + perNode - 1) / perNode);
                     }
                     first = false;
                 }
@@ -418,6 +419,15 @@ public final class Provisioner {
         return best;
     }
 
+    /**
+     * @return true when the pod set's topology constraint keeps all its members on one node (required
+     *     {@code kubernetes.io/hostname}, or one NVLink domain — whose links within the node are left to the placement)
+     */
+    private static boolean oneNode(PodSet ps) {
+        TopologyRequest t = ps.topology();
+        return t.sameNvlinkDomain() || (t.required() && Node.HOSTNAME_LABEL.equals(t.level()));
+    }
+
     /** What decides which instance types hold a gang: per pod set its count, requests, selectors, tolerations and flavor. */
     private static List<Object> shapeKey(JobStatus j, Map<String, String> flavors) {
         List<Object> key = new ArrayList<>(j.spec().podSets().size() * 5);
@@ -426,6 +436,7 @@ public final class Provisioner {
             key.add(ps.resources());
             key.add(ps.nodeSelector());
             key.add(ps.tolerations());
+            key.add(oneNode(ps));
             key.add(String.valueOf(flavors.get(ps.name())));
         }
         return key;
@@ -475,10 +486,10 @@ public final class Provisioner {
                 long cap = sample.capacity().get(r.getKey());
                 perNode = Math.min(perNode, cap / r.getValue());
             }
-            if (perNode <= 0) {
+            int m = counts.getOrDefault(ps.name(), ps.count());
+            if (perNode <= 0 || (oneNode(ps) && perNode < m)) {
                 return 0;
             }
-            int m = counts.getOrDefault(ps.name(), ps.count());
             total += (int) ((m + perNode - 1) / perNode);
         }
         return total;

@@ -199,4 +199,24 @@ class ConsolidationTest {
         assertThat(r.decisions()).filteredOn(d -> d instanceof Deprovision).extracting(d -> ((Deprovision) d).node()).containsExactly("late");
         assertThat(s.snapshot().provisioning().inFlight()).extracting(Provisioning.Request::id).isEmpty();
     }
+
+    @Test
+    void gangThatMustShareOneNodeGetsOneNodeThatHoldsItWhileTwoSmallerWouldBeCheaper() {
+        InstanceType small = new InstanceType("c.8xlarge", Resources.builder().cpu(32).memoryGiB(64).build(), "none", "", 1.00,
+                CapacityType.ON_DEMAND);
+        NodePool pool = new NodePool("cpu", null, List.of(small, C64), Resources.NONE, 60_000, DELAY, Map.of(), List.of());
+        Scheduler s = Scheduler.builder().clock(now::get).flavor(ResourceFlavor.of("default"))
+                .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().cpu(1000).build()).build())
+                .localQueue(new LocalQueue("default", "q", "cq")).nodePool(pool).build();
+        Resources member = Resources.builder().cpu(32).build();
+        s.submit(JobSpec.builder("anywhere").queue("q").podSet(io.fairway.api.job.PodSet.of("w", 2, member)).build());
+        s.submit(JobSpec.builder("together").queue("q").podSet(io.fairway.api.job.PodSet.of("w", 2, member)
+                .withTopology(io.fairway.api.job.TopologyRequest.required(io.fairway.api.model.Node.HOSTNAME_LABEL))).build());
+        s.submit(JobSpec.builder("too-big-together").queue("q").podSet(io.fairway.api.job.PodSet.of("w", 3, member)
+                .withTopology(io.fairway.api.job.TopologyRequest.required(io.fairway.api.model.Node.HOSTNAME_LABEL))).build());
+        RoundResult r = s.runRound();
+        assertThat(r.decisions()).filteredOn(d -> d instanceof Provision).extracting(d -> ((Provision) d).instanceType() + "x"
+                + ((Provision) d).count()).containsExactly("c.8xlargex2", "c.16xlargex1");
+        assertThat(s.status("too-big-together").orElseThrow().pendingReason().message()).contains("no node pool");
+    }
 }
