@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
@@ -90,11 +91,15 @@ class ConsolidationProperties {
             }
         }
         // only checkpointing jobs are moved by consolidation, and each move loses at most one checkpoint interval
+        int moves = 0;
         for (ActuationRecord a : r.actuations()) {
             if (a.kind().equals("Preempt") && a.detail().contains("consolidation")) {
                 assertThat(checkpointing).as(a.toString()).contains(a.jobId());
+                moves++;
             }
         }
+        Statistics.label("consolidation").collect(moves > 0 ? "moved jobs" : "none");
+        Statistics.label("consolidation").coverage(c -> c.check("moved jobs").count(n -> n > 0)); // the property exercises it
         for (JobOutcome o : r.jobs()) {
             if (suspended.contains(o.id())) {
                 assertThat(o.completed()).isFalse();
