@@ -8,6 +8,24 @@ final class Csv {
     private Csv() {
     }
 
+    /**
+     * @param line a CSV line
+     * @return true when a quoted field is not closed before the end of the line
+     */
+    static boolean unterminatedQuote(String line) {
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            if (line.charAt(i) == '"') {
+                if (quoted && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                    i++;
+                } else {
+                    quoted = !quoted;
+                }
+            }
+        }
+        return quoted;
+    }
+
     static List<String> split(String line) {
         List<String> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();

@@ -49,11 +49,16 @@ abstract class CsvTraceReader implements TraceReader {
             if (line.isBlank() || line.stripLeading().startsWith("#")) {
                 continue;
             }
+            if (Csv.unterminatedQuote(line)) {
+                throw new TraceFormatException(source, lineNo, "has an unterminated quote: " + line);
+            }
             List<String> cells = Csv.split(line);
             if (header == null) {
                 header = line;
                 for (int i = 0; i < cells.size(); i++) {
-                    columns.put(cells.get(i), i);
+                    if (columns.put(cells.get(i), i) != null) {
+                        throw new TraceFormatException(source, lineNo, "column " + cells.get(i) + " appears twice in the header");
+                    }
                 }
                 List<String> missing = new ArrayList<>();
                 for (String c : requiredColumns()) {

@@ -16,7 +16,8 @@ import java.util.List;
  * asks only for GPUs (shaped by {@link GangShape}) and is insensitive to placement (the trace has no model).
  */
 public final class PhillyTraceReader extends CsvTraceReader {
-    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss")
+            .withResolverStyle(java.time.format.ResolverStyle.STRICT); // 2017-02-30 is refused, not read as 2017-02-28
 
     /** Creates the reader. */
     public PhillyTraceReader() {
