@@ -45,14 +45,19 @@ import java.util.TreeMap;
  *       random ({@link PolicyContext#random()}) so that the expected size is c_i × k_i;</li>
  *   <li>the withheld GPUs and any left over go to the apps outside the auction (work conservation): first to keep
  *       their running jobs, worst ρ first, then to start new jobs, the apps nearest to finishing first; only then to
- *       the bidders; jobs whose expired lease was not won back are preempted (checkpointing ones checkpoint);</li>
+ *       the bidders;</li>
+ *   <li>each start is placed on free GPUs if it fits; else just enough expired leases that nobody kept are revoked
+ *       (checkpointing jobs checkpoint), on the nodes where they make a whole place for the job's members; with
+ *       {@link Config#renewUnlessWorse()} only leases of apps whose ρ without them would still be better than the
+ *       starting app's; expired leases nobody needed are renewed;</li>
  *   <li>every GPU granted carries a lease of {@link Config#leaseMinutes()}, stretched (by at most one checkpoint
  *       interval) to end just after the job's next checkpoint, so that a revocation at expiry loses almost no work.</li>
  * </ol>
- * With {@link Config#reserve()} the worst app is never starved by gangs larger than what one auction offers: while
- * the GPUs offered are fewer than its smallest job needs, expired leases are neither renewed nor revoked and new
- * jobs of other apps get leases that expire at once, so that the offer grows within one lease; then the app is
- * guaranteed its smallest bundle.
+ * With {@link Config#reserve()} the worst app with a waiting job is not starved by gangs larger than what one auction
+ * offers: once its smallest job has waited a whole lease and does not fit on the free GPUs, nodes are chosen where
+ * better-off apps' leases can make a place for it; if their expired leases suffice, just enough are revoked and the job
+ * starts; otherwise those nodes drain (their expired leases are neither renewed nor offered, and jobs placed there get
+ * leases that expire at once) while the rest of the cluster is auctioned as usual.
  *
  * <pre>{@code
  * SchedulingPolicy themis = Policies.create("themis", Map.of("f", "0.8", "leaseMinutes", "10"));
@@ -78,14 +83,32 @@ public final class ThemisPolicy implements SchedulingPolicy {
      * @param method how the winners are determined
      * @param revokeWithoutCheckpoint true: jobs that do not checkpoint are revoked at lease expiry like the others
      *     (losing all their work); false: their leases are renewed, so only checkpointing jobs are ever preempted
+     * @param renewUnlessWorse true: an expired lease is revoked only for an app whose ρ is worse than the holder's ρ
+     *     would be without it; false: for any app that won GPUs
      */
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                         boolean revokeWithoutCheckpoint) {
+                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse) {
         /**
          * The defaults: f = 0.8, 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
-         * checkpointing not revoked.
+         * checkpointing not revoked, leases renewed unless a worse-off app needs them.
          */
-        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false);
+        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true);
+
+        /**
+         * Without {@code renewUnlessWorse} (true).
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param reserve the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         */
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+                      boolean revokeWithoutCheckpoint) {
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true);
+        }
 
         /** Validates. */
         public Config {
@@ -108,22 +131,22 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         /** @param v f @return a copy */
         public Config withF(double v) {
-            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint);
+            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse);
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
-            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint);
+            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse);
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
-            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint);
+            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse);
         }
 
         /** @param v reservation @return a copy */
         public Config withReserve(boolean v) {
-            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint);
+            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse);
         }
     }
 
@@ -213,6 +236,17 @@ public final class ThemisPolicy implements SchedulingPolicy {
         final List<JobStatus> pendingGpuJobs = new ArrayList<>();
         final List<JobStatus> revocable = new ArrayList<>();
         final List<JobStatus> renewed = new ArrayList<>();
+        /** Jobs preempted to make room for the worst app. */
+        final Set<String> revoked = new HashSet<>();
+        /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
+        final Set<String> held = new HashSet<>();
+        /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
+        final Set<String> heldNodes = new HashSet<>();
+        final Map<String, Double> rhoIfRevoked = new HashMap<>();
+        /** Placements admitted in this round. */
+        final List<Placement> placed = new ArrayList<>();
+        /** Jobs preempted in this round. */
+        final Set<String> preempted = new HashSet<>();
         long pool;
 
         Round(PolicyContext ctx) {
@@ -253,6 +287,18 @@ public final class ThemisPolicy implements SchedulingPolicy {
             this.pool = ctx.capacity().freeGpus() + revocableGpus;
         }
 
+        /**
+         * An app's ρ if it lost the GPUs of its expired leases now: what it would have as a waiting app. Its jobs may
+         * only be revoked for an app whose ρ is worse than that, so that a job is not started for an app and
+         * revoked again as soon as running has made that app's ρ look good.
+         */
+        double rhoIfRevoked(String app) {
+            return rhoIfRevoked.computeIfAbsent(app, a -> {
+                AppView v = apps.get(a);
+                return v == null ? 0 : FinishTimeEstimator.sharedWith(v, fixedRunning(v), horizon) / v.idealSeconds();
+            });
+        }
+
         /** Apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name. */
         Comparator<String> shortestRemainingFirst() {
             return Comparator.comparingDouble((String a) -> apps.get(a).sharedSeconds() - apps.get(a).elapsed()).thenComparing(a -> a);
@@ -285,6 +331,13 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 if (!all.isEmpty()) {
                     items.put(app.name(), all);
                 }
+            }
+        }
+
+        /** Drops the items of jobs preempted, held or started by the reservation. */
+        void dropItems() {
+            for (List<Item> its : items.values()) {
+                its.removeIf(it -> revoked.contains(it.job().id()) || held.contains(it.job().id()) || admitted.contains(it.job().id()));
             }
         }
 
@@ -440,24 +493,122 @@ public final class ThemisPolicy implements SchedulingPolicy {
             explained.add(j.id());
             if (a.admitted()) {
                 admitted.add(j.id());
+                placed.add(a.admission().placement());
                 if (expiry != Admit.NO_LEASE) {
                     JobView v = c.item().job();
                     double speed = FinishTimeEstimator.sizeFraction(j.spec(), a.admission().counts()) * a.admission().placement().throughputFactor();
-                    ctx.setLease(j, expiry == now ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
+                    boolean onHeldNode = false;
+                    for (String node : a.admission().placement().nodes()) {
+                        onHeldNode |= heldNodes.contains(node);
+                    }
+                    ctx.setLease(j, expiry == now || onHeldNode ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
                 }
                 return true;
             }
             return false;
         }
 
-        void revokeUnkept(Map<String, AppView> byJobApp) {
-            for (JobStatus j : revocable) {
-                if (!kept.contains(j.id())) {
-                    AppView app = byJobApp.get(j.id());
-                    ctx.preempt(j, String.format(Locale.ROOT, "Themis: lease expired and app %s (rho %.2f) did not win its GPUs back",
-                            j.spec().jobSet(), app == null ? Double.NaN : app.rho()));
+        void revoke(JobStatus j, String reason) {
+            if (preempted.add(j.id())) {
+                ctx.preempt(j, reason);
+            }
+        }
+
+        /** GPUs of the largest node seen (nodes are assumed alike). */
+        int nodeSize() {
+            return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus.getOrDefault("max", 0));
+        }
+
+        /**
+         * GPUs in use per node (running jobs not preempted in this round, plus this round's admissions), with the
+         * candidates on each node.
+         */
+        Map<String, NodeUse> nodeUse(java.util.function.Predicate<JobStatus> candidate, java.util.function.Predicate<JobStatus> later) {
+            Map<String, NodeUse> nodes = new TreeMap<>();
+            for (JobStatus j : ctx.running()) {
+                if (j.admission() == null || j.spec().totalGpus() == 0 || preempted.contains(j.id())) {
+                    continue;
+                }
+                boolean c = candidate.test(j);
+                boolean l = !c && later.test(j);
+                for (MemberPlacement m : j.admission().placement().members()) {
+                    NodeUse n = nodes.computeIfAbsent(m.node(), NodeUse::new);
+                    n.used += m.gpus().size();
+                    if (c) {
+                        n.revocableGpus += m.gpus().size();
+                        if (!n.revocable.contains(j)) {
+                            n.revocable.add(j);
+                        }
+                    } else if (l) {
+                        n.leasedGpus += m.gpus().size();
+                    }
                 }
             }
+            for (Placement p : placed) {
+                for (MemberPlacement m : p.members()) {
+                    nodes.computeIfAbsent(m.node(), NodeUse::new).used += m.gpus().size();
+                }
+            }
+            return nodes;
+        }
+
+        /**
+         * The fewest candidates (by {@code order}, node by node) whose preemption frees whole places for a job's
+         * members: the nodes with the most free GPUs first, then the most GPUs of candidates.
+         *
+         * @return the victims, or null when the candidates cannot make room
+         */
+        List<JobStatus> room(JobStatus job, Map<String, Integer> counts, java.util.function.Predicate<JobStatus> candidate,
+                             Comparator<JobStatus> order) {
+            int members = 0;
+            int perMember = 0;
+            for (PodSet ps : job.spec().podSets()) {
+                int m = counts.getOrDefault(ps.name(), ps.count());
+                if (ps.resources().gpus() > 0 && m > 0) {
+                    members += m;
+                    perMember = Math.max(perMember, (int) ps.resources().gpus());
+                }
+            }
+            int size = nodeSize();
+            if (members == 0 || perMember > size) {
+                return null;
+            }
+            Map<String, NodeUse> nodes = nodeUse(candidate, j -> false);
+            long freeSeen = 0;
+            for (NodeUse n : nodes.values()) {
+                freeSeen += Math.max(0, size - n.used);
+            }
+            long idleNodes = Math.max(0, ctx.capacity().freeGpus() - freeSeen) / size;
+            int need = members - (int) Math.min(members, idleNodes * (size / perMember));
+            List<NodeUse> candidates = new ArrayList<>(nodes.values());
+            candidates.sort(Comparator.comparingInt((NodeUse n) -> n.used).thenComparingInt(n -> n.used - n.revocableGpus).thenComparing(n -> n.name));
+            List<JobStatus> victims = new ArrayList<>();
+            int slots = 0;
+            for (NodeUse n : candidates) {
+                if (slots >= need) {
+                    break;
+                }
+                int free = Math.max(0, size - n.used);
+                if ((free + n.revocableGpus) / perMember == 0) {
+                    continue;
+                }
+                n.revocable.sort(order);
+                for (JobStatus v : n.revocable) {
+                    if (slots + free / perMember >= need) {
+                        break;
+                    }
+                    if (!victims.contains(v)) {
+                        victims.add(v);
+                    }
+                    for (MemberPlacement m : v.admission().placement().members()) {
+                        if (m.node().equals(n.name)) {
+                            free += m.gpus().size();
+                        }
+                    }
+                }
+                slots += free / perMember;
+            }
+            return slots >= need ? victims : null;
         }
 
         /** Starts whatever still fits on free GPUs, apps by worst ρ, each app's items in order. */
@@ -594,13 +745,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
         if (worst != null) {
             rank = new ArrayList<>(rank.subList(rank.indexOf(worst), rank.size()));
         }
-        boolean reserving = config.reserve() && !config.infiniteLeases() && worst != null && worstNeed > r.pool
-                && worstNeed <= r.pool + leasedGpus(ctx, r.now);
-        if (reserving) {
-            reserve(r, rank, worst, worstNeed, why);
-            r.explainRest(why);
-            return;
-        }
+        boolean guarantee = config.reserve() && !config.infiniteLeases() && worst != null && reserve(r, worst, why);
         if (r.pool == 0) {
             r.explainRest(Map.of());
             return;
@@ -623,7 +768,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 vals[i] = os.get(i).valuation();
             }
             options.add(os);
-            bids.add(new Bid(a, sizes, vals, config.reserve() && a.equals(worst)));
+            bids.add(new Bid(a, sizes, vals, guarantee && a.equals(worst)));
         }
         Outcome o = PartialAllocationAuction.solve(bids, (int) Math.min(Integer.MAX_VALUE, r.pool), config.method());
         long left = r.pool;
@@ -682,8 +827,17 @@ public final class ThemisPolicy implements SchedulingPolicy {
             g.sort(r.shortestRemainingFirst());
             startOrder.addAll(g);
         }
-        for (String a : startOrder) {
-            for (Item it : r.items.get(a)) {
+        List<Item> leftoverItems = new ArrayList<>();
+        int nonBidders = leftoverOrder.size() - participants.size();
+        for (int gi = 0; gi < 2; gi++) {
+            List<Item> g = new ArrayList<>();
+            for (String a : gi == 0 ? startOrder.subList(0, nonBidders) : startOrder.subList(nonBidders, startOrder.size())) {
+                g.addAll(r.items.get(a));
+            }
+            leftoverItems.addAll(g);
+        }
+        {
+            for (Item it : leftoverItems) {
                 if (left <= 0) {
                     break;
                 }
@@ -702,45 +856,158 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 }
             }
         }
-        r.revokeUnkept(appOfJob);
+        // Realise the starts: each on free GPUs if it fits, else on the GPUs of just enough expired leases that nobody
+        // kept, on the nodes where they make a place for it (best-off apps' jobs first). Expired leases nobody needed
+        // are renewed: revoking them would move work without helping anyone.
         long expiry = r.expiry();
+        Set<String> unkept = new HashSet<>();
+        for (JobStatus j : r.revocable) {
+            if (!r.kept.contains(j.id())) {
+                unkept.add(j.id());
+            }
+        }
+        Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> appOfJob.containsKey(j.id()) ? appOfJob.get(j.id()).rho() : 0)
+                .thenComparingLong(JobStatus::sequence);
         for (Choice c : starts) {
+            if (r.start(c, expiry) || r.admitted.contains(c.item().job().id())) {
+                continue;
+            }
+            JobStatus j = c.item().job().status();
+            Map<String, Integer> counts = c.item().elasticPodSet() == null ? fullCounts(j.spec()) : c.item().counts(c.members());
+            double takerRho = r.apps.get(j.spec().jobSet()).rho();
+            List<JobStatus> victims = r.room(j, counts, v -> unkept.contains(v.id())
+                    && (!config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho), bestOffFirst);
+            if (victims == null || victims.isEmpty()) {
+                continue;
+            }
+            for (JobStatus v : victims) {
+                AppView app = appOfJob.get(v.id());
+                r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired and app %s (rho %.2f) did not win its GPUs back",
+                        v.spec().jobSet(), app == null ? Double.NaN : app.rho()));
+                unkept.remove(v.id());
+            }
             r.start(c, expiry);
+        }
+        for (JobStatus j : r.revocable) {
+            if (unkept.contains(j.id())) {
+                r.keep(j);
+            }
         }
         r.fillFree(startOrder, expiry);
         r.explainRest(why);
     }
 
-    /** GPUs held under a lease (expired or not): what a reservation can eventually gather, with the free ones. */
-    private static long leasedGpus(PolicyContext ctx, long now) {
-        long g = 0;
-        for (JobStatus j : ctx.running()) {
-            if (j.admission() != null && j.admission().leaseExpiresAtMillis() != Admit.NO_LEASE && !j.admission().leaseExpired(now)) {
-                g += j.admission().placement().gpuCount();
-            }
+    /** A node as the reservation sees it: its GPUs in use, and the jobs on it that better-off apps hold. */
+    private static final class NodeUse {
+        final String name;
+        int used;
+        int revocableGpus;
+        int leasedGpus;
+        final List<JobStatus> revocable = new ArrayList<>();
+
+        NodeUse(String name) {
+            this.name = name;
         }
-        return g;
     }
 
     /**
-     * The worst app needs more GPUs than are offered: its own expired leases are renewed, others' stay expired
-     * (revocable, offered again next round), and free GPUs go to other apps under leases that expire at once.
+     * Node-aware starvation guard for the worst app with a waiting job. When its smallest job cannot be placed on the
+     * free GPUs, nodes are chosen that can host its members once the GPUs of better-off apps (lower ρ) on them are
+     * freed: the nodes with the most free GPUs, then the most GPUs held under expired leases, then under running
+     * leases. When the free GPUs and expired leases of those nodes suffice, just enough of those jobs are preempted
+     * (they checkpoint at lease expiry) and the job is started at once. Otherwise the expired leases on those nodes are
+     * neither renewed nor offered, and new jobs placed there get leases that expire at once, so the nodes drain within
+     * one lease; every other node takes part in the auction as usual.
+     *
+     * @return true when the job fits on the free GPUs as they are: the auction then guarantees the app its smallest
+     *     bundle
      */
-    private void reserve(Round r, List<String> rank, String worst, int need, Map<String, String> why) {
+    private boolean reserve(Round r, String worst, Map<String, String> why) {
+        AppView app = r.apps.get(worst);
+        Item item = null;
+        for (Item it : r.items.get(worst)) {
+            if (!it.keep() && (item == null || it.minCost() < item.minCost())) {
+                item = it;
+            }
+        }
+        if (item == null) {
+            return false;
+        }
+        JobStatus job = item.job().status();
+        Map<String, Integer> counts = item.elasticPodSet() == null ? fullCounts(job.spec()) : item.counts(item.minMembers());
+        if (item.minCost() <= r.ctx.capacity().freeGpus() && r.ctx.placement().find(job, counts, Map.of()).isPresent()) {
+            return true; // it fits now: the auction guarantees it its smallest bundle
+        }
+        if (r.now - job.stateSinceMillis() < r.leaseMillis) {
+            return false; // not starving yet: it has not waited through one lease, in which every GPU was offered again
+        }
+        Set<String> expired = new HashSet<>();
         for (JobStatus j : r.revocable) {
-            if (j.spec().jobSet().equals(worst)) {
-                r.keep(j);
+            expired.add(j.id());
+        }
+        java.util.function.Predicate<JobStatus> betterOff = j -> {
+            AppView holder = r.apps.get(j.spec().jobSet());
+            return holder != null && r.rhoIfRevoked(holder.name()) < app.rho() && !r.kept.contains(j.id());
+        };
+        Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> r.apps.get(j.spec().jobSet()).rho())
+                .thenComparingLong(JobStatus::sequence);
+        List<JobStatus> victims = r.room(job, counts, j -> expired.contains(j.id()) && betterOff.test(j), bestOffFirst);
+        if (victims != null) {
+            for (JobStatus v : victims) {
+                r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for app %s, which has the worst rho (%.2f)",
+                        worst, app.rho()));
+                r.revocable.remove(v);
+            }
+            if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
+                r.pool -= item.minCost();
+                why.put(worst, "has the worst rho: its smallest job was started on GPUs of expired leases");
+            }
+            r.dropItems();
+            return false;
+        }
+        // gather: nodes where better-off apps' leases (expired or not) will make room drain within one lease
+        int perMember = 0;
+        for (PodSet ps : job.spec().podSets()) {
+            perMember = Math.max(perMember, (int) ps.resources().gpus());
+        }
+        int size = r.nodeSize();
+        if (perMember == 0 || perMember > size) {
+            return false;
+        }
+        Map<String, NodeUse> nodes = r.nodeUse(j -> expired.contains(j.id()) && betterOff.test(j),
+                j -> j.admission().leaseExpiresAtMillis() != Admit.NO_LEASE && revocable(j) && betterOff.test(j));
+        List<NodeUse> candidates = new ArrayList<>(nodes.values());
+        candidates.sort(Comparator.comparingInt((NodeUse n) -> n.used).thenComparingInt(n -> n.used - n.revocableGpus)
+                .thenComparingInt(n -> n.used - n.revocableGpus - n.leasedGpus).thenComparing(n -> n.name));
+        int members = item.minCost() / perMember;
+        int slots = 0;
+        List<NodeUse> chosen = new ArrayList<>();
+        for (NodeUse n : candidates) {
+            if (slots >= members) {
+                break;
+            }
+            int later = (size - n.used + n.revocableGpus + n.leasedGpus) / perMember;
+            if (later > 0) {
+                chosen.add(n);
+                slots += later;
             }
         }
-        List<String> others = new ArrayList<>();
-        for (String a : rank) {
-            if (!a.equals(worst)) {
-                others.add(a);
+        if (slots < members) {
+            return false; // better-off apps do not hold enough in one place: nothing to gather
+        }
+        for (NodeUse n : chosen) {
+            r.heldNodes.add(n.name);
+            for (JobStatus v : n.revocable) {
+                if (r.revocable.remove(v)) {
+                    r.held.add(v.id());
+                    r.pool -= v.admission().placement().gpuCount();
+                }
             }
         }
-        r.fillFree(others, r.now);
-        why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it: needs %d, %d offered now",
-                need, r.pool));
+        r.dropItems();
+        why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it on %s (needs %d GPUs)",
+                r.heldNodes, item.minCost()));
+        return false;
     }
 
     /**

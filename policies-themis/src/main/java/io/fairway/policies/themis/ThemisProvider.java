@@ -18,7 +18,9 @@ import java.util.TreeSet;
  *   <li>{@code reserve} — {@code true|false}: gather GPUs for the worst app's gang rather than starve it (default true);</li>
  *   <li>{@code method} — {@code auto|exact|greedy}: winner determination (default auto);</li>
  *   <li>{@code revokeWithoutCheckpoint} — {@code true|false}: also revoke jobs that do not checkpoint when their lease
- *       expires, losing all their work (default false: their leases are renewed).</li>
+ *       expires, losing all their work (default false: their leases are renewed);</li>
+ *   <li>{@code renewUnlessWorse} — {@code true|false}: revoke an expired lease only for an app whose ρ is worse than the
+ *       holder's would be without it (default true).</li>
  * </ul>
  *
  * <pre>{@code
@@ -27,7 +29,8 @@ import java.util.TreeSet;
  */
 public final class ThemisProvider implements PolicyProvider {
     /** The parameter names accepted. */
-    public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint");
+    public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint",
+            "renewUnlessWorse");
 
     @Override
     public String name() {
@@ -70,7 +73,8 @@ public final class ThemisProvider implements PolicyProvider {
         ThemisPolicy.Estimate est = choice(p, "estimate", ThemisPolicy.Estimate.class, d.estimate());
         PartialAllocationAuction.Method method = choice(p, "method", PartialAllocationAuction.Method.class, d.method());
         boolean revokeAll = bool(p, "revokeWithoutCheckpoint", d.revokeWithoutCheckpoint());
-        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll);
+        boolean renew = bool(p, "renewUnlessWorse", d.renewUnlessWorse());
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew);
     }
 
     private static double number(Map<String, String> p, String key, double dflt) {

@@ -35,9 +35,9 @@ class ThemisPolicyTest {
     @Test
     void parametersAreParsedAndUnknownOnesRefusedByName() {
         ThemisPolicy p = (ThemisPolicy) themis(Map.of("f", "0.5", "leaseMinutes", "infinite", "hiddenPayments", "false",
-                "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true"));
+                "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true", "renewUnlessWorse", "false"));
         assertThat(p.config()).isEqualTo(new ThemisPolicy.Config(0.5, Double.POSITIVE_INFINITY, false, ThemisPolicy.Estimate.ELAPSED, false,
-                PartialAllocationAuction.Method.GREEDY, true));
+                PartialAllocationAuction.Method.GREEDY, true, false));
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
         assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("[fairness, lease]");
@@ -174,5 +174,48 @@ class ThemisPolicyTest {
                 j.estimatedSeconds(), io.fairway.api.job.PlacementSensitivity.NONE, new io.fairway.api.job.Checkpointing(420, 0, 0)));
         RoundResult r = sim.scheduler.runRound();
         assertThat(((Admit) r.decisions().get(0)).leaseExpiresAtMillis()).isEqualTo(842_000);
+    }
+
+    /**
+     * Four 4-GPU nodes full of 1-GPU checkpointing jobs of 16 apps, whose leases expired; an app with one 8-GPU gang
+     * (2 members × 4) has waited more than a lease. Its gang needs two whole nodes: exactly the eight jobs on two nodes
+     * are revoked and it starts; the other eight leases are renewed, not revoked.
+     */
+    @Test
+    void aWaitingGangGetsWholeNodesByRevokingJustEnoughExpiredLeases() {
+        MiniSim sim = new MiniSim(themis(Map.of()), 1, 4, GpuTopology.pcie4("V100"), 1);
+        io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
+        List<JobSpec> small = new java.util.ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            JobSpec j = MiniSim.job("s" + i, "small-" + i, 1, 100_000);
+            small.add(new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0, j.podSets(),
+                    j.estimatedSeconds(), j.sensitivity(), ck));
+        }
+        sim.scheduler.submitAll(small);
+        RoundResult first = sim.scheduler.runRound();
+        assertThat(first.decisions()).filteredOn(d -> d instanceof Admit).hasSize(16);
+        for (JobSpec j : small) {
+            sim.scheduler.reportStarted(j.id());
+        }
+        sim.now = 1_000;
+        JobSpec big = MiniSim.job("big", "big", 8, 600);
+        sim.scheduler.submit(new JobSpec(big.id(), big.namespace(), big.queue(), big.jobSet(), big.owner(), big.priority(), 1_000,
+                big.podSets(), big.estimatedSeconds(), big.sensitivity(), ck));
+        assertThat(sim.scheduler.runRound().decisions()).noneMatch(d -> d instanceof Admit || d instanceof io.fairway.api.decision.Preempt);
+        sim.now = 660_000; // every small lease (602 s, aligned with a checkpoint) has expired
+        RoundResult r = sim.scheduler.runRound();
+        assertThat(sim.scheduler.checkInvariants()).isEmpty();
+        List<String> preempted = r.decisions().stream().filter(d -> d instanceof io.fairway.api.decision.Preempt).map(Decision::jobId).toList();
+        assertThat(r.decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactly("big");
+        assertThat(preempted).hasSize(8);
+        java.util.Set<String> nodes = new java.util.TreeSet<>();
+        for (Decision d : first.decisions()) {
+            if (d instanceof Admit a && preempted.contains(a.jobId())) {
+                nodes.addAll(a.placement().nodes());
+            }
+        }
+        assertThat(nodes).hasSize(2);
+        assertThat(sim.scheduler.jobs().stream().filter(j -> j.spec().jobSet().startsWith("small") && j.admission() != null)
+                .filter(j -> !preempted.contains(j.id()))).hasSize(8).allMatch(j -> !j.admission().leaseExpired(660_000));
     }
 }

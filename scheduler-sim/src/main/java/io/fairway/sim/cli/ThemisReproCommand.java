@@ -100,6 +100,10 @@ public final class ThemisReproCommand implements Callable<Integer> {
     @Option(names = "--write-trace", description = "Also write the workload as a native trace CSV.")
     Path writeTrace;
 
+    @Option(names = "--diagnose", description = "Also print, per run: why jobs were preempted, GPU-hours lost to preemptions and restores, "
+            + "waiting and JCT by job size, the five worst apps.")
+    boolean diagnose;
+
     @Option(names = "--out", description = "Directory for results.md, results.csv and charts.")
     Path out;
 
@@ -166,10 +170,14 @@ public final class ThemisReproCommand implements Callable<Integer> {
                     params.put(p[0].trim(), p[1].trim());
                 }
             }
-            SimulationResult r = Simulator.run(in, parts[0].trim(), SimulationOptions.DEFAULTS.withSeed(seed).withPolicyParameters(params));
+            SimulationResult r = Simulator.run(in, parts[0].trim(),
+                    SimulationOptions.DEFAULTS.withSeed(seed).withPolicyParameters(params).withRecordEvents(diagnose));
             Row row = row(s, parts[0].trim(), params, r, appOf);
             rows.add(row);
             o.println(format(row) + " worst: " + row.worstApp());
+            if (diagnose) {
+                o.print(diagnosis(r, appOf, shaped));
+            }
             o.flush();
         }
         String table = table(name, cluster, rows);
@@ -284,6 +292,44 @@ public final class ThemisReproCommand implements Callable<Integer> {
         double gpuHours = m.gpuUtilization() * r.totalGpus() * m.makespanSeconds() / 3600;
         return new Row(label, policy, params, m, rho, Fairness.max(rho), Fairness.mean(rho), Fairness.jainIndex(rho),
                 rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours, worst);
+    }
+
+    /**
+     * Where a run's time went: preemptions by reason, GPU-hours lost to preemptions (work redone) and to restores,
+     * waiting and JCT by job size, and the five worst apps with their ρ.
+     */
+    static String diagnosis(SimulationResult r, Map<String, String> appOf, List<SimJob> jobs) {
+        StringBuilder sb = new StringBuilder();
+        Map<String, Integer> reasons = new TreeMap<>();
+        for (io.fairway.sim.ActuationRecord e : r.actuations()) {
+            if (e.kind().equals("Preempt") && e.detail() != null) {
+                String[] w = e.detail().replaceAll("\\(.*", "").replaceAll("app-\\d+|[0-9.]+", "#").split(" ");
+                reasons.merge(String.join(" ", java.util.Arrays.copyOf(w, Math.min(w.length, 9))).trim(), 1, Integer::sum);
+            }
+        }
+        Map<String, Double> restore = new HashMap<>();
+        for (SimJob j : jobs) {
+            restore.put(j.id(), j.spec().checkpointing() == null ? 0 : j.spec().checkpointing().restoreCostSeconds());
+        }
+        double lost = 0;
+        double restores = 0;
+        TreeMap<Long, double[]> bySize = new TreeMap<>(); // gpus -> {jobs, jct, wait, preemptions}
+        for (JobOutcome j : r.jobs()) {
+            lost += j.lostWorkSeconds() * j.gpus() / 3600;
+            restores += j.preemptions() * restore.getOrDefault(j.id(), 0.0) * j.gpus() / 3600;
+            double[] b = bySize.computeIfAbsent(j.gpus(), k -> new double[4]);
+            if (j.completed()) {
+                b[0]++;
+                b[1] += j.jctSeconds();
+                b[2] += j.queueingDelaySeconds();
+                b[3] += j.preemptions();
+            }
+        }
+        sb.append(String.format(Locale.ROOT, "    GPU-hours lost: %.0f redone after preemptions, %.0f restoring%n", lost, restores));
+        reasons.forEach((k, v) -> sb.append(String.format(Locale.ROOT, "    %5d preemptions: %s%n", v, k)));
+        bySize.forEach((g, b) -> sb.append(String.format(Locale.ROOT, "    %2d-GPU jobs: %4.0f, avg JCT %.2f h, first wait %.2f h, %.1f preemptions each%n",
+                g, b[0], b[1] / b[0] / 3600, b[2] / b[0] / 3600, b[3] / b[0])));
+        return sb.toString();
     }
 
     private static double averagePresent(List<double[]> steps, double from, double to) {
