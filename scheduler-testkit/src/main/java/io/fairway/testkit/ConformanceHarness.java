@@ -77,6 +77,7 @@ public final class ConformanceHarness {
     private final Set<String> stoppedQueues = new TreeSet<>();
     private final Set<String> silentClusters = new TreeSet<>();
     private final List<Recovery> recoveries = new ArrayList<>();
+    private final Map<String, List<Node>> nodesLostWith = new HashMap<>();
     private long clock = 1_000;
     private int nextJob;
     private int nextNode;
@@ -439,7 +440,10 @@ public final class ConformanceHarness {
                 silentClusters.add(cluster);
                 back = () -> {
                     silentClusters.remove(cluster);
-                    hub.rejoin(cluster, lostNodes, Map.of());
+                    // the nodes the hub's declaration removed (also those that joined while it was silent), or, when
+                    // it was never declared lost, those it had when it fell silent (still there: rejoin adds none)
+                    List<Node> nodes = nodesLostWith.containsKey(cluster) ? nodesLostWith.remove(cluster) : lostNodes;
+                    hub.rejoin(cluster, nodes, Map.of());
                 };
             } else {
                 List<String> requeued = scheduler.removeCluster(cluster);
@@ -556,7 +560,11 @@ public final class ConformanceHarness {
             j.admission().placement().members().stream().map(m -> clusterOfNode.get(m.node())).filter(silentClusters::contains)
                     .findFirst().ifPresent(c -> clusterOfJob.put(j.id(), c));
         }
+        List<Node> before = scheduler.nodes();
         List<String> lost = hub.checkLiveness();
+        for (String c : lost) {
+            nodesLostWith.put(c, before.stream().filter(n -> n.cluster().equals(c)).toList());
+        }
         if (!lost.isEmpty()) {
             Set<String> requeued = new TreeSet<>();
             clusterOfJob.forEach((id, c) -> {
