@@ -23,7 +23,9 @@ import java.util.List;
  * </ul>
  *
  * <p>A one-shot harness rather than JMH: a 1,000,000-job setup takes tens of seconds. Run:
- * {@code java -Xms8g -Xmx8g -cp benchmarks/target/benchmarks.jar io.fairway.bench.EngineScale [jobs] [rounds]}.
+ * {@code java -Xms8g -Xmx8g -cp benchmarks/target/benchmarks.jar io.fairway.bench.EngineScale [jobs] [rounds] [kueue|armada]};
+ * {@code armada} is issue #10's shape ({@link ArmadaScaleBenchmark}: 100 queues, 5 clusters × 1,000 nodes,
+ * fair share over time).
  */
 public final class EngineScale {
     private EngineScale() {
@@ -35,22 +37,24 @@ public final class EngineScale {
     public static void main(String[] args) {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        int queues = 1_000;
-        int nodes = 10_000;
+        boolean armada = args.length > 2 && args[2].equals("armada");
+        int queues = armada ? ArmadaScaleBenchmark.QUEUES : 1_000;
+        int nodes = armada ? ArmadaScaleBenchmark.CLUSTERS * ArmadaScaleBenchmark.NODES_PER_CLUSTER : 10_000;
+        String policy = armada ? "fair-share-over-time" : "best-effort-fifo";
         Workloads.ManualClock clock = new Workloads.ManualClock();
-        Scheduler s = Workloads.scheduler(nodes, queues, "best-effort-fifo", clock);
+        Scheduler s = armada ? ArmadaScaleBenchmark.scheduler(clock) : Workloads.scheduler(nodes, queues, policy, clock);
         long before = usedAfterGc(); // before the specs exist: they are part of what the engine retains
         List<JobSpec> batch = new ArrayList<>(jobs);
         for (int i = 0; i < jobs; i++) {
-            batch.add(Workloads.oneGpuJob("j" + i, i, queues));
+            batch.add(armada ? ArmadaScaleBenchmark.job("j" + i, i) : Workloads.oneGpuJob("j" + i, i, queues));
         }
         long t0 = System.nanoTime();
         s.submitAll(batch);
         long submitNanos = System.nanoTime() - t0;
         batch = null;
         long after = usedAfterGc();
-        System.out.printf("pending=%d queues=%d cohorts=%d nodes=%d gpus=%d policy=best-effort-fifo jdk=%s%n", jobs, queues,
-                Workloads.cohortsFor(queues), nodes, nodes * 8, Runtime.version());
+        System.out.printf("pending=%d queues=%d cohorts=%d clusters=%d nodes=%d gpus=%d policy=%s jdk=%s%n", jobs, queues,
+                armada ? 1 : Workloads.cohortsFor(queues), armada ? ArmadaScaleBenchmark.CLUSTERS : 1, nodes, nodes * 8, policy, Runtime.version());
         System.out.printf("submitAll: %.0f ms; retained heap per pending job: %.0f B%n", submitNanos / 1e6, (after - before) / (double) jobs);
         for (int r = 0; r <= rounds; r++) {
             clock.now += 1000;

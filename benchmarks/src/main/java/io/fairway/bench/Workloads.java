@@ -119,9 +119,28 @@ final class Workloads {
                 holding.add(fullNode("busy-" + i, ns.get(i).name(), "cq-" + (i % queues), 10_000_000L + i));
             }
         }
-        return new Snapshot(1, 0, 1, Map.of(Node.DEFAULT_CLUSTER, new ClusterSpec(Node.DEFAULT_CLUSTER, List.of(ClusterSpec.RACK_LABEL))), ns,
+        Snapshot s = new Snapshot(1, 0, 1, Map.of(Node.DEFAULT_CLUSTER, new ClusterSpec(Node.DEFAULT_CLUSTER, List.of(ClusterSpec.RACK_LABEL))), ns,
                 Map.of(FLAVOR, ResourceFlavor.of(FLAVOR)), clusterQueues(queues, nodes * 8L), cohorts(queues), localQueues(queues), pending,
                 holding, Map.of(), PlacementStrategy.TOPOLOGY_AWARE);
+        return full ? settled(s) : s;
+    }
+
+    /**
+     * The same snapshot one round later, as an engine holds it: every pending job carries the reason the previous
+     * round (best-effort-fifo) gave it. A round on it measures the steady state of a full cluster, where nothing
+     * changed since the last round; the first no-fit round, which reports every job's new reason, is {@code
+     * firstNoFit} where a benchmark has it.
+     */
+    static Snapshot settled(Snapshot s) {
+        io.fairway.core.RoundResult r = io.fairway.core.Rounds.run(s, io.fairway.core.Policies.create("best-effort-fifo", Map.of()));
+        List<JobStatus> pending = new ArrayList<>(s.pending().size());
+        for (JobStatus j : s.pending()) {
+            PendingReason reason = r.pendingReasons().getOrDefault(j.id(), j.pendingReason());
+            pending.add(new JobStatus(j.spec(), j.state(), reason, null, j.stateSinceMillis(), j.preemptions(), j.sequence(),
+                    j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+        }
+        return new Snapshot(s.round() + 1, s.nowMillis(), s.seed(), s.clusters(), s.nodes(), s.flavors(), s.clusterQueues(), s.cohorts(),
+                s.localQueues(), pending, s.holding(), s.decayedUsage(), s.placement(), s.provisioning());
     }
 
     /** A manual clock for drivers with simulated time. */

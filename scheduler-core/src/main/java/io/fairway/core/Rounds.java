@@ -61,7 +61,7 @@ public final class Rounds {
         List<Decision> decisions = new ArrayList<>(v.preemptions());
         decisions.addAll(resizeDecisions(snapshot, v.resizes()));
         decisions.addAll(v.admissions());
-        Map<String, PendingReason> reasons = new LinkedHashMap<>(out.reasons());
+        Map<String, PendingReason> reasons = out.reasons(); // a fresh map of the plan's own: filled on, not copied
         v.refusedAdmissions().forEach((job, err) -> reasons.put(job, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
                 "the core refused the policy's admission: " + err)));
         for (Admit a : v.admissions()) {

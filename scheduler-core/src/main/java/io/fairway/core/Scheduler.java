@@ -80,6 +80,8 @@ public final class Scheduler {
     private final Map<String, LocalQueue> localQueues = new TreeMap<>();
     private final HashMap<String, JobStatus> jobs = new HashMap<>();
     private final TreeMap<Long, JobStatus> pending = new TreeMap<>();
+    /** The same pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
+    private final PendingIndex.Builder pendingIndex = new PendingIndex.Builder();
     private final TreeMap<Long, JobStatus> holding = new TreeMap<>();
     private long nextSequence;
     private long round;
@@ -775,6 +777,7 @@ public final class Scheduler {
                 JobStatus s = new JobStatus(j, JobState.PENDING, initial, null, now, 0, nextSequence++, 0, 0, -1);
                 jobs.put(j.id(), s);
                 pending.put(s.sequence(), s);
+                pendingIndex.add(s);
                 added.add(s);
                 events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, j.localQueueKey()));
             }
@@ -1274,6 +1277,7 @@ public final class Scheduler {
                 s.jobs.put(j.id(), j);
                 if (j.state() == JobState.PENDING) {
                     s.pending.put(j.sequence(), j);
+                    s.pendingIndex.add(j);
                 } else if (j.state().holdsResources()) {
                     s.holding.put(j.sequence(), j);
                 }
@@ -1311,7 +1315,7 @@ public final class Scheduler {
         Provisioning prov = nodePools.isEmpty() && reservations.isEmpty() ? Provisioning.NONE
                 : new Provisioning(nodePools, reservations, inFlight, emptySince);
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
-                new ArrayList<>(pending.values()), held, decayedUsage, placement, prov);
+                new ArrayList<>(pending.values()), held, decayedUsage, placement, prov, pendingIndex.freeze());
     }
 
     /** After a concurrent change: a resize is kept only if its new members' nodes still exist. */
@@ -1504,6 +1508,10 @@ public final class Scheduler {
                             + ", reason " + j.pendingReason() + ")");
                 }
             }
+            PendingIndex idx = pendingIndex.freeze();
+            if (idx.size() != pending.size() || !idx.equals(PendingIndex.of(new ArrayList<>(pending.values())))) {
+                v.add("the pending index holds " + idx.size() + " jobs in its groups, the pending list " + pending.size());
+            }
             if (pending.size() + holding.size() > jobs.size()) {
                 v.add("indexes hold " + (pending.size() + holding.size()) + " jobs, more than the " + jobs.size() + " known");
             }
@@ -1569,12 +1577,14 @@ public final class Scheduler {
         jobs.put(now.id(), now);
         if (pending.get(old.sequence()) == old) {
             pending.remove(old.sequence());
+            pendingIndex.remove(old);
         }
         if (holding.get(old.sequence()) == old) {
             holding.remove(old.sequence());
         }
         if (now.state() == JobState.PENDING) {
             pending.put(now.sequence(), now);
+            pendingIndex.add(now);
         } else if (now.state().holdsResources()) {
             holding.put(now.sequence(), now);
         }

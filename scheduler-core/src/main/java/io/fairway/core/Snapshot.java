@@ -30,12 +30,41 @@ import java.util.Map;
  *     share of the cluster (fair share over time)
  * @param placement how the placement search chooses nodes and GPUs (topology-aware unless stated)
  * @param provisioning node pools, jobs waiting for nodes, node requests in flight
+ * @param pendingIndex the pending jobs grouped by what they need (built from {@code pending} on first use when
+ *     null; the engine passes the one it keeps up to date)
  */
 public record Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
                        Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
                        Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
                        List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement,
-                       Provisioning provisioning) {
+                       Provisioning provisioning, PendingIndex pendingIndex) {
+    /**
+     * A snapshot whose pending jobs are grouped on first use.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param seed seed
+     * @param clusters clusters
+     * @param nodes nodes
+     * @param flavors flavors
+     * @param clusterQueues ClusterQueues
+     * @param cohorts cohorts
+     * @param localQueues LocalQueues
+     * @param pending pending jobs
+     * @param holding jobs holding resources
+     * @param decayedUsage recent usage per ClusterQueue
+     * @param placement the placement strategy
+     * @param provisioning node pools and requests
+     */
+    public Snapshot(long round, long nowMillis, long seed, Map<String, ClusterSpec> clusters, List<Node> nodes,
+                    Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
+                    Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
+                    List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement,
+                    Provisioning provisioning) {
+        this(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding, decayedUsage,
+                placement, provisioning, null);
+    }
+
     /**
      * A snapshot without node pools.
      *
@@ -120,6 +149,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
         placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;
         provisioning = provisioning == null ? Provisioning.NONE : provisioning;
+        pendingIndex = pendingIndex == null ? PendingIndex.of(pending) : pendingIndex;
     }
 
     /**
@@ -128,7 +158,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
      */
     public Snapshot withPlacement(PlacementStrategy strategy) {
         return new Snapshot(round, nowMillis, seed, clusters, nodes, flavors, clusterQueues, cohorts, localQueues, pending, holding,
-                decayedUsage, strategy, provisioning);
+                decayedUsage, strategy, provisioning, pendingIndex);
     }
 
     private static <V> Map<String, V> sorted(Map<String, V> m) {

@@ -5,9 +5,10 @@ import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Resources;
 import io.fairway.api.spi.Attempt;
+import io.fairway.api.spi.PendingGroup;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
-import java.util.ArrayDeque;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,34 +58,45 @@ public final class FairSharePolicy implements SchedulingPolicy {
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), q);
         }
-        Map<String, ArrayDeque<JobStatus>> heads = new HashMap<>();
+        // Each queue's jobs in Kueue order: its groups (jobs of one shape and priority) merged by their cursors.
+        Map<String, PriorityQueue<OrderedPolicy.Cursor>> heads = new HashMap<>();
+        for (PendingGroup g : ctx.pendingGroups()) {
+            heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>((x, y) -> KUEUE.compare(x.job(), y.job())))
+                    .add(new OrderedPolicy.Cursor(g));
+        }
         PriorityQueue<Ranked> order = new PriorityQueue<>();
         long gpus = ctx.capacity().total(Resources.GPU);
         long cpus = ctx.capacity().total(Resources.CPU);
         for (ClusterQueue q : ctx.clusterQueues()) {
-            List<JobStatus> p = ctx.pending(q.name());
-            if (!p.isEmpty()) {
-                heads.put(q.name(), new ArrayDeque<>(p));
+            if (heads.containsKey(q.name())) {
                 order.add(new Ranked(q.name(), key(ctx, q, gpus, cpus)));
             }
         }
         Map<OrderedPolicy.Shape, PendingReason> failedShapes = new HashMap<>();
         while (!order.isEmpty()) {
             Ranked r = order.poll();
-            ArrayDeque<JobStatus> dq = heads.get(r.queue);
-            JobStatus j = dq.poll();
+            PriorityQueue<OrderedPolicy.Cursor> dq = heads.get(r.queue);
+            OrderedPolicy.Cursor c = dq.poll();
+            JobStatus j = c.job();
             ClusterQueue q = queues.get(r.queue);
             boolean preempting = OrderedPolicy.preempts(q);
-            OrderedPolicy.Shape shape = new OrderedPolicy.Shape(r.queue, j.spec().namespace(), j.spec().podSets(),
-                    preempting ? j.spec().priority() : 0);
-            PendingReason known = failedShapes.get(shape);
-            if (known != null) {
-                ctx.leaveWaiting(j, known);
-            } else {
+            if (c.shape == null) {
+                c.shape = new OrderedPolicy.Shape(r.queue, j.spec().namespace(), j.spec().podSets(), preempting ? j.spec().priority() : 0);
+            }
+            PendingReason failed = failedShapes.get(c.shape);
+            if (failed == null) {
                 Attempt a = OrderedPolicy.admit(ctx, j, preempting);
-                if (!a.admitted()) {
-                    failedShapes.put(shape, a.reason());
+                if (a.admitted()) {
+                    if (++c.index < c.group.jobs().size()) {
+                        dq.add(c);
+                    }
+                } else {
+                    failed = a.reason();
+                    failedShapes.put(c.shape, failed);
                 }
+            }
+            if (failed != null) {
+                ctx.leaveWaiting(c.group, c.index, failed); // the rest of the group cannot fit either
             }
             if (!dq.isEmpty()) {
                 order.add(new Ranked(r.queue, key(ctx, q, gpus, cpus)));
@@ -92,6 +104,10 @@ public final class FairSharePolicy implements SchedulingPolicy {
         }
         Elastic.growIntoIdleCapacity(ctx);
     }
+
+    /** Kueue order: priority (highest first), then submission time, then sequence. */
+    private static final Comparator<JobStatus> KUEUE = Comparator.comparingInt((JobStatus j) -> -j.spec().priority())
+            .thenComparingLong(j -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence);
 
     private double[] key(PolicyContext ctx, ClusterQueue q, long gpus, long cpus) {
         double current = Math.max(gpus > 0 ? (double) ctx.quota().usage(q.name(), Resources.GPU) / gpus : 0,

@@ -6,13 +6,13 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.QueueingStrategy;
 import io.fairway.api.spi.Attempt;
+import io.fairway.api.spi.PendingGroup;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * A policy that walks the pending jobs in one order and admits each that fits. With strict blocking, the
@@ -21,8 +21,13 @@ import java.util.Map;
  * overrides the policy's default.
  *
  * <p>Within a round capacity and quota only shrink, so once a job of some shape fails for lack of room, every
- * later job of the same shape in the same ClusterQueue fails too: it is skipped without a search. That keeps
- * a round over tens of thousands of jobs that cannot fit cheap.
+ * later job of the same shape in the same ClusterQueue fails too. The policy walks the context's
+ * {@link PolicyContext#pendingGroups() pending groups} (jobs of one LocalQueue, shape and priority) merged into
+ * its order, and answers the rest of a group whose job does not fit with one reason: a round costs time in the
+ * jobs it admits and the groups it looks at, not in the jobs that cannot fit.
+ *
+ * <p>The order must agree with the groups' own order (submission time, then sequence, within one priority):
+ * it may compare priorities, submission times and sequences.
  */
 public class OrderedPolicy implements SchedulingPolicy {
     private final String name;
@@ -45,20 +50,6 @@ public class OrderedPolicy implements SchedulingPolicy {
         return name;
     }
 
-    /**
-     * @param ctx the round
-     * @return the jobs in the order this policy considers them
-     */
-    protected List<JobStatus> ordered(PolicyContext ctx) {
-        List<JobStatus> jobs = ctx.pending();
-        if (order == null) {
-            return jobs;
-        }
-        List<JobStatus> copy = new ArrayList<>(jobs);
-        copy.sort(order.thenComparingLong(JobStatus::sequence));
-        return copy;
-    }
-
     @Override
     public void plan(PolicyContext ctx) {
         admitInOrder(ctx);
@@ -70,34 +61,67 @@ public class OrderedPolicy implements SchedulingPolicy {
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), q);
         }
-        Map<String, JobStatus> blockedBy = new HashMap<>();
+        Comparator<JobStatus> byOrder = (order == null ? FifoPolicies.SUBMISSION : order).thenComparingLong(JobStatus::sequence);
+        // Walk the groups' jobs merged into one order: the head of each group waits in a heap keyed by the job at its cursor.
+        PriorityQueue<Cursor> heads = new PriorityQueue<>((x, y) -> byOrder.compare(x.job(), y.job()));
+        for (PendingGroup g : ctx.pendingGroups()) {
+            heads.add(new Cursor(g));
+        }
         Map<String, PendingReason> blockReason = new HashMap<>();
         Map<Shape, PendingReason> failedShapes = new HashMap<>();
-        for (JobStatus j : ordered(ctx)) {
-            String cq = ctx.clusterQueueOf(j);
-            JobStatus head = blockedBy.get(cq);
-            if (head != null) {
-                ctx.leaveWaiting(j, blockReason.get(cq));
+        while (!heads.isEmpty()) {
+            Cursor c = heads.poll();
+            String cq = c.group.clusterQueue();
+            PendingReason blocked = blockReason.get(cq);
+            if (blocked != null) {
+                ctx.leaveWaiting(c.group, c.index, blocked); // behind the blocked head of a StrictFIFO queue
                 continue;
             }
-            boolean preempting = preempts(queues.get(cq));
-            Shape shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), preempting ? j.spec().priority() : 0);
-            PendingReason known = failedShapes.get(shape);
-            Attempt a;
-            if (known != null) {
-                ctx.leaveWaiting(j, known);
-                a = Attempt.failure(known);
-            } else {
-                a = admit(ctx, j, preempting);
-                if (!a.admitted()) {
-                    failedShapes.put(shape, a.reason());
+            ClusterQueue q = queues.get(cq);
+            boolean preempting = preempts(q);
+            JobStatus j = c.job();
+            if (c.shape == null) {
+                c.shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), preempting ? j.spec().priority() : 0);
+            }
+            PendingReason failed = failedShapes.get(c.shape);
+            if (failed == null) {
+                Attempt a = admit(ctx, j, preempting);
+                if (a.admitted()) {
+                    if (++c.index < c.group.jobs().size()) {
+                        heads.add(c);
+                    }
+                    continue;
                 }
+                failed = a.reason();
+                failedShapes.put(c.shape, failed);
             }
-            if (!a.admitted() && isStrict(queues.get(cq))) {
-                blockedBy.put(cq, j);
-                blockReason.put(cq, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + j.id()
-                        + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + a.reason().message()));
+            // Within a round capacity and quota only shrink: no later job of this shape fits either.
+            if (isStrict(q)) {
+                ctx.leaveWaiting(j, failed);
+                PendingReason behind = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + j.id()
+                        + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + failed.message());
+                blockReason.put(cq, behind);
+                if (c.index + 1 < c.group.jobs().size()) {
+                    ctx.leaveWaiting(c.group, c.index + 1, behind);
+                }
+            } else {
+                ctx.leaveWaiting(c.group, c.index, failed);
             }
+        }
+    }
+
+    /** A group and the position of the next job to consider in it. */
+    static final class Cursor {
+        final PendingGroup group;
+        int index;
+        Shape shape;
+
+        Cursor(PendingGroup group) {
+            this.group = group;
+        }
+
+        JobStatus job() {
+            return group.jobs().get(index);
         }
     }
 

@@ -38,6 +38,58 @@ public interface PolicyContext {
     List<JobStatus> pending(String clusterQueue);
 
     /**
+     * The pending jobs of {@link #pending()} grouped by what they need ({@link PendingGroup}), for policies that
+     * walk deep queues: a group's jobs are in Kueue order, and groups are listed in the order of their first
+     * jobs (submission order). The engine's context keeps the groups across rounds, so this costs nothing per
+     * pending job; this default groups {@link #pending()} for contexts that do not.
+     *
+     * @return every admissible pending job, each in exactly one group
+     */
+    default List<PendingGroup> pendingGroups() {
+        Map<List<Object>, List<JobStatus>> groups = new java.util.LinkedHashMap<>();
+        Map<List<Object>, String> queues = new java.util.HashMap<>();
+        for (JobStatus j : pending()) {
+            String cq = clusterQueueOf(j);
+            List<Object> key = List.of(cq == null ? "" : cq, j.spec().namespace(), j.spec().queue(), j.spec().podSets(),
+                    j.spec().priority());
+            groups.computeIfAbsent(key, k -> new java.util.ArrayList<>()).add(j);
+            queues.put(key, cq);
+        }
+        List<PendingGroup> out = new java.util.ArrayList<>();
+        groups.forEach((k, jobs) -> {
+            jobs.sort(java.util.Comparator.comparingLong((JobStatus j) -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence));
+            List<JobStatus> frozen = List.copyOf(jobs);
+            String cq = queues.get(k);
+            out.add(new PendingGroup() {
+                @Override
+                public String clusterQueue() {
+                    return cq;
+                }
+
+                @Override
+                public List<JobStatus> jobs() {
+                    return frozen;
+                }
+            });
+        });
+        return out;
+    }
+
+    /**
+     * Records one reason for the jobs of a group from a position on (the jobs behind one that does not fit).
+     *
+     * @param group a group of {@link #pendingGroups()}
+     * @param fromIndex the first job of the group the reason applies to
+     * @param reason the reason their owners will see
+     */
+    default void leaveWaiting(PendingGroup group, int fromIndex, PendingReason reason) {
+        List<JobStatus> jobs = group.jobs();
+        for (int i = fromIndex; i < jobs.size(); i++) {
+            leaveWaiting(jobs.get(i), reason);
+        }
+    }
+
+    /**
      * @param job a job
      * @return the name of its ClusterQueue, or null when its LocalQueue or ClusterQueue is missing
      */

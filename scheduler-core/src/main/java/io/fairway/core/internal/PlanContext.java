@@ -13,6 +13,7 @@ import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.Attempt;
 import io.fairway.api.spi.CapacityView;
+import io.fairway.api.spi.PendingGroup;
 import io.fairway.api.spi.PlacementSearch;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.QuotaView;
@@ -48,13 +49,19 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     private final RandomGenerator random;
 
     private final Map<String, String> cqOfJob = new HashMap<>();
-    private final List<JobStatus> admissible = new ArrayList<>();
+    /** The admissible pending jobs in submission order, listed on first use (a policy that walks groups never asks). */
+    private List<JobStatus> admissible;
+    /** The policy's view of the pending groups, built on first use. */
+    private List<PendingGroup> groupViews;
+    /** Per group of the snapshot's index: the reason given to its jobs from some position on. */
+    final java.util.IdentityHashMap<io.fairway.core.PendingIndex.Group, Bulk> bulk = new java.util.IdentityHashMap<>();
+    /** Jobs admitted in this plan, by id. */
+    private final Map<String, JobStatus> admittedJobs = new HashMap<>();
     private final List<JobStatus> reserved = new ArrayList<>();
     private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
     private final Map<String, JobStatus> holdingById = new HashMap<>();
     private final Map<String, List<Placer.Taken>> heldCapacity = new HashMap<>();
     final Map<String, PendingReason> reasons = new LinkedHashMap<>();
-    final Map<String, PendingReason> unresolvedReasons = new LinkedHashMap<>();
     final LinkedHashMap<String, Admit> admitted = new LinkedHashMap<>();
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
@@ -101,17 +108,91 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (!indexPending) {
             return;
         }
-        for (JobStatus j : snapshot.pending()) {
-            if (!reservations.isEmpty() && cqOfJob.containsKey(j.id())) {
-                reserved.add(j);
-                continue; // admitted under quota, waiting for nodes: placed by placeReserved(), not by the policy
-            }
-            if (resolveQueue(j) != null) {
-                admissible.add(j);
-            } else {
-                unresolvedReasons.put(j.id(), unresolvedReason(j));
+        if (!reservations.isEmpty()) {
+            for (JobStatus j : snapshot.pending()) {
+                if (cqOfJob.containsKey(j.id())) {
+                    reserved.add(j); // admitted under quota, waiting for nodes: placed by placeReserved(), not by the policy
+                }
             }
         }
+    }
+
+    /** The reason given to the jobs of a group from position {@code from} on. */
+    record Bulk(int from, PendingReason reason) {
+    }
+
+    /** @return the admissible pending jobs in submission order */
+    private List<JobStatus> admissible() {
+        if (admissible == null) {
+            List<JobStatus> l = new ArrayList<>();
+            boolean anyReserved = !snapshot.provisioning().reservations().isEmpty();
+            for (JobStatus j : snapshot.pending()) {
+                if (anyReserved && snapshot.provisioning().reservations().containsKey(j.id())) {
+                    continue;
+                }
+                if (resolveQueue(j) != null) {
+                    l.add(j);
+                }
+            }
+            admissible = l;
+        }
+        return admissible;
+    }
+
+    /** @return the ClusterQueue of a group of the index, or null when its queues are missing or stopped */
+    String clusterQueueOf(io.fairway.core.PendingIndex.Group g) {
+        return resolveQueue(g.head());
+    }
+
+    /** @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves */
+    PendingReason unresolvedReasonOf(JobStatus j) {
+        return resolveQueue(j) != null ? null : unresolvedReason(j);
+    }
+
+    @Override
+    public List<PendingGroup> pendingGroups() {
+        if (groupViews == null) {
+            Map<String, io.fairway.core.Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
+            List<PendingGroup> views = new ArrayList<>();
+            for (io.fairway.core.PendingIndex.Group g : snapshot.pendingIndex().groups()) {
+                String cq = clusterQueueOf(g);
+                if (cq == null) {
+                    continue;
+                }
+                List<JobStatus> jobs = g.jobs();
+                boolean filtered = false;
+                if (!reservations.isEmpty()) {
+                    List<JobStatus> kept = new ArrayList<>();
+                    for (JobStatus j : jobs) {
+                        if (!reservations.containsKey(j.id())) {
+                            kept.add(j);
+                        }
+                    }
+                    filtered = kept.size() != jobs.size();
+                    jobs = List.copyOf(kept);
+                }
+                if (!jobs.isEmpty()) {
+                    views.add(new GroupView(filtered ? null : g, cq, jobs));
+                }
+            }
+            groupViews = Collections.unmodifiableList(views);
+        }
+        return groupViews;
+    }
+
+    /** A group as the policy sees it; {@code source} is null when jobs waiting for nodes were left out of it. */
+    private record GroupView(io.fairway.core.PendingIndex.Group source, String clusterQueue, List<JobStatus> jobs) implements PendingGroup {
+    }
+
+    @Override
+    public void leaveWaiting(PendingGroup group, int fromIndex, PendingReason reason) {
+        if (group instanceof GroupView v && v.source() != null && groupViews != null && fromIndex >= 0) {
+            if (fromIndex < v.jobs().size()) {
+                bulk.put(v.source(), new Bulk(fromIndex, reason));
+            }
+            return;
+        }
+        PolicyContext.super.leaveWaiting(group, fromIndex, reason);
     }
 
     /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
@@ -260,7 +341,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public List<JobStatus> pending() {
-        return Collections.unmodifiableList(admissible);
+        return Collections.unmodifiableList(admissible());
     }
 
     @Override
@@ -303,8 +384,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         }
         String cq = resolveQueue(job);
         if (cq == null) {
-            PendingReason r = unresolvedReasons.get(job.id());
-            return r != null ? r : PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " is not pending");
+            return unresolvedReason(job);
         }
         for (PodSet ps : job.spec().podSets()) {
             Integer m = counts.get(ps.name());
@@ -373,6 +453,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
                 Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
                         nextAdmissionOrder());
                 admitted.put(job.id(), a);
+                admittedJobs.put(job.id(), job);
                 heldCapacity.put(job.id(), p.taken());
                 reasons.remove(job.id());
                 return Attempt.success(a);
@@ -571,7 +652,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     public Optional<PendingReason> check(JobStatus job, Map<String, Integer> counts) {
         String cqName = resolveQueue(job);
         if (cqName == null) {
-            return Optional.ofNullable(unresolvedReasons.get(job.id()));
+            return Optional.of(unresolvedReason(job));
         }
         Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), quota, job.spec(), counts);
         return Optional.ofNullable(ar.reason());
@@ -709,13 +790,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             cap.give(t.node(), t.req(), t.gpuMask());
         }
         heldCapacity.remove(jobId);
-        JobStatus j = null;
-        for (JobStatus p : admissible) {
-            if (p.id().equals(jobId)) {
-                j = p;
-                break;
-            }
-        }
+        JobStatus j = admittedJobs.remove(jobId);
         if (j != null) {
             for (PodSet ps : j.spec().podSets()) {
                 String flavor = a.flavors().get(ps.name());
@@ -752,8 +827,8 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     /** @return the admissible pending jobs of each ClusterQueue in Kueue order, built on first use */
     Map<String, List<JobStatus>> pendingByClusterQueue() {
-        if (pendingByCq.isEmpty() && !admissible.isEmpty()) {
-            for (JobStatus j : admissible) {
+        if (pendingByCq.isEmpty() && !admissible().isEmpty()) {
+            for (JobStatus j : admissible()) {
                 pendingByCq.computeIfAbsent(resolveQueue(j), k -> new ArrayList<>()).add(j);
             }
             for (List<JobStatus> l : pendingByCq.values()) {

@@ -13,8 +13,10 @@ import java.util.Map;
 /**
  * A plan as the policy left it: preemptions, admissions, and a reason for every pending job that is not
  * admitted. Jobs the policy never looked at get one "not reached" reason shared per ClusterQueue; a reason is
- * only listed when it differs from the one the job already carries, so a deep, unchanged queue costs nothing
- * to report.
+ * only listed when it differs from the one the job already carries. A group of the pending index that the
+ * policy answered with one reason ({@link PlanContext#leaveWaiting(io.fairway.api.spi.PendingGroup, int,
+ * PendingReason)}) and whose jobs all carry that reason already costs nothing: a deep queue of jobs that cannot
+ * fit is reported in time proportional to its groups, not its jobs.
  *
  * @param preemptions in plan order
  * @param admissions in plan order
@@ -45,20 +47,50 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
     public static PlanOutput of(PlanContext ctx) {
         Map<String, PendingReason> reasons = new LinkedHashMap<>();
         Map<String, PendingReason> notReached = new HashMap<>();
-        for (JobStatus j : ctx.snapshot.pending()) {
-            if (ctx.admitted.containsKey(j.id()) || ctx.snapshot.provisioning().reservations().containsKey(j.id())) {
-                continue; // admitted, or waiting for nodes with its reason already set
+        Map<String, io.fairway.core.Provisioning.Reservation> reservations = ctx.snapshot.provisioning().reservations();
+        for (io.fairway.core.PendingIndex.Group g : ctx.snapshot.pendingIndex().groups()) {
+            List<JobStatus> jobs = g.jobs();
+            String cq = ctx.clusterQueueOf(g);
+            PendingReason bulkReason;
+            int from;
+            if (cq == null) {
+                bulkReason = ctx.unresolvedReasonOf(g.head()); // the same for the whole group: one namespace and LocalQueue
+                from = 0;
+            } else {
+                PlanContext.Bulk b = ctx.bulk.get(g);
+                bulkReason = b == null ? null : b.reason();
+                from = b == null ? jobs.size() : b.from();
             }
-            PendingReason r = ctx.unresolvedReasons.get(j.id());
-            if (r == null) {
-                r = ctx.reasons.get(j.id());
+            // jobs the policy looked at one by one (or never reached)
+            for (int i = 0; i < from; i++) {
+                JobStatus j = jobs.get(i);
+                if (ctx.admitted.containsKey(j.id()) || reservations.containsKey(j.id())) {
+                    continue; // admitted, or waiting for nodes with its reason already set
+                }
+                PendingReason r = ctx.reasons.get(j.id());
+                if (r == null) {
+                    r = notReached.computeIfAbsent(cq, PlanOutput::notReached);
+                }
+                if (r != j.pendingReason() && !r.equals(j.pendingReason())) {
+                    reasons.put(j.id(), r);
+                }
             }
-            if (r == null) {
-                String cq = ctx.clusterQueueOf(j);
-                r = notReached.computeIfAbsent(cq, PlanOutput::notReached);
-            }
-            if (r != j.pendingReason() && !r.equals(j.pendingReason())) {
-                reasons.put(j.id(), r);
+            // the rest of the group, answered with one reason: nothing to report when every job carries it already
+            // (the round drops the reasons of jobs it admits, should a policy admit one it also answered in bulk)
+            if (from < jobs.size() && !bulkReason.equals(g.commonReason())) {
+                boolean anyReserved = !reservations.isEmpty();
+                PendingReason last = null;
+                for (int i = from; i < jobs.size(); i++) {
+                    JobStatus j = jobs.get(i);
+                    PendingReason had = j.pendingReason();
+                    if (had == bulkReason || anyReserved && reservations.containsKey(j.id())) {
+                        continue;
+                    }
+                    if (had == last || !bulkReason.equals(had)) { // `last`: a reason object already found to differ
+                        last = had;
+                        reasons.put(j.id(), bulkReason);
+                    }
+                }
             }
         }
         Map<String, Long> renewals = new LinkedHashMap<>(ctx.leaseRenewals);

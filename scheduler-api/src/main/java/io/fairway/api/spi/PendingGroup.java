@@ -1,0 +1,23 @@
+package io.fairway.api.spi;
+
+import io.fairway.api.job.JobStatus;
+import java.util.List;
+
+/**
+ * Pending jobs that need exactly the same room and quota: one LocalQueue (so one namespace and one
+ * ClusterQueue), equal pod sets (counts, requests, selectors, tolerations, topology) and one priority. Within
+ * a round capacity and quota only shrink as the plan grows, so once one job of a group does not fit, none of
+ * the jobs behind it in the group fits either: a policy can answer the rest of the group with one
+ * {@link PolicyContext#leaveWaiting(PendingGroup, int, io.fairway.api.job.PendingReason)} instead of a search
+ * per job. That keeps a round over a deep queue of jobs that cannot fit as cheap as a round over a short one.
+ *
+ * <p>Groups come from {@link PolicyContext#pendingGroups()}; the engine keeps them up to date as jobs arrive
+ * and leave, so listing them costs nothing per pending job.
+ */
+public interface PendingGroup {
+    /** @return the ClusterQueue the group's jobs are admitted through */
+    String clusterQueue();
+
+    /** @return the group's jobs in Kueue order (submission time, then the order they were accepted); not empty */
+    List<JobStatus> jobs();
+}

@@ -1,0 +1,263 @@
+package io.fairway.core;
+
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The pending jobs of a {@link Snapshot}, grouped by what they need: one LocalQueue, equal pod sets and one
+ * priority ({@link Key}). Jobs of a group are interchangeable for admission, so a round answers a group whose
+ * head does not fit with one reason instead of a search per job; and the engine keeps the groups up to date as
+ * jobs arrive and leave ({@link Builder}), so a snapshot of a million pending jobs costs only the groups that
+ * changed since the last one.
+ *
+ * <p>Immutable once built. A snapshot built from a plain list of pending jobs groups them on first use.
+ */
+public final class PendingIndex {
+    /** Kueue order within a group (one priority): submission time, then the order the scheduler accepted the jobs. */
+    public static final Comparator<JobStatus> GROUP_ORDER = Comparator.comparingLong((JobStatus j) -> j.spec().submitTimeMillis())
+            .thenComparingLong(JobStatus::sequence);
+
+    private final List<JobStatus> source;
+    private volatile List<Group> groups;
+
+    private PendingIndex(List<JobStatus> source, List<Group> groups) {
+        this.source = source;
+        this.groups = groups;
+    }
+
+    /**
+     * @param pending pending jobs (in any order)
+     * @return an index that groups them on first use
+     */
+    public static PendingIndex of(List<JobStatus> pending) {
+        return new PendingIndex(List.copyOf(pending), null);
+    }
+
+    /** @return the groups, ordered by their first jobs ({@link #GROUP_ORDER}) */
+    public List<Group> groups() {
+        List<Group> g = groups;
+        if (g == null) {
+            synchronized (this) {
+                g = groups;
+                if (g == null) {
+                    g = group(source);
+                    groups = g;
+                }
+            }
+        }
+        return g;
+    }
+
+    /** @return how many pending jobs the index holds */
+    public int size() {
+        int n = 0;
+        for (Group g : groups()) {
+            n += g.size();
+        }
+        return n;
+    }
+
+    private static List<Group> group(List<JobStatus> pending) {
+        Map<Key, List<JobStatus>> byKey = new LinkedHashMap<>();
+        Map<List<PodSet>, List<PodSet>> canonical = new HashMap<>();
+        for (JobStatus j : pending) {
+            JobSpec s = j.spec();
+            List<PodSet> podSets = canonical.computeIfAbsent(s.podSets(), k -> k);
+            byKey.computeIfAbsent(new Key(s.namespace(), s.queue(), podSets, s.priority()), k -> new ArrayList<>()).add(j);
+        }
+        List<Group> out = new ArrayList<>(byKey.size());
+        byKey.forEach((k, jobs) -> out.add(Group.of(k, jobs.toArray(new JobStatus[0]), false)));
+        out.sort(Comparator.comparing(Group::head, GROUP_ORDER));
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * What makes pending jobs interchangeable for admission.
+     *
+     * @param namespace the namespace
+     * @param queue the LocalQueue
+     * @param podSets the pod sets
+     * @param priority the priority
+     */
+    public record Key(String namespace, String queue, List<PodSet> podSets, int priority) {
+        /**
+         * @param spec a job
+         * @return its key
+         */
+        public static Key of(JobSpec spec) {
+            return new Key(spec.namespace(), spec.queue(), spec.podSets(), spec.priority());
+        }
+    }
+
+    /** One group: its key, its jobs in {@link #GROUP_ORDER}, and the reason they all carry, when they carry one. */
+    public static final class Group {
+        private final Key key;
+        private final JobStatus[] jobs;
+        private final PendingReason commonReason;
+        private final List<JobStatus> view;
+
+        private Group(Key key, JobStatus[] jobs, PendingReason commonReason) {
+            this.key = key;
+            this.jobs = jobs;
+            this.commonReason = commonReason;
+            this.view = Collections.unmodifiableList(Arrays.asList(jobs));
+        }
+
+        static Group of(Key key, JobStatus[] jobs, boolean sorted) {
+            if (!sorted) {
+                for (int i = 1; i < jobs.length; i++) {
+                    if (GROUP_ORDER.compare(jobs[i - 1], jobs[i]) > 0) {
+                        Arrays.sort(jobs, GROUP_ORDER);
+                        break;
+                    }
+                }
+            }
+            PendingReason common = jobs[0].pendingReason();
+            for (int i = 1; i < jobs.length && common != null; i++) {
+                PendingReason r = jobs[i].pendingReason();
+                if (r != common && !common.equals(r)) {
+                    common = null;
+                }
+            }
+            return new Group(key, jobs, common);
+        }
+
+        /** @return the key */
+        public Key key() {
+            return key;
+        }
+
+        /** @return the jobs, in {@link #GROUP_ORDER} */
+        public List<JobStatus> jobs() {
+            return view;
+        }
+
+        /** @return the first job */
+        public JobStatus head() {
+            return jobs[0];
+        }
+
+        /** @return the number of jobs */
+        public int size() {
+            return jobs.length;
+        }
+
+        /** @return the reason every job of the group carries, or null when they differ (or carry none) */
+        public PendingReason commonReason() {
+            return commonReason;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Group g && key.equals(g.key) && Arrays.equals(jobs, g.jobs);
+        }
+
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + jobs.length;
+        }
+
+        @Override
+        public String toString() {
+            return "Group[" + key.namespace() + "/" + key.queue() + ", priority " + key.priority() + ", " + jobs.length + " jobs]";
+        }
+    }
+
+    /**
+     * The engine's mutable side of the index: jobs are added and removed as they enter and leave pending; a
+     * {@link #freeze()} rebuilds only the groups that changed since the previous one.
+     */
+    public static final class Builder {
+        private final Map<Key, MutableGroup> groups = new HashMap<>();
+        private final Map<List<PodSet>, List<PodSet>> canonical = new HashMap<>();
+        private PendingIndex last;
+
+        private static final class MutableGroup {
+            final Key key;
+            final TreeSet<JobStatus> jobs = new TreeSet<>(GROUP_ORDER);
+            Group frozen;
+
+            MutableGroup(Key key) {
+                this.key = key;
+            }
+        }
+
+        private Key key(JobSpec s) {
+            List<PodSet> podSets = canonical.computeIfAbsent(s.podSets(), k -> k);
+            return new Key(s.namespace(), s.queue(), podSets, s.priority());
+        }
+
+        /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
+        public void add(JobStatus j) {
+            MutableGroup g = groups.computeIfAbsent(key(j.spec()), MutableGroup::new);
+            g.jobs.remove(j); // the same job with an older status, if there
+            g.jobs.add(j);
+            g.frozen = null;
+            last = null;
+        }
+
+        /** @param j a job that left pending */
+        public void remove(JobStatus j) {
+            Key k = key(j.spec());
+            MutableGroup g = groups.get(k);
+            if (g != null && g.jobs.remove(j)) {
+                g.frozen = null;
+                last = null;
+                if (g.jobs.isEmpty()) {
+                    groups.remove(k);
+                }
+            }
+        }
+
+        /** Forgets every job. */
+        public void clear() {
+            groups.clear();
+            canonical.clear();
+            last = null;
+        }
+
+        /** @return an immutable index of the jobs now pending (the same object while nothing changes) */
+        public PendingIndex freeze() {
+            if (last != null) {
+                return last;
+            }
+            List<Group> out = new ArrayList<>(groups.size());
+            for (MutableGroup g : groups.values()) {
+                if (g.frozen == null) {
+                    g.frozen = Group.of(g.key, g.jobs.toArray(new JobStatus[0]), true);
+                }
+                out.add(g.frozen);
+            }
+            out.sort(Comparator.comparing(Group::head, GROUP_ORDER));
+            last = new PendingIndex(null, Collections.unmodifiableList(out));
+            return last;
+        }
+    }
+
+    /** Two indexes are equal when they hold the same groups of the same jobs. */
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof PendingIndex other && groups().equals(other.groups());
+    }
+
+    @Override
+    public int hashCode() {
+        return groups().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "PendingIndex" + groups();
+    }
+}
