@@ -70,11 +70,20 @@ public final class PendingIndex {
 
     private static List<Group> group(List<JobStatus> pending) {
         Map<Key, List<JobStatus>> byKey = new LinkedHashMap<>();
-        Map<List<PodSet>, List<PodSet>> canonical = new HashMap<>();
+        Map<JobSpec, Key> keyOfSpec = new java.util.IdentityHashMap<>(); // specs are shared between a job's statuses
+        Key last = null;
         for (JobStatus j : pending) {
             JobSpec s = j.spec();
-            List<PodSet> podSets = canonical.computeIfAbsent(s.podSets(), k -> k);
-            byKey.computeIfAbsent(new Key(s.namespace(), s.queue(), podSets, s.priority()), k -> new ArrayList<>()).add(j);
+            Key k = keyOfSpec.get(s);
+            if (k == null) {
+                k = Key.of(s);
+                if (k.equals(last)) {
+                    k = last; // consecutive jobs of one shape share one key
+                }
+                keyOfSpec.put(s, k);
+            }
+            last = k;
+            byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(j);
         }
         List<Group> out = new ArrayList<>(byKey.size());
         byKey.forEach((k, jobs) -> out.add(Group.of(k, jobs.toArray(new JobStatus[0]), false)));
@@ -83,20 +92,67 @@ public final class PendingIndex {
     }
 
     /**
-     * What makes pending jobs interchangeable for admission.
-     *
-     * @param namespace the namespace
-     * @param queue the LocalQueue
-     * @param podSets the pod sets
-     * @param priority the priority
+     * What makes pending jobs interchangeable for admission: namespace, LocalQueue, pod sets and priority. Its
+     * hash is computed once (pod sets are deep records).
      */
-    public record Key(String namespace, String queue, List<PodSet> podSets, int priority) {
+    public static final class Key {
+        private final String namespace;
+        private final String queue;
+        private final List<PodSet> podSets;
+        private final int priority;
+        private final int hash;
+
+        /**
+         * @param namespace the namespace
+         * @param queue the LocalQueue
+         * @param podSets the pod sets
+         * @param priority the priority
+         */
+        public Key(String namespace, String queue, List<PodSet> podSets, int priority) {
+            this.namespace = namespace;
+            this.queue = queue;
+            this.podSets = podSets;
+            this.priority = priority;
+            this.hash = ((namespace.hashCode() * 31 + queue.hashCode()) * 31 + podSets.hashCode()) * 31 + priority;
+        }
+
         /**
          * @param spec a job
          * @return its key
          */
         public static Key of(JobSpec spec) {
             return new Key(spec.namespace(), spec.queue(), spec.podSets(), spec.priority());
+        }
+
+        /** @return the namespace */
+        public String namespace() {
+            return namespace;
+        }
+
+        /** @return the LocalQueue */
+        public String queue() {
+            return queue;
+        }
+
+        /** @return the pod sets */
+        public List<PodSet> podSets() {
+            return podSets;
+        }
+
+        /** @return the priority */
+        public int priority() {
+            return priority;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Key k && hash == k.hash && priority == k.priority && namespace.equals(k.namespace)
+                    && queue.equals(k.queue) && podSets.equals(k.podSets);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
         }
     }
 
@@ -180,7 +236,6 @@ public final class PendingIndex {
      */
     public static final class Builder {
         private final Map<Key, MutableGroup> groups = new HashMap<>();
-        private final Map<List<PodSet>, List<PodSet>> canonical = new HashMap<>();
         private PendingIndex last;
 
         private static final class MutableGroup {
@@ -193,14 +248,9 @@ public final class PendingIndex {
             }
         }
 
-        private Key key(JobSpec s) {
-            List<PodSet> podSets = canonical.computeIfAbsent(s.podSets(), k -> k);
-            return new Key(s.namespace(), s.queue(), podSets, s.priority());
-        }
-
         /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
         public void add(JobStatus j) {
-            MutableGroup g = groups.computeIfAbsent(key(j.spec()), MutableGroup::new);
+            MutableGroup g = groups.computeIfAbsent(Key.of(j.spec()), MutableGroup::new);
             g.jobs.remove(j); // the same job with an older status, if there
             g.jobs.add(j);
             g.frozen = null;
@@ -209,21 +259,37 @@ public final class PendingIndex {
 
         /** @param j a job that left pending */
         public void remove(JobStatus j) {
-            Key k = key(j.spec());
-            MutableGroup g = groups.get(k);
+            MutableGroup g = groups.get(Key.of(j.spec()));
             if (g != null && g.jobs.remove(j)) {
                 g.frozen = null;
                 last = null;
                 if (g.jobs.isEmpty()) {
-                    groups.remove(k);
+                    groups.remove(g.key);
                 }
             }
+        }
+
+        /**
+         * A pending job's status changed (its reason, say) but not its spec: the job keeps its place.
+         *
+         * @param old its old status
+         * @param now its new status
+         */
+        public void replace(JobStatus old, JobStatus now) {
+            MutableGroup g = old.spec() == now.spec() ? groups.get(Key.of(old.spec())) : null;
+            if (g == null || !g.jobs.remove(old)) {
+                remove(old);
+                add(now);
+                return;
+            }
+            g.jobs.add(now);
+            g.frozen = null;
+            last = null;
         }
 
         /** Forgets every job. */
         public void clear() {
             groups.clear();
-            canonical.clear();
             last = null;
         }
 

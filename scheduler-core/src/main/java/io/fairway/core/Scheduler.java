@@ -769,11 +769,14 @@ public final class Scheduler {
             long now = clock.millis();
             List<JobStatus> added = new ArrayList<>(batch.size());
             PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
+            Map<String, PendingReason> initialByQueue = new HashMap<>();
             for (JobSpec j : batch) {
                 // a job whose queue resolves starts with the reason it keeps until a round reaches it
-                LocalQueue lq = localQueues.get(j.localQueueKey());
-                PendingReason initial = lq != null && clusterQueues.containsKey(lq.clusterQueue())
-                        ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
+                PendingReason initial = initialByQueue.computeIfAbsent(j.localQueueKey(), key -> {
+                    LocalQueue lq = localQueues.get(key);
+                    return lq != null && clusterQueues.containsKey(lq.clusterQueue())
+                            ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
+                });
                 JobStatus s = new JobStatus(j, JobState.PENDING, initial, null, now, 0, nextSequence++, 0, 0, -1);
                 jobs.put(j.id(), s);
                 pending.put(s.sequence(), s);
@@ -1576,6 +1579,12 @@ public final class Scheduler {
     private void replace(JobStatus old, JobStatus now) {
         jobs.put(now.id(), now);
         if (pending.get(old.sequence()) == old) {
+            if (now.state() == JobState.PENDING && now.sequence() == old.sequence()) {
+                pending.put(now.sequence(), now); // still pending (a new reason, say): same place in both indexes
+                pendingIndex.replace(old, now);
+                modCount++;
+                return;
+            }
             pending.remove(old.sequence());
             pendingIndex.remove(old);
         }
