@@ -53,6 +53,17 @@ final class PlacementCheck {
         return new Result(new Placer(cap).describePublic(job, placement.members()), taken, null);
     }
 
+    /**
+     * The constraints of a whole placement without its capacity: known nodes, not cordoned (members that stay are
+     * exempt), one cluster, selectors and taints, member indexes and counts, required topology.
+     *
+     * @return the first constraint broken, or null
+     */
+    static String constraintError(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors,
+                                  Set<MemberPlacement> staying) {
+        return check(cap, resources, job, placement, flavors, staying);
+    }
+
     private static String check(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement,
                                 Map<String, ResourceFlavor> flavors, Set<MemberPlacement> staying) {
         Map<String, PodSet> podSets = new HashMap<>();

@@ -568,11 +568,23 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             if (o.result() == null) {
                 return Attempt.failure(o.reason());
             }
-            extra.forEach((fr, v) -> quota.add(cqName, fr, v));
+            List<MemberPlacement> grown = new ArrayList<>(members);
             int idx = now;
             for (MemberPlacement m : o.result().placement().members()) {
-                members.add(new MemberPlacement(m.podSet(), idx++, m.node(), m.gpus()));
+                grown.add(new MemberPlacement(m.podSet(), idx++, m.node(), m.gpus()));
             }
+            // the new members were searched alone: the whole gang must still be in one cluster and keep its topology
+            String broken = PlacementCheck.constraintError(cap, resources, held.spec(), placer.describePublic(held.spec(), grown),
+                    flavorSpecs(cur.flavors()), new java.util.HashSet<>(members));
+            if (broken != null) {
+                for (Placer.Taken t : o.result().taken()) {
+                    cap.give(t.node(), t.req(), t.gpuMask());
+                }
+                return Attempt.failure(PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "growing " + job.id() + " to " + target
+                        + " members: the free room found breaks its placement (" + broken + ")"));
+            }
+            extra.forEach((fr, v) -> quota.add(cqName, fr, v));
+            members = grown;
         }
         List<Placer.Taken> taken = new ArrayList<>();
         for (MemberPlacement m : members) {
