@@ -24,12 +24,11 @@ import io.fairway.testkit.FairwayArbitraries.World;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * Minimal reproductions of engine bugs the conformance suite found in {@code scheduler-core}; each stays disabled
- * until the core is fixed, then is enabled as a regression test.
+ * Minimal reproductions of engine bugs the conformance suite found in {@code scheduler-core}, kept as regression
+ * tests now that the core is fixed (a resize checks the whole gang's cluster and topology before it succeeds).
  */
 class CoreBugReproductionTest {
 
@@ -62,7 +61,6 @@ class CoreBugReproductionTest {
      * "resize j0: a gang must land in one cluster; members are in default and east".
      */
     @Test
-    @Disabled("core bug: PolicyContext.resize places an elastic job's new members in another cluster, then validation refuses the resize")
     void resizePlacesNewMembersInTheJobsOwnClusterOrFails() {
         Node n0 = new NodeTemplate("nvswitch-8", 64, 512, 0, false).build("n0");
         Node east = new NodeTemplate("nvswitch-8", 64, 512, 0, false).build("n1");
@@ -98,7 +96,6 @@ class CoreBugReproductionTest {
      * cannot reach this yet; once the core is fixed, let it.)
      */
     @Test
-    @Disabled("core bug: PolicyContext.resize ignores the pod set's required rack when it places new members")
     void resizeKeepsARequiredRack() {
         Node r0 = new NodeTemplate("nvswitch-8", 64, 512, 0, false).build("n0");
         Node r1 = new NodeTemplate("nvswitch-8", 64, 512, 1, false).build("n1");
