@@ -85,12 +85,35 @@ public final class RestoringPolicy implements SchedulingPolicy {
         delegate.plan(hiding(ctx, todo.keySet()));
     }
 
-    /** A view of the context whose pending lists leave out the given jobs; every other call goes to the context. */
+    /** A view of the context whose pending lists and groups leave out the given jobs; every other call goes to the context. */
     private static PolicyContext hiding(PolicyContext ctx, Set<String> hidden) {
         InvocationHandler h = (proxy, method, args) -> {
             Object r = invoke(ctx, method, args);
             if (method.getName().equals("pending") && r instanceof List<?> l) {
                 return l.stream().filter(o -> !(o instanceof JobStatus js && hidden.contains(js.id()))).toList();
+            }
+            if (method.getName().equals("pendingGroups") && r instanceof List<?> groups && !hidden.isEmpty()) {
+                List<io.fairway.api.spi.PendingGroup> out = new java.util.ArrayList<>();
+                for (Object o : groups) {
+                    io.fairway.api.spi.PendingGroup g = (io.fairway.api.spi.PendingGroup) o;
+                    List<JobStatus> kept = g.jobs().stream().filter(j -> !hidden.contains(j.id())).toList();
+                    if (kept.size() == g.jobs().size()) {
+                        out.add(g);
+                    } else if (!kept.isEmpty()) {
+                        out.add(new io.fairway.api.spi.PendingGroup() {
+                            @Override
+                            public String clusterQueue() {
+                                return g.clusterQueue();
+                            }
+
+                            @Override
+                            public List<JobStatus> jobs() {
+                                return kept;
+                            }
+                        });
+                    }
+                }
+                return out;
             }
             return r;
         };

@@ -43,6 +43,8 @@ public interface PolicyContext {
      * jobs (submission order). The engine's context keeps the groups across rounds, so this costs nothing per
      * pending job; this default groups {@link #pending()} for contexts that do not.
      *
+     * <p>A context that wraps another and filters {@link #pending()} must filter the groups the same way.
+     *
      * @return every admissible pending job, each in exactly one group
      */
     default List<PendingGroup> pendingGroups() {
