@@ -54,7 +54,7 @@ import java.util.TreeMap;
  *       interval) to end just after the job's next checkpoint, so that a revocation at expiry loses almost no work.</li>
  * </ol>
  * With {@link Config#reserve()} the worst app with a waiting job is not starved by gangs larger than what one auction
- * offers: once its smallest job has waited a whole lease and does not fit on the free GPUs, nodes are chosen where
+ * offers: once its smallest job has waited a whole lease (or as long as it would take to run) and does not fit on the free GPUs, nodes are chosen where
  * better-off apps' leases can make a place for it; if their expired leases suffice, just enough are revoked and the job
  * starts; otherwise those nodes drain (their expired leases are neither renewed nor offered, and jobs placed there get
  * leases that expire at once) while the rest of the cluster is auctioned as usual.
@@ -938,8 +938,8 @@ public final class ThemisPolicy implements SchedulingPolicy {
         if (item.minCost() <= r.ctx.capacity().freeGpus() && r.ctx.placement().find(job, counts, Map.of()).isPresent()) {
             return true; // it fits now: the auction guarantees it its smallest bundle
         }
-        if (r.now - job.stateSinceMillis() < r.leaseMillis) {
-            return false; // not starving yet: it has not waited through one lease, in which every GPU was offered again
+        if (r.now - job.stateSinceMillis() < Math.min(r.leaseMillis, item.job().remaining() * 1000)) {
+            return false; // not starving yet: it has waited neither a whole lease (every GPU offered again) nor its own length
         }
         Set<String> expired = new HashSet<>();
         for (JobStatus j : r.revocable) {
