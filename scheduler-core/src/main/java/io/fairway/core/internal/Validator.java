@@ -93,7 +93,18 @@ public final class Validator {
             }
         }
         List<Admit> okResizes = new ArrayList<>();
+        // Shrinks first: a job grown into GPUs another job gave up by shrinking in the same plan is checked after
+        // that shrink, whatever order the policy made them in.
+        List<Admit> ordered = new ArrayList<>();
+        List<Admit> grows = new ArrayList<>();
         for (Admit r : resizes) {
+            JobStatus j = holding.get(r.jobId());
+            boolean shrinkOnly = j != null && j.admission() != null
+                    && new java.util.HashSet<>(j.admission().placement().members()).containsAll(r.placement().members());
+            (shrinkOnly ? ordered : grows).add(r);
+        }
+        ordered.addAll(grows);
+        for (Admit r : ordered) {
             JobStatus j = holding.get(r.jobId());
             if (j == null || !ctx.preempt(j, "")) {
                 refused.add("resize " + r.jobId() + ": the job holds no resources");
