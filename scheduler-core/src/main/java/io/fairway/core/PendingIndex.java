@@ -59,6 +59,77 @@ public final class PendingIndex {
         return g;
     }
 
+    private volatile List<JobStatus> flat;
+
+    /**
+     * The index's jobs as one list in submission order (by sequence), merged from the groups on first use: a
+     * round whose policy walks groups never pays for it.
+     *
+     * @return the pending jobs in submission order
+     */
+    public List<JobStatus> inSubmissionOrder() {
+        return new FlatView(this);
+    }
+
+    private List<JobStatus> flat() {
+        List<JobStatus> f = flat;
+        if (f == null) {
+            synchronized (this) {
+                f = flat;
+                if (f == null) {
+                    if (source != null) {
+                        f = source;
+                    } else {
+                        List<Group> gs = groups();
+                        int n = 0;
+                        for (Group g : gs) {
+                            n += g.size();
+                        }
+                        JobStatus[] all = new JobStatus[n];
+                        int i = 0;
+                        for (Group g : gs) {
+                            System.arraycopy(g.jobs, 0, all, i, g.jobs.length);
+                            i += g.jobs.length;
+                        }
+                        Arrays.sort(all, Comparator.comparingLong(JobStatus::sequence));
+                        f = Collections.unmodifiableList(Arrays.asList(all));
+                    }
+                    flat = f;
+                }
+            }
+        }
+        return f;
+    }
+
+    /** The pending list of a snapshot built from an index: immutable, materialised on first read. */
+    static final class FlatView extends java.util.AbstractList<JobStatus> implements java.util.RandomAccess {
+        private final PendingIndex index;
+
+        FlatView(PendingIndex index) {
+            this.index = index;
+        }
+
+        @Override
+        public JobStatus get(int i) {
+            return index.flat().get(i);
+        }
+
+        @Override
+        public int size() {
+            return index.flat().size();
+        }
+
+        @Override
+        public Object[] toArray() {
+            return index.flat().toArray();
+        }
+
+        @Override
+        public <T> T[] toArray(T[] a) {
+            return index.flat().toArray(a);
+        }
+    }
+
     /** @return how many pending jobs the index holds */
     public int size() {
         int n = 0;

@@ -1317,8 +1317,9 @@ public final class Scheduler {
         }
         Provisioning prov = nodePools.isEmpty() && reservations.isEmpty() ? Provisioning.NONE
                 : new Provisioning(nodePools, reservations, inFlight, emptySince);
+        PendingIndex idx = pendingIndex.freeze();
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
-                new ArrayList<>(pending.values()), held, decayedUsage, placement, prov, pendingIndex.freeze());
+                idx.inSubmissionOrder(), held, decayedUsage, placement, prov, idx);
     }
 
     /** After a concurrent change: a resize is kept only if its new members' nodes still exist. */
@@ -1512,7 +1513,8 @@ public final class Scheduler {
                 }
             }
             PendingIndex idx = pendingIndex.freeze();
-            if (idx.size() != pending.size() || !idx.equals(PendingIndex.of(new ArrayList<>(pending.values())))) {
+            List<JobStatus> inOrder = new ArrayList<>(pending.values());
+            if (idx.size() != pending.size() || !idx.equals(PendingIndex.of(inOrder)) || !idx.inSubmissionOrder().equals(inOrder)) {
                 v.add("the pending index holds " + idx.size() + " jobs in its groups, the pending list " + pending.size());
             }
             if (pending.size() + holding.size() > jobs.size()) {

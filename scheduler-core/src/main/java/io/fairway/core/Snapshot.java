@@ -144,7 +144,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         clusterQueues = sorted(clusterQueues);
         cohorts = sorted(cohorts);
         localQueues = sorted(localQueues);
-        pending = List.copyOf(pending);
+        pending = pending instanceof PendingIndex.FlatView ? pending : List.copyOf(pending); // a view of an immutable index
         holding = List.copyOf(holding);
         decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
         placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;

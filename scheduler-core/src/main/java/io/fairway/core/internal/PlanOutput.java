@@ -45,7 +45,7 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
      * @return its output
      */
     public static PlanOutput of(PlanContext ctx) {
-        Map<String, PendingReason> reasons = new LinkedHashMap<>();
+        GroupedReasons reasons = new GroupedReasons();
         Map<String, PendingReason> notReached = new HashMap<>();
         Map<String, io.fairway.core.Provisioning.Reservation> reservations = ctx.snapshot.provisioning().reservations();
         for (io.fairway.core.PendingIndex.Group g : ctx.snapshot.pendingIndex().groups()) {
@@ -72,25 +72,13 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
                     r = notReached.computeIfAbsent(cq, PlanOutput::notReached);
                 }
                 if (r != j.pendingReason() && !r.equals(j.pendingReason())) {
-                    reasons.put(j.id(), r);
+                    reasons.putIndividual(j.id(), r);
                 }
             }
             // the rest of the group, answered with one reason: nothing to report when every job carries it already
             // (the round drops the reasons of jobs it admits, should a policy admit one it also answered in bulk)
             if (from < jobs.size() && !bulkReason.equals(g.commonReason())) {
-                boolean anyReserved = !reservations.isEmpty();
-                PendingReason last = null;
-                for (int i = from; i < jobs.size(); i++) {
-                    JobStatus j = jobs.get(i);
-                    PendingReason had = j.pendingReason();
-                    if (had == bulkReason || anyReserved && reservations.containsKey(j.id())) {
-                        continue;
-                    }
-                    if (had == last || !bulkReason.equals(had)) { // `last`: a reason object already found to differ
-                        last = had;
-                        reasons.put(j.id(), bulkReason);
-                    }
-                }
+                reasons.putRun(jobs.subList(from, jobs.size()), bulkReason, reservations);
             }
         }
         Map<String, Long> renewals = new LinkedHashMap<>(ctx.leaseRenewals);
