@@ -218,4 +218,28 @@ class ThemisPolicyTest {
         assertThat(sim.scheduler.jobs().stream().filter(j -> j.spec().jobSet().startsWith("small") && j.admission() != null)
                 .filter(j -> !preempted.contains(j.id()))).hasSize(8).allMatch(j -> !j.admission().leaseExpired(660_000));
     }
+
+    /**
+     * Two apps, each one 4-GPU checkpointing job of 2 h, on one 4-GPU node: each is owed half of it, so they time-share
+     * it. With {@code renewUnlessWorse} the holder's lease is renewed until the waiting app's ρ is worse than the
+     * holder's would be without the node (every second lease here), instead of the jobs swapping at every expiry.
+     */
+    @Test
+    void leasesAreRenewedUnlessAWorseOffAppNeedsThem() {
+        int[] preemptions = new int[2];
+        for (int i = 0; i < 2; i++) {
+            MiniSim sim = new MiniSim(themis(Map.of("renewUnlessWorse", i == 0 ? "true" : "false")), 1, 1, GpuTopology.pcie4("V100"), 1);
+            for (String app : List.of("a", "b")) {
+                JobSpec j = MiniSim.job(app + "-1", app, 4, 7200);
+                sim.submitAt(0, new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0, j.podSets(),
+                        j.estimatedSeconds(), j.sensitivity(), new io.fairway.api.job.Checkpointing(60, 0, 0)));
+            }
+            sim.run(100L * 3600 * 1000);
+            assertThat(sim.violations).isEmpty();
+            assertThat(sim.finished).hasSize(2);
+            preemptions[i] = sim.preemptions;
+        }
+        assertThat(preemptions[0]).isPositive();
+        assertThat(preemptions[1]).isGreaterThanOrEqualTo(preemptions[0] * 3 / 2);
+    }
 }
