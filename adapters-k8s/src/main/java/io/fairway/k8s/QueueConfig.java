@@ -66,6 +66,7 @@ import java.util.Set;
  *   - name: gpu                            # the Karpenter NodePool (label karpenter.sh/nodepool)
  *     provisioningDelaySeconds: 180        # how long a claimed node takes to join (default 60)
  *     consolidationDelaySeconds: 300       # empty this long: its NodeClaim is deleted (default 300)
+ *     consolidation: WhenEmpty             # or WhenUnderutilized: also move checkpointing jobs off under-used nodes
  *     limits: {nvidia.com/gpu: "64"}
  *     labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
  *     instanceTypes:
@@ -496,10 +497,12 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
      * @param consolidationDelaySeconds seconds a node stays empty before its NodeClaim is deleted (default 300)
      * @param labels labels of its nodes (put on the NodeClaim, which Karpenter copies to the Node)
      * @param taints taints of its nodes
+     * @param consolidation Karpenter's consolidation policy: {@code WhenEmpty} (default) or {@code WhenUnderutilized}
+     *     (checkpointing jobs are also moved off under-used nodes)
      */
     public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes, Map<String, String> limits,
                                  Double provisioningDelaySeconds, Double consolidationDelaySeconds, Map<String, String> labels,
-                                 List<TaintConfig> taints) {
+                                 List<TaintConfig> taints, String consolidation) {
         /** Defaults and validates. */
         public NodePoolConfig {
             InvalidSpecException.requireName("nodePools[].name", name);
@@ -514,12 +517,25 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
             }
             labels = labels == null ? Map.of() : Map.copyOf(labels);
             taints = list("nodePools[" + name + "].taints", taints);
+            consolidationPolicy(name, consolidation); // refuses an unknown policy, naming it
+        }
+
+        private static NodePool.Consolidation consolidationPolicy(String pool, String value) {
+            if (value == null) {
+                return NodePool.Consolidation.WHEN_EMPTY;
+            }
+            return switch (value.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT)) {
+                case "whenempty" -> NodePool.Consolidation.WHEN_EMPTY;
+                case "whenunderutilized", "whenemptyorunderutilized" -> NodePool.Consolidation.WHEN_UNDERUTILIZED;
+                default -> throw new InvalidSpecException("nodePools[" + pool + "].consolidation", value,
+                        "node pool " + pool + ": consolidation must be WhenEmpty or WhenUnderutilized, was " + value);
+            };
         }
 
         NodePool toModel() {
             return new NodePool(name, null, instanceTypes.stream().map(InstanceTypeConfig::toModel).toList(), Resources.parse(limits),
                     Math.round(provisioningDelaySeconds * 1000), Math.round(consolidationDelaySeconds * 1000), labels,
-                    taints.stream().map(TaintConfig::toModel).toList());
+                    taints.stream().map(TaintConfig::toModel).toList(), consolidationPolicy(name, consolidation));
         }
     }
 

@@ -151,6 +151,18 @@ class NodeClaimTest {
     }
 
     @Test
+    void aPoolsConsolidationPolicyIsReadAndAnUnknownOneRefused() {
+        QueueConfig under = QueueConfig.parse("cm", QUEUES.replace("consolidationDelaySeconds: 300",
+                "consolidationDelaySeconds: 300\n    consolidation: WhenUnderutilized"));
+        assertThat(under.nodePools().get(0).toModel().consolidation()).isEqualTo(io.fairway.api.model.NodePool.Consolidation.WHEN_UNDERUTILIZED);
+        assertThat(QueueConfig.parse("cm", QUEUES).nodePools().get(0).toModel().consolidation())
+                .isEqualTo(io.fairway.api.model.NodePool.Consolidation.WHEN_EMPTY);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueueConfig.parse("cm", QUEUES.replace("consolidationDelaySeconds: 300",
+                        "consolidationDelaySeconds: 300\n    consolidation: Sometimes")))
+                .hasMessageContaining("consolidation").hasMessageContaining("Sometimes");
+    }
+
+    @Test
     void aJobNotAdmittedUnderQuotaClaimsNoNode() {
         cluster.node("node-a", 16, 64, 0, Map.of());
         cluster.createJob(cluster.jobBuilder("default", "first", "user-queue", 2, "24", 0, true).build());

@@ -24,6 +24,7 @@ import java.util.Map;
  *     provisioningDelaySeconds: 90         # how long a requested node takes to come up (default 60)
  *     consolidationDelaySeconds: 300       # how long a node stays empty before it goes (default 300)
  *     interruptionNoticeSeconds: 120       # spot interruption notice (default 120)
+ *     consolidation: WhenUnderutilized     # or WhenEmpty (default): also move checkpointing jobs off under-used nodes
  *     limits: {nvidia.com/gpu: "64", cpu: "1000"}
  *     labels: {flavor: gpu}
  *     taints: [{key: gpu, value: "true", effect: NoSchedule}]
@@ -42,11 +43,13 @@ import java.util.Map;
  * @param interruptionNoticeSeconds seconds between a spot interruption notice and the interruption
  * @param labels labels of its nodes
  * @param taints taints of its nodes
+ * @param consolidation Karpenter's consolidation policy: {@code WhenEmpty} (default) or {@code WhenUnderutilized}
  */
 public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes, Map<String, String> limits,
                              @JsonAlias("provisioningDelay") Double provisioningDelaySeconds,
                              @JsonAlias("consolidationDelay") Double consolidationDelaySeconds,
-                             Double interruptionNoticeSeconds, Map<String, String> labels, List<TaintConfig> taints) implements Validated {
+                             Double interruptionNoticeSeconds, Map<String, String> labels, List<TaintConfig> taints,
+                             String consolidation) implements Validated {
     /** Normalises; {@link #validate()} checks the rest. */
     public NodePoolConfig {
         Names.require("name", name);
@@ -62,6 +65,21 @@ public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes
         checkSeconds(name, "interruptionNoticeSeconds", interruptionNoticeSeconds);
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         taints = Names.list("taints", taints);
+        consolidationPolicy(name, consolidation); // refuses an unknown policy, naming it
+    }
+
+    /** @return the consolidation policy named in YAML ({@code WhenEmpty} when absent) */
+    static NodePool.Consolidation consolidationPolicy(String pool, String value) {
+        if (value == null) {
+            return NodePool.Consolidation.WHEN_EMPTY;
+        }
+        String v = value.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "whenempty" -> NodePool.Consolidation.WHEN_EMPTY;
+            case "whenunderutilized", "whenemptyorunderutilized" -> NodePool.Consolidation.WHEN_UNDERUTILIZED;
+            default -> throw new InvalidSpecException("nodePools[" + pool + "].consolidation", value,
+                    "node pool " + pool + ": consolidation must be WhenEmpty or WhenUnderutilized, was " + value);
+        };
     }
 
     private static void checkSeconds(String pool, String field, double v) {
@@ -91,7 +109,7 @@ public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes
             ts.add(new Taint(t.key(), t.value(), t.effect()));
         }
         NodePool p = new NodePool(name, cluster, types, Resources.parse(limits), Math.round(provisioningDelaySeconds * 1000),
-                Math.round(consolidationDelaySeconds * 1000), labels, ts);
+                Math.round(consolidationDelaySeconds * 1000), labels, ts, consolidationPolicy(name, consolidation));
         return new SimNodePool(p, rates, interruptionNoticeSeconds);
     }
 
