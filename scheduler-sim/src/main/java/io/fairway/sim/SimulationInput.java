@@ -25,4 +25,20 @@ public record SimulationInput(String name, ClusterModel cluster, QueueModel queu
         java.util.Objects.requireNonNull(cluster, "cluster");
         java.util.Objects.requireNonNull(queues, "queues");
     }
+
+    /**
+     * Adds the input's clusters, flavors, cohorts, ClusterQueues, LocalQueues and nodes to a scheduler being built
+     * (node pools are the caller's: not every run supports them).
+     *
+     * @param b a scheduler builder
+     * @return the same builder
+     */
+    public io.fairway.core.Scheduler.Builder configure(io.fairway.core.Scheduler.Builder b) {
+        cluster.clusters().forEach(b::cluster);
+        queues.flavors().forEach(b::flavor);
+        queues.cohorts().forEach(b::cohort);
+        queues.clusterQueues().forEach(b::clusterQueue);
+        queues.localQueues().forEach(b::localQueue);
+        return b.nodes(cluster.nodes());
+    }
 }

@@ -13,11 +13,6 @@ import io.fairway.api.job.Checkpointing;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
-import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.ClusterSpec;
-import io.fairway.api.model.Cohort;
-import io.fairway.api.model.LocalQueue;
-import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.Scheduler;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -285,22 +280,7 @@ final class SimulationRun {
                 .seed(options.seed())
                 .actuator(this::actuate)
                 .listener(this::onEvent);
-        for (ClusterSpec c : input.cluster().clusters()) {
-            b.cluster(c);
-        }
-        for (ResourceFlavor f : input.queues().flavors()) {
-            b.flavor(f);
-        }
-        for (Cohort c : input.queues().cohorts()) {
-            b.cohort(c);
-        }
-        for (ClusterQueue q : input.queues().clusterQueues()) {
-            b.clusterQueue(q);
-        }
-        for (LocalQueue q : input.queues().localQueues()) {
-            b.localQueue(q);
-        }
-        b.nodes(input.cluster().nodes());
+        input.configure(b);
         for (SimNodePool p : input.cluster().nodePools()) {
             b.nodePool(p.pool());
         }

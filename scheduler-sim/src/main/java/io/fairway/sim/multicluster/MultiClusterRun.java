@@ -11,10 +11,8 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.ClusterSpec;
-import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
-import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.ExecutorHub;
 import io.fairway.core.Scheduler;
 import io.fairway.sim.ClusterAction;
@@ -210,22 +208,7 @@ public final class MultiClusterRun {
         hub = new ExecutorHub(now::get, 10 * step, BATCH, GRACE_MILLIS);
         Scheduler.Builder b = Scheduler.builder().policy(policy, options.policyParameters()).placement(options.placement()).clock(now::get)
                 .seed(options.seed()).actuator(hub);
-        for (ClusterSpec c : input.cluster().clusters()) {
-            b.cluster(c);
-        }
-        for (ResourceFlavor f : input.queues().flavors()) {
-            b.flavor(f);
-        }
-        for (Cohort c : input.queues().cohorts()) {
-            b.cohort(c);
-        }
-        for (ClusterQueue q : input.queues().clusterQueues()) {
-            b.clusterQueue(q);
-        }
-        for (LocalQueue q : input.queues().localQueues()) {
-            b.localQueue(q);
-        }
-        b.nodes(input.cluster().nodes());
+        input.configure(b);
         scheduler = b.build();
         hub.attach(scheduler);
         for (ClusterSpec c : input.cluster().clusters()) {
