@@ -517,25 +517,13 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
             }
             labels = labels == null ? Map.of() : Map.copyOf(labels);
             taints = list("nodePools[" + name + "].taints", taints);
-            consolidationPolicy(name, consolidation); // refuses an unknown policy, naming it
-        }
-
-        private static NodePool.Consolidation consolidationPolicy(String pool, String value) {
-            if (value == null) {
-                return NodePool.Consolidation.WHEN_EMPTY;
-            }
-            return switch (value.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT)) {
-                case "whenempty" -> NodePool.Consolidation.WHEN_EMPTY;
-                case "whenunderutilized", "whenemptyorunderutilized" -> NodePool.Consolidation.WHEN_UNDERUTILIZED;
-                default -> throw new InvalidSpecException("nodePools[" + pool + "].consolidation", value,
-                        "node pool " + pool + ": consolidation must be WhenEmpty or WhenUnderutilized, was " + value);
-            };
+            NodePool.Consolidation.parse("nodePools[" + name + "].consolidation", consolidation); // refuses an unknown one
         }
 
         NodePool toModel() {
             return new NodePool(name, null, instanceTypes.stream().map(InstanceTypeConfig::toModel).toList(), Resources.parse(limits),
                     Math.round(provisioningDelaySeconds * 1000), Math.round(consolidationDelaySeconds * 1000), labels,
-                    taints.stream().map(TaintConfig::toModel).toList(), consolidationPolicy(name, consolidation));
+                    taints.stream().map(TaintConfig::toModel).toList(), NodePool.Consolidation.parse("nodePools[" + name + "].consolidation", consolidation));
         }
     }
 

@@ -41,7 +41,28 @@ public record NodePool(String name, String cluster, List<InstanceType> instanceT
          * Empty nodes, and nodes whose jobs all checkpoint, fit on the pool's and cluster's other nodes, and have run there for
          * the delay: those jobs migrate (from a checkpoint) and the node is removed (Karpenter's {@code WhenEmptyOrUnderutilized}).
          */
-        WHEN_UNDERUTILIZED
+        WHEN_UNDERUTILIZED;
+
+        /**
+         * Reads a policy as configuration files spell it: Karpenter's {@code WhenEmpty} and {@code WhenUnderutilized}
+         * ({@code WhenEmptyOrUnderutilized}), case, dashes and underscores ignored; absent means {@link #WHEN_EMPTY}.
+         *
+         * @param field the configuration field, for the error
+         * @param value the value, or null
+         * @return the policy
+         * @throws io.fairway.api.InvalidSpecException naming the field and the value when it is none of these
+         */
+        public static Consolidation parse(String field, String value) {
+            if (value == null) {
+                return WHEN_EMPTY;
+            }
+            return switch (value.replace("_", "").replace("-", "").toLowerCase(java.util.Locale.ROOT)) {
+                case "whenempty" -> WHEN_EMPTY;
+                case "whenunderutilized", "whenemptyorunderutilized" -> WHEN_UNDERUTILIZED;
+                default -> throw new io.fairway.api.InvalidSpecException(field, value,
+                        field + ": consolidation must be WhenEmpty or WhenUnderutilized, was " + value);
+            };
+        }
     }
 
     /**

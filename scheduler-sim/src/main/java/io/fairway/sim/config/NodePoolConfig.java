@@ -65,21 +65,7 @@ public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes
         checkSeconds(name, "interruptionNoticeSeconds", interruptionNoticeSeconds);
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         taints = Names.list("taints", taints);
-        consolidationPolicy(name, consolidation); // refuses an unknown policy, naming it
-    }
-
-    /** @return the consolidation policy named in YAML ({@code WhenEmpty} when absent) */
-    static NodePool.Consolidation consolidationPolicy(String pool, String value) {
-        if (value == null) {
-            return NodePool.Consolidation.WHEN_EMPTY;
-        }
-        String v = value.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT);
-        return switch (v) {
-            case "whenempty" -> NodePool.Consolidation.WHEN_EMPTY;
-            case "whenunderutilized", "whenemptyorunderutilized" -> NodePool.Consolidation.WHEN_UNDERUTILIZED;
-            default -> throw new InvalidSpecException("nodePools[" + pool + "].consolidation", value,
-                    "node pool " + pool + ": consolidation must be WhenEmpty or WhenUnderutilized, was " + value);
-        };
+        NodePool.Consolidation.parse("nodePools[" + name + "].consolidation", consolidation); // refuses an unknown one
     }
 
     private static void checkSeconds(String pool, String field, double v) {
@@ -109,7 +95,7 @@ public record NodePoolConfig(String name, List<InstanceTypeConfig> instanceTypes
             ts.add(new Taint(t.key(), t.value(), t.effect()));
         }
         NodePool p = new NodePool(name, cluster, types, Resources.parse(limits), Math.round(provisioningDelaySeconds * 1000),
-                Math.round(consolidationDelaySeconds * 1000), labels, ts, consolidationPolicy(name, consolidation));
+                Math.round(consolidationDelaySeconds * 1000), labels, ts, NodePool.Consolidation.parse("nodePools[" + name + "].consolidation", consolidation));
         return new SimNodePool(p, rates, interruptionNoticeSeconds);
     }
 
