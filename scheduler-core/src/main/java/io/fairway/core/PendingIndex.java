@@ -322,8 +322,10 @@ public final class PendingIndex {
         /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
         public void add(JobStatus j) {
             MutableGroup g = groups.computeIfAbsent(Key.of(j.spec()), MutableGroup::new);
-            g.jobs.remove(j); // the same job with an older status, if there
-            g.jobs.add(j);
+            if (!g.jobs.add(j)) { // the same job with an older status is there: replace it
+                g.jobs.remove(j);
+                g.jobs.add(j);
+            }
             g.frozen = null;
             last = null;
         }
