@@ -59,6 +59,11 @@ import java.util.TreeMap;
  * starts; otherwise those nodes drain (their expired leases are neither renewed nor offered, and jobs placed there get
  * leases that expire at once) while the rest of the cluster is auctioned as usual.
  *
+ * <p>With {@link Config#earlyRevoke()} a waiting job shorter than a lease that does not fit on the free GPUs need not
+ * wait for leases to expire: leases of better-off apps' jobs are revoked before expiry when the ρ the waiting app
+ * would gain (the wait saved ÷ its T_id) exceeds the ρ the holders lose (work since their last checkpoint, restore,
+ * waiting again), and only holders that stay better off than the waiting app are touched.
+ *
  * <pre>{@code
  * SchedulingPolicy themis = Policies.create("themis", Map.of("f", "0.8", "leaseMinutes", "10"));
  * }</pre>
@@ -85,14 +90,33 @@ public final class ThemisPolicy implements SchedulingPolicy {
      *     (losing all their work); false: their leases are renewed, so only checkpointing jobs are ever preempted
      * @param renewUnlessWorse true: an expired lease is revoked only for an app whose ρ is worse than the holder's ρ
      *     would be without it; false: for any app that won GPUs
+     * @param earlyRevoke true: the starvation guard may revoke leases that have not expired yet when waiting for their
+     *     expiry would raise the worst app's ρ more than the revocation raises the holders' (see the class comment)
      */
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse) {
+                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke) {
         /**
          * The defaults: f = 0.8, 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
-         * checkpointing not revoked, leases renewed unless a worse-off app needs them.
+         * checkpointing not revoked, leases renewed unless a worse-off app needs them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true);
+        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true);
+
+        /**
+         * With early revocation (true).
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param reserve the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         */
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse) {
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, true);
+        }
 
         /**
          * Without {@code renewUnlessWorse} (true).
@@ -107,7 +131,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
          */
         public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                       boolean revokeWithoutCheckpoint) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true);
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true, true);
         }
 
         /** Validates. */
@@ -131,22 +155,22 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         /** @param v f @return a copy */
         public Config withF(double v) {
-            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse);
+            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
-            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse);
+            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
-            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse);
+            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
         }
 
         /** @param v reservation @return a copy */
         public Config withReserve(boolean v) {
-            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse);
+            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
         }
     }
 
@@ -297,6 +321,40 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 AppView v = apps.get(a);
                 return v == null ? 0 : FinishTimeEstimator.sharedWith(v, fixedRunning(v), horizon) / v.idealSeconds();
             });
+        }
+
+        /**
+         * What revoking a running job now costs its app, and how long its GPUs would stay taken otherwise: {ρ after, rise
+         * of ρ, seconds until its lease expires or it finishes, whichever is first}. After the revocation the job has
+         * lost its work since its last checkpoint, pays its restore, and is assumed to wait a lease for GPUs (the app's
+         * other jobs keep running).
+         */
+        double[] revocationCost(JobStatus j) {
+            AppView a = apps.get(j.spec().jobSet());
+            JobView v = view(j);
+            if (a == null || v == null) {
+                return new double[] {Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY, 0};
+            }
+            List<JobView> jobs = new ArrayList<>();
+            Map<String, Double> running = new HashMap<>();
+            for (JobView o : a.jobs()) {
+                if (o.id().equals(v.id())) {
+                    jobs.add(new JobView(o.status(), o.gpus(), o.work(), o.remaining(), o.speed(), o.holding(), true, o.remainingIfRevoked()));
+                } else {
+                    jobs.add(o);
+                    if (o.holding()) {
+                        running.put(o.id(), o.speed());
+                    }
+                }
+            }
+            AppView without = new AppView(a.name(), jobs, a.elapsed(), a.demand(), a.fairRate(), a.idealSeconds(), a.sharedSeconds(), a.rho());
+            double restore = j.spec().checkpointing() == null ? 0 : j.spec().checkpointing().restoreCostSeconds();
+            double after = (FinishTimeEstimator.sharedWith(without, running, horizon) + restore) / a.idealSeconds();
+            double untilFree = Math.max(0, j.admission().leaseExpiresAtMillis() - now) / 1000.0;
+            if (v.speed() > 0) {
+                untilFree = Math.min(untilFree, v.remaining() / v.speed());
+            }
+            return new double[] {after, Math.max(0, after - a.rho()), untilFree};
         }
 
         /** Apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name. */
@@ -512,6 +570,13 @@ public final class ThemisPolicy implements SchedulingPolicy {
             if (preempted.add(j.id())) {
                 ctx.preempt(j, reason);
             }
+        }
+
+        /** @return true when the item's smallest size fits on the free GPUs as they are now */
+        boolean fitsNow(Item it) {
+            JobStatus j = it.job().status();
+            Map<String, Integer> counts = it.elasticPodSet() == null ? fullCounts(j.spec()) : it.counts(it.minMembers());
+            return it.minCost() <= ctx.capacity().freeGpus() && ctx.placement().find(j, counts, Map.of()).isPresent();
         }
 
         /** GPUs of the largest node seen (nodes are assumed alike). */
@@ -746,6 +811,9 @@ public final class ThemisPolicy implements SchedulingPolicy {
             rank = new ArrayList<>(rank.subList(rank.indexOf(worst), rank.size()));
         }
         boolean guarantee = config.reserve() && !config.infiniteLeases() && worst != null && reserve(r, worst, why);
+        if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
+            earlyForShortJobs(r, rank, worst, why);
+        }
         if (r.pool == 0) {
             r.explainRest(Map.of());
             return;
@@ -1008,6 +1076,98 @@ public final class ThemisPolicy implements SchedulingPolicy {
         why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it on %s (needs %d GPUs)",
                 r.heldNodes, item.minCost()));
         return false;
+    }
+
+    /**
+     * Early revocation for the worst app's smallest job, when expired leases cannot make room for it: running leases
+     * of better-off apps' jobs that checkpoint (or may be revoked without) are revoked before they expire when
+     * waiting for them would cost the worst app more than the revocation costs their holders. The victims are chosen
+     * like expired leases (the nodes with the most free GPUs first), the cheapest first; a victim's cost is the rise
+     * of its app's ρ if it lost the job now (its work since the last checkpoint, its restore, and waiting a lease to
+     * get GPUs again), and only victims whose app would still be better off than the worst app are eligible. The
+     * worst app's gain is the time it would otherwise wait for the victims' leases to expire, divided by its T_id;
+     * the revocation goes ahead only when that gain exceeds the sum of the victims' costs. For a short job stuck
+     * behind long jobs' leases the gain is large (minutes of waiting over seconds of ideal time); for a long gang it
+     * is small, and the guard keeps gathering nodes as they expire instead.
+     *
+     * @return true when the job was started
+     */
+    private boolean earlyRevoke(Round r, AppView app, Item item, Map<String, Integer> counts, Map<String, String> why) {
+        JobStatus job = item.job().status();
+        Map<String, double[]> cost = new HashMap<>();
+        java.util.function.Predicate<JobStatus> eligible = j -> {
+            if (r.kept.contains(j.id()) || r.admitted.contains(j.id()) || j.spec().jobSet().equals(app.name()) || !revocable(j)
+                    || j.admission().leaseExpiresAtMillis() == Admit.NO_LEASE) {
+                return false;
+            }
+            double[] c = cost.computeIfAbsent(j.id(), id -> r.revocationCost(j));
+            return c[0] < app.rho() + c[2] / app.idealSeconds();
+        };
+        Comparator<JobStatus> cheapestFirst = Comparator.comparingDouble((JobStatus j) -> cost.get(j.id())[1]).thenComparingLong(JobStatus::sequence);
+        List<JobStatus> victims = r.room(job, counts, eligible, cheapestFirst);
+        if (victims == null || victims.isEmpty()) {
+            return false;
+        }
+        double waitSaved = 0;
+        double lost = 0;
+        for (JobStatus v : victims) {
+            waitSaved = Math.max(waitSaved, cost.get(v.id())[2]);
+            lost += cost.get(v.id())[1];
+        }
+        double gain = waitSaved / app.idealSeconds();
+        if (gain <= lost) {
+            return false;
+        }
+        for (JobStatus v : victims) {
+            r.revoke(v, String.format(Locale.ROOT, "Themis: lease revoked early for app %s, which has the worst rho (%.2f; %.0f s more "
+                    + "to wait for this lease)", app.name(), app.rho(), Math.max(0, v.admission().leaseExpiresAtMillis() - r.now) / 1000.0));
+            if (!r.revocable.remove(v)) {
+                r.pool += v.admission().placement().gpuCount(); // its GPUs were not offered: they are free now
+            }
+        }
+        if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
+            r.pool -= item.minCost();
+            why.put(app.name(), "has the worst rho: its smallest job was started on GPUs of leases revoked early");
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Early revocation for short jobs: apps whose shortest waiting job is shorter than a lease and does not fit on
+     * the free GPUs, by the ρ they would reach after waiting a lease (worst first), get the test of
+     * {@link #earlyRevoke} at once, without first waiting as the starvation guard does: waiting for a lease to expire
+     * would multiply such an app's ρ, while the holders of long jobs barely notice a revocation at their checkpoint.
+     * Rounds run at events, so a short job that waited for the guard would often wait until the next event.
+     */
+    private void earlyForShortJobs(Round r, List<String> rank, String worst, Map<String, String> why) {
+        List<Item> shortJobs = new ArrayList<>();
+        for (String a : rank) {
+            if (r.apps.get(a) == null) {
+                continue;
+            }
+            for (Item it : r.items.get(a)) {
+                if (!it.keep() && !r.admitted.contains(it.job().id())) {
+                    if (it.job().remaining() <= r.horizon && !r.fitsNow(it)) {
+                        shortJobs.add(it);
+                    }
+                    break; // its shortest waiting job only
+                }
+            }
+        }
+        shortJobs.sort(Comparator.comparingDouble((Item it) -> {
+            AppView a = r.apps.get(it.job().status().spec().jobSet());
+            return -(a.rho() + r.horizon / a.idealSeconds());
+        }).thenComparingLong(it -> it.job().status().sequence()));
+        boolean started = false;
+        for (Item it : shortJobs) {
+            AppView a = r.apps.get(it.job().status().spec().jobSet());
+            Map<String, Integer> counts = it.elasticPodSet() == null ? fullCounts(it.job().status().spec()) : it.counts(it.minMembers());
+            started |= earlyRevoke(r, a, it, counts, why);
+        }
+        if (started) {
+            r.dropItems();
+        }
     }
 
     /**

@@ -20,7 +20,9 @@ import java.util.TreeSet;
  *   <li>{@code revokeWithoutCheckpoint} — {@code true|false}: also revoke jobs that do not checkpoint when their lease
  *       expires, losing all their work (default false: their leases are renewed);</li>
  *   <li>{@code renewUnlessWorse} — {@code true|false}: revoke an expired lease only for an app whose ρ is worse than the
- *       holder's would be without it (default true).</li>
+ *       holder's would be without it (default true);</li>
+ *   <li>{@code earlyRevoke} — {@code true|false}: the starvation guard may revoke leases before they expire when
+ *       waiting for their expiry would cost the worst app more ρ than the revocation costs the holders (default true).</li>
  * </ul>
  *
  * <pre>{@code
@@ -30,7 +32,7 @@ import java.util.TreeSet;
 public final class ThemisProvider implements PolicyProvider {
     /** The parameter names accepted. */
     public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint",
-            "renewUnlessWorse");
+            "renewUnlessWorse", "earlyRevoke");
 
     @Override
     public String name() {
@@ -74,7 +76,8 @@ public final class ThemisProvider implements PolicyProvider {
         PartialAllocationAuction.Method method = choice(p, "method", PartialAllocationAuction.Method.class, d.method());
         boolean revokeAll = bool(p, "revokeWithoutCheckpoint", d.revokeWithoutCheckpoint());
         boolean renew = bool(p, "renewUnlessWorse", d.renewUnlessWorse());
-        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew);
+        boolean early = bool(p, "earlyRevoke", d.earlyRevoke());
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early);
     }
 
     private static double number(Map<String, String> p, String key, double dflt) {

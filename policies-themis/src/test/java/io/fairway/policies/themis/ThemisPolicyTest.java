@@ -35,9 +35,10 @@ class ThemisPolicyTest {
     @Test
     void parametersAreParsedAndUnknownOnesRefusedByName() {
         ThemisPolicy p = (ThemisPolicy) themis(Map.of("f", "0.5", "leaseMinutes", "infinite", "hiddenPayments", "false",
-                "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true", "renewUnlessWorse", "false"));
+                "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true", "renewUnlessWorse", "false",
+                "earlyRevoke", "false"));
         assertThat(p.config()).isEqualTo(new ThemisPolicy.Config(0.5, Double.POSITIVE_INFINITY, false, ThemisPolicy.Estimate.ELAPSED, false,
-                PartialAllocationAuction.Method.GREEDY, true, false));
+                PartialAllocationAuction.Method.GREEDY, true, false, false));
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
         assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("[fairness, lease]");
@@ -241,5 +242,46 @@ class ThemisPolicyTest {
         }
         assertThat(preemptions[0]).isPositive();
         assertThat(preemptions[1]).isGreaterThanOrEqualTo(preemptions[0] * 3 / 2);
+    }
+    /**
+     * One 4-GPU node held by four 1-GPU checkpointing jobs of four apps (100,000 s each) whose 10-minute leases run
+     * for another 9 minutes; a fifth app submits a 2-GPU job. A 30 s job would wait 9 minutes for a lease, a ρ of
+     * about 8, while two long jobs lose at most a minute of work: with {@code earlyRevoke} exactly two leases are
+     * revoked at once and it starts; without, nothing happens. A long (20,000 s) job gains too little from the same
+     * revocation and waits for the leases.
+     */
+    @Test
+    void aShortJobRevokesLeasesEarlyButALongOneWaitsForThem() {
+        io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
+        for (String mode : List.of("short", "short-without", "long")) {
+            MiniSim sim = new MiniSim(themis(Map.of("earlyRevoke", Boolean.toString(!mode.equals("short-without")))), 1, 1,
+                    GpuTopology.pcie4("V100"), 1);
+            List<JobSpec> holders = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                JobSpec j = MiniSim.job("h" + i, "holder-" + i, 1, 100_000);
+                holders.add(new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0, j.podSets(),
+                        j.estimatedSeconds(), j.sensitivity(), ck));
+            }
+            sim.scheduler.submitAll(holders);
+            assertThat(sim.scheduler.runRound().decisions()).filteredOn(d -> d instanceof Admit).hasSize(4);
+            for (JobSpec j : holders) {
+                sim.scheduler.reportStarted(j.id());
+            }
+            sim.now = 60_000;
+            JobSpec w = MiniSim.job("w", "waiting", 2, mode.equals("long") ? 20_000 : 30);
+            sim.scheduler.submit(new JobSpec(w.id(), w.namespace(), w.queue(), w.jobSet(), w.owner(), w.priority(), 60_000, w.podSets(),
+                    w.estimatedSeconds(), w.sensitivity(), ck));
+            RoundResult r = sim.scheduler.runRound();
+            assertThat(sim.scheduler.checkInvariants()).isEmpty();
+            List<String> preempted = r.decisions().stream().filter(d -> d instanceof io.fairway.api.decision.Preempt).map(Decision::jobId).toList();
+            List<String> admitted = r.decisions().stream().filter(d -> d instanceof Admit).map(Decision::jobId).toList();
+            if (mode.equals("short")) {
+                assertThat(preempted).hasSize(2).allMatch(id -> id.startsWith("h"));
+                assertThat(admitted).containsExactly("w");
+            } else {
+                assertThat(preempted).as(mode).isEmpty();
+                assertThat(admitted).as(mode).isEmpty();
+            }
+        }
     }
 }

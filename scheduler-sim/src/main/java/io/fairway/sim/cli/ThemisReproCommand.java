@@ -113,7 +113,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
 
     /** One row of the results. */
     record Row(String label, String policy, Map<String, String> params, PolicyMetrics m, double[] appRho, double appMaxRho, double appMeanRho,
-               double appJain, double avgAppJct, double gpuHours, String worstApp) {
+               double appJain, double avgAppJct, double gpuHours, String worstApp, Map<String, Double> appRhoByName) {
     }
 
     @Override
@@ -269,6 +269,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
             steps.add(new double[] {e.getKey(), c});
         }
         List<Double> rhos = new ArrayList<>();
+        Map<String, Double> byName = new TreeMap<>();
         double jctSum = 0;
         String worst = "";
         double worstRho = -1;
@@ -281,6 +282,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
             double share = r.totalGpus() / Math.max(1.0, n);
             double ideal = Math.max(s[2], s[3] / Math.min(share, s[4]));
             rhos.add((s[1] - s[0]) / ideal);
+            byName.put(e.getKey(), (s[1] - s[0]) / ideal);
             jctSum += s[1] - s[0];
             if ((s[1] - s[0]) / ideal > worstRho) {
                 worstRho = (s[1] - s[0]) / ideal;
@@ -291,7 +293,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
         PolicyMetrics m = r.metrics();
         double gpuHours = m.gpuUtilization() * r.totalGpus() * m.makespanSeconds() / 3600;
         return new Row(label, policy, params, m, rho, Fairness.max(rho), Fairness.mean(rho), Fairness.jainIndex(rho),
-                rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours, worst);
+                rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours, worst, byName);
     }
 
     /**
@@ -329,6 +331,26 @@ public final class ThemisReproCommand implements Callable<Integer> {
         reasons.forEach((k, v) -> sb.append(String.format(Locale.ROOT, "    %5d preemptions: %s%n", v, k)));
         bySize.forEach((g, b) -> sb.append(String.format(Locale.ROOT, "    %2d-GPU jobs: %4.0f, avg JCT %.2f h, first wait %.2f h, %.1f preemptions each%n",
                 g, b[0], b[1] / b[0] / 3600, b[2] / b[0] / 3600, b[3] / b[0])));
+        // the five worst apps: their jobs' submission, first wait, JCT, run time and GPUs
+        Row row = row("", "", Map.of(), r, appOf);
+        Map<String, List<JobOutcome>> byApp = new TreeMap<>();
+        for (JobOutcome j : r.jobs()) {
+            byApp.computeIfAbsent(appOf.getOrDefault(j.id(), j.id()), k -> new ArrayList<>()).add(j);
+        }
+        List<Map.Entry<String, Double>> worst = new ArrayList<>(row.appRhoByName().entrySet());
+        worst.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+        for (Map.Entry<String, Double> e : worst.subList(0, Math.min(5, worst.size()))) {
+            StringBuilder js = new StringBuilder();
+            for (JobOutcome j : byApp.getOrDefault(e.getKey(), List.of())) {
+                js.append(String.format(Locale.ROOT, " [%s %d GPUs, submitted %.0f s, waited %.0f s, JCT %.0f s, runs %.0f s, %d preemptions]",
+                        j.id(), j.gpus(), j.submitSeconds(), j.queueingDelaySeconds(), j.jctSeconds(), j.durationSeconds(), j.preemptions()));
+                if (js.length() > 600) {
+                    js.append(" ...");
+                    break;
+                }
+            }
+            sb.append(String.format(Locale.ROOT, "    worst app %s rho %.2f:%s%n", e.getKey(), e.getValue(), js));
+        }
         return sb.toString();
     }
 
