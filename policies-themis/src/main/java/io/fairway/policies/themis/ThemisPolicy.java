@@ -54,7 +54,8 @@ import java.util.TreeMap;
  *       interval) to end just after the job's next checkpoint, so that a revocation at expiry loses almost no work.</li>
  * </ol>
  * With {@link Config#reserve()} the worst app with a waiting job is not starved by gangs larger than what one auction
- * offers: once its smallest job has waited a whole lease (or as long as it would take to run) and does not fit on the free GPUs, nodes are chosen where
+ * offers: once its ρ has reached {@link Config#reserveAboveRho()} (below that the auction alone decides, which serves
+ * short jobs sooner) and its smallest job has waited a whole lease (or as long as it would take to run) and does not fit on the free GPUs, nodes are chosen where
  * better-off apps' leases can make a place for it; if their expired leases suffice, just enough are revoked and the job
  * starts; otherwise those nodes drain (their expired leases are neither renewed nor offered, and jobs placed there get
  * leases that expire at once) while the rest of the cluster is auctioned as usual.
@@ -92,17 +93,21 @@ public final class ThemisPolicy implements SchedulingPolicy {
      *     would be without it; false: for any app that won GPUs
      * @param earlyRevoke true: the starvation guard may revoke leases that have not expired yet when waiting for their
      *     expiry would raise the worst app's ρ more than the revocation raises the holders' (see the class comment)
+     * @param reserveAboveRho the starvation guard acts only once the worst app's ρ has reached this (0: always)
      */
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke) {
+                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho) {
         /**
          * The defaults: f = 0.8, 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
          * checkpointing not revoked, leases renewed unless a worse-off app needs them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true);
+        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true, 2.0);
+
+        /** The worst app's ρ from which the starvation guard acts, by default. */
+        public static final double DEFAULT_RESERVE_ABOVE_RHO = 2.0;
 
         /**
-         * With early revocation (true).
+         * With early revocation (true) and the guard from ρ = {@value #DEFAULT_RESERVE_ABOVE_RHO}.
          *
          * @param f the fairness knob
          * @param leaseMinutes lease length in minutes
@@ -115,7 +120,8 @@ public final class ThemisPolicy implements SchedulingPolicy {
          */
         public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                       boolean revokeWithoutCheckpoint, boolean renewUnlessWorse) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, true);
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, true,
+                    DEFAULT_RESERVE_ABOVE_RHO);
         }
 
         /**
@@ -131,7 +137,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
          */
         public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                       boolean revokeWithoutCheckpoint) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true, true);
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true, true, DEFAULT_RESERVE_ABOVE_RHO);
         }
 
         /** Validates. */
@@ -141,6 +147,8 @@ public final class ThemisPolicy implements SchedulingPolicy {
                     "policy themis: leaseMinutes must be > 0 (or infinite), was %s", leaseMinutes);
             InvalidSpecException.check(estimate != null, "policy.themis.estimate", null, "policy themis: estimate is required");
             InvalidSpecException.check(method != null, "policy.themis.method", null, "policy themis: method is required");
+            InvalidSpecException.check(reserveAboveRho >= 0, "policy.themis.reserveAboveRho", reserveAboveRho,
+                    "policy themis: reserveAboveRho must be >= 0, was %s", reserveAboveRho);
         }
 
         /** @return true when leases never expire */
@@ -155,22 +163,22 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         /** @param v f @return a copy */
         public Config withF(double v) {
-            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
+            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
-            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
+            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
-            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
+            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
         }
 
         /** @param v reservation @return a copy */
         public Config withReserve(boolean v) {
-            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke);
+            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
         }
     }
 
@@ -810,7 +818,8 @@ public final class ThemisPolicy implements SchedulingPolicy {
         if (worst != null) {
             rank = new ArrayList<>(rank.subList(rank.indexOf(worst), rank.size()));
         }
-        boolean guarantee = config.reserve() && !config.infiniteLeases() && worst != null && reserve(r, worst, why);
+        boolean guarantee = config.reserve() && !config.infiniteLeases() && worst != null
+                && r.apps.get(worst).rho() >= config.reserveAboveRho() && reserve(r, worst, why);
         if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
             earlyForShortJobs(r, rank, worst, why);
         }

@@ -22,7 +22,9 @@ import java.util.TreeSet;
  *   <li>{@code renewUnlessWorse} — {@code true|false}: revoke an expired lease only for an app whose ρ is worse than the
  *       holder's would be without it (default true);</li>
  *   <li>{@code earlyRevoke} — {@code true|false}: the starvation guard may revoke leases before they expire when
- *       waiting for their expiry would cost the worst app more ρ than the revocation costs the holders (default true).</li>
+ *       waiting for their expiry would cost the worst app more ρ than the revocation costs the holders (default true);</li>
+ *   <li>{@code reserveAboveRho} — a number ≥ 0: the starvation guard acts only once the worst app's ρ has reached it
+ *       (default 2; 0: always).</li>
  * </ul>
  *
  * <pre>{@code
@@ -32,7 +34,7 @@ import java.util.TreeSet;
 public final class ThemisProvider implements PolicyProvider {
     /** The parameter names accepted. */
     public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint",
-            "renewUnlessWorse", "earlyRevoke");
+            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho");
 
     @Override
     public String name() {
@@ -77,7 +79,8 @@ public final class ThemisProvider implements PolicyProvider {
         boolean revokeAll = bool(p, "revokeWithoutCheckpoint", d.revokeWithoutCheckpoint());
         boolean renew = bool(p, "renewUnlessWorse", d.renewUnlessWorse());
         boolean early = bool(p, "earlyRevoke", d.earlyRevoke());
-        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early);
+        double above = number(p, "reserveAboveRho", d.reserveAboveRho());
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above);
     }
 
     private static double number(Map<String, String> p, String key, double dflt) {

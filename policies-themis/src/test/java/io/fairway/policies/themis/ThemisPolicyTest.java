@@ -36,13 +36,15 @@ class ThemisPolicyTest {
     void parametersAreParsedAndUnknownOnesRefusedByName() {
         ThemisPolicy p = (ThemisPolicy) themis(Map.of("f", "0.5", "leaseMinutes", "infinite", "hiddenPayments", "false",
                 "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true", "renewUnlessWorse", "false",
-                "earlyRevoke", "false"));
+                "earlyRevoke", "false", "reserveAboveRho", "1.5"));
         assertThat(p.config()).isEqualTo(new ThemisPolicy.Config(0.5, Double.POSITIVE_INFINITY, false, ThemisPolicy.Estimate.ELAPSED, false,
-                PartialAllocationAuction.Method.GREEDY, true, false, false));
+                PartialAllocationAuction.Method.GREEDY, true, false, false, 1.5));
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
         assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("[fairness, lease]");
         assertThatThrownBy(() -> themis(Map.of("f", "1.5"))).isInstanceOf(InvalidSpecException.class).hasMessageContaining("f must be in [0, 1]");
+        assertThatThrownBy(() -> themis(Map.of("reserveAboveRho", "-1"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("reserveAboveRho must be >= 0");
         assertThatThrownBy(() -> themis(Map.of("estimate", "guess"))).isInstanceOf(InvalidSpecException.class)
                 .hasMessageContaining("progress|elapsed");
     }
@@ -184,7 +186,32 @@ class ThemisPolicyTest {
      */
     @Test
     void aWaitingGangGetsWholeNodesByRevokingJustEnoughExpiredLeases() {
-        MiniSim sim = new MiniSim(themis(Map.of()), 1, 4, GpuTopology.pcie4("V100"), 1);
+        gangRound(Map.of());
+    }
+
+    /**
+     * The same gang, once with the guard acting at any ρ and once only from a ρ of 1000: the guard's revocations (their
+     * reason names the worst app) happen in the first case only.
+     */
+    @Test
+    void theGuardActsOnlyOnceTheWorstAppsRhoReachesReserveAboveRho() {
+        List<String> always = gangReasons(gangRoundResult(Map.of("reserveAboveRho", "0")));
+        List<String> never = gangReasons(gangRoundResult(Map.of("reserveAboveRho", "1000")));
+        assertThat(always).anyMatch(r -> r.contains("make room for app big, which has the worst rho"));
+        assertThat(never).noneMatch(r -> r.contains("which has the worst rho"));
+    }
+
+    private static List<String> gangReasons(RoundResult r) {
+        return r.decisions().stream().filter(d -> d instanceof io.fairway.api.decision.Preempt)
+                .map(d -> ((io.fairway.api.decision.Preempt) d).reason()).toList();
+    }
+
+    private static RoundResult gangRoundResult(Map<String, String> params) {
+        return gangRound(params);
+    }
+
+    private static RoundResult gangRound(Map<String, String> params) {
+        MiniSim sim = new MiniSim(themis(params), 1, 4, GpuTopology.pcie4("V100"), 1);
         io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
         List<JobSpec> small = new java.util.ArrayList<>();
         for (int i = 0; i < 16; i++) {
@@ -218,6 +245,7 @@ class ThemisPolicyTest {
         assertThat(nodes).hasSize(2);
         assertThat(sim.scheduler.jobs().stream().filter(j -> j.spec().jobSet().startsWith("small") && j.admission() != null)
                 .filter(j -> !preempted.contains(j.id()))).hasSize(8).allMatch(j -> !j.admission().leaseExpired(660_000));
+        return r;
     }
 
     /**
