@@ -113,6 +113,32 @@ public final class Resources implements java.io.Serializable {
         return get(GPU);
     }
 
+    /**
+     * For loops over the quantities without building a map: {@code for (int i = 0; i < r.size(); i++)} with
+     * {@link #name(int)} and {@link #amount(int)}.
+     *
+     * @return how many resources are present (including those at zero)
+     */
+    public int size() {
+        return names.length;
+    }
+
+    /**
+     * @param i an index below {@link #size()}, in name order
+     * @return the name of the {@code i}-th resource
+     */
+    public String name(int i) {
+        return names[i];
+    }
+
+    /**
+     * @param i an index below {@link #size()}, in name order
+     * @return the quantity of the {@code i}-th resource
+     */
+    public long amount(int i) {
+        return amounts[i];
+    }
+
     /** @return the names of the resources present (including those at zero), sorted */
     public Set<String> names() {
         return Collections.unmodifiableSet(new TreeSet<>(Arrays.asList(names)));

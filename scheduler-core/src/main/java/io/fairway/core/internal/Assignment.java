@@ -9,7 +9,9 @@ import io.fairway.api.model.FlavorQuotas;
 import io.fairway.api.model.Quantities;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.ResourceGroup;
+import io.fairway.api.model.Resources;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +23,47 @@ import java.util.Map;
  * limit). With {@link FlavorFungibility#TRY_NEXT_FLAVOR}, flavors that fit without borrowing come first.
  */
 final class Assignment {
-    /** One way to admit a job: a flavor per pod set and the usage it adds per (flavor, resource). */
-    record Choice(Map<String, String> flavors, Map<String, Long> usage) {
+    /**
+     * One way to admit a job: a flavor per pod set and the usage it adds per (flavor, resource), as the quota
+     * book's ids and amounts (one entry per pair).
+     */
+    static final class Choice {
+        private final Map<String, String> flavors;
+        private final String[] keys;
+        private final int[] ids;
+        private final long[] amounts;
+
+        Choice(Map<String, String> flavors, String[] keys, int[] ids, long[] amounts) {
+            this.flavors = flavors;
+            this.keys = keys;
+            this.ids = ids;
+            this.amounts = amounts;
+        }
+
+        /** @return the flavor of each pod set, by pod set name */
+        Map<String, String> flavors() {
+            return flavors;
+        }
+
+        /** @return the usage it adds, by (flavor, resource) key */
+        Map<String, Long> usage() {
+            Map<String, Long> m = new LinkedHashMap<>();
+            for (int i = 0; i < keys.length; i++) {
+                m.put(keys[i], amounts[i]);
+            }
+            return m;
+        }
+
+        /** Charges (or with {@code sign} -1, releases) the usage to the ClusterQueue in the book. */
+        void charge(QuotaBook quota, String clusterQueue, int sign) {
+            QuotaBook.QNode n = quota.queue(clusterQueue);
+            if (n == null) {
+                return;
+            }
+            for (int i = 0; i < ids.length; i++) {
+                quota.add(n, ids[i], sign * amounts[i]);
+            }
+        }
     }
 
     /** Candidate choices in preference order, or the reason there is none. */
@@ -33,19 +74,24 @@ final class Assignment {
     }
 
     static Result assign(ClusterQueue cq, Map<String, ResourceFlavor> flavorSpecs, QuotaBook quota, JobSpec job, Map<String, Integer> counts) {
-        List<List<String>> perPodSet = new ArrayList<>();
+        List<PodSet> podSets = job.podSets();
+        int nps = podSets.size();
+        QuotaBook.QNode node = quota.queue(cq.name());
+        String[] chosenFirst = new String[nps];
+        List<String> firstOrdered = null;
         PendingReason firstShortfall = null;
-        Map<String, Long> acc = new LinkedHashMap<>();
-        List<String> chosenFirst = new ArrayList<>();
-        for (PodSet ps : job.podSets()) {
-            int m = counts.getOrDefault(ps.name(), ps.count());
-            Map<String, Long> need = ps.total(m).asMap();
+        long[] acc = null; // usage the earlier pod sets' first choices add, by id (several pod sets only)
+        for (int p = 0; p < nps; p++) {
+            PodSet ps = podSets.get(p);
+            int m = members(ps, counts);
+            Resources res = ps.resources();
+            int nr = res.size();
             ResourceGroup group = null;
-            for (String r : need.keySet()) {
-                ResourceGroup g = cq.groupFor(r);
+            for (int r = 0; r < nr; r++) {
+                ResourceGroup g = cq.groupFor(res.name(r));
                 if (g == null) {
                     return new Result(List.of(), PendingReason.of(PendingReason.Code.RESOURCE_NOT_IN_QUOTA,
-                            "pod set \"" + ps.name() + "\" requests " + r + ", for which ClusterQueue " + cq.name() + " has no quota"));
+                            "pod set \"" + ps.name() + "\" requests " + res.name(r) + ", for which ClusterQueue " + cq.name() + " has no quota"));
                 }
                 if (group != null && group != g) {
                     return new Result(List.of(), PendingReason.of(PendingReason.Code.RESOURCE_NOT_IN_QUOTA,
@@ -54,77 +100,137 @@ final class Assignment {
                 }
                 group = g;
             }
-            List<String> fitting = new ArrayList<>();
-            List<String> fittingWithoutBorrowing = new ArrayList<>();
+            String firstFit = null;
+            String firstNoBorrow = null;
+            List<String> fitting = null; // only when a second flavor fits
+            List<String> fittingWithoutBorrowing = null;
             for (FlavorQuotas fq : group.flavors()) {
-                ResourceFlavor spec = flavorSpecs.get(fq.flavor());
+                String flavor = fq.flavor();
+                ResourceFlavor spec = flavorSpecs.get(flavor);
                 if (spec == null || conflicts(ps.nodeSelector(), spec.nodeLabels())) {
                     continue;
                 }
                 boolean fits = true;
                 boolean noBorrow = true;
-                for (Map.Entry<String, Long> e : need.entrySet()) {
-                    String fr = QuotaBook.fr(fq.flavor(), e.getKey());
-                    long want = e.getValue() + acc.getOrDefault(fr, 0L);
-                    long avail = quota.available(cq.name(), fr);
+                for (int r = 0; r < nr; r++) {
+                    int id = quota.id(flavor, res.name(r), false);
+                    long want = res.amount(r) * m + (acc != null && id >= 0 && id < acc.length ? acc[id] : 0);
+                    long avail = node == null || id < 0 ? 0 : QuotaBook.available(node, id);
                     if (want > avail) {
                         fits = false;
                         if (firstShortfall == null) {
-                            firstShortfall = shortfall(cq, quota, fq.flavor(), e.getKey(), want, avail);
+                            firstShortfall = shortfall(cq, quota, flavor, res.name(r), want, avail);
                         }
                         break;
                     }
-                    if (quota.used(cq.name(), fr) + want > quota.nominal(cq.name(), fr)) {
+                    if (node != null && id >= 0 && node.used(id) + want > node.nominal(id)) {
                         noBorrow = false;
                     }
                 }
-                if (fits) {
-                    fitting.add(fq.flavor());
-                    if (noBorrow) {
-                        fittingWithoutBorrowing.add(fq.flavor());
+                if (!fits) {
+                    continue;
+                }
+                if (firstFit == null) {
+                    firstFit = flavor;
+                } else {
+                    if (fitting == null) {
+                        fitting = new ArrayList<>(List.of(firstFit));
+                        fittingWithoutBorrowing = new ArrayList<>();
+                        if (firstNoBorrow != null) {
+                            fittingWithoutBorrowing.add(firstNoBorrow);
+                        }
+                    }
+                    fitting.add(flavor);
+                }
+                if (noBorrow) {
+                    if (firstNoBorrow == null) {
+                        firstNoBorrow = flavor;
+                    }
+                    if (fittingWithoutBorrowing != null && !fittingWithoutBorrowing.contains(flavor)) {
+                        fittingWithoutBorrowing.add(flavor);
                     }
                 }
             }
-            if (fitting.isEmpty()) {
+            if (firstFit == null) {
                 return new Result(List.of(), firstShortfall != null ? firstShortfall : PendingReason.of(PendingReason.Code.QUOTA,
                         "pod set \"" + ps.name() + "\": no flavor of ClusterQueue " + cq.name() + " matches its node selector"));
             }
-            List<String> ordered = new ArrayList<>();
-            if (cq.flavorFungibility() == FlavorFungibility.TRY_NEXT_FLAVOR) {
-                ordered.addAll(fittingWithoutBorrowing);
+            boolean tryNext = cq.flavorFungibility() == FlavorFungibility.TRY_NEXT_FLAVOR;
+            String first = tryNext && firstNoBorrow != null ? firstNoBorrow : firstFit;
+            chosenFirst[p] = first;
+            if (p == 0 && nps == 1 && fitting != null) {
+                List<String> ordered = new ArrayList<>();
+                if (tryNext) {
+                    ordered.addAll(fittingWithoutBorrowing);
+                }
+                for (String f : fitting) {
+                    if (!ordered.contains(f)) {
+                        ordered.add(f);
+                    }
+                }
+                firstOrdered = ordered;
             }
-            for (String f : fitting) {
-                if (!ordered.contains(f)) {
-                    ordered.add(f);
+            if (nps > 1) {
+                for (int r = 0; r < nr; r++) {
+                    int id = quota.id(first, res.name(r), true);
+                    if (acc == null || acc.length <= id) {
+                        acc = acc == null ? new long[Math.max(id + 1, 8)] : Arrays.copyOf(acc, Math.max(id + 1, acc.length * 2));
+                    }
+                    acc[id] += res.amount(r) * m;
                 }
             }
-            perPodSet.add(ordered);
-            String first = ordered.get(0);
-            chosenFirst.add(first);
-            need.forEach((r, v) -> acc.merge(QuotaBook.fr(first, r), v, Long::sum));
         }
-        List<Choice> choices = new ArrayList<>();
-        choices.add(choice(job, counts, chosenFirst));
-        if (job.podSets().size() == 1) {
-            // Later flavors are fallbacks if the first has no room on its nodes.
-            for (int i = 1; i < perPodSet.get(0).size(); i++) {
-                choices.add(choice(job, counts, List.of(perPodSet.get(0).get(i))));
-            }
+        if (firstOrdered == null) {
+            return new Result(List.of(choice(job, counts, chosenFirst, quota)), null);
+        }
+        // One pod set: later flavors are fallbacks if the first has no room on its nodes.
+        List<Choice> choices = new ArrayList<>(firstOrdered.size());
+        for (String f : firstOrdered) {
+            choices.add(choice(job, counts, new String[] {f}, quota));
         }
         return new Result(choices, null);
     }
 
-    private static Choice choice(JobSpec job, Map<String, Integer> counts, List<String> flavors) {
+    private static int members(PodSet ps, Map<String, Integer> counts) {
+        Integer m = counts.get(ps.name());
+        return m == null ? ps.count() : m;
+    }
+
+    private static Choice choice(JobSpec job, Map<String, Integer> counts, String[] flavors, QuotaBook quota) {
+        List<PodSet> podSets = job.podSets();
+        if (podSets.size() == 1) {
+            PodSet ps = podSets.get(0);
+            Resources res = ps.resources();
+            int m = members(ps, counts);
+            String[] keys = new String[res.size()];
+            int[] ids = new int[res.size()];
+            long[] amounts = new long[res.size()];
+            for (int r = 0; r < keys.length; r++) {
+                keys[r] = QuotaBook.fr(flavors[0], res.name(r));
+                ids[r] = quota.id(flavors[0], res.name(r), true);
+                amounts[r] = res.amount(r) * m;
+            }
+            return new Choice(Map.of(ps.name(), flavors[0]), keys, ids, amounts);
+        }
         Map<String, String> f = new LinkedHashMap<>();
         Map<String, Long> usage = new LinkedHashMap<>();
-        for (int i = 0; i < job.podSets().size(); i++) {
-            PodSet ps = job.podSets().get(i);
-            String flavor = flavors.get(i);
-            f.put(ps.name(), flavor);
-            int m = counts.getOrDefault(ps.name(), ps.count());
-            ps.total(m).asMap().forEach((r, v) -> usage.merge(QuotaBook.fr(flavor, r), v, Long::sum));
+        for (int i = 0; i < podSets.size(); i++) {
+            PodSet ps = podSets.get(i);
+            f.put(ps.name(), flavors[i]);
+            Resources res = ps.resources();
+            int m = members(ps, counts);
+            for (int r = 0; r < res.size(); r++) {
+                usage.merge(QuotaBook.fr(flavors[i], res.name(r)), res.amount(r) * m, Long::sum);
+            }
         }
-        return new Choice(f, usage);
+        String[] keys = usage.keySet().toArray(new String[0]);
+        int[] ids = new int[keys.length];
+        long[] amounts = new long[keys.length];
+        for (int k = 0; k < keys.length; k++) {
+            ids[k] = quota.id(keys[k], true);
+            amounts[k] = usage.get(keys[k]);
+        }
+        return new Choice(f, keys, ids, amounts);
     }
 
     private static boolean conflicts(Map<String, String> selector, Map<String, String> labels) {

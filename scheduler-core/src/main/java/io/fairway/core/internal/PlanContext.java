@@ -368,6 +368,10 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     }
 
     static Map<String, Integer> fullCounts(JobSpec spec) {
+        if (spec.podSets().size() == 1) {
+            PodSet ps = spec.podSets().get(0);
+            return Map.of(ps.name(), ps.count());
+        }
         Map<String, Integer> m = new LinkedHashMap<>();
         for (PodSet ps : spec.podSets()) {
             m.put(ps.name(), ps.count());
@@ -449,7 +453,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             Placed p = place.apply(c);
             if (p.placement() != null) {
                 policyPlacements |= policySupplied;
-                c.usage().forEach((fr, v) -> quota.add(cqName, fr, v));
+                c.charge(quota, cqName, 1);
                 Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
                         nextAdmissionOrder());
                 admitted.put(job.id(), a);
@@ -488,6 +492,10 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     }
 
     Map<String, ResourceFlavor> flavorSpecs(Map<String, String> flavorByPodSet) {
+        if (flavorByPodSet.size() == 1) {
+            Map.Entry<String, String> e = flavorByPodSet.entrySet().iterator().next();
+            return java.util.Collections.singletonMap(e.getKey(), snapshot.flavors().get(e.getValue()));
+        }
         Map<String, ResourceFlavor> m = new HashMap<>();
         flavorByPodSet.forEach((ps, f) -> m.put(ps, snapshot.flavors().get(f)));
         return m;

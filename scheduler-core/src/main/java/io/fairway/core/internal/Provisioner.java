@@ -19,6 +19,7 @@ import io.fairway.api.model.Toleration;
 import io.fairway.core.Provisioning;
 import io.fairway.core.Snapshot;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,8 +42,9 @@ import java.util.Set;
  * consolidate {@link NodePool.Consolidation#WHEN_UNDERUTILIZED when under-used}, so is a node whose jobs all
  * checkpoint and fit on the other nodes (see {@link Consolidator}).
  *
- * <p>Cost: instance types are matched once per distinct gang shape (pod sets, selectors, tolerations, flavors),
- * sorted by cost; each job then takes the first candidate within its pool's limits.
+ * <p>Cost: which instance types a pod-set constraint (selector, tolerations, flavor) allows is worked out once per
+ * constraint; per job, the nodes each allowed type needs are plain arithmetic over arrays, and the cheapest type
+ * within its pool's limits wins (fewer nodes on a tie).
  */
 public final class Provisioner {
     /**
@@ -131,7 +133,6 @@ public final class Provisioner {
         final Map<String, Offer> byName = new HashMap<>();
         final Map<List<Object>, boolean[]> allowed = new HashMap<>();
         final Map<String, ResourceFlavor> flavorSpecs;
-        final Map<List<Object>, int[]> nodesByShape = new HashMap<>();
         /** Per resource name, each offer's capacity of it. */
         final Map<String, long[]> capacity = new HashMap<>();
 
@@ -159,40 +160,53 @@ public final class Provisioner {
             });
         }
 
-        /** @return per offer, the nodes it takes to hold the gang (0: a member fits none) */
+        /** Reused by {@link #nodes}: per offer, the nodes it takes to hold the gang under consideration. */
+        private int[] nodesBuffer;
+
+        /**
+         * Computed per job, not cached by shape: 50 offers by a few resources is a few hundred divisions, cheaper
+         * than hashing a gang's shape (and gangs rarely share one exactly).
+         *
+         * @return per offer, the nodes it takes to hold the gang (0: a member fits none); valid until the next call
+         */
         int[] nodes(JobStatus j, Map<String, Integer> counts, Map<String, String> flavors) {
-            return nodesByShape.computeIfAbsent(shapeKey(j, flavors), k -> {
-                int[] total = new int[list.size()];
-                boolean first = true;
-                for (PodSet ps : j.spec().podSets()) {
-                    boolean[] ok = allowed(ps, flavors.get(ps.name()));
-                    Map<String, Long> req = ps.resources().asMap();
-                    long[][] caps = new long[req.size()][];
-                    long[] amounts = new long[req.size()];
-                    int n = 0;
-                    for (Map.Entry<String, Long> e : req.entrySet()) {
-                        caps[n] = capacity(e.getKey());
-                        amounts[n++] = e.getValue();
+            if (nodesBuffer == null) {
+                nodesBuffer = new int[list.size()];
+            }
+            int[] total = nodesBuffer;
+            Arrays.fill(total, 0);
+            boolean first = true;
+            for (PodSet ps : j.spec().podSets()) {
+                boolean[] ok = allowed(ps, flavors.get(ps.name()));
+                Resources req = ps.resources();
+                int nr = 0;
+                long[][] caps = new long[req.size()][];
+                long[] amounts = new long[req.size()];
+                for (int i = 0; i < req.size(); i++) {
+                    if (req.amount(i) > 0) { // pod sets refuse zero requests; kept safe for division all the same
+                        caps[nr] = capacity(req.name(i));
+                        amounts[nr++] = req.amount(i);
                     }
-                    long m = counts.getOrDefault(ps.name(), ps.count());
-                    for (int o = 0; o < total.length; o++) {
-                        if (!first && total[o] == 0) {
-                            continue;
-                        }
-                        if (!ok[o]) {
-                            total[o] = 0;
-                            continue;
-                        }
-                        long perNode = Long.MAX_VALUE;
-                        for (int i = 0; i < amounts.length && perNode > 0; i++) {
-                            perNode = Math.min(perNode, caps[i][o] / amounts[i]);
-                        }
-                        total[o] = perNode <= 0 || (oneNode(ps) && perNode < m) ? 0 : total[o] + (int) ((m + perNode - 1) / perNode);
-                    }
-                    first = false;
                 }
-                return total;
-            });
+                long m = counts.getOrDefault(ps.name(), ps.count());
+                boolean oneNode = oneNode(ps);
+                for (int o = 0; o < total.length; o++) {
+                    if (!first && total[o] == 0) {
+                        continue;
+                    }
+                    if (!ok[o]) {
+                        total[o] = 0;
+                        continue;
+                    }
+                    long perNode = Long.MAX_VALUE;
+                    for (int i = 0; i < nr && perNode > 0; i++) {
+                        perNode = Math.min(perNode, caps[i][o] / amounts[i]);
+                    }
+                    total[o] = perNode <= 0 || (oneNode && perNode < m) ? 0 : total[o] + (int) ((m + perNode - 1) / perNode);
+                }
+                first = false;
+            }
+            return total;
         }
     }
 
@@ -265,7 +279,7 @@ public final class Provisioner {
                 int nodes = nodesFor(j, counts, choice.flavors(), snapshot.flavors(), spare.offer.sample);
                 spare.nodesLeft -= nodes;
                 spare.jobs.add(j.id());
-                choice.usage().forEach((fr, v) -> ctx.quota.add(cqName, fr, v));
+                choice.charge(ctx.quota, cqName, 1);
                 reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
                 newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName
                         + "; waiting for " + nodes + " node(s) of " + spare.offer.type.name() + " from pool " + spare.offer.pool.pool.name()
@@ -295,7 +309,7 @@ public final class Provisioner {
                 continue;
             }
             NodePool pool = best.pool.pool;
-            choice.usage().forEach((fr, v) -> ctx.quota.add(cqName, fr, v));
+            choice.charge(ctx.quota, cqName, 1);
             best.add(bestNodes);
             long rid = id++;
             Provisioning.Request req = new Provisioning.Request(rid, pool.name(), best.type.name(), bestNodes, 0, snapshot.nowMillis(),
@@ -428,20 +442,6 @@ public final class Provisioner {
         return t.sameNvlinkDomain() || (t.required() && Node.HOSTNAME_LABEL.equals(t.level()));
     }
 
-    /** What decides which instance types hold a gang: per pod set its count, requests, selectors, tolerations and flavor. */
-    private static List<Object> shapeKey(JobStatus j, Map<String, String> flavors) {
-        List<Object> key = new ArrayList<>(j.spec().podSets().size() * 5);
-        for (PodSet ps : j.spec().podSets()) {
-            key.add(ps.count());
-            key.add(ps.resources());
-            key.add(ps.nodeSelector());
-            key.add(ps.tolerations());
-            key.add(oneNode(ps));
-            key.add(String.valueOf(flavors.get(ps.name())));
-        }
-        return key;
-    }
-
     /** @return true when a member of the pod set, with its flavor, may run on {@code sample} (selectors, flavor, taints) */
     private static boolean matches(PodSet ps, String flavor, Map<String, ResourceFlavor> flavorSpecs, Node sample) {
         ResourceFlavor f = flavorSpecs.get(flavor);
@@ -482,9 +482,11 @@ public final class Provisioner {
                 return 0;
             }
             long perNode = Long.MAX_VALUE;
-            for (Map.Entry<String, Long> r : ps.resources().asMap().entrySet()) {
-                long cap = sample.capacity().get(r.getKey());
-                perNode = Math.min(perNode, cap / r.getValue());
+            Resources req = ps.resources();
+            for (int i = 0; i < req.size(); i++) {
+                if (req.amount(i) > 0) {
+                    perNode = Math.min(perNode, sample.capacity().get(req.name(i)) / req.amount(i));
+                }
             }
             int m = counts.getOrDefault(ps.name(), ps.count());
             if (perNode <= 0 || (oneNode(ps) && perNode < m)) {

@@ -6,6 +6,7 @@ import io.fairway.api.model.FlavorQuotas;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,45 +26,64 @@ import java.util.TreeMap;
  * </ul>
  */
 public final class QuotaBook {
-    /** One node of the tree: a ClusterQueue or a cohort. */
+    /**
+     * One node of the tree: a ClusterQueue or a cohort. Its figures are arrays indexed by the book's (flavor,
+     * resource) ids: the hot path of admission reads them per job and level, and an array read beats a hash lookup
+     * per figure. Arrays may be shorter than the number of ids (ids seen after the node was built read as defaults).
+     */
     static final class QNode {
         final String name;
         final boolean clusterQueue;
         QNode parent;
         final List<QNode> children = new ArrayList<>();
-        final Map<String, long[]> limits = new HashMap<>(); // fr -> {nominal, borrowingLimit, lendingLimit}
-        final Map<String, Long> subtree = new HashMap<>();
-        final Map<String, Long> usage = new HashMap<>();
+        boolean[] listed = new boolean[0];
+        long[] nominal = new long[0];
+        long[] borrowingLimit = new long[0];
+        long[] lendingLimit = new long[0];
+        long[] subtree = new long[0];
+        long[] usage = new long[0];
 
         QNode(String name, boolean clusterQueue) {
             this.name = name;
             this.clusterQueue = clusterQueue;
         }
 
-        long nominal(String fr) {
-            long[] l = limits.get(fr);
-            return l == null ? 0 : l[0];
+        void grow(int size) {
+            if (listed.length >= size) {
+                return;
+            }
+            int old = listed.length;
+            listed = Arrays.copyOf(listed, size);
+            nominal = Arrays.copyOf(nominal, size);
+            borrowingLimit = Arrays.copyOf(borrowingLimit, size);
+            lendingLimit = Arrays.copyOf(lendingLimit, size);
+            Arrays.fill(borrowingLimit, old, size, ResourceQuota.UNLIMITED);
+            Arrays.fill(lendingLimit, old, size, ResourceQuota.UNLIMITED);
+            subtree = Arrays.copyOf(subtree, size);
+            usage = Arrays.copyOf(usage, size);
         }
 
-        long borrowingLimit(String fr) {
-            long[] l = limits.get(fr);
-            return l == null ? ResourceQuota.UNLIMITED : l[1];
+        long nominal(int fr) {
+            return fr < nominal.length ? nominal[fr] : 0;
         }
 
-        long lendingLimit(String fr) {
-            long[] l = limits.get(fr);
-            return l == null ? ResourceQuota.UNLIMITED : l[2];
+        long borrowingLimit(int fr) {
+            return fr < borrowingLimit.length ? borrowingLimit[fr] : ResourceQuota.UNLIMITED;
         }
 
-        long subtree(String fr) {
-            return subtree.getOrDefault(fr, 0L);
+        long lendingLimit(int fr) {
+            return fr < lendingLimit.length ? lendingLimit[fr] : ResourceQuota.UNLIMITED;
         }
 
-        long used(String fr) {
-            return usage.getOrDefault(fr, 0L);
+        long subtree(int fr) {
+            return fr < subtree.length ? subtree[fr] : 0;
         }
 
-        long guaranteed(String fr) {
+        long used(int fr) {
+            return fr < usage.length ? usage[fr] : 0;
+        }
+
+        long guaranteed(int fr) {
             long ll = lendingLimit(fr);
             return ll == ResourceQuota.UNLIMITED ? 0 : Math.max(0, subtree(fr) - ll);
         }
@@ -73,6 +93,11 @@ public final class QuotaBook {
     /** The same ClusterQueues for lookups: hashing a name beats ten string comparisons down a TreeMap. */
     private final Map<String, QNode> queueIndex = new HashMap<>();
     private final Map<String, QNode> cohorts = new TreeMap<>();
+    /** (flavor, resource) key to its id, and back. */
+    private final Map<String, Integer> ids = new HashMap<>();
+    private final List<String> keys = new ArrayList<>();
+    /** The same ids by flavor, then resource: two lookups without building the key. */
+    private final Map<String, Map<String, Integer>> idsByFlavor = new HashMap<>();
 
     /** @return the key of a (flavor, resource) pair */
     public static String fr(String flavor, String resource) {
@@ -98,8 +123,14 @@ public final class QuotaBook {
 
     QuotaBook(Map<String, ClusterQueue> clusterQueues, Map<String, Cohort> cohortSpecs) {
         for (Cohort c : cohortSpecs.values()) {
-            QNode n = cohorts.computeIfAbsent(c.name(), k -> new QNode(k, false));
-            addLimits(n, c.resourceGroups());
+            cohorts.computeIfAbsent(c.name(), k -> new QNode(k, false));
+            register(c.resourceGroups());
+        }
+        for (ClusterQueue cq : clusterQueues.values()) {
+            register(cq.resourceGroups());
+        }
+        for (Cohort c : cohortSpecs.values()) {
+            addLimits(cohorts.get(c.name()), c.resourceGroups());
         }
         for (Cohort c : cohortSpecs.values()) {
             if (c.parent() != null) {
@@ -127,6 +158,54 @@ public final class QuotaBook {
         }
     }
 
+    private void register(List<ResourceGroup> groups) {
+        for (ResourceGroup g : groups) {
+            for (FlavorQuotas f : g.flavors()) {
+                for (ResourceQuota q : f.resources()) {
+                    id(fr(f.flavor(), q.resource()), true);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param fr a (flavor, resource) key
+     * @param create whether to give an unknown key an id
+     * @return its id, or -1 when unknown and not created
+     */
+    int id(String fr, boolean create) {
+        Integer i = ids.get(fr);
+        if (i != null) {
+            return i;
+        }
+        if (!create) {
+            return -1;
+        }
+        int next = keys.size();
+        ids.put(fr, next);
+        keys.add(fr);
+        int sep = fr.indexOf('\u0000');
+        idsByFlavor.computeIfAbsent(fr.substring(0, sep), k -> new HashMap<>()).put(fr.substring(sep + 1), next);
+        return next;
+    }
+
+    /**
+     * @param flavor a flavor name
+     * @param resource a resource name
+     * @param create whether to give an unknown pair an id
+     * @return the pair's id, or -1 when unknown and not created
+     */
+    int id(String flavor, String resource, boolean create) {
+        Map<String, Integer> byResource = idsByFlavor.get(flavor);
+        Integer i = byResource == null ? null : byResource.get(resource);
+        return i != null ? i : create ? id(fr(flavor, resource), true) : -1;
+    }
+
+    /** @return the (flavor, resource) key of an id */
+    String key(int id) {
+        return keys.get(id);
+    }
+
     /** A cohort named but not defined exists implicitly, without quota of its own (as in Kueue). */
     private QNode cohort(String name) {
         return cohorts.computeIfAbsent(name, k -> new QNode(k, false));
@@ -137,41 +216,54 @@ public final class QuotaBook {
         parent.children.add(child);
     }
 
-    private static void addLimits(QNode n, List<ResourceGroup> groups) {
+    private void addLimits(QNode n, List<ResourceGroup> groups) {
+        n.grow(keys.size());
         for (ResourceGroup g : groups) {
             for (FlavorQuotas f : g.flavors()) {
                 for (ResourceQuota q : f.resources()) {
-                    n.limits.put(fr(f.flavor(), q.resource()), new long[] {q.nominal(), q.borrowingLimit(), q.lendingLimit()});
+                    int i = id(fr(f.flavor(), q.resource()), true);
+                    n.listed[i] = true;
+                    n.nominal[i] = q.nominal();
+                    n.borrowingLimit[i] = q.borrowingLimit();
+                    n.lendingLimit[i] = q.lendingLimit();
                 }
             }
         }
     }
 
     private void computeSubtree(QNode n) {
-        Map<String, Long> s = new HashMap<>();
-        n.limits.forEach((fr, l) -> s.merge(fr, l[0], Long::sum));
+        n.grow(keys.size());
+        long[] s = new long[keys.size()];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = n.listed[i] ? n.nominal[i] : 0;
+        }
         for (QNode c : n.children) {
             computeSubtree(c);
-            for (Map.Entry<String, Long> e : c.subtree.entrySet()) {
-                long lend = e.getValue() - c.guaranteed(e.getKey());
-                s.merge(e.getKey(), lend, Long::sum);
+            for (int i = 0; i < s.length; i++) {
+                s[i] += c.subtree(i) - c.guaranteed(i);
             }
         }
-        n.subtree.clear();
-        n.subtree.putAll(s);
+        n.subtree = s;
     }
 
     boolean hasQueue(String cq) {
         return queueIndex.containsKey(cq);
     }
 
+    /** @return the ClusterQueue's node, or null */
+    QNode queue(String cq) {
+        return queueIndex.get(cq);
+    }
+
     /** @return what the node may still use of {@code fr}, borrowing included */
     long available(String cq, String fr) {
         QNode n = queueIndex.get(cq);
-        return n == null ? 0 : available(n, fr);
+        int i = id(fr, false);
+        return n == null || i < 0 ? 0 : available(n, i);
     }
 
-    private long available(QNode n, String fr) {
+    /** @return what the node may still use of the pair with id {@code fr}, borrowing included */
+    static long available(QNode n, int fr) {
         if (n.parent == null) {
             return n.subtree(fr) - n.used(fr);
         }
@@ -191,19 +283,22 @@ public final class QuotaBook {
     /** @return the ClusterQueue's nominal quota of {@code fr} */
     long nominal(String cq, String fr) {
         QNode n = queueIndex.get(cq);
-        return n == null ? 0 : n.nominal(fr);
+        int i = id(fr, false);
+        return n == null || i < 0 ? 0 : n.nominal(i);
     }
 
     /** @return the ClusterQueue's usage of {@code fr} */
     long used(String cq, String fr) {
         QNode n = queueIndex.get(cq);
-        return n == null ? 0 : n.used(fr);
+        int i = id(fr, false);
+        return n == null || i < 0 ? 0 : n.used(i);
     }
 
     /** @return true when the queue lists the (flavor, resource) pair */
     boolean covers(String cq, String fr) {
         QNode n = queueIndex.get(cq);
-        return n != null && n.limits.containsKey(fr);
+        int i = id(fr, false);
+        return n != null && i >= 0 && i < n.listed.length && n.listed[i];
     }
 
     /** Adds (or with a negative delta, removes) usage, propagating to the cohorts above. */
@@ -212,14 +307,24 @@ public final class QuotaBook {
         if (n == null || delta == 0) {
             return;
         }
-        addTo(n, fr, delta);
+        addTo(n, id(fr, true), delta);
     }
 
-    private static void addTo(QNode n, String fr, long delta) {
+    /** Adds (or with a negative delta, removes) usage of the pair with id {@code fr}, propagating to the cohorts above. */
+    void add(QNode n, int fr, long delta) {
+        if (delta != 0) {
+            addTo(n, fr, delta);
+        }
+    }
+
+    private void addTo(QNode n, int fr, long delta) {
+        if (fr >= n.usage.length) {
+            n.grow(keys.size());
+        }
         long g = n.guaranteed(fr);
-        long before = n.used(fr);
+        long before = n.usage[fr];
         long after = before + delta;
-        n.usage.put(fr, after);
+        n.usage[fr] = after;
         if (n.parent != null) {
             long d = Math.max(0, after - g) - Math.max(0, before - g);
             if (d != 0) {
@@ -238,12 +343,12 @@ public final class QuotaBook {
             return 0;
         }
         double share = 0;
-        for (Map.Entry<String, Long> e : n.usage.entrySet()) {
-            long above = e.getValue() - n.nominal(e.getKey());
+        for (int i = 0; i < n.usage.length; i++) {
+            long above = n.usage[i] - n.nominal(i);
             if (above <= 0) {
                 continue;
             }
-            long lendable = Math.max(1, n.parent.subtree(e.getKey()));
+            long lendable = Math.max(1, n.parent.subtree(i));
             share = Math.max(share, (double) above / lendable);
         }
         return share / (spec == null ? 1.0 : spec.fairSharingWeight());
@@ -256,9 +361,9 @@ public final class QuotaBook {
             return 0;
         }
         long s = 0;
-        for (Map.Entry<String, Long> e : n.usage.entrySet()) {
-            if (e.getKey().endsWith('\u0000' + resource)) {
-                s += e.getValue();
+        for (int i = 0; i < n.usage.length; i++) {
+            if (n.usage[i] != 0 && keys.get(i).endsWith('\u0000' + resource)) {
+                s += n.usage[i];
             }
         }
         return s;
@@ -273,15 +378,14 @@ public final class QuotaBook {
      */
     String violation() {
         for (QNode n : allNodes()) {
-            for (Map.Entry<String, Long> e : n.usage.entrySet()) {
-                String fr = e.getKey();
-                long u = e.getValue();
-                long bl = n.borrowingLimit(fr);
-                long max = n.parent == null ? n.subtree(fr)
-                        : bl == ResourceQuota.UNLIMITED ? Long.MAX_VALUE : n.subtree(fr) + bl;
+            for (int i = 0; i < n.usage.length; i++) {
+                long u = n.usage[i];
+                long bl = n.borrowingLimit(i);
+                long max = n.parent == null ? n.subtree(i)
+                        : bl == ResourceQuota.UNLIMITED ? Long.MAX_VALUE : n.subtree(i) + bl;
                 if (u > max) {
                     return (n.clusterQueue ? "ClusterQueue " : "cohort ") + n.name + " uses " + u + " of "
-                            + fr.replace('\u0000', '/') + ", more than its limit " + max;
+                            + keys.get(i).replace('\u0000', '/') + ", more than its limit " + max;
                 }
             }
         }
