@@ -174,4 +174,15 @@ class ResourcesTest {
             assertThat(Quantities.parse("memory", Quantities.format("memory", mem))).isEqualTo(mem);
         }
     }
+
+    @Test
+    void indexedAccessWalksTheQuantitiesInNameOrder() {
+        Resources r = Resources.builder().gpus(2).cpu(8).memoryGiB(1).build();
+        StringBuilder seen = new StringBuilder();
+        for (int i = 0; i < r.size(); i++) {
+            seen.append(r.name(i)).append('=').append(r.amount(i)).append(';');
+        }
+        assertThat(seen.toString()).isEqualTo("cpu=8000;memory=1073741824;nvidia.com/gpu=2;");
+        assertThat(Resources.NONE.size()).isZero();
+    }
 }
