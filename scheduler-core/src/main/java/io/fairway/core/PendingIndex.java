@@ -251,10 +251,14 @@ public final class PendingIndex {
                 }
             }
             PendingReason common = jobs[0].pendingReason();
+            PendingReason same = common; // the last object found equal: jobs given one reason share the object
             for (int i = 1; i < jobs.length && common != null; i++) {
                 PendingReason r = jobs[i].pendingReason();
-                if (r != common && !common.equals(r)) {
-                    common = null;
+                if (r != same) {
+                    if (!common.equals(r)) {
+                        common = null;
+                    }
+                    same = r;
                 }
             }
             return new Group(key, jobs, common);

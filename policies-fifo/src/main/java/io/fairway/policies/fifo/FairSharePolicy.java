@@ -61,8 +61,8 @@ public final class FairSharePolicy implements SchedulingPolicy {
         // Each queue's jobs in Kueue order: its groups (jobs of one shape and priority) merged by their cursors.
         Map<String, PriorityQueue<OrderedPolicy.Cursor>> heads = new HashMap<>();
         for (PendingGroup g : ctx.pendingGroups()) {
-            heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>((x, y) -> KUEUE.compare(x.job(), y.job())))
-                    .add(new OrderedPolicy.Cursor(g));
+            heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS)) // Kueue order
+                    .add(new OrderedPolicy.Cursor(g, true));
         }
         PriorityQueue<Ranked> order = new PriorityQueue<>();
         long gpus = ctx.capacity().total(Resources.GPU);
@@ -87,7 +87,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             if (failed == null) {
                 Attempt a = OrderedPolicy.admit(ctx, j, preempting);
                 if (a.admitted()) {
-                    if (++c.index < c.group.jobs().size()) {
+                    if (c.advance()) {
                         dq.add(c);
                     }
                 } else {
@@ -104,10 +104,6 @@ public final class FairSharePolicy implements SchedulingPolicy {
         }
         Elastic.growIntoIdleCapacity(ctx);
     }
-
-    /** Kueue order: priority (highest first), then submission time, then sequence. */
-    private static final Comparator<JobStatus> KUEUE = Comparator.comparingInt((JobStatus j) -> -j.spec().priority())
-            .thenComparingLong(j -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence);
 
     private double[] key(PolicyContext ctx, ClusterQueue q, long gpus, long cpus) {
         double current = Math.max(gpus > 0 ? (double) ctx.quota().usage(q.name(), Resources.GPU) / gpus : 0,

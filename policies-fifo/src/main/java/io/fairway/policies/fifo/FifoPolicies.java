@@ -23,6 +23,8 @@ public final class FifoPolicies {
 
     /** Submission order: submit time, then the order the scheduler accepted the jobs. */
     static final Comparator<JobStatus> SUBMISSION = Comparator.comparingLong((JobStatus j) -> j.spec().submitTimeMillis());
+    /** Priority (highest first), then submission time. */
+    static final Comparator<JobStatus> PRIORITY = Comparator.comparingInt((JobStatus j) -> -j.spec().priority()).thenComparing(SUBMISSION);
 
     static void noParameters(String policy, Map<String, String> parameters) {
         if (!parameters.isEmpty()) {
@@ -85,7 +87,7 @@ public final class FifoPolicies {
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
             noParameters(name(), parameters);
-            return new OrderedPolicy(name(), Comparator.comparingInt((JobStatus j) -> -j.spec().priority()).thenComparing(SUBMISSION), false);
+            return new OrderedPolicy(name(), PRIORITY, false);
         }
     }
 

@@ -61,11 +61,14 @@ public class OrderedPolicy implements SchedulingPolicy {
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), q);
         }
-        Comparator<JobStatus> byOrder = (order == null ? FifoPolicies.SUBMISSION : order).thenComparingLong(JobStatus::sequence);
         // Walk the groups' jobs merged into one order: the head of each group waits in a heap keyed by the job at its cursor.
-        PriorityQueue<Cursor> heads = new PriorityQueue<>((x, y) -> byOrder.compare(x.job(), y.job()));
+        // The built-in orders compare keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
+        boolean keyed = order == null || order == FifoPolicies.SUBMISSION || order == FifoPolicies.PRIORITY;
+        Comparator<JobStatus> byOrder = (order == null ? FifoPolicies.SUBMISSION : order).thenComparingLong(JobStatus::sequence);
+        PriorityQueue<Cursor> heads = new PriorityQueue<>(keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
+        boolean byPriority = order == FifoPolicies.PRIORITY;
         for (PendingGroup g : ctx.pendingGroups()) {
-            heads.add(new Cursor(g));
+            heads.add(new Cursor(g, byPriority));
         }
         Map<String, PendingReason> blockReason = new HashMap<>();
         Map<Shape, PendingReason> failedShapes = new HashMap<>();
@@ -87,7 +90,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             if (failed == null) {
                 Attempt a = admit(ctx, j, preempting);
                 if (a.admitted()) {
-                    if (++c.index < c.group.jobs().size()) {
+                    if (c.advance()) {
                         heads.add(c);
                     }
                     continue;
@@ -110,18 +113,58 @@ public class OrderedPolicy implements SchedulingPolicy {
         }
     }
 
-    /** A group and the position of the next job to consider in it. */
+    /**
+     * A group and the position of the next job to consider in it, with that job's order keys: priority (negated,
+     * where the order uses it), submission time and sequence, read once per job rather than once per comparison.
+     */
     static final class Cursor {
+        /** Compares the keys: priority (highest first, where used), then submission, then sequence. */
+        static final Comparator<Cursor> BY_KEYS = (x, y) -> {
+            int c = Long.compare(x.negatedPriority, y.negatedPriority);
+            if (c == 0) {
+                c = Long.compare(x.submitted, y.submitted);
+            }
+            return c != 0 ? c : Long.compare(x.sequence, y.sequence);
+        };
+
         final PendingGroup group;
+        private final boolean byPriority;
         int index;
         Shape shape;
+        private JobStatus job;
+        private long negatedPriority;
+        private long submitted;
+        private long sequence;
 
-        Cursor(PendingGroup group) {
+        /**
+         * @param group the group
+         * @param byPriority whether the order starts with priority
+         */
+        Cursor(PendingGroup group, boolean byPriority) {
             this.group = group;
+            this.byPriority = byPriority;
+            load();
         }
 
+        private void load() {
+            job = group.jobs().get(index);
+            negatedPriority = byPriority ? -(long) job.spec().priority() : 0;
+            submitted = job.spec().submitTimeMillis();
+            sequence = job.sequence();
+        }
+
+        /** @return the job at the cursor */
         JobStatus job() {
-            return group.jobs().get(index);
+            return job;
+        }
+
+        /** @return true when it moved to the group's next job, false when the group has no more */
+        boolean advance() {
+            if (++index >= group.jobs().size()) {
+                return false;
+            }
+            load();
+            return true;
         }
     }
 

@@ -70,15 +70,19 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
             Map<String, PendingReason> m = new LinkedHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
             m.putAll(individual);
             for (Run r : runs) {
-                PendingReason last = null;
+                // Jobs given one reason share the object: compare each distinct object once, in runs.
+                PendingReason differs = null; // the last object found to differ from the run's reason
+                PendingReason same = null; // the last object found equal to it
                 for (JobStatus j : r.jobs()) {
                     PendingReason had = j.pendingReason();
-                    if (had == r.reason() || !r.skip().isEmpty() && r.skip().containsKey(j.id())) {
+                    if (had == r.reason() || had == same || !r.skip().isEmpty() && r.skip().containsKey(j.id())) {
                         continue;
                     }
-                    if (had == last || !r.reason().equals(had)) { // `last`: a reason object already found to differ
-                        last = had;
+                    if (had == differs || !r.reason().equals(had)) {
+                        differs = had;
                         m.put(j.id(), r.reason());
+                    } else {
+                        same = had;
                     }
                 }
             }

@@ -785,10 +785,7 @@ public final class Placer {
      * narrowest level above the host (a rack), or beyond.
      */
     private Placement describe(JobSpec job, List<MemberPlacement> members) {
-        Set<String> nodes = new LinkedHashSet<>();
-        for (MemberPlacement mp : members) {
-            nodes.add(mp.node());
-        }
+        Set<String> nodes = nodesOf(members);
         Locality loc;
         if (nodes.size() <= 1) {
             loc = Locality.NVLINK_DOMAIN;
@@ -806,6 +803,26 @@ public final class Placer {
             loc = sameNarrowestDomain(nodes) ? Locality.RACK : Locality.CLUSTER;
         }
         return new Placement(members, loc, job.sensitivity().factor(loc));
+    }
+
+    /** The nodes of the members, in order; without building a set when they share one node (the common case). */
+    private static Set<String> nodesOf(List<MemberPlacement> members) {
+        if (members.isEmpty()) {
+            return Set.of();
+        }
+        String first = members.get(0).node();
+        int i = 1;
+        while (i < members.size() && members.get(i).node().equals(first)) {
+            i++;
+        }
+        if (i == members.size()) {
+            return Set.of(first);
+        }
+        Set<String> nodes = new LinkedHashSet<>();
+        for (MemberPlacement mp : members) {
+            nodes.add(mp.node());
+        }
+        return nodes;
     }
 
     private boolean sameNarrowestDomain(Set<String> nodes) {
