@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The pending jobs of a {@link Snapshot}, grouped by what they need: one LocalQueue, equal pod sets and one
@@ -313,23 +312,117 @@ public final class PendingIndex {
         private final Map<Key, MutableGroup> groups = new HashMap<>();
         private PendingIndex last;
 
+        /**
+         * One group's jobs in {@link #GROUP_ORDER}, as arrays: the jobs and their order keys (submission time,
+         * sequence). A job that leaves becomes a hole (its keys stay, so binary search still works) until the next
+         * {@link #compact()}; jobs arrive at the end in the common case. Copying the group out at a freeze is then a
+         * pass over one array, not a walk over a tree's scattered nodes.
+         */
         private static final class MutableGroup {
             final Key key;
-            final TreeSet<JobStatus> jobs = new TreeSet<>(GROUP_ORDER);
+            JobStatus[] jobs = new JobStatus[4];
+            long[] submitted = new long[4];
+            long[] sequence = new long[4];
+            int size; // slots used, holes included
+            int live; // jobs present
             Group frozen;
 
             MutableGroup(Key key) {
                 this.key = key;
+            }
+
+            /** @return the slot with the job's keys (possibly a hole), or {@code -(insertion point) - 1} */
+            private int find(JobStatus j) {
+                long t = j.spec().submitTimeMillis();
+                long q = j.sequence();
+                int lo = 0;
+                int hi = size - 1;
+                while (lo <= hi) {
+                    int mid = (lo + hi) >>> 1;
+                    int c = submitted[mid] != t ? Long.compare(submitted[mid], t) : Long.compare(sequence[mid], q);
+                    if (c < 0) {
+                        lo = mid + 1;
+                    } else if (c > 0) {
+                        hi = mid - 1;
+                    } else {
+                        return mid;
+                    }
+                }
+                return -(lo + 1);
+            }
+
+            /** Adds the job, or replaces the status with its keys. @return true when it was not there */
+            boolean add(JobStatus j) {
+                int i = find(j);
+                if (i >= 0) {
+                    boolean added = jobs[i] == null;
+                    jobs[i] = j;
+                    if (added) {
+                        live++;
+                    }
+                    return added;
+                }
+                int at = -i - 1;
+                if (at > 0 && jobs[at - 1] == null) {
+                    at--; // a hole just before: its keys are smaller than the previous live job's, still in order
+                } else {
+                    if (size == jobs.length) {
+                        int n = Math.max(4, size * 2);
+                        jobs = Arrays.copyOf(jobs, n);
+                        submitted = Arrays.copyOf(submitted, n);
+                        sequence = Arrays.copyOf(sequence, n);
+                    }
+                    if (at < size) {
+                        System.arraycopy(jobs, at, jobs, at + 1, size - at);
+                        System.arraycopy(submitted, at, submitted, at + 1, size - at);
+                        System.arraycopy(sequence, at, sequence, at + 1, size - at);
+                    }
+                    size++;
+                }
+                jobs[at] = j;
+                submitted[at] = j.spec().submitTimeMillis();
+                sequence[at] = j.sequence();
+                live++;
+                return true;
+            }
+
+            /** @return true when the job (by its keys) was there and is removed */
+            boolean remove(JobStatus j) {
+                int i = find(j);
+                if (i < 0 || jobs[i] == null) {
+                    return false;
+                }
+                jobs[i] = null;
+                live--;
+                if (live == 0) {
+                    size = 0;
+                }
+                return true;
+            }
+
+            /** @return the jobs present, in order (and the holes closed) */
+            JobStatus[] compact() {
+                if (live != size) {
+                    int w = 0;
+                    for (int r = 0; r < size; r++) {
+                        if (jobs[r] != null) {
+                            jobs[w] = jobs[r];
+                            submitted[w] = submitted[r];
+                            sequence[w] = sequence[r];
+                            w++;
+                        }
+                    }
+                    Arrays.fill(jobs, w, size, null);
+                    size = w;
+                }
+                return Arrays.copyOf(jobs, size);
             }
         }
 
         /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
         public void add(JobStatus j) {
             MutableGroup g = groups.computeIfAbsent(Key.of(j.spec()), MutableGroup::new);
-            if (!g.jobs.add(j)) { // the same job with an older status is there: replace it
-                g.jobs.remove(j);
-                g.jobs.add(j);
-            }
+            g.add(j); // the same job with an older status is replaced in place
             g.frozen = null;
             last = null;
         }
@@ -337,10 +430,10 @@ public final class PendingIndex {
         /** @param j a job that left pending */
         public void remove(JobStatus j) {
             MutableGroup g = groups.get(Key.of(j.spec()));
-            if (g != null && g.jobs.remove(j)) {
+            if (g != null && g.remove(j)) {
                 g.frozen = null;
                 last = null;
-                if (g.jobs.isEmpty()) {
+                if (g.live == 0) {
                     groups.remove(g.key);
                 }
             }
@@ -354,12 +447,12 @@ public final class PendingIndex {
          */
         public void replace(JobStatus old, JobStatus now) {
             MutableGroup g = old.spec() == now.spec() ? groups.get(Key.of(old.spec())) : null;
-            if (g == null || !g.jobs.remove(old)) {
+            if (g == null || old.sequence() != now.sequence() || !g.remove(old)) {
                 remove(old);
                 add(now);
                 return;
             }
-            g.jobs.add(now);
+            g.add(now);
             g.frozen = null;
             last = null;
         }
@@ -378,7 +471,7 @@ public final class PendingIndex {
             List<Group> out = new ArrayList<>(groups.size());
             for (MutableGroup g : groups.values()) {
                 if (g.frozen == null) {
-                    g.frozen = Group.of(g.key, g.jobs.toArray(new JobStatus[0]), true);
+                    g.frozen = Group.of(g.key, g.compact(), true);
                 }
                 out.add(g.frozen);
             }
