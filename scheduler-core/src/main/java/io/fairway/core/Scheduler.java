@@ -79,7 +79,11 @@ public final class Scheduler {
     private final Map<String, Cohort> cohorts = new TreeMap<>();
     private final Map<String, LocalQueue> localQueues = new TreeMap<>();
     private final HashMap<String, JobStatus> jobs = new HashMap<>();
-    private final TreeMap<Long, JobStatus> pending = new TreeMap<>();
+    /**
+     * Pending jobs by sequence. A hash map: the hot paths only put, get and remove (a tree costs a walk of scattered
+     * nodes per operation); the few readers that need submission order sort ({@link #pendingInOrder()}).
+     */
+    private final HashMap<Long, JobStatus> pending = new HashMap<>();
     /** The same pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
     private final PendingIndex.Builder pendingIndex = new PendingIndex.Builder();
     private final TreeMap<Long, JobStatus> holding = new TreeMap<>();
@@ -1068,7 +1072,9 @@ public final class Scheduler {
             }
             for (Admit a : admits) {
                 reservations.remove(a.jobId());
-                emptySince.keySet().removeAll(a.placement().nodes());
+                if (!emptySince.isEmpty()) {
+                    emptySince.keySet().removeAll(a.placement().nodes());
+                }
             }
             Map<String, Provisioning.Reservation> newReservations = new LinkedHashMap<>();
             for (Provisioning.Reservation res : r.reservations().values()) {
@@ -1103,8 +1109,24 @@ public final class Scheduler {
     }
 
     private SchedulerEvent admittedEvent(JobStatus n, Admit a) {
-        return event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
+        return event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + nodesText(a.placement())
                 + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
+    }
+
+    /** @return the placement's nodes as {@code [a, b]}, without building a set for a gang on one node */
+    private static String nodesText(io.fairway.api.decision.Placement p) {
+        List<io.fairway.api.decision.MemberPlacement> members = p.members();
+        if (!members.isEmpty()) {
+            String first = members.get(0).node();
+            int i = 1;
+            while (i < members.size() && members.get(i).node().equals(first)) {
+                i++;
+            }
+            if (i == members.size()) {
+                return "[" + first + "]";
+            }
+        }
+        return p.nodes().toString();
     }
 
     /** Asks the admission checks about every job with reserved quota (lock held). */
@@ -1462,7 +1484,7 @@ public final class Scheduler {
     public List<JobStatus> pendingJobs() {
         lock.lock();
         try {
-            return new ArrayList<>(pending.values());
+            return pendingInOrder();
         } finally {
             lock.unlock();
         }
@@ -1513,7 +1535,7 @@ public final class Scheduler {
                 }
             }
             PendingIndex idx = pendingIndex.freeze();
-            List<JobStatus> inOrder = new ArrayList<>(pending.values());
+            List<JobStatus> inOrder = pendingInOrder();
             if (idx.size() != pending.size() || !idx.equals(PendingIndex.of(inOrder)) || !idx.inSubmissionOrder().equals(inOrder)) {
                 v.add("the pending index holds " + idx.size() + " jobs in its groups, the pending list " + pending.size());
             }
@@ -1573,6 +1595,13 @@ public final class Scheduler {
     }
 
     // ---------------------------------------------------------------- state transitions (lock held)
+
+    /** @return the pending jobs by sequence (submission order), as a new list (lock held) */
+    private List<JobStatus> pendingInOrder() {
+        List<JobStatus> l = new ArrayList<>(pending.values());
+        l.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        return l;
+    }
 
     private SchedulerEvent event(JobStatus j, EventType type, String reason) {
         return new SchedulerEvent(clock.millis(), j.id(), j.spec().jobSet(), type, reason);
