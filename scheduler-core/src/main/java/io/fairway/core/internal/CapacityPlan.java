@@ -30,7 +30,10 @@ public final class CapacityPlan {
     long totalGpus;
     long freeGpus;
 
-    private final ArrayList<long[]> undo = new ArrayList<>(); // {node, gpuMaskTaken, r0, r1, ...}
+    /** The undo log, flat: entries of {node, gpuMaskTaken, r0 .. r(width-1)} (no array per change). */
+    private long[] undo = new long[64];
+    private int undoLength;
+    private long[] undoScratch;
     private boolean recording;
 
     /** One cluster's indexes. */
@@ -233,18 +236,18 @@ public final class CapacityPlan {
 
     /** Starts recording changes for {@link #rollback()}. */
     void begin() {
-        undo.clear();
+        undoLength = 0;
         recording = true;
     }
 
     void commit() {
-        undo.clear();
+        undoLength = 0;
         recording = false;
     }
 
     /** @return a savepoint for {@link #rollbackTo(int)} */
     int mark() {
-        return undo.size();
+        return undoLength;
     }
 
     void rollback() {
@@ -254,13 +257,16 @@ public final class CapacityPlan {
 
     /** Undoes every change recorded since the savepoint. */
     void rollbackTo(int mark) {
-        for (int i = undo.size() - 1; i >= mark; i--) {
-            long[] u = undo.get(i);
-            int node = (int) u[0];
-            long mask = u[1];
-            long[] req = Arrays.copyOfRange(u, 2, u.length);
-            change(node, req, mask, +1, false);
-            undo.remove(i);
+        int stride = width + 2;
+        if (undoScratch == null) {
+            undoScratch = new long[width];
+        }
+        while (undoLength > mark) {
+            undoLength -= stride;
+            int node = (int) undo[undoLength];
+            long mask = undo[undoLength + 1];
+            System.arraycopy(undo, undoLength + 2, undoScratch, 0, width);
+            change(node, undoScratch, mask, +1, false);
         }
     }
 
@@ -276,11 +282,16 @@ public final class CapacityPlan {
 
     private void change(int node, long[] req, long gpuMask, int sign, boolean record) {
         if (record) {
-            long[] u = new long[req.length + 2];
-            u[0] = node;
-            u[1] = gpuMask;
-            System.arraycopy(req, 0, u, 2, req.length);
-            undo.add(u);
+            int stride = width + 2;
+            if (undoLength + stride > undo.length) {
+                undo = Arrays.copyOf(undo, Math.max(undo.length * 2, undoLength + stride));
+            }
+            undo[undoLength] = node;
+            undo[undoLength + 1] = gpuMask;
+            int n = Math.min(req.length, width);
+            System.arraycopy(req, 0, undo, undoLength + 2, n);
+            Arrays.fill(undo, undoLength + 2 + n, undoLength + stride, 0L);
+            undoLength += stride;
         }
         int before = freeGpuCount(node);
         ClusterIndex ci = schedulable[node] ? clusters.get(clusterOf[node]) : null;
