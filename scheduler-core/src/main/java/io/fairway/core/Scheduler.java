@@ -1049,13 +1049,18 @@ public final class Scheduler {
                 evaluateAdmissionChecks(events, ready);
                 applied.addAll(ready);
             }
+            PendingReason lastReason = null; // jobs answered together share one reason object: its text is built once
+            String lastText = null;
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
                 JobStatus j = jobs.get(e.getKey());
                 if (j != null && j.state() == JobState.PENDING && !e.getValue().equals(j.pendingReason())) {
                     replace(j, new JobStatus(j.spec(), JobState.PENDING, e.getValue(), null, j.stateSinceMillis(), j.preemptions(),
                             j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
-                    events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING,
-                            e.getValue().code() + ": " + e.getValue().message()));
+                    if (e.getValue() != lastReason) {
+                        lastReason = e.getValue();
+                        lastText = lastReason.code() + ": " + lastReason.message();
+                    }
+                    events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING, lastText));
                 }
             }
             for (String ref : refused) {

@@ -28,21 +28,39 @@ public record PodSet(String name, int count, int minCount, Resources resources, 
     /** Validates: counts positive, minCount ≤ count, every quantity positive. */
     public PodSet {
         InvalidSpecException.requireName("podSet.name", name);
-        String f = "podSets[" + name + "]";
-        InvalidSpecException.check(count > 0, f + ".count", count, "pod set \"%s\": count must be > 0, was %d", name, count);
-        InvalidSpecException.check(minCount > 0, f + ".minCount", minCount, "pod set \"%s\": minCount must be > 0, was %d", name, minCount);
-        InvalidSpecException.check(minCount <= count, f + ".minCount", minCount, "pod set \"%s\": minCount %d > count %d", name, minCount, count);
-        InvalidSpecException.check(resources != null && !resources.names().isEmpty(), f + ".resources", resources,
-                "pod set \"%s\": resources must name at least one resource", name);
-        for (Map.Entry<String, Long> e : resources.asMap().entrySet()) {
-            InvalidSpecException.check(e.getValue() > 0, f + ".resources." + e.getKey(), e.getValue(),
-                    "pod set \"%s\": %s must be > 0, was %d", name, e.getKey(), e.getValue());
+        if (count <= 0 || minCount <= 0 || minCount > count || !positive(resources)) { // messages built only on failure
+            String f = "podSets[" + name + "]";
+            InvalidSpecException.check(count > 0, f + ".count", count, "pod set \"%s\": count must be > 0, was %d", name, count);
+            InvalidSpecException.check(minCount > 0, f + ".minCount", minCount, "pod set \"%s\": minCount must be > 0, was %d", name, minCount);
+            InvalidSpecException.check(minCount <= count, f + ".minCount", minCount, "pod set \"%s\": minCount %d > count %d", name, minCount,
+                    count);
+            InvalidSpecException.check(resources != null && resources.size() > 0, f + ".resources", resources,
+                    "pod set \"%s\": resources must name at least one resource", name);
+            for (int i = 0; i < resources.size(); i++) {
+                InvalidSpecException.check(resources.amount(i) > 0, f + ".resources." + resources.name(i), resources.amount(i),
+                        "pod set \"%s\": %s must be > 0, was %d", name, resources.name(i), resources.amount(i));
+            }
         }
         nodeSelector = Map.copyOf(nodeSelector == null ? Map.of() : nodeSelector);
         tolerations = List.copyOf(tolerations == null ? List.of() : tolerations);
         topology = topology == null ? TopologyRequest.NONE : topology;
-        InvalidSpecException.check(!topology.sameNvlinkDomain() || resources.gpus() > 0, f + ".topology", "sameNvlinkDomain",
-                "pod set \"%s\": an NVLink domain constraint needs GPUs", name);
+        if (topology.sameNvlinkDomain() && resources.gpus() <= 0) {
+            InvalidSpecException.check(false, "podSets[" + name + "].topology", "sameNvlinkDomain",
+                    "pod set \"%s\": an NVLink domain constraint needs GPUs", name);
+        }
+    }
+
+    /** @return true when the resources name at least one resource and every quantity is positive */
+    private static boolean positive(Resources resources) {
+        if (resources == null || resources.size() == 0) {
+            return false;
+        }
+        for (int i = 0; i < resources.size(); i++) {
+            if (resources.amount(i) <= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -56,8 +56,9 @@ public final class Resources implements java.io.Serializable {
         for (Map.Entry<String, Long> e : amounts.entrySet()) {
             InvalidSpecException.requireName("resource name", e.getKey());
             Long v = e.getValue();
-            InvalidSpecException.check(v != null && v >= 0, "resources." + e.getKey(), v,
-                    "resource %s: quantity must be >= 0, was %s", e.getKey(), v);
+            if (v == null || v < 0) { // the field name is built only on failure
+                InvalidSpecException.check(false, "resources." + e.getKey(), v, "resource %s: quantity must be >= 0, was %s", e.getKey(), v);
+            }
             sorted.put(e.getKey(), v);
         }
         if (sorted.isEmpty()) {
