@@ -98,10 +98,10 @@ public final class ThemisPolicy implements SchedulingPolicy {
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                          boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho) {
         /**
-         * The defaults: f = 0.8, 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
+         * The defaults: f = 0 (every app with demand bids), 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
          * checkpointing not revoked, leases renewed unless a worse-off app needs them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.8, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true, 2.0);
+        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true, 2.0);
 
         /** The worst app's ρ from which the starvation guard acts, by default. */
         public static final double DEFAULT_RESERVE_ABOVE_RHO = 2.0;

@@ -11,7 +11,8 @@ import java.util.TreeSet;
 /**
  * {@code themis}: finish-time-fair auctions ({@link ThemisPolicy}). Parameters, all optional:
  * <ul>
- *   <li>{@code f} — the fairness knob in [0, 1]; the (1 − f) fraction of apps with the worst ρ bid (default 0.8);</li>
+ *   <li>{@code f} — the fairness knob in [0, 1]; the (1 − f) fraction of apps with the worst ρ bid (default 0: every app with
+ *       demand bids; fairness then comes from the proportional-fair auction, the starvation guard and early revocation);</li>
  *   <li>{@code leaseMinutes} — lease length in minutes of the scheduler clock, or {@code infinite} (default 10);</li>
  *   <li>{@code hiddenPayments} — {@code true|false}: winners keep only the fraction c_i of their bundle (default true);</li>
  *   <li>{@code estimate} — {@code progress|elapsed}: how job progress is estimated (default progress);</li>
@@ -43,7 +44,7 @@ public final class ThemisProvider implements PolicyProvider {
 
     @Override
     public String description() {
-        return "Themis: finish-time-fair partial allocation auctions among the (1-f) worst-rho apps, with leases (f=0.8, 10 min)";
+        return "Themis: finish-time-fair partial allocation auctions among the (1-f) worst-rho apps, with leases (f=0, 10 min)";
     }
 
     @Override

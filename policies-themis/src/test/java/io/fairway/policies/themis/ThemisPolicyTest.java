@@ -26,7 +26,7 @@ class ThemisPolicyTest {
         assertThat(Policies.available()).containsKey("themis");
         ThemisPolicy p = (ThemisPolicy) themis(Map.of());
         assertThat(p.config()).isEqualTo(ThemisPolicy.Config.DEFAULTS);
-        assertThat(p.config().f()).isEqualTo(0.8);
+        assertThat(p.config().f()).isEqualTo(0.0);
         assertThat(p.config().leaseMillis()).isEqualTo(600_000);
         assertThat(p.config().hiddenPayments()).isTrue();
         assertThat(p.config().estimate()).isEqualTo(ThemisPolicy.Estimate.PROGRESS);
@@ -257,7 +257,10 @@ class ThemisPolicyTest {
     void leasesAreRenewedUnlessAWorseOffAppNeedsThem() {
         int[] preemptions = new int[2];
         for (int i = 0; i < 2; i++) {
-            MiniSim sim = new MiniSim(themis(Map.of("renewUnlessWorse", i == 0 ? "true" : "false")), 1, 1, GpuTopology.pcie4("V100"), 1);
+            // f = 0.8: only the worse-off app bids, so the two swap; with f = 0 (the default) both bid and the proportional-fair
+            // allocation lets the holder finish first, which leaves both at ρ = 1 without any swap
+            MiniSim sim = new MiniSim(themis(Map.of("renewUnlessWorse", i == 0 ? "true" : "false", "f", "0.8")), 1, 1,
+                    GpuTopology.pcie4("V100"), 1);
             for (String app : List.of("a", "b")) {
                 JobSpec j = MiniSim.job(app + "-1", app, 4, 7200);
                 sim.submitAt(0, new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0, j.podSets(),
