@@ -56,18 +56,23 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     /** Per group of the snapshot's index: the reason given to its jobs from some position on. */
     final java.util.IdentityHashMap<io.fairway.core.PendingIndex.Group, Bulk> bulk = new java.util.IdentityHashMap<>();
     /** Jobs admitted in this plan, by id. */
-    private final Map<String, JobStatus> admittedJobs = new HashMap<>();
+    private final Map<String, JobStatus> admittedJobs;
     private final List<JobStatus> reserved = new ArrayList<>();
     private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
     private final Map<String, JobStatus> holdingById = new HashMap<>();
-    private final Map<String, List<Placer.Taken>> heldCapacity = new HashMap<>();
+    private final Map<String, List<Placer.Taken>> heldCapacity;
     final Map<String, PendingReason> reasons = new LinkedHashMap<>();
-    final LinkedHashMap<String, Admit> admitted = new LinkedHashMap<>();
+    final LinkedHashMap<String, Admit> admitted;
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
     final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
     /** True once the policy admitted a job on a placement of its own (rather than one the engine searched). */
     private boolean policyPlacements;
+
+    /** @return a hash table capacity that holds {@code entries} without resizing */
+    private static int tableFor(int entries) {
+        return (int) Math.min(1 << 30, entries / 0.75 + 1);
+    }
 
     /**
      * Builds the plan's starting point from a snapshot.
@@ -88,6 +93,12 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), resources);
         this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
         this.placer = new Placer(cap, snapshot.placement());
+        // Sized for as many admissions as there are free GPUs (a round at scale admits tens of thousands: growing
+        // the tables step by step cost more than the puts)
+        int expected = (int) Math.min(1 << 20, cap.freeGpus) + 16;
+        this.admittedJobs = new HashMap<>(tableFor(expected));
+        this.admitted = new LinkedHashMap<>(tableFor(expected));
+        this.heldCapacity = new HashMap<>(tableFor(expected + snapshot.holding().size()));
         this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
         for (LocalQueue lq : snapshot.localQueues().values()) {
             localQueueIndex.computeIfAbsent(lq.namespace(), k -> new HashMap<>()).put(lq.name(), lq);
