@@ -234,7 +234,7 @@ public final class Placer {
         double bestRel = -1;
         long bestDomainFree = Long.MAX_VALUE;
         int bestBucket = -1;
-        for (int k = count; k <= 64; k++) {
+        for (int k = count, top = Math.min(64, ci.maxGpusPerNode); k <= top; k++) { // no node has more free GPUs than its size
             BitSet bucket = ci.byFreeGpus[k];
             int extra = 0;
             for (int n = bucket.nextSetBit(0); n >= 0; n = bucket.nextSetBit(n + 1)) {
@@ -465,7 +465,7 @@ public final class Placer {
             return -1;
         }
         long need = (long) members * st.g;
-        for (long k = need; k <= 64; k++) {
+        for (long k = need, top = Math.min(64, ci.maxGpusPerNode); k <= top; k++) {
             BitSet b = ci.byFreeGpus[(int) k];
             for (int n = b.nextSetBit(0); n >= 0; n = b.nextSetBit(n + 1)) {
                 if (!used.contains(n) && st.ok(n) && cap.membersFit(n, st.req, st.g) >= members) {
