@@ -52,23 +52,29 @@ public final class Resources implements java.io.Serializable {
      * @throws InvalidSpecException naming the resource and the value if a quantity is negative or a name blank
      */
     public static Resources of(Map<String, Long> amounts) {
-        TreeMap<String, Long> sorted = new TreeMap<>();
+        int size = amounts.size();
+        if (size == 0) {
+            return NONE;
+        }
+        String[] n = new String[size];
+        long[] a = new long[size];
+        int k = 0;
         for (Map.Entry<String, Long> e : amounts.entrySet()) {
             InvalidSpecException.requireName("resource name", e.getKey());
             Long v = e.getValue();
             if (v == null || v < 0) { // the field name is built only on failure
                 InvalidSpecException.check(false, "resources." + e.getKey(), v, "resource %s: quantity must be >= 0, was %s", e.getKey(), v);
             }
-            sorted.put(e.getKey(), v);
-        }
-        if (sorted.isEmpty()) {
-            return NONE;
-        }
-        String[] n = sorted.keySet().toArray(new String[0]);
-        long[] a = new long[n.length];
-        int i = 0;
-        for (long v : sorted.values()) {
-            a[i++] = v;
+            // insertion into name order: resource sets are small (a handful of names)
+            int at = k;
+            while (at > 0 && n[at - 1].compareTo(e.getKey()) > 0) {
+                n[at] = n[at - 1];
+                a[at] = a[at - 1];
+                at--;
+            }
+            n[at] = e.getKey();
+            a[at] = v;
+            k++;
         }
         return new Resources(n, a);
     }
