@@ -768,7 +768,9 @@ public final class Scheduler {
         List<JobStatus> out = withLock(() -> {
             Set<String> ids = new HashSet<>();
             for (JobSpec j : batch) {
-                InvalidSpecException.check(!jobs.containsKey(j.id()) && ids.add(j.id()), "job.id", j.id(), "job id %s already exists", j.id());
+                if (jobs.containsKey(j.id()) || !ids.add(j.id())) {
+                    InvalidSpecException.check(false, "job.id", j.id(), "job id %s already exists", j.id());
+                }
             }
             long now = clock.millis();
             List<JobStatus> added = new ArrayList<>(batch.size());
@@ -776,7 +778,8 @@ public final class Scheduler {
             Map<String, PendingReason> initialByQueue = new HashMap<>();
             for (JobSpec j : batch) {
                 // a job whose queue resolves starts with the reason it keeps until a round reaches it
-                PendingReason initial = initialByQueue.computeIfAbsent(j.localQueueKey(), key -> {
+                String queueKey = j.localQueueKey();
+                PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
                     LocalQueue lq = localQueues.get(key);
                     return lq != null && clusterQueues.containsKey(lq.clusterQueue())
                             ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
@@ -786,7 +789,7 @@ public final class Scheduler {
                 pending.put(s.sequence(), s);
                 pendingIndex.add(s);
                 added.add(s);
-                events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, j.localQueueKey()));
+                events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, queueKey));
             }
             return added;
         });
