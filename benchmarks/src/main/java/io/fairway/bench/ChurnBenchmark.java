@@ -27,7 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * running jobs finish (and are forgotten), {@code churn} new one-GPU jobs arrive, and {@code runRound()} admits
  * onto the freed GPUs; the queue stays {@code pending} deep. The score is the time of one such step in ms; each
  * step admits exactly {@code churn} jobs (checked), so admissions per second = {@code churn} × 1000 / score.
- * Includes the engine's bookkeeping: reports, submission, the snapshot, applying the decisions, events.
+ * Includes the engine's bookkeeping: reports, submission, the snapshot, applying the decisions, and with
+ * {@code listener=true} the events (built only while a listener is registered) delivered to a listener that reads
+ * each message.
  *
  * <p>Parameters: {@code nodes} × 8 GPUs, 100 ClusterQueues in one cohort, best-effort-fifo.
  *
@@ -52,6 +54,13 @@ public class ChurnBenchmark {
         @Param({"1000", "8000"})
         public int churn;
 
+        /** Whether a listener is registered: the engine builds events (a message per state change) only for listeners. */
+        @Param({"false", "true"})
+        public boolean listener;
+
+        /** Events the listener received (read so the work is not dead). */
+        long heard;
+
         static final int QUEUES = 100;
         Scheduler scheduler;
         final ArrayDeque<String> running = new ArrayDeque<>();
@@ -61,6 +70,9 @@ public class ChurnBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             scheduler = Workloads.scheduler(nodes, QUEUES, "best-effort-fifo", new Workloads.ManualClock());
+            if (listener) {
+                scheduler.addListener(e -> heard += e.reason() == null ? 1 : e.reason().length());
+            }
             List<JobSpec> batch = new ArrayList<>();
             for (next = 0; next < pending + nodes * 8L; next++) {
                 batch.add(Workloads.oneGpuJob("j" + next, next, QUEUES));

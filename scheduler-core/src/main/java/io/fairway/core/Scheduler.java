@@ -395,7 +395,7 @@ public final class Scheduler {
      */
     private List<String> evict(Runnable change, java.util.function.Predicate<JobStatus> affected, PendingReason reason, EventType type,
                                String why, boolean migration) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         List<Decision> stops = new ArrayList<>();
         List<String> ids = withLock(() -> {
             change.run();
@@ -764,7 +764,7 @@ public final class Scheduler {
      * @return their statuses
      */
     public List<JobStatus> submitAll(Collection<JobSpec> batch) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         List<JobStatus> out = withLock(() -> {
             Set<String> ids = new HashSet<>();
             for (JobSpec j : batch) {
@@ -804,7 +804,7 @@ public final class Scheduler {
      * @return true when it was live and is now cancelled
      */
     public boolean cancel(String jobId) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         List<Decision> stops = new ArrayList<>();
         boolean done = withLock(() -> {
             JobStatus j = jobs.get(jobId);
@@ -833,7 +833,7 @@ public final class Scheduler {
      * @return true when the job is live
      */
     public boolean setPriority(String jobId, int priority) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         boolean done = withLock(() -> {
             JobStatus j = jobs.get(jobId);
             if (j == null || j.state().isTerminal()) {
@@ -855,7 +855,7 @@ public final class Scheduler {
      * @return true when the job was admitted (false, with a warning, otherwise)
      */
     public boolean reportStarted(String jobId) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         boolean ok = withLock(() -> {
             JobStatus j = jobs.get(jobId);
             if (j == null || j.state() != JobState.ADMITTED) {
@@ -911,7 +911,7 @@ public final class Scheduler {
     }
 
     private boolean reportEnd(String jobId, JobState end, String message) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         boolean ok = withLock(() -> {
             JobStatus j = jobs.get(jobId);
             if (j == null || !j.state().holdsResources()) {
@@ -934,7 +934,7 @@ public final class Scheduler {
      * @return true when it held resources
      */
     public boolean reportEvicted(String jobId, String why) {
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         boolean ok = withLock(() -> {
             JobStatus j = jobs.get(jobId);
             if (j == null || !j.state().holdsResources()) {
@@ -975,7 +975,7 @@ public final class Scheduler {
             actuator.apply(checkAdmits);
         }
         RoundResult r = Rounds.run(s, policy);
-        List<SchedulerEvent> events = new ArrayList<>();
+        List<SchedulerEvent> events = eventList();
         List<Decision> applied = new ArrayList<>();
         RoundResult finalResult;
         lock.lock();
@@ -1043,7 +1043,9 @@ public final class Scheduler {
                     reserved.add(a);
                     events.add(event(n, EventType.PENDING, "quota reserved in " + a.clusterQueue() + "; admission checks " + cq.admissionChecks()));
                 } else {
-                    events.add(admittedEvent(n, a));
+                    if (events != UNHEARD) {
+                        events.add(admittedEvent(n, a));
+                    }
                     applied.add(a);
                 }
             }
@@ -1059,11 +1061,13 @@ public final class Scheduler {
                 if (j != null && j.state() == JobState.PENDING && !e.getValue().equals(j.pendingReason())) {
                     replace(j, new JobStatus(j.spec(), JobState.PENDING, e.getValue(), null, j.stateSinceMillis(), j.preemptions(),
                             j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
-                    if (e.getValue() != lastReason) {
-                        lastReason = e.getValue();
-                        lastText = lastReason.code() + ": " + lastReason.message();
+                    if (events != UNHEARD) {
+                        if (e.getValue() != lastReason) {
+                            lastReason = e.getValue();
+                            lastText = lastReason.code() + ": " + lastReason.message();
+                        }
+                        events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING, lastText));
                     }
-                    events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING, lastText));
                 }
             }
             for (String ref : refused) {
@@ -1559,7 +1563,12 @@ public final class Scheduler {
 
     // ---------------------------------------------------------------- listeners
 
-    /** @param listener receives every event */
+    /**
+     * Events are built only while some listener is registered (with none, a round does not spend time formatting
+     * messages nobody reads); a listener sees the events of operations that start after it was added.
+     *
+     * @param listener receives every event
+     */
     public void addListener(SchedulerListener listener) {
         listeners.add(listener);
     }
@@ -1576,6 +1585,29 @@ public final class Scheduler {
      */
     public void addJobSetListener(String jobSet, SchedulerListener listener) {
         jobSetListeners.computeIfAbsent(jobSet, k -> new CopyOnWriteArrayList<>()).add(listener);
+    }
+
+    /** Drops what is added: the event list of an operation while nobody listens. */
+    private static final List<SchedulerEvent> UNHEARD = new java.util.AbstractList<>() {
+        @Override
+        public boolean add(SchedulerEvent e) {
+            return true;
+        }
+
+        @Override
+        public SchedulerEvent get(int index) {
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public int size() {
+            return 0;
+        }
+    };
+
+    /** @return a list for an operation's events, or one that drops them when no listener is registered */
+    private List<SchedulerEvent> eventList() {
+        return listeners.isEmpty() && jobSetListeners.isEmpty() ? UNHEARD : new ArrayList<>();
     }
 
     private void dispatch(List<SchedulerEvent> events) {
