@@ -101,10 +101,10 @@ public final class ThemisPolicy implements SchedulingPolicy {
          * The defaults: f = 0 (every app with demand bids), 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
          * checkpointing not revoked, leases renewed unless a worse-off app needs them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true, 2.0);
+        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true, 3.0);
 
         /** The worst app's ρ from which the starvation guard acts, by default. */
-        public static final double DEFAULT_RESERVE_ABOVE_RHO = 2.0;
+        public static final double DEFAULT_RESERVE_ABOVE_RHO = 3.0;
 
         /**
          * With early revocation (true) and the guard from ρ = {@value #DEFAULT_RESERVE_ABOVE_RHO}.

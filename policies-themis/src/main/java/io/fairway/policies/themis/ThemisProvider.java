@@ -25,7 +25,7 @@ import java.util.TreeSet;
  *   <li>{@code earlyRevoke} — {@code true|false}: the starvation guard may revoke leases before they expire when
  *       waiting for their expiry would cost the worst app more ρ than the revocation costs the holders (default true);</li>
  *   <li>{@code reserveAboveRho} — a number ≥ 0: the starvation guard acts only once the worst app's ρ has reached it
- *       (default 2; 0: always).</li>
+ *       (default 3; 0: always).</li>
  * </ul>
  *
  * <pre>{@code
