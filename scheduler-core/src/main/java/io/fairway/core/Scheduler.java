@@ -1144,10 +1144,13 @@ public final class Scheduler {
     /** Asks the admission checks about every job with reserved quota (lock held). */
     private void evaluateAdmissionChecks(List<SchedulerEvent> events, List<Decision> admitted) {
         long now = clock.millis();
-        for (JobStatus j : new ArrayList<>(holding.values())) {
-            if (j.state() != JobState.QUOTA_RESERVED) {
-                continue;
+        List<JobStatus> reserved = new ArrayList<>(); // collected first: deciding changes the holding index
+        for (JobStatus j : holding.values()) {
+            if (j.state() == JobState.QUOTA_RESERVED) {
+                reserved.add(j);
             }
+        }
+        for (JobStatus j : reserved) {
             ClusterQueue cq = clusterQueues.get(j.admission().clusterQueue());
             List<String> names = cq == null ? List.of() : cq.admissionChecks();
             String rejected = null;
