@@ -22,7 +22,7 @@ final class Elastic {
 
     /** After admission, grows running elastic jobs (oldest first) one member at a time while room and quota allow. */
     static void growIntoIdleCapacity(PolicyContext ctx) {
-        for (JobStatus r : ctx.running()) {
+        for (JobStatus r : ctx.runningElastic()) {
             if (r.admission() == null || r.spec().podSets().size() != 1 || !r.spec().isElastic()) {
                 continue;
             }

@@ -101,6 +101,22 @@ public interface PolicyContext {
     List<JobStatus> running();
 
     /**
+     * The elastic ones among {@link #running()}: what a policy that grows jobs into idle capacity walks, without
+     * looking at every running job each round.
+     *
+     * @return running jobs with an elastic pod set, in submission order
+     */
+    default List<JobStatus> runningElastic() {
+        List<JobStatus> out = new java.util.ArrayList<>();
+        for (JobStatus j : running()) {
+            if (j.spec().isElastic()) {
+                out.add(j);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Tries to admit a job at full size: assigns flavors within quota, finds a placement with the engine's
      * placement search, and on success adds the admission to the plan.
      *

@@ -106,6 +106,9 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         for (JobStatus j : snapshot.holding()) {
             holdingById.put(j.id(), j);
             heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
+            if (j.spec().isElastic()) {
+                runningElastic.add(j);
+            }
         }
         Map<String, io.fairway.core.Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
         for (io.fairway.core.Provisioning.Reservation r : reservations.values()) {
@@ -371,6 +374,14 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     @Override
     public List<JobStatus> running() {
         return snapshot.holding();
+    }
+
+    /** Listed while the context is built (it walks the running jobs anyway, to charge their capacity). */
+    private final List<JobStatus> runningElastic = new ArrayList<>();
+
+    @Override
+    public List<JobStatus> runningElastic() {
+        return Collections.unmodifiableList(runningElastic);
     }
 
     @Override
