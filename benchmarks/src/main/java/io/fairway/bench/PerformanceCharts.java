@@ -36,7 +36,8 @@ public final class PerformanceCharts {
         }
         Path out = Path.of(args[args.length - 1]);
         Files.createDirectories(out);
-        Map<String, List<double[]>> series = new LinkedHashMap<>(); // method/param -> {x, score, error}
+        // chart "method vs param" -> one series per value of the other parameters -> {x, score, error}
+        Map<String, Map<String, List<double[]>>> charts = new LinkedHashMap<>();
         Map<String, String> units = new LinkedHashMap<>();
         ObjectMapper json = new ObjectMapper();
         for (int i = 0; i < args.length - 1; i++) {
@@ -54,33 +55,53 @@ public final class PerformanceCharts {
                     } catch (NumberFormatException e) {
                         continue;
                     }
+                    StringBuilder label = new StringBuilder();
+                    for (Map.Entry<String, JsonNode> o : params.properties()) {
+                        if (!o.getKey().equals(p.getKey()) && !isNumber(o.getValue().asText())) {
+                            label.append(label.length() == 0 ? "" : ", ").append(o.getKey()).append('=').append(o.getValue().asText());
+                        }
+                    }
                     JsonNode m = b.get("primaryMetric");
                     String key = name + " vs " + p.getKey();
-                    series.computeIfAbsent(key, k -> new ArrayList<>())
+                    charts.computeIfAbsent(key, k -> new LinkedHashMap<>())
+                            .computeIfAbsent(label.length() == 0 ? name : label.toString(), k -> new ArrayList<>())
                             .add(new double[] {x, m.get("score").asDouble(), safe(m.get("scoreError").asDouble())});
                     units.put(key, m.get("scoreUnit").asText());
                 }
             }
         }
-        for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
-            List<double[]> pts = e.getValue();
-            if (pts.stream().mapToDouble(p -> p[0]).distinct().count() < 2) {
+        for (Map.Entry<String, Map<String, List<double[]>>> c : charts.entrySet()) {
+            boolean varies = c.getValue().values().stream().anyMatch(pts -> pts.stream().mapToDouble(p -> p[0]).distinct().count() >= 2);
+            if (!varies) {
                 continue; // the parameter does not vary in this benchmark
             }
-            pts.sort((a, b) -> Double.compare(a[0], b[0]));
-            String[] parts = e.getKey().split(" vs ");
-            XYChart chart = new XYChartBuilder().width(640).height(420).title(e.getKey())
-                    .xAxisTitle(parts[1]).yAxisTitle(units.get(e.getKey())).build();
+            String[] parts = c.getKey().split(" vs ");
+            XYChart chart = new XYChartBuilder().width(640).height(420).title(c.getKey())
+                    .xAxisTitle(parts[1]).yAxisTitle(units.get(c.getKey())).build();
             chart.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(true).setLegendPosition(Styler.LegendPosition.InsideNW)
                     .setMarkerSize(6);
-            double[] x = pts.stream().mapToDouble(p -> p[0]).toArray();
-            double[] y = pts.stream().mapToDouble(p -> p[1]).toArray();
-            // JMH's 99.9% error can exceed the score on a noisy machine; a log axis needs the bar above zero
-            double[] err = pts.stream().mapToDouble(p -> Math.min(p[2], p[1] * 0.9)).toArray();
-            chart.addSeries(parts[0], x, y, err);
-            Path file = out.resolve(e.getKey().replace(' ', '-').replace('.', '-') + ".png");
+            for (Map.Entry<String, List<double[]>> e : c.getValue().entrySet()) {
+                List<double[]> pts = e.getValue();
+                pts.sort((a, b) -> Double.compare(a[0], b[0]));
+                double[] x = pts.stream().mapToDouble(p -> p[0]).toArray();
+                double[] y = pts.stream().mapToDouble(p -> p[1]).toArray();
+                // JMH's 99.9% error can exceed the score on a noisy machine; a log axis needs the bar above zero
+                double[] err = pts.stream().mapToDouble(p -> Math.min(p[2], p[1] * 0.9)).toArray();
+                chart.addSeries(e.getKey(), x, y, err);
+            }
+            Path file = out.resolve(c.getKey().replace(' ', '-').replace('.', '-') + ".png");
             BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
             System.out.println("wrote " + file);
+        }
+    }
+
+    /** @return true when the parameter value is a number (then it is an axis, not a series label) */
+    private static boolean isNumber(String v) {
+        try {
+            Double.parseDouble(v);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
         }
     }
 
