@@ -1121,24 +1121,8 @@ public final class Scheduler {
     }
 
     private SchedulerEvent admittedEvent(JobStatus n, Admit a) {
-        return event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + nodesText(a.placement())
+        return event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
                 + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
-    }
-
-    /** @return the placement's nodes as {@code [a, b]}, without building a set for a gang on one node */
-    private static String nodesText(io.fairway.api.decision.Placement p) {
-        List<io.fairway.api.decision.MemberPlacement> members = p.members();
-        if (!members.isEmpty()) {
-            String first = members.get(0).node();
-            int i = 1;
-            while (i < members.size() && members.get(i).node().equals(first)) {
-                i++;
-            }
-            if (i == members.size()) {
-                return "[" + first + "]";
-            }
-        }
-        return p.nodes().toString();
     }
 
     /** Asks the admission checks about every job with reserved quota (lock held). */

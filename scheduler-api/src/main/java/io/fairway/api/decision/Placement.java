@@ -20,13 +20,33 @@ public record Placement(List<MemberPlacement> members, Locality locality, double
         locality = locality == null ? Locality.NVLINK_DOMAIN : locality;
     }
 
-    /** @return the distinct nodes used, in member order */
+    /** @return the distinct nodes used, in member order (unmodifiable) */
     public Set<String> nodes() {
+        return nodesOf(members);
+    }
+
+    /**
+     * @param members member placements
+     * @return the distinct nodes they use, in member order (unmodifiable); no set is built for a gang on one node,
+     *     the common case on the admission path
+     */
+    public static Set<String> nodesOf(List<MemberPlacement> members) {
+        if (members.isEmpty()) {
+            return Set.of();
+        }
+        String first = members.get(0).node();
+        int i = 1;
+        while (i < members.size() && members.get(i).node().equals(first)) {
+            i++;
+        }
+        if (i == members.size()) {
+            return Set.of(first);
+        }
         Set<String> s = new LinkedHashSet<>();
         for (MemberPlacement m : members) {
             s.add(m.node());
         }
-        return s;
+        return java.util.Collections.unmodifiableSet(s);
     }
 
     /**

@@ -17,7 +17,6 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -785,7 +784,7 @@ public final class Placer {
      * narrowest level above the host (a rack), or beyond.
      */
     private Placement describe(JobSpec job, List<MemberPlacement> members) {
-        Set<String> nodes = nodesOf(members);
+        Set<String> nodes = Placement.nodesOf(members);
         Locality loc;
         if (nodes.size() <= 1) {
             loc = Locality.NVLINK_DOMAIN;
@@ -803,26 +802,6 @@ public final class Placer {
             loc = sameNarrowestDomain(nodes) ? Locality.RACK : Locality.CLUSTER;
         }
         return new Placement(members, loc, job.sensitivity().factor(loc));
-    }
-
-    /** The nodes of the members, in order; without building a set when they share one node (the common case). */
-    private static Set<String> nodesOf(List<MemberPlacement> members) {
-        if (members.isEmpty()) {
-            return Set.of();
-        }
-        String first = members.get(0).node();
-        int i = 1;
-        while (i < members.size() && members.get(i).node().equals(first)) {
-            i++;
-        }
-        if (i == members.size()) {
-            return Set.of(first);
-        }
-        Set<String> nodes = new LinkedHashSet<>();
-        for (MemberPlacement mp : members) {
-            nodes.add(mp.node());
-        }
-        return nodes;
     }
 
     private boolean sameNarrowestDomain(Set<String> nodes) {
