@@ -29,13 +29,13 @@ final class Assignment {
      */
     static final class Choice {
         private final Map<String, String> flavors;
-        private final String[] keys;
+        private final QuotaBook quota;
         private final int[] ids;
         private final long[] amounts;
 
-        Choice(Map<String, String> flavors, String[] keys, int[] ids, long[] amounts) {
+        Choice(Map<String, String> flavors, QuotaBook quota, int[] ids, long[] amounts) {
             this.flavors = flavors;
-            this.keys = keys;
+            this.quota = quota;
             this.ids = ids;
             this.amounts = amounts;
         }
@@ -45,11 +45,11 @@ final class Assignment {
             return flavors;
         }
 
-        /** @return the usage it adds, by (flavor, resource) key */
+        /** @return the usage it adds, by (flavor, resource) key (the keys are looked up only here, off the hot path) */
         Map<String, Long> usage() {
             Map<String, Long> m = new LinkedHashMap<>();
-            for (int i = 0; i < keys.length; i++) {
-                m.put(keys[i], amounts[i]);
+            for (int i = 0; i < ids.length; i++) {
+                m.put(quota.key(ids[i]), amounts[i]);
             }
             return m;
         }
@@ -202,15 +202,13 @@ final class Assignment {
             PodSet ps = podSets.get(0);
             Resources res = ps.resources();
             int m = members(ps, counts);
-            String[] keys = new String[res.size()];
             int[] ids = new int[res.size()];
             long[] amounts = new long[res.size()];
-            for (int r = 0; r < keys.length; r++) {
-                keys[r] = QuotaBook.fr(flavors[0], res.name(r));
+            for (int r = 0; r < ids.length; r++) {
                 ids[r] = quota.id(flavors[0], res.name(r), true);
                 amounts[r] = res.amount(r) * m;
             }
-            return new Choice(Map.of(ps.name(), flavors[0]), keys, ids, amounts);
+            return new Choice(Map.of(ps.name(), flavors[0]), quota, ids, amounts);
         }
         Map<String, String> f = new LinkedHashMap<>();
         Map<String, Long> usage = new LinkedHashMap<>();
@@ -230,7 +228,7 @@ final class Assignment {
             ids[k] = quota.id(keys[k], true);
             amounts[k] = usage.get(keys[k]);
         }
-        return new Choice(f, keys, ids, amounts);
+        return new Choice(f, quota, ids, amounts);
     }
 
     private static boolean conflicts(Map<String, String> selector, Map<String, String> labels) {
