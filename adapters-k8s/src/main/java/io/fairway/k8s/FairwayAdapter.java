@@ -109,6 +109,8 @@ public final class FairwayAdapter implements AutoCloseable {
     private final JobTranslator translator;
     private final Object lock = new Object();
     private final AtomicBoolean dirty = new AtomicBoolean(true);
+    /** When the engine next wants a round by itself (policy wakeups, leases, checks), scheduler clock; MAX_VALUE: never. */
+    private volatile long wakeAtMillis = Long.MAX_VALUE;
     private volatile boolean leading;
     private volatile boolean closed;
 
@@ -287,7 +289,8 @@ public final class FairwayAdapter implements AutoCloseable {
     }
 
     /**
-     * Reconciles in a background thread: at once after any watched object changes, and every
+     * Reconciles in a background thread: at once after any watched object changes, when the engine asked for a
+     * round by time ({@link Scheduler#nextWakeupMillis}: a policy's {@code wakeAt}, a lease expiring), and every
      * {@link AdapterOptions#reconcileInterval()} regardless.
      *
      * @return this
@@ -302,9 +305,11 @@ public final class FairwayAdapter implements AutoCloseable {
         long[] last = {0};
         loop.scheduleWithFixedDelay(() -> {
             long now = System.currentTimeMillis();
-            if (!dirty.getAndSet(false) && now - last[0] < interval) {
+            boolean due = options.clock().millis() >= wakeAtMillis; // a round the engine asked for by time
+            if (!dirty.getAndSet(false) && now - last[0] < interval && !due) {
                 return;
             }
+            wakeAtMillis = Long.MAX_VALUE;
             last[0] = now;
             try {
                 reconcileOnce();
@@ -434,6 +439,7 @@ public final class FairwayAdapter implements AutoCloseable {
             roundProvisions.clear();
             roundDeprovisions.clear();
             RoundResult r = scheduler.runRound();
+            wakeAtMillis = scheduler.nextWakeupMillis(Math.max(1, options.reconcileInterval().toMillis())).orElse(Long.MAX_VALUE);
             metrics.round(System.nanoTime() - t0);
             actuateNodes(r);
             handleActuationFailures();

@@ -18,10 +18,34 @@ import java.util.Map;
  * @param leaseRenewals new lease expiries of jobs that keep their resources (Themis leases), by job id
  * @param reservations jobs whose quota the round reserved while nodes are provisioned for them
  * @param requests the node requests behind this round's {@code Provision} decisions
+ * @param wakeAtMillis the time by which the policy asked for its next round
+ *     ({@link io.fairway.api.spi.PolicyContext#wakeAt}); {@link #NO_WAKE} when it asked for none
  */
 public record RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
                           List<String> refused, long computeNanos, Map<String, Long> leaseRenewals,
-                          Map<String, Provisioning.Reservation> reservations, List<Provisioning.Request> requests) {
+                          Map<String, Provisioning.Reservation> reservations, List<Provisioning.Request> requests, long wakeAtMillis) {
+    /** {@link #wakeAtMillis()} when the policy asked for no round by time. */
+    public static final long NO_WAKE = Long.MAX_VALUE;
+
+    /**
+     * A result whose policy asked for no round by time.
+     *
+     * @param round round
+     * @param nowMillis clock
+     * @param decisions decisions
+     * @param pendingReasons reasons
+     * @param refused refusals
+     * @param computeNanos compute time
+     * @param leaseRenewals lease renewals
+     * @param reservations reservations
+     * @param requests node requests
+     */
+    public RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
+                       List<String> refused, long computeNanos, Map<String, Long> leaseRenewals,
+                       Map<String, Provisioning.Reservation> reservations, List<Provisioning.Request> requests) {
+        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, leaseRenewals, reservations, requests, NO_WAKE);
+    }
+
     /**
      * A result without provisioning.
      *
@@ -35,7 +59,7 @@ public record RoundResult(long round, long nowMillis, List<Decision> decisions, 
      */
     public RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
                        List<String> refused, long computeNanos, Map<String, Long> leaseRenewals) {
-        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, leaseRenewals, Map.of(), List.of());
+        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, leaseRenewals, Map.of(), List.of(), NO_WAKE);
     }
 
     /** Copies. */
@@ -60,6 +84,6 @@ public record RoundResult(long round, long nowMillis, List<Decision> decisions, 
      */
     public RoundResult(long round, long nowMillis, List<Decision> decisions, Map<String, PendingReason> pendingReasons,
                        List<String> refused, long computeNanos) {
-        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, Map.of(), Map.of(), List.of());
+        this(round, nowMillis, decisions, pendingReasons, refused, computeNanos, Map.of(), Map.of(), List.of(), NO_WAKE);
     }
 }

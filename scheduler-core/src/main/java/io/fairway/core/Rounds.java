@@ -73,7 +73,7 @@ public final class Rounds {
         decisions.addAll(p.migrations()); // consolidation of under-used nodes: Preempt (migration) and Admit elsewhere
         reasons.putAll(p.reasons());
         return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals(),
-                p.reservations(), p.requests());
+                p.reservations(), p.requests(), out.wakeAtMillis());
     }
 
     /** One Resize per pod set whose count changed, carrying the job's whole new placement. */

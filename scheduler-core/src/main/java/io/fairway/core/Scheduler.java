@@ -97,6 +97,8 @@ public final class Scheduler {
     private final Map<String, Provisioning.Reservation> reservations = new TreeMap<>();
     private final List<Provisioning.Request> inFlight = new ArrayList<>();
     private final Map<String, Long> emptySince = new TreeMap<>();
+    /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
+    private long policyWakeAt = RoundResult.NO_WAKE;
     private long usageUpdatedAt = Long.MIN_VALUE;
 
     private final List<SchedulerListener> listeners = new CopyOnWriteArrayList<>();
@@ -1108,8 +1110,9 @@ public final class Scheduler {
                     emptySince.remove(dp.node());
                 }
             }
+            policyWakeAt = r.wakeAtMillis();
             finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos(), renewed,
-                    newReservations, r.requests());
+                    newReservations, r.requests(), r.wakeAtMillis());
         } finally {
             lock.unlock();
         }
@@ -1354,9 +1357,10 @@ public final class Scheduler {
     }
 
     /**
-     * When a round would next have something to do without any new event: a lease expiring, a pool node's
-     * consolidation delay running out, or an admission check to ask again. Simulators and controllers use it
-     * to schedule their next round.
+     * When a round would next have something to do without any new event: the time the last round's policy asked
+     * for ({@link io.fairway.api.spi.PolicyContext#wakeAt}), a lease expiring, a pool node's consolidation delay
+     * running out, or an admission check to ask again. Simulators and controllers use it to schedule their next
+     * round.
      *
      * @param checkRetryMillis how soon to ask pending admission checks again
      * @return the earliest such time, or empty when nothing is due
@@ -1365,7 +1369,7 @@ public final class Scheduler {
         lock.lock();
         try {
             long now = clock.millis();
-            long best = Long.MAX_VALUE;
+            long best = policyWakeAt > now ? policyWakeAt : Long.MAX_VALUE;
             for (JobStatus j : holding.values()) {
                 Admit a = j.admission();
                 if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE && a.leaseExpiresAtMillis() > now) {

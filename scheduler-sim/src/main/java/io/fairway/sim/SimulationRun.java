@@ -800,11 +800,11 @@ final class SimulationRun {
         return true;
     }
 
-    /** Schedules a round when the scheduler next has something to do by itself (consolidation, leases, checks). */
+    /**
+     * Schedules a round when the scheduler next has something to do by itself: the time its policy asked for
+     * ({@code PolicyContext.wakeAt}), consolidation, leases, admission checks.
+     */
     private void watchWakeups() {
-        if (!infra.hasPools()) {
-            return;
-        }
         java.util.OptionalLong w = scheduler.nextWakeupMillis(CHECK_RETRY_MILLIS);
         if (w.isPresent() && w.getAsLong() > now && (queue.isEmpty() || queue.peek().time() > w.getAsLong()) && wakes.add(w.getAsLong())) {
             // a round runs at the next queued event anyway and looks again then

@@ -756,8 +756,9 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     /**
-     * Runs the loop on a background thread: a manager pass then every executor's pass, every {@code period}. Errors of
-     * one pass are logged and the next pass goes on.
+     * Runs the loop on a background thread: a manager pass then every executor's pass, every {@code period}, and
+     * sooner when the engine asked for a round by time ({@link Scheduler#nextWakeupMillis}: a policy's
+     * {@code wakeAt}, a lease expiring). Errors of one pass are logged and the next pass goes on.
      *
      * @param period time between passes
      * @return this
@@ -768,7 +769,15 @@ public final class MultiClusterManager implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        long periodMillis = Math.max(1, period.toMillis());
+        long[] last = {Long.MIN_VALUE / 2};
         loop.scheduleWithFixedDelay(() -> {
+            long now = clock.millis();
+            // a pass every period, and sooner when the engine asked for a round by time (a policy's wakeAt, a lease)
+            if (now - last[0] < periodMillis && now < scheduler.nextWakeupMillis(periodMillis).orElse(Long.MAX_VALUE)) {
+                return;
+            }
+            last[0] = now;
             try {
                 reconcileOnce();
             } catch (RuntimeException e) {
@@ -781,7 +790,7 @@ public final class MultiClusterManager implements AutoCloseable {
                     LOG.warn("executor pass of worker {} failed: {}", w.name(), e.getMessage());
                 }
             }
-        }, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        }, 0, Math.min(200, periodMillis), TimeUnit.MILLISECONDS);
         return this;
     }
 

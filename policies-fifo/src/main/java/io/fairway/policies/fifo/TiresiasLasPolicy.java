@@ -96,6 +96,9 @@ public final class TiresiasLasPolicy implements SchedulingPolicy {
         victims.sort(Comparator.comparingInt((JobStatus j) -> -queueOf(j)).thenComparingLong(j -> -j.spec().submitTimeMillis())
                 .thenComparingLong(j -> -j.sequence()));
         Set<String> preempted = new HashSet<>();
+        if (!pending.isEmpty()) {
+            wakeAtNextChange(ctx, pending, victims, now);
+        }
         for (JobStatus p : pending) {
             Attempt a = OrderedPolicy.admit(ctx, p, false);
             if (a.admitted() || p.spec().totalGpus() == 0 || !roomWouldHelp(a.reason())) {
@@ -121,6 +124,38 @@ public final class TiresiasLasPolicy implements SchedulingPolicy {
                     break;
                 }
             }
+        }
+    }
+
+    /**
+     * Asks for a round when the queues next change by time alone, while jobs wait: a running job's attained service
+     * reaching its queue's threshold (it is demoted, and a waiting job of a higher queue may take its GPUs), or a
+     * waiting job's starvation guard promoting it to the top queue. Without it those changes would act only at the
+     * next arrival or completion.
+     */
+    private void wakeAtNextChange(PolicyContext ctx, List<JobStatus> pending, List<JobStatus> running, long now) {
+        // running: jobs holding GPUs
+        long next = Long.MAX_VALUE;
+        int top = Integer.MAX_VALUE; // the highest queue a waiting job is in: only jobs demoted below it can yield
+        for (JobStatus p : pending) {
+            top = Math.min(top, effectiveQueue(p, now));
+        }
+        for (JobStatus r : running) {
+            int q = queueOf(r);
+            int gpus = r.admission().placement().gpuCount();
+            if (q >= top && q < thresholds.length && gpus > 0 && r.state() == io.fairway.api.job.JobState.RUNNING) {
+                double left = thresholds[q] * 1000 - r.attainedGpuMillis();
+                next = Math.min(next, now + Math.max(1, (long) Math.ceil(left / gpus)));
+            }
+        }
+        for (JobStatus p : pending) {
+            if (queueOf(p) > 0 && effectiveQueue(p, now) > 0) {
+                long promoted = p.stateSinceMillis() + (long) Math.ceil(k * p.runningMillis());
+                next = Math.min(next, Math.max(now + 1, promoted));
+            }
+        }
+        if (next != Long.MAX_VALUE) {
+            ctx.wakeAt(next);
         }
     }
 

@@ -192,6 +192,23 @@ public interface PolicyContext {
     boolean setLease(JobStatus job, long expiresAtMillis);
 
     /**
+     * Asks for a round no later than {@code atMillis} of the scheduler clock, even if nothing else happens by then:
+     * a time-driven policy (a least-attained-service quantum that runs out, a lease that expires, a waiting job
+     * whose starvation guard trips) uses it so that it acts on time rather than at the next arrival or completion.
+     * Of several requests in one plan the earliest counts; a time at or before {@link #now()} is ignored. The
+     * engine reports it ({@code RoundResult.wakeAtMillis()}, {@code Scheduler.nextWakeupMillis}) and every
+     * embedding the project ships (the simulator, the Kubernetes controller, the multi-cluster manager) runs a
+     * round then. A request lasts one round: the next plan asks again if it still needs to.
+     *
+     * <p>This default ignores the request, for contexts that cannot schedule rounds (e.g. a test's recording
+     * context); the engine's context implements it.
+     *
+     * @param atMillis when the policy wants its next round
+     */
+    default void wakeAt(long atMillis) {
+    }
+
+    /**
      * Records why a pending job is left waiting, when the policy chooses not to admit it.
      *
      * @param job a pending job

@@ -65,6 +65,8 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     final LinkedHashMap<String, Admit> admitted;
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
+    /** The earliest round the policy asked for ({@link #wakeAt}), {@code Long.MAX_VALUE} for none. */
+    long wakeAt = Long.MAX_VALUE;
     final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
     /** True once the policy admitted a job on a placement of its own (rather than one the engine searched). */
     private boolean policyPlacements;
@@ -664,6 +666,13 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             return true;
         }
         return false;
+    }
+
+    @Override
+    public void wakeAt(long atMillis) {
+        if (atMillis > now()) {
+            wakeAt = Math.min(wakeAt, atMillis);
+        }
     }
 
     @Override

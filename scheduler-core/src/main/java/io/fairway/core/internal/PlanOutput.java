@@ -23,9 +23,10 @@ import java.util.Map;
  * @param reasons changed pending reasons by job id
  * @param leaseRenewals new lease expiries of jobs that hold resources (and are not preempted)
  * @param resizes the new admissions of elastic jobs that were resized
+ * @param wakeAtMillis the earliest next round the policy asked for ({@code Long.MAX_VALUE}: none)
  */
 public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons,
-                         Map<String, Long> leaseRenewals, List<Admit> resizes) {
+                         Map<String, Long> leaseRenewals, List<Admit> resizes, long wakeAtMillis) {
     private static final java.util.concurrent.ConcurrentHashMap<String, PendingReason> NOT_REACHED = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
@@ -84,6 +85,6 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         Map<String, Long> renewals = new LinkedHashMap<>(ctx.leaseRenewals);
         renewals.keySet().removeAll(ctx.preempted.keySet());
         return new PlanOutput(new ArrayList<>(ctx.preempted.values()), new ArrayList<>(ctx.admitted.values()), reasons, renewals,
-                new ArrayList<>(ctx.resized.values()));
+                new ArrayList<>(ctx.resized.values()), ctx.wakeAt);
     }
 }
