@@ -87,8 +87,10 @@ public final class ThemisPolicy implements SchedulingPolicy {
      * @param estimate how progress is estimated
      * @param reserve true: the worst app's gang is not starved (see the class comment)
      * @param method how the winners are determined
-     * @param revokeWithoutCheckpoint true: jobs that do not checkpoint are revoked at lease expiry like the others
-     *     (losing all their work); false: their leases are renewed, so only checkpointing jobs are ever preempted
+     * @param revokeWithoutCheckpoint true: jobs that do not checkpoint are revocable like the others, their whole work
+     *     counted as lost in the ρ their app would have without them (so they are revoked only for an app whose ρ is
+     *     worse even then, or when early revocation's gain exceeds that loss); false: their leases are always renewed,
+     *     so only checkpointing jobs are ever preempted (for users who forbid killing such jobs)
      * @param renewUnlessWorse true: an expired lease is revoked only for an app whose ρ is worse than the holder's ρ
      *     would be without it; false: for any app that won GPUs
      * @param earlyRevoke true: the starvation guard may revoke leases that have not expired yet when waiting for their
@@ -99,9 +101,11 @@ public final class ThemisPolicy implements SchedulingPolicy {
                          boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho) {
         /**
          * The defaults: f = 0 (every app with demand bids), 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
-         * checkpointing not revoked, leases renewed unless a worse-off app needs them, early revocation for the worst app.
+         * checkpointing revocable at the price of their work (a revocation restarts them from zero, and that loss counts in the
+         * holder's ρ, so it happens only for an app whose ρ is worse even then), leases renewed unless a worse-off app needs
+         * them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, false, true, true, 3.0);
+        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 3.0);
 
         /** The worst app's ρ from which the starvation guard acts, by default. */
         public static final double DEFAULT_RESERVE_ABOVE_RHO = 3.0;
@@ -820,6 +824,11 @@ public final class ThemisPolicy implements SchedulingPolicy {
         }
         boolean guarantee = config.reserve() && !config.infiniteLeases() && worst != null
                 && r.apps.get(worst).rho() >= config.reserveAboveRho() && reserve(r, worst, why);
+        if (config.reserve() && !config.infiniteLeases() && worst != null && r.apps.get(worst).rho() < config.reserveAboveRho()) {
+            // a waiting app's ρ grows by about 1 ÷ T_id a second: ask for a round when it would reach the guard's threshold
+            AppView w = r.apps.get(worst);
+            r.ctx.wakeAt(r.now + (long) Math.ceil((config.reserveAboveRho() - w.rho()) * w.idealSeconds() * 1000));
+        }
         if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
             earlyForShortJobs(r, rank, worst, why);
         }
@@ -1015,7 +1024,9 @@ public final class ThemisPolicy implements SchedulingPolicy {
         if (item.minCost() <= r.ctx.capacity().freeGpus() && r.ctx.placement().find(job, counts, Map.of()).isPresent()) {
             return true; // it fits now: the auction guarantees it its smallest bundle
         }
-        if (r.now - job.stateSinceMillis() < Math.min(r.leaseMillis, item.job().remaining() * 1000)) {
+        long starvingAt = job.stateSinceMillis() + (long) Math.ceil(Math.min(r.leaseMillis, item.job().remaining() * 1000));
+        if (r.now < starvingAt) {
+            r.ctx.wakeAt(starvingAt); // the guard acts then, whether or not anything else happens
             return false; // not starving yet: it has waited neither a whole lease (every GPU offered again) nor its own length
         }
         Set<String> expired = new HashSet<>();

@@ -18,8 +18,9 @@ import java.util.TreeSet;
  *   <li>{@code estimate} — {@code progress|elapsed}: how job progress is estimated (default progress);</li>
  *   <li>{@code reserve} — {@code true|false}: gather GPUs for the worst app's gang rather than starve it (default true);</li>
  *   <li>{@code method} — {@code auto|exact|greedy}: winner determination (default auto);</li>
- *   <li>{@code revokeWithoutCheckpoint} — {@code true|false}: also revoke jobs that do not checkpoint when their lease
- *       expires, losing all their work (default false: their leases are renewed);</li>
+ *   <li>{@code revokeWithoutCheckpoint} — {@code true|false}: jobs that do not checkpoint may be revoked too; a revocation
+ *       restarts them from zero, and that loss counts in their app's ρ, so it happens only for an app whose ρ is worse
+ *       even then (default true; false: their leases are always renewed, for users who forbid killing such jobs);</li>
  *   <li>{@code renewUnlessWorse} — {@code true|false}: revoke an expired lease only for an app whose ρ is worse than the
  *       holder's would be without it (default true);</li>
  *   <li>{@code earlyRevoke} — {@code true|false}: the starvation guard may revoke leases before they expire when

@@ -104,14 +104,14 @@ class ThemisPolicyTest {
     }
 
     @Test
-    void jobsThatDoNotCheckpointKeepTheirGpusUnlessConfiguredOtherwise() {
-        MiniSim sim = new MiniSim(themis(Map.of("leaseMinutes", "5")), 2, 4, GpuTopology.pcie4("V100"), 7);
+    void jobsThatDoNotCheckpointKeepTheirGpusWhenConfiguredSoAndAreRevocableByDefault() {
+        MiniSim sim = new MiniSim(themis(Map.of("leaseMinutes", "5", "revokeWithoutCheckpoint", "false")), 2, 4, GpuTopology.pcie4("V100"), 7);
         MiniSim.randomWorkload(sim, 11, 40, 6, 3_600_000);
         sim.run(200L * 3600 * 1000);
         assertThat(sim.violations).isEmpty();
         assertThat(sim.finished).hasSize(sim.specs.size());
         assertThat(sim.preemptions).isZero();
-        MiniSim revoking = new MiniSim(themis(Map.of("leaseMinutes", "5", "revokeWithoutCheckpoint", "true")), 2, 4,
+        MiniSim revoking = new MiniSim(themis(Map.of("leaseMinutes", "5")), 2, 4,
                 GpuTopology.pcie4("V100"), 7);
         MiniSim.randomWorkload(revoking, 11, 40, 6, 3_600_000);
         revoking.run(10L * 3600 * 1000);
