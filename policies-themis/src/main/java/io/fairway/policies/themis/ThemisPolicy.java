@@ -824,10 +824,12 @@ public final class ThemisPolicy implements SchedulingPolicy {
         }
         boolean guarantee = config.reserve() && !config.infiniteLeases() && worst != null
                 && r.apps.get(worst).rho() >= config.reserveAboveRho() && reserve(r, worst, why);
-        if (config.reserve() && !config.infiniteLeases() && worst != null && r.apps.get(worst).rho() < config.reserveAboveRho()) {
-            // a waiting app's ρ grows by about 1 ÷ T_id a second: ask for a round when it would reach the guard's threshold
+        if (config.reserve() && !config.infiniteLeases() && worst != null && r.apps.get(worst).rho() < config.reserveAboveRho()
+                && r.apps.get(worst).jobs().stream().noneMatch(JobView::holding)) {
+            // An app that holds nothing sees its ρ grow by 1 ÷ T_id a second: ask for a round when it reaches the guard's
+            // threshold. (An app that runs jobs may keep its ρ for hours; its next event brings the next round.)
             AppView w = r.apps.get(worst);
-            r.ctx.wakeAt(r.now + (long) Math.ceil((config.reserveAboveRho() - w.rho()) * w.idealSeconds() * 1000));
+            r.ctx.wakeAt(r.now + Math.max(1_000, (long) Math.ceil((config.reserveAboveRho() - w.rho()) * w.idealSeconds() * 1000)));
         }
         if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
             earlyForShortJobs(r, rank, worst, why);
