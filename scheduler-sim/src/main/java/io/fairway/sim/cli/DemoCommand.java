@@ -68,6 +68,7 @@ public final class DemoCommand implements Runnable {
         List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
         pw.printf("%n");
         options.output(pw, input.name(), results, noReport ? null : out);
+        pw.println(fairest(results));
         if (!noReport && options.json == null) {
             Path metrics = out.resolve("metrics.json");
             MetricsJson.writeMetrics(metrics, results);
@@ -75,5 +76,31 @@ public final class DemoCommand implements Runnable {
         }
         pw.printf("simulated in %.1f s wall time%n", (System.nanoTime() - t0) / 1e9);
         pw.flush();
+    }
+
+    /**
+     * @param results one per policy
+     * @return a line naming the fairest policy by max ρ (ties named together) and the runner-up, with their values
+     */
+    static String fairest(List<SimulationResult> results) {
+        List<SimulationResult> byRho = new java.util.ArrayList<>(results);
+        byRho.sort(java.util.Comparator.comparingDouble((SimulationResult r) -> r.metrics().maxRho()).thenComparing(SimulationResult::policy));
+        if (byRho.isEmpty()) {
+            return "";
+        }
+        String best = String.format(java.util.Locale.ROOT, "%.2f", byRho.get(0).metrics().maxRho());
+        List<String> tied = new java.util.ArrayList<>();
+        int next = 0;
+        while (next < byRho.size() && String.format(java.util.Locale.ROOT, "%.2f", byRho.get(next).metrics().maxRho()).equals(best)) {
+            tied.add(byRho.get(next++).policy());
+        }
+        StringBuilder sb = new StringBuilder("Fairest by max ρ (the job treated worst, relative to running alone on its share): ")
+                .append(String.join(", ", tied)).append(" (").append(best).append(tied.size() > 1 ? ", tied" : "").append(')');
+        if (next < byRho.size()) {
+            SimulationResult r = byRho.get(next);
+            sb.append(String.format(java.util.Locale.ROOT, "; next %s (%.2f, %.1f× higher)", r.policy(), r.metrics().maxRho(),
+                    r.metrics().maxRho() / byRho.get(0).metrics().maxRho()));
+        }
+        return sb.append('.').toString();
     }
 }

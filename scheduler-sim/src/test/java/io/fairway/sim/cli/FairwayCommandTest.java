@@ -53,6 +53,7 @@ class FairwayCommandTest {
         for (String p : policies) {
             assertThat(r.out()).containsPattern("(?m)^" + p + " +120 +120 ");
         }
+        assertThat(r.out()).containsPattern("(?m)^Fairest by max ρ \\(.*\\): [a-z-]+(, [a-z-]+)* \\([0-9.]+(, tied)?\\)(; next [a-z-]+ \\([0-9.]+, [0-9.]+× higher\\))?\\.$");
         assertThat(r.out()).contains("report:  " + out.resolve("index.html"));
         for (String f : List.of("index.html", "jct-cdf.png", "rho.png", "utilization.png", "queue-length.png", "metrics.json")) {
             assertThat(out.resolve(f)).isNotEmptyFile();
