@@ -54,4 +54,13 @@ class PriorityLabelTest {
         assertThatThrownBy(() -> priority("batch", "high")).isInstanceOf(InvalidSpecException.class).hasMessageContaining("high");
         assertThatThrownBy(() -> priority("ghost", null)).isInstanceOf(InvalidSpecException.class).hasMessageContaining("PriorityClass ghost");
     }
+
+    /** A sibling of the CLI's YAML bound: the controller's queue configuration (file or ConfigMap) is bounded too. */
+    @Test
+    void aQueueConfigurationWithAHugeLineOrTooManyCharactersIsRefusedBeforeParsing() {
+        assertThatThrownBy(() -> QueueConfig.parse("configmap fairway-system/q", "policy: fifo\nflavors: [{name: " + "x".repeat(200_000) + "}]\n"))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("configmap fairway-system/q line 2: the line is 200019 characters long; at most 65536");
+        assertThatThrownBy(() -> QueueConfig.parse("f.yaml", "# x\n".repeat(300_000)))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("f.yaml: the configuration is 1200000 characters; at most 1048576");
+    }
 }

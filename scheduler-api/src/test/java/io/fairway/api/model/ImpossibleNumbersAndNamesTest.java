@@ -64,6 +64,16 @@ class ImpossibleNumbersAndNamesTest {
         assertThat(ResourceQuota.of(Resources.GPU, 8).borrowingLimit()).isEqualTo(ResourceQuota.UNLIMITED);
     }
 
+    @Test
+    void infiniteCheckpointTimesAndLinkBandwidthsAreRefused() {
+        assertThatThrownBy(() -> new io.fairway.api.job.Checkpointing(Double.POSITIVE_INFINITY, 0, 0))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("intervalSeconds must be a finite number > 0, was Infinity");
+        assertThatThrownBy(() -> new io.fairway.api.job.Checkpointing(60, Double.POSITIVE_INFINITY, 0)).hasMessageContaining("Infinity");
+        assertThatThrownBy(() -> new io.fairway.api.job.Checkpointing(60, 0, Double.NaN)).hasMessageContaining("NaN");
+        assertThatThrownBy(() -> new GpuLink(0, 1, LinkKind.NVLINK, Double.POSITIVE_INFINITY)).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("bandwidth must be a finite number >= 0, was Infinity");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"1e999999999", "1e999999999Gi", "99999999999999999999999", "9e18"})
     void hugeQuantityStringsAreRefusedQuickly(String text) {
