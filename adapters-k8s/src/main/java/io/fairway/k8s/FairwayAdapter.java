@@ -42,6 +42,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -127,6 +128,12 @@ public final class FairwayAdapter implements AutoCloseable {
     private QueueConfig config;
     private String configText;
     private boolean rebuildNeeded;
+    /** Set during a pass once the Lease is found lost: nothing more is written in that pass. */
+    private boolean fenced;
+    /** Writes dropped because the Lease was lost mid-pass (for tests and logs). */
+    int fencedWrites;
+    /** Test seam: runs before each batch of decisions is written (a test takes the Lease over here, mid-pass). */
+    Runnable beforeWrites = () -> { };
     private long lastRebuildMillis;
     private long configFileModified = Long.MIN_VALUE;
     private boolean waitingForConfigLogged;
@@ -431,6 +438,7 @@ public final class FairwayAdapter implements AutoCloseable {
             jobs.sort(Comparator.comparing((Job j) -> Kube.creationMillis(j)).thenComparing(Kube::key));
             roundAdmitted.clear();
             roundEvicted.clear();
+            fenced = false;
             syncNodes(jobs);
             syncJobs(jobs);
             retryEvictions();
@@ -463,15 +471,57 @@ public final class FairwayAdapter implements AutoCloseable {
     private boolean holdsLease() {
         try {
             Lease l = client.leases().inNamespace(options.leaseNamespace()).withName(options.leaseName()).get();
-            if (l == null || l.getSpec() == null || !options.identity().equals(l.getSpec().getHolderIdentity())) {
-                return false;
-            }
-            ZonedDateTime renewed = l.getSpec().getRenewTime();
-            return renewed == null || renewed.plus(options.leaseDuration()).isAfter(ZonedDateTime.now());
+            return holds(l, options.identity(), options.leaseDuration(), ZonedDateTime.now());
         } catch (KubernetesClientException e) {
             LOG.warn("cannot read the Lease {}/{}: {}", options.leaseNamespace(), options.leaseName(), e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * Whether a Lease proves that {@code identity} holds it now: it names {@code identity}, and its renewTime is
+     * set, not older than the lease duration, and not further in the future than one lease duration (a renewTime
+     * our clock cannot vouch for — clocks that disagree — proves nothing). Conservative by design: a replica that
+     * cannot prove it leads does not write.
+     *
+     * @param l the Lease, or null
+     * @param identity this replica
+     * @param leaseDuration the lease duration
+     * @param now this replica's clock
+     * @return true when the Lease proves the hold
+     */
+    static boolean holds(Lease l, String identity, Duration leaseDuration, ZonedDateTime now) {
+        if (l == null || l.getSpec() == null || !identity.equals(l.getSpec().getHolderIdentity())) {
+            return false;
+        }
+        ZonedDateTime renewed = l.getSpec().getRenewTime();
+        if (renewed == null || renewed.isAfter(now.plus(leaseDuration))) {
+            return false;
+        }
+        return renewed.plus(leaseDuration).isAfter(now);
+    }
+
+    /**
+     * Fencing inside a pass: before each write that admits, stops, resizes, binds or provisions, a replica with
+     * leader election checks it still holds the Lease; once it finds it lost (taken over mid-pass) it writes nothing
+     * more in this pass and rebuilds from the API server on the next one it leads.
+     *
+     * @return true when this replica may write
+     */
+    private boolean mayWrite() {
+        if (!options.leaderElection()) {
+            return true;
+        }
+        if (fenced) {
+            return false;
+        }
+        if (!holdsLease()) {
+            fenced = true;
+            rebuildNeeded = true;
+            LOG.warn("{}: the Lease was lost during a pass; its remaining writes are dropped", options.identity());
+            return false;
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------ configuration
@@ -684,7 +734,7 @@ public final class FairwayAdapter implements AutoCloseable {
      * when they exist already), a Deprovision deletes the node's NodeClaim and keeps new work off the node.
      */
     private void actuateNodes(RoundResult r) {
-        if (roundProvisions.isEmpty() && roundDeprovisions.isEmpty()) {
+        if (roundProvisions.isEmpty() && roundDeprovisions.isEmpty() || !mayWrite()) {
             return;
         }
         Map<String, NodePool> pools = new HashMap<>();
@@ -947,6 +997,9 @@ public final class FairwayAdapter implements AutoCloseable {
 
     /** Binds each gated pod of an admitted Job to its member's node and removes the gate. */
     private void bindPods() {
+        if (!mayWrite()) {
+            return;
+        }
         for (Tracked t : byUid.values()) {
             if (t.ended) {
                 continue;
@@ -1035,6 +1088,9 @@ public final class FairwayAdapter implements AutoCloseable {
     // ------------------------------------------------------------------ users see why
 
     private void publishReasons() {
+        if (!mayWrite()) {
+            return;
+        }
         for (Tracked t : byUid.values()) {
             if (t.ended) {
                 continue;
@@ -1068,7 +1124,12 @@ public final class FairwayAdapter implements AutoCloseable {
 
     /** The engine's actuator: carries each decision out on the API server. Runs on the reconcile thread. */
     private void apply(List<Decision> decisions) {
+        beforeWrites.run();
         for (Decision d : decisions) {
+            if ((d instanceof Admit || d instanceof Preempt || d instanceof Resize) && !mayWrite()) {
+                fencedWrites++;
+                continue;
+            }
             try {
                 if (d instanceof Admit a) {
                     applyAdmit(a);

@@ -1,22 +1,18 @@
 package io.fairway.k8s;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
@@ -113,7 +109,7 @@ public final class FairwayController implements Callable<Integer> {
             }
         }, "fairway-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        HttpServer http = null;
+        HttpEndpoints http = null;
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
              FairwayAdapter adapter = new FairwayAdapter(client, options, registry)) {
             http = metricsPort > 0 ? serve(registry, adapter) : null;
@@ -125,7 +121,7 @@ public final class FairwayController implements Callable<Integer> {
             stop.await();
         } finally {
             if (http != null) {
-                http.stop(0);
+                http.close();
             }
             done.countDown();
             try {
@@ -184,23 +180,16 @@ public final class FairwayController implements Callable<Integer> {
         return v == null || v.isBlank() ? otherwise.get() : v;
     }
 
-    private HttpServer serve(PrometheusMeterRegistry registry, FairwayAdapter adapter) throws IOException {
-        HttpServer s = HttpServer.create(new InetSocketAddress(metricsPort), 0);
-        s.createContext("/metrics", ex -> reply(ex, 200, registry.scrape()));
-        s.createContext("/healthz", ex -> reply(ex, 200, "ok\n"));
-        s.createContext("/readyz", ex -> reply(ex, 200, adapter.isLeader() ? "leader\n" : "standby\n"));
-        s.setExecutor(null);
-        s.start();
-        return s;
-    }
+    /** Threads serving the HTTP endpoints; a slow client holds one for at most {@link #HTTP_REQUEST_TIMEOUT}. */
+    static final int HTTP_THREADS = 4;
+    /** The longest a connection to the HTTP endpoints is kept (reading the request and writing the answer). */
+    static final Duration HTTP_REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
-    private static void reply(HttpExchange ex, int code, String body) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-        ex.sendResponseHeaders(code, b.length);
-        try (OutputStream o = ex.getResponseBody()) {
-            o.write(b);
-        }
+    private HttpEndpoints serve(PrometheusMeterRegistry registry, FairwayAdapter adapter) throws IOException {
+        return new HttpEndpoints(metricsPort, Map.of(
+                "/metrics", registry::scrape,
+                "/healthz", () -> "ok\n",
+                "/readyz", () -> adapter.isLeader() ? "leader\n" : "standby\n"), HTTP_THREADS, HTTP_REQUEST_TIMEOUT);
     }
 
     /** @return the usage text, for tests and docs */

@@ -21,8 +21,10 @@ import java.util.regex.Pattern;
  * Turns a batch/v1 Job into the engine's {@link JobSpec}: one pod set named {@value #POD_SET} whose member count is
  * the Job's parallelism (the gang), with per-member resources from the pod template's requests (GPUs from
  * {@code nvidia.com/gpu} limits or requests), the template's node selector and tolerations, and a topology request
- * from its annotations. The priority comes from the label {@value Keys#PRIORITY_LABEL}, else from the
- * PriorityClass the template names.
+ * from its annotations. The priority comes from the PriorityClass the template names (0 without one); the label
+ * {@value Keys#PRIORITY_LABEL} may only <em>lower</em> it — a Job author cannot raise their own priority above what
+ * the cluster administrator's PriorityClass grants, so one tenant cannot preempt others in a shared ClusterQueue
+ * or cohort by labelling a Job.
  *
  * <p>For an admitted Job the fields admission changed are read as they were before it (from
  * {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION}), so a rebuilt engine sees the Job as it was submitted.
@@ -148,18 +150,27 @@ public final class JobTranslator {
         return u == null ? "" : u;
     }
 
-    private int priority(Job job, PodSpec pod) {
-        String p = Kube.label(job, Keys.PRIORITY_LABEL);
-        if (p != null) {
-            return parseInt(Keys.PRIORITY_LABEL, p);
-        }
+    /**
+     * @return the PriorityClass value (0 without one), lowered by the label {@value Keys#PRIORITY_LABEL} when the
+     *     label is lower; a label above it is ignored
+     */
+    static int priority(Job job, PodSpec pod, Function<String, Integer> priorityClasses) {
+        int granted = 0;
         String pc = pod.getPriorityClassName();
         if (pc != null && !pc.isBlank()) {
             Integer v = priorityClasses.apply(pc);
             InvalidSpecException.check(v != null, "spec.template.spec.priorityClassName", pc, "PriorityClass %s does not exist", pc);
-            return v;
+            granted = v;
         }
-        return 0;
+        String p = Kube.label(job, Keys.PRIORITY_LABEL);
+        if (p != null) {
+            return Math.min(granted, parseInt(Keys.PRIORITY_LABEL, p));
+        }
+        return granted;
+    }
+
+    private int priority(Job job, PodSpec pod) {
+        return priority(job, pod, priorityClasses);
     }
 
     /**

@@ -5,7 +5,7 @@ package io.fairway.k8s;
  *
  * <pre>
  * metadata.labels:       fairway.io/queue-name: gpu          (the LocalQueue, in the Job's namespace)
- *                        fairway.io/priority: "10"           (optional; else the PriorityClass value)
+ *                        fairway.io/priority: "-10"          (optional; may only lower the PriorityClass value)
  * metadata.annotations:  fairway.io/admission: {...}         (written at admission: ClusterQueue, flavors, placement)
  *                        fairway.io/pending-reason: QUOTA: … (why the Job waits; kubectl describe job shows it)
  * </pre>
@@ -15,7 +15,10 @@ public final class Keys {
     public static final String QUEUE_LABEL = "fairway.io/queue-name";
     /** Kueue's queue label, honoured when the adapter is configured to. */
     public static final String KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
-    /** The label giving a Job's priority (an integer); without it the PriorityClass value counts. */
+    /**
+     * The label lowering a Job's priority (an integer): the priority is the lesser of it and the PriorityClass
+     * value (0 without a PriorityClass); it can never raise a Job above what its PriorityClass grants.
+     */
     public static final String PRIORITY_LABEL = "fairway.io/priority";
     /** The annotation giving an elastic Job's fewest members (its parallelism is the most). */
     public static final String MIN_PARALLELISM_ANNOTATION = "fairway.io/min-parallelism";

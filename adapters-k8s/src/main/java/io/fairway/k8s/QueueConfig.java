@@ -123,6 +123,31 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
         }
     }
 
+    /** The largest configuration read: 1 MiB, the most a ConfigMap holds. */
+    static final int MAX_CHARS = 1 << 20;
+    /** The longest line: one long scalar makes the YAML parser quadratic in its length. */
+    static final int MAX_LINE = 64 << 10;
+
+    /** Refuses a configuration too large, or with a line too long, before it reaches the YAML parser. */
+    private static void checkBounds(String source, String yaml) {
+        if (yaml.length() > MAX_CHARS) {
+            throw new InvalidSpecException("config", source, source + ": the configuration is " + yaml.length() + " characters; at most "
+                    + MAX_CHARS + " are read");
+        }
+        int line = 1;
+        int start = 0;
+        for (int i = 0; i <= yaml.length(); i++) {
+            if (i == yaml.length() || yaml.charAt(i) == '\n') {
+                if (i - start > MAX_LINE) {
+                    throw new InvalidSpecException("config", source, source + " line " + line + ": the line is " + (i - start)
+                            + " characters long; at most " + MAX_LINE);
+                }
+                line++;
+                start = i + 1;
+            }
+        }
+    }
+
     /**
      * Reads the YAML text.
      *
@@ -135,6 +160,7 @@ public record QueueConfig(String policy, Map<String, String> policyParameters, L
         if (yaml == null || yaml.isBlank()) {
             throw new InvalidSpecException("config", source, source + ": the configuration is empty");
         }
+        checkBounds(source, yaml);
         try {
             QueueConfig c = YAML.readValue(yaml, QueueConfig.class);
             if (c == null) {

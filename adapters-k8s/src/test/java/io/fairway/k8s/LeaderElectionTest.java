@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -86,5 +89,81 @@ class LeaderElectionTest {
         MockCluster.reconcileUntil(two, () -> !suspended(cluster.job("default", "job-3")), "the new leader admits job-3");
         assertThat(cluster.events("default", "job-3")).filteredOn(e -> Keys.REASON_ADMITTED.equals(e.getReason()))
                 .extracting(Event::getReportingInstance).containsExactly("replica-two");
+    }
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+
+    private static Lease lease(String holder, ZonedDateTime renewed) {
+        return new LeaseBuilder().withNewSpec().withHolderIdentity(holder).withRenewTime(renewed).endSpec().build();
+    }
+
+    @Test
+    void aLeaseProvesTheHoldOnlyWithARecentRenewTimeOurClockCanVouchFor() {
+        ZonedDateTime now = ZonedDateTime.now();
+        assertThat(FairwayAdapter.holds(lease("me", now.minusSeconds(1)), "me", LEASE, now)).isTrue();
+        assertThat(FairwayAdapter.holds(lease("me", null), "me", LEASE, now)).as("a null renewTime proves nothing").isFalse();
+        assertThat(FairwayAdapter.holds(lease("other", now), "me", LEASE, now)).isFalse();
+        assertThat(FairwayAdapter.holds(lease("me", now.minusSeconds(4)), "me", LEASE, now)).as("expired").isFalse();
+        // clock skew: a renewTime far ahead of this replica's clock (written by a clock that runs ahead) is not trusted
+        assertThat(FairwayAdapter.holds(lease("me", now.plusSeconds(60)), "me", LEASE, now)).isFalse();
+        assertThat(FairwayAdapter.holds(lease("me", now.plusSeconds(2)), "me", LEASE, now)).as("within one lease duration").isTrue();
+        assertThat(FairwayAdapter.holds(null, "me", LEASE, now)).isFalse();
+    }
+
+    /** Writes the Lease over to replica-two, retrying while replica-one's elector renews it concurrently. */
+    private void takeOverForReplicaTwo() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                cluster.client.leases().inNamespace("fairway-system").withName("fairway-controller").edit(l -> new LeaseBuilder(l).editSpec()
+                        .withHolderIdentity("replica-two").withRenewTime(ZonedDateTime.now()).endSpec().build());
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException conflict) {
+                if (conflict.getCode() != 409 || attempt > 50) {
+                    throw conflict;
+                }
+            }
+        }
+    }
+
+    @Test
+    void aLeaseTakenOverMidPassStopsTheOldLeadersWritesAndNoJobIsAdmittedTwice() {
+        for (String n : List.of("node-a", "node-b", "node-c")) {
+            cluster.node(n, 48, 192, 0, Map.of());
+        }
+        for (String j : List.of("job-1", "job-2", "job-3", "job-4")) {
+            cluster.createJob(cluster.jobBuilder("default", j, "user-queue", 1, "32", 0, true).build());
+        }
+        one = replica("replica-one");
+        until(one::isLeader, "replica-one leads");
+        // another replica (with a clock ahead, say) takes the Lease after replica-one checked it at the start of its pass
+        one.beforeWrites = this::takeOverForReplicaTwo;
+        one.reconcileOnce();
+        assertThat(one.fencedWrites).as("admissions dropped after the takeover").isPositive();
+        for (String j : List.of("job-1", "job-2", "job-3", "job-4")) {
+            assertThat(suspended(cluster.job("default", j))).as("%s was not started by the deposed leader", j).isTrue();
+            assertThat(cluster.events("default", j)).filteredOn(e -> Keys.REASON_ADMITTED.equals(e.getReason())).isEmpty();
+        }
+        one.beforeWrites = () -> { };
+
+        two = replica("replica-two");
+        until(two::isLeader, "replica-two leads");
+        MockCluster.reconcileUntil(two, () -> !suspended(cluster.job("default", "job-2")), "the new leader admits");
+        for (int i = 0; i < 10; i++) {
+            assertThat(one.reconcileOnce().acted()).as("the deposed leader acts in pass %d", i).isFalse();
+            two.reconcileOnce();
+        }
+        List<String> nodes = new ArrayList<>();
+        for (String j : List.of("job-1", "job-2", "job-3", "job-4")) {
+            List<Event> admitted = cluster.events("default", j).stream().filter(e -> Keys.REASON_ADMITTED.equals(e.getReason())).toList();
+            assertThat(admitted).as("admissions of %s", j).hasSizeLessThanOrEqualTo(1);
+            admitted.forEach(e -> assertThat(e.getReportingInstance()).isEqualTo("replica-two"));
+            String ann = cluster.job("default", j).getMetadata().getAnnotations() == null ? null
+                    : cluster.job("default", j).getMetadata().getAnnotations().get(Keys.ADMISSION_ANNOTATION);
+            if (ann != null) {
+                AdmissionRecord.parse(ann).members().forEach(m -> nodes.add(m.node()));
+            }
+        }
+        assertThat(nodes).as("32-core jobs on 48-core nodes: at most one per node (the quota admits two)").hasSize(2).doesNotHaveDuplicates();
+        assertThat(two.checkInvariants()).isEmpty();
     }
 }

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 class RbacTest {
     private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
+    /** The namespaced install: writes only in the managed namespace ({@code team-a} in the file, {@code default} here). */
+    private static final Path NAMESPACED_RBAC = Path.of("..", "deploy", "namespaced", "rbac.yaml");
 
     /** One API request, as RBAC sees it. */
     record Access(String group, String resource, String verb, String namespace, String name) {
@@ -64,6 +66,27 @@ class RbacTest {
 
     @Test
     void theDeployedRbacAllowsExactlyWhatTheControllerDoes() throws IOException {
+        runScenario(null);
+        checkAgainst(rules(RBAC, Map.of()));
+    }
+
+    @Test
+    void theNamespacedRbacAllowsWhatTheControllerDoesWithNamespaceAndWritesNothingElsewhere() throws IOException {
+        runScenario("default");
+        List<Rule> rules = rules(NAMESPACED_RBAC, Map.of("team-a", "default"));
+        checkAgainst(rules);
+        // cluster-wide it may only read: nodes, PriorityClasses, pods (what other workloads use on each node)
+        for (Rule r : rules) {
+            if (r.namespace() == null) {
+                assertThat(r.verbs()).as("cluster-wide verbs on %s", r.resources()).isSubsetOf("get", "list", "watch");
+            }
+        }
+        assertThat(accesses).filteredOn(a -> !a.verb().equals("get") && !a.verb().equals("list") && !a.verb().equals("watch"))
+                .allSatisfy(a -> assertThat(a.namespace()).as("write %s", a).isIn("default", "fairway-system"));
+        assertThat(accesses).filteredOn(a -> a.resource().equals("jobs")).allSatisfy(a -> assertThat(a.namespace()).isEqualTo("default"));
+    }
+
+    private void runScenario(String namespace) {
         cluster.node("n1", 64, 256, 0, Map.of("fairway.io/pool", "general", "team", "ml"));
         cluster.client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata().withName("urgent").endMetadata()
                 .withValue(1000).build()).create();
@@ -78,6 +101,7 @@ class RbacTest {
                     }
                 })));
         adapter = new FairwayAdapter(audited, AdapterOptions.builder()
+                .namespace(namespace)
                 .configMap("fairway-system", "fairway-queues", null)
                 .leaderElection("fairway-system", "fairway-controller", "audited")
                 .leaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200))
@@ -93,15 +117,16 @@ class RbacTest {
         cluster.client.batch().v1().jobs().inNamespace("default").withName("low").delete();
         reconcileUntil(adapter, () -> adapter.status("default", "low").isEmpty(), "the deleted job is forgotten");
         until(() -> accesses.stream().anyMatch(a -> a.resource().equals("leases") && a.verb().equals("patch")), "the Lease is renewed");
+    }
 
-        List<Rule> rules = rules();
+    private void checkAgainst(List<Rule> rules) {
         List<String> denied = new ArrayList<>();
         for (Access a : accesses) {
             if (rules.stream().noneMatch(r -> r.allows(a))) {
                 denied.add(a.toString());
             }
         }
-        assertThat(denied).as("requests deploy/rbac.yaml does not allow").isEmpty();
+        assertThat(denied).as("requests the RBAC does not allow").isEmpty();
         Set<String> granted = new TreeSet<>();
         for (Rule r : rules) {
             for (String g : r.groups()) {
@@ -146,14 +171,20 @@ class RbacTest {
     }
 
     static List<Rule> rules() throws IOException {
+        return rules(RBAC, Map.of());
+    }
+
+    /** @param renamed namespaces of the file to read as others (the managed namespace of the example) */
+    static List<Rule> rules(Path file, Map<String, String> renamed) throws IOException {
         List<Rule> out = new ArrayList<>();
-        try (MappingIterator<JsonNode> docs = new YAMLMapper().readerFor(JsonNode.class).readValues(Files.readString(RBAC))) {
+        try (MappingIterator<JsonNode> docs = new YAMLMapper().readerFor(JsonNode.class).readValues(Files.readString(file))) {
             for (JsonNode d : docs.readAll()) {
                 String kind = d.path("kind").asText();
                 if (!kind.equals("ClusterRole") && !kind.equals("Role")) {
                     continue;
                 }
                 String ns = kind.equals("Role") ? d.path("metadata").path("namespace").asText() : null;
+                ns = ns == null ? null : renamed.getOrDefault(ns, ns);
                 for (JsonNode r : d.path("rules")) {
                     out.add(new Rule(set(r.path("apiGroups")), set(r.path("resources")), set(r.path("verbs")), set(r.path("resourceNames")), ns));
                 }

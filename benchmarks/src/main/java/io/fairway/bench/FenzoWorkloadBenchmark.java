@@ -148,7 +148,7 @@ public class FenzoWorkloadBenchmark {
     /** @return a snapshot of the nodes and pending jobs, one ClusterQueue with quota for all of them */
     static Snapshot snapshot(List<Node> nodes, List<JobStatus> pending) {
         ClusterQueue cq = ClusterQueue.builder("cq")
-                .quota("default", Resources.builder().cpu(1_000_000).memoryGiB(10_000_000).gpus(1_000_000).build()).build();
+                .quota("default", Resources.builder().cpu(1_000_000).memoryGiB(1_000_000).gpus(1_000_000).build()).build(); // never binding: 40,000 jobs x 8 GiB
         LocalQueue lq = new LocalQueue(JobSpec.DEFAULT_NAMESPACE, "gpu", "cq");
         return new Snapshot(1, 0, 1, Map.of(Node.DEFAULT_CLUSTER, ClusterSpec.withRacks(Node.DEFAULT_CLUSTER)), nodes,
                 Map.of("default", ResourceFlavor.of("default")), Map.of("cq", cq), Map.of(), Map.of(lq.key(), lq), pending, List.of());

@@ -219,7 +219,7 @@ public class PlacementBenchmark {
             }
         }
         ClusterQueue cq = ClusterQueue.builder("cq")
-                .quota("default", Resources.builder().cpu(100_000_000).memoryGiB(100_000_000).gpus(100_000_000).build()).build();
+                .quota("default", Resources.builder().cpu(100_000_000).memoryGiB(Resources.MAX_QUANTITY >> 30).gpus(100_000_000).build()).build();
         LocalQueue lq = new LocalQueue(JobSpec.DEFAULT_NAMESPACE, "q", "cq");
         return new Snapshot(1, 0, 1, Map.of(Node.DEFAULT_CLUSTER, new ClusterSpec(Node.DEFAULT_CLUSTER, levels)), nodes,
                 Map.of("default", ResourceFlavor.of("default")), Map.of("cq", cq), Map.of(), Map.of(lq.key(), lq), pending, holding, Map.of(),

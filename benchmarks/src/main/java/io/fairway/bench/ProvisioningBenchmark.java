@@ -116,7 +116,7 @@ public class ProvisioningBenchmark {
                 300_000, Map.of(), List.of());
         Scheduler s = Scheduler.builder().policy("best-effort-fifo").flavor(ResourceFlavor.of("default"))
                 .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().gpus(10_000_000).cpu(1_000_000_000)
-                        .memoryGiB(1_000_000_000).build()).build())
+                        .memoryGiB(Resources.MAX_QUANTITY >> 30).build()).build()) // the largest quantity (8 Pi bytes): never binding
                 .localQueue(new LocalQueue("default", "q", "cq")).nodePool(spot).nodePool(onDemand).build();
         SplittableRandom r = new SplittableRandom(seed);
         int[] members = {1, 1, 1, 2, 2, 4, 8, 16};

@@ -148,6 +148,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when a pool of that name exists
      */
     public void addNodePool(NodePool pool) {
+        InvalidSpecException.requireNonNull("pool", pool);
         withLock(() -> {
             InvalidSpecException.check(!nodePools.containsKey(pool.name()), "nodePool.name", pool.name(), "node pool %s already exists", pool.name());
             nodePools.put(pool.name(), pool);
@@ -181,6 +182,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when a cluster of that name exists
      */
     public void addCluster(ClusterSpec cluster) {
+        InvalidSpecException.requireNonNull("cluster", cluster);
         withLock(() -> {
             InvalidSpecException.check(!clusters.containsKey(cluster.name()), "cluster.name", cluster.name(), "cluster %s already exists", cluster.name());
             clusters.put(cluster.name(), cluster);
@@ -192,6 +194,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when a flavor of that name exists
      */
     public void addFlavor(ResourceFlavor flavor) {
+        InvalidSpecException.requireNonNull("flavor", flavor);
         withLock(() -> {
             InvalidSpecException.check(!flavors.containsKey(flavor.name()), "flavor.name", flavor.name(), "flavor %s already exists", flavor.name());
             flavors.put(flavor.name(), flavor);
@@ -203,6 +206,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when it exists or its parent chain would form a cycle
      */
     public void addCohort(Cohort cohort) {
+        InvalidSpecException.requireNonNull("cohort", cohort);
         withLock(() -> {
             InvalidSpecException.check(!cohorts.containsKey(cohort.name()), "cohort.name", cohort.name(), "cohort %s already exists", cohort.name());
             addCohortLocked(cohort);
@@ -237,6 +241,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when it names a flavor that is not defined
      */
     public void addClusterQueue(ClusterQueue queue) {
+        InvalidSpecException.requireNonNull("queue", queue);
         withLock(() -> {
             for (String f : queue.flavorNames()) {
                 InvalidSpecException.check(flavors.containsKey(f), "clusterQueue[" + queue.name() + "].flavors", f,
@@ -251,14 +256,42 @@ public final class Scheduler {
     }
 
     /**
-     * Removes a ClusterQueue. Its admitted jobs run on; its pending jobs wait with reason
-     * {@code CLUSTER_QUEUE_NOT_FOUND}.
+     * Removes a ClusterQueue that holds nothing; its pending jobs wait with reason {@code CLUSTER_QUEUE_NOT_FOUND}
+     * (and are admitted again if a ClusterQueue of that name comes back).
+     *
+     * <p>A ClusterQueue whose jobs still hold resources (quota reserved, admitted or running) or quota reserved
+     * for a node request is not removed: the call is refused, naming those jobs, and nothing changes (as Kueue
+     * keeps a ClusterQueue with admitted workloads until they finish). To retire a busy queue, stop it
+     * ({@link #stopClusterQueue}) and let its jobs finish, or cancel them ({@link #cancelQueue}), then remove it.
      *
      * @param name the ClusterQueue
-     * @return true when it existed
+     * @return true when it existed (and was removed), false when there was none
+     * @throws InvalidSpecException when jobs still hold resources in it
      */
     public boolean removeClusterQueue(String name) {
-        return withLock(() -> clusterQueues.remove(name) != null);
+        InvalidSpecException.requireNonNull("name", name);
+        return withLock(() -> {
+            if (!clusterQueues.containsKey(name)) {
+                return false;
+            }
+            List<String> holders = new ArrayList<>();
+            for (JobStatus j : holding.values()) {
+                if (j.admission() != null && name.equals(j.admission().clusterQueue())) {
+                    holders.add(j.id());
+                }
+            }
+            for (Provisioning.Reservation r : reservations.values()) {
+                if (name.equals(r.clusterQueue())) {
+                    holders.add(r.jobId());
+                }
+            }
+            if (!holders.isEmpty()) {
+                throw new InvalidSpecException("clusterQueue", name, "ClusterQueue " + name + " still holds resources for " + holders.size()
+                        + " job(s) " + holders.subList(0, Math.min(10, holders.size())) + (holders.size() > 10 ? "…" : "")
+                        + "; stop it and let them finish, or cancel them (cancelQueue), before removing it");
+            }
+            return clusterQueues.remove(name) != null;
+        });
     }
 
     /**
@@ -279,6 +312,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when no flavor of that name exists
      */
     public void updateFlavor(ResourceFlavor flavor) {
+        InvalidSpecException.requireNonNull("flavor", flavor);
         withLock(() -> {
             InvalidSpecException.check(flavors.containsKey(flavor.name()), "flavor.name", flavor.name(), "flavor %s does not exist", flavor.name());
             flavors.put(flavor.name(), flavor);
@@ -293,6 +327,7 @@ public final class Scheduler {
      * @throws InvalidSpecException naming a queue that still refers to it
      */
     public boolean removeFlavor(String name) {
+        InvalidSpecException.requireNonNull("name", name);
         return withLock(() -> {
             for (ClusterQueue q : clusterQueues.values()) {
                 InvalidSpecException.check(!q.flavorNames().contains(name), "flavor", name,
@@ -312,6 +347,7 @@ public final class Scheduler {
      * @param cohort the new definition
      */
     public void updateCohort(Cohort cohort) {
+        InvalidSpecException.requireNonNull("cohort", cohort);
         withLock(() -> {
             Cohort old = cohorts.remove(cohort.name());
             try {
@@ -332,6 +368,7 @@ public final class Scheduler {
      * @return true when it existed
      */
     public boolean removeCohort(String name) {
+        InvalidSpecException.requireNonNull("name", name);
         return withLock(() -> cohorts.remove(name) != null);
     }
 
@@ -342,6 +379,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when one with that namespace and name exists
      */
     public void addLocalQueue(LocalQueue queue) {
+        InvalidSpecException.requireNonNull("queue", queue);
         withLock(() -> {
             InvalidSpecException.check(!localQueues.containsKey(queue.key()), "localQueue", queue.key(), "LocalQueue %s already exists", queue.key());
             localQueues.put(queue.key(), queue);
@@ -353,6 +391,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when a node of that name exists
      */
     public void addNode(Node node) {
+        InvalidSpecException.requireNonNull("node", node);
         withLock(() -> {
             InvalidSpecException.check(!nodes.containsKey(node.name()), "node.name", node.name(), "node %s already exists", node.name());
             nodes.put(node.name(), node);
@@ -381,6 +420,7 @@ public final class Scheduler {
      * @return the ids of the jobs sent back to pending
      */
     public List<String> removeNode(String name) {
+        InvalidSpecException.requireNonNull("name", name);
         String why = "node " + name + " was lost";
         return evict(() -> {
             if (nodes.remove(name) == null) {
@@ -399,6 +439,7 @@ public final class Scheduler {
                                String why, boolean migration) {
         List<SchedulerEvent> events = eventList();
         List<Decision> stops = new ArrayList<>();
+        Outgoing[] sent = new Outgoing[1];
         List<String> ids = withLock(() -> {
             change.run();
             List<String> out = new ArrayList<>();
@@ -409,12 +450,10 @@ public final class Scheduler {
                     stops.add(new Preempt(j.id(), why, j.spec().checkpointing() != null, migration));
                 }
             }
+            sent[0] = publish(events, stops);
             return out;
         });
-        dispatch(events);
-        if (!stops.isEmpty()) {
-            actuator.apply(stops);
-        }
+        deliver(sent[0]);
         return ids;
     }
 
@@ -427,6 +466,7 @@ public final class Scheduler {
      * @return the ids of the jobs sent back to pending
      */
     public List<String> removeCluster(String cluster) {
+        InvalidSpecException.requireNonNull("cluster", cluster);
         List<String> names = new ArrayList<>();
         lock.lock();
         try {
@@ -458,6 +498,7 @@ public final class Scheduler {
      * @return the number of nodes affected
      */
     public int drainCluster(String cluster, boolean drained) {
+        InvalidSpecException.requireNonNull("cluster", cluster);
         return withLock(() -> {
             int n = 0;
             for (Map.Entry<String, Node> e : nodes.entrySet()) {
@@ -477,6 +518,7 @@ public final class Scheduler {
      * @param stopped true to cordon, false to reopen
      */
     public void stopClusterQueue(String clusterQueue, boolean stopped) {
+        InvalidSpecException.requireNonNull("clusterQueue", clusterQueue);
         withLock(() -> {
             ClusterQueue q = clusterQueues.get(clusterQueue);
             if (q == null) {
@@ -493,6 +535,7 @@ public final class Scheduler {
      * @return the ids cancelled
      */
     public List<String> cancelJobSet(String jobSet) {
+        InvalidSpecException.requireNonNull("jobSet", jobSet);
         List<String> ids = new ArrayList<>();
         for (JobStatus j : liveJobs(j -> j.spec().jobSet().equals(jobSet))) {
             if (cancel(j.id())) {
@@ -510,6 +553,7 @@ public final class Scheduler {
      * @return the number of jobs changed
      */
     public int setJobSetPriority(String jobSet, int priority) {
+        InvalidSpecException.requireNonNull("jobSet", jobSet);
         int n = 0;
         for (JobStatus j : liveJobs(j -> j.spec().jobSet().equals(jobSet))) {
             if (setPriority(j.id(), priority)) {
@@ -526,6 +570,7 @@ public final class Scheduler {
      * @return the ids cancelled
      */
     public List<String> cancelQueue(String clusterQueue) {
+        InvalidSpecException.requireNonNull("clusterQueue", clusterQueue);
         Set<String> lqs = new HashSet<>();
         lock.lock();
         try {
@@ -597,12 +642,15 @@ public final class Scheduler {
 
     /** Runs a report atomically with the check that it is about the job's current run. */
     private boolean ifCurrent(String jobId, long epoch, java.util.function.BooleanSupplier report) {
+        boolean ok;
         lock.lock();
         try {
-            return epoch == epoch(jobId) && report.getAsBoolean();
+            ok = epoch == epoch(jobId) && report.getAsBoolean();
         } finally {
             lock.unlock();
         }
+        deliver(null); // the report published under this lock; delivered once it is released
+        return ok;
     }
 
     /**
@@ -652,6 +700,7 @@ public final class Scheduler {
      * @return the ids of the jobs migrated
      */
     public List<String> drainNode(String name, String why) {
+        InvalidSpecException.requireNonNull("name", name);
         return evict(() -> {
             Node n = nodes.get(name);
             if (n == null) {
@@ -682,6 +731,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when no node of that name exists
      */
     public List<String> updateNode(Node node) {
+        InvalidSpecException.requireNonNull("node", node);
         Set<Integer> gpus = new HashSet<>();
         node.gpus().gpus().forEach(g -> gpus.add(g.index()));
         String why = "node " + node.name() + " no longer has the GPUs the job used";
@@ -718,6 +768,7 @@ public final class Scheduler {
      * @return true when the job was pending and was updated
      */
     public boolean updateSpec(JobSpec spec) {
+        InvalidSpecException.requireNonNull("spec", spec);
         return withLock(() -> {
             JobStatus j = jobs.get(spec.id());
             if (j == null || j.state() != JobState.PENDING) {
@@ -737,6 +788,7 @@ public final class Scheduler {
      * @param cordoned the new state
      */
     public void cordon(String name, boolean cordoned) {
+        InvalidSpecException.requireNonNull("name", name);
         withLock(() -> {
             Node n = nodes.get(name);
             if (n == null) {
@@ -756,6 +808,7 @@ public final class Scheduler {
      * @throws InvalidSpecException when a job with that id exists
      */
     public JobStatus submit(JobSpec job) {
+        InvalidSpecException.requireNonNull("job", job);
         return submitAll(List.of(job)).get(0);
     }
 
@@ -766,6 +819,11 @@ public final class Scheduler {
      * @return their statuses
      */
     public List<JobStatus> submitAll(Collection<JobSpec> batch) {
+        InvalidSpecException.requireNonNull("batch", batch);
+        int at = 0;
+        for (JobSpec j : batch) {
+            InvalidSpecException.requireNonNull("batch[" + at++ + "]", j);
+        }
         List<SchedulerEvent> events = eventList();
         List<JobStatus> out = withLock(() -> {
             Set<String> ids = new HashSet<>();
@@ -793,9 +851,10 @@ public final class Scheduler {
                 added.add(s);
                 events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, queueKey));
             }
+            publish(events, List.of());
             return added;
         });
-        dispatch(events);
+        deliver(null);
         return out;
     }
 
@@ -808,6 +867,7 @@ public final class Scheduler {
     public boolean cancel(String jobId) {
         List<SchedulerEvent> events = eventList();
         List<Decision> stops = new ArrayList<>();
+        Outgoing[] sent = new Outgoing[1];
         boolean done = withLock(() -> {
             JobStatus j = jobs.get(jobId);
             if (j == null || j.state().isTerminal()) {
@@ -818,12 +878,10 @@ public final class Scheduler {
             }
             reservations.remove(jobId);
             finish(j, JobState.CANCELLED, "cancelled", events);
+            sent[0] = publish(events, stops);
             return true;
         });
-        dispatch(events);
-        if (!stops.isEmpty()) {
-            actuator.apply(stops);
-        }
+        deliver(sent[0]);
         return done;
     }
 
@@ -844,9 +902,10 @@ public final class Scheduler {
             replace(j, new JobStatus(j.spec().withPriority(priority), j.state(), j.pendingReason(), j.admission(), j.stateSinceMillis(),
                     j.preemptions(), j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
             events.add(event(j, EventType.PRIORITY_CHANGED, "priority " + j.spec().priority() + " -> " + priority));
+            publish(events, List.of());
             return true;
         });
-        dispatch(events);
+        deliver(null);
         return done;
     }
 
@@ -868,9 +927,10 @@ public final class Scheduler {
             replace(j, new JobStatus(j.spec(), JobState.RUNNING, null, j.admission(), now, j.preemptions(), j.sequence(),
                     j.attainedGpuMillis(), j.runningMillis(), j.progress()));
             events.add(event(j, EventType.STARTED, ""));
+            publish(events, List.of());
             return true;
         });
-        dispatch(events);
+        deliver(null);
         return ok;
     }
 
@@ -921,9 +981,10 @@ public final class Scheduler {
                 return false;
             }
             finish(j, end, message, events);
+            publish(events, List.of());
             return true;
         });
-        dispatch(events);
+        deliver(null);
         return ok;
     }
 
@@ -943,9 +1004,10 @@ public final class Scheduler {
                 return false;
             }
             requeue(j, PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, events);
+            publish(events, List.of());
             return true;
         });
-        dispatch(events);
+        deliver(null);
         return ok;
     }
 
@@ -961,6 +1023,7 @@ public final class Scheduler {
         long mod;
         List<SchedulerEvent> checkEvents = new ArrayList<>();
         List<Decision> checkAdmits = new ArrayList<>();
+        Outgoing checksSent;
         lock.lock();
         try {
             round++;
@@ -969,17 +1032,16 @@ public final class Scheduler {
             evaluateAdmissionChecks(checkEvents, checkAdmits);
             s = snapshotLocked();
             mod = modCount;
+            checksSent = publish(listeners.isEmpty() && jobSetListeners.isEmpty() ? List.of() : checkEvents, checkAdmits);
         } finally {
             lock.unlock();
         }
-        dispatch(checkEvents);
-        if (!checkAdmits.isEmpty()) {
-            actuator.apply(checkAdmits);
-        }
+        deliver(checksSent);
         RoundResult r = Rounds.run(s, policy);
         List<SchedulerEvent> events = eventList();
         List<Decision> applied = new ArrayList<>();
         RoundResult finalResult;
+        Outgoing sent;
         lock.lock();
         try {
             List<Preempt> preempts = new ArrayList<>();
@@ -1113,13 +1175,11 @@ public final class Scheduler {
             policyWakeAt = r.wakeAtMillis();
             finalResult = new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos(), renewed,
                     newReservations, r.requests(), r.wakeAtMillis());
+            sent = publish(events, applied);
         } finally {
             lock.unlock();
         }
-        dispatch(events);
-        if (!applied.isEmpty()) {
-            actuator.apply(applied);
-        }
+        deliver(sent);
         return finalResult;
     }
 
@@ -1284,11 +1344,20 @@ public final class Scheduler {
      * the clock, listeners, admission checks; the state supplies everything else (its seed, placement strategy and
      * half-life override the builder's).
      *
+     * <p>The state is checked first (see {@code StateCheck}): a job on a node the state does not have, two jobs on
+     * one GPU, a job whose state disagrees with its admission, a reservation for a job that is not pending — any
+     * such inconsistency refuses the whole state with an {@link InvalidSpecException} listing what is wrong, and
+     * nothing is built.
+     *
      * @param state the captured state
      * @param builder policy, actuator, clock and listeners
      * @return the restored scheduler
+     * @throws InvalidSpecException when the state is inconsistent or its configuration invalid
      */
     public static Scheduler restore(SchedulerState state, Builder builder) {
+        InvalidSpecException.requireNonNull("state", state);
+        InvalidSpecException.requireNonNull("builder", builder);
+        StateCheck.check(state);
         builder.seed(state.seed()).placement(state.placement()).usageHalfLife(java.time.Duration.ofMillis(state.usageHalfLifeMillis()));
         state.clusters().forEach(builder::cluster);
         state.flavors().forEach(builder::flavor);
@@ -1561,7 +1630,7 @@ public final class Scheduler {
      * @param listener receives every event
      */
     public void addListener(SchedulerListener listener) {
-        listeners.add(listener);
+        listeners.add(InvalidSpecException.requireNonNull("listener", listener));
     }
 
     /** @param listener a listener to remove */
@@ -1575,6 +1644,8 @@ public final class Scheduler {
      * @param listener receives the events of that job set's jobs only
      */
     public void addJobSetListener(String jobSet, SchedulerListener listener) {
+        InvalidSpecException.requireNonNull("jobSet", jobSet);
+        InvalidSpecException.requireNonNull("listener", listener);
         jobSetListeners.computeIfAbsent(jobSet, k -> new CopyOnWriteArrayList<>()).add(listener);
     }
 
@@ -1601,17 +1672,80 @@ public final class Scheduler {
         return listeners.isEmpty() && jobSetListeners.isEmpty() ? UNHEARD : new ArrayList<>();
     }
 
-    private void dispatch(List<SchedulerEvent> events) {
-        for (SchedulerEvent e : events) {
-            for (SchedulerListener l : listeners) {
-                safely(l, e);
-            }
-            if (e.jobSet() != null) {
-                List<SchedulerListener> ls = jobSetListeners.get(e.jobSet());
-                if (ls != null) {
-                    for (SchedulerListener l : ls) {
-                        safely(l, e);
+    // Delivery in the order of the state changes. Every operation appends its events and its decisions for the
+    // actuator to the outbox while it still holds the state lock, so the outbox is in the order the state changed;
+    // after unlocking it delivers everything queued under a second lock, one thread at a time. A caller returns only
+    // after its own events and decisions were delivered (by itself or by a thread that was delivering already).
+
+    /** Events ({@link SchedulerEvent}) and actuator batches ({@link Outgoing}) not yet delivered, in state order. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Object> outbox = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ReentrantLock deliveryLock = new ReentrantLock();
+
+    /** Decisions for the actuator, and what the actuator threw on them (rethrown to the caller that made them). */
+    private static final class Outgoing {
+        final List<Decision> decisions;
+        final Thread owner = Thread.currentThread();
+        volatile RuntimeException failure;
+
+        Outgoing(List<Decision> decisions) {
+            this.decisions = decisions;
+        }
+    }
+
+    /** Queues an operation's events and decisions (lock held). @return the decisions' batch, or null when none */
+    private Outgoing publish(List<SchedulerEvent> events, List<Decision> decisions) {
+        outbox.addAll(events);
+        if (decisions.isEmpty()) {
+            return null;
+        }
+        Outgoing o = new Outgoing(List.copyOf(decisions));
+        outbox.add(o);
+        return o;
+    }
+
+    /**
+     * Delivers what is queued (lock not held; while the calling thread still holds the state lock it returns at once
+     * and the outermost caller delivers). Rethrows what the actuator threw on this caller's own decisions.
+     */
+    private void deliver(Outgoing mine) {
+        if (lock.isHeldByCurrentThread()) {
+            return;
+        }
+        deliveryLock.lock();
+        try {
+            Object o;
+            while ((o = outbox.poll()) != null) {
+                if (o instanceof SchedulerEvent e) {
+                    dispatch(e);
+                } else {
+                    Outgoing out = (Outgoing) o;
+                    try {
+                        actuator.apply(out.decisions);
+                    } catch (RuntimeException ex) {
+                        out.failure = ex;
+                        if (out.owner != Thread.currentThread()) {
+                            LOG.warn("actuator failed on {} (reported to the caller that made them)", out.decisions, ex);
+                        }
                     }
+                }
+            }
+        } finally {
+            deliveryLock.unlock();
+        }
+        if (mine != null && mine.failure != null) {
+            throw mine.failure;
+        }
+    }
+
+    private void dispatch(SchedulerEvent e) {
+        for (SchedulerListener l : listeners) {
+            safely(l, e);
+        }
+        if (e.jobSet() != null) {
+            List<SchedulerListener> ls = jobSetListeners.get(e.jobSet());
+            if (ls != null) {
+                for (SchedulerListener l : ls) {
+                    safely(l, e);
                 }
             }
         }
@@ -1725,7 +1859,7 @@ public final class Scheduler {
          * @return this
          */
         public Builder nodePool(NodePool pool) {
-            nodePools.add(java.util.Objects.requireNonNull(pool, "nodePool"));
+            nodePools.add(InvalidSpecException.requireNonNull("nodePool", pool));
             return this;
         }
 
@@ -1734,7 +1868,7 @@ public final class Scheduler {
          * @return this
          */
         public Builder admissionCheck(AdmissionCheck check) {
-            admissionChecks.add(java.util.Objects.requireNonNull(check, "admissionCheck"));
+            admissionChecks.add(InvalidSpecException.requireNonNull("admissionCheck", check));
             return this;
         }
 
@@ -1764,26 +1898,26 @@ public final class Scheduler {
          */
         public Builder policy(String name, Map<String, String> parameters) {
             this.policyName = InvalidSpecException.requireName("policy", name);
-            this.policyParameters = Map.copyOf(parameters);
+            this.policyParameters = Map.copyOf(InvalidSpecException.requireNonNull("policyParameters", parameters));
             this.policy = null;
             return this;
         }
 
         /** @param policy a policy instance @return this */
         public Builder policy(SchedulingPolicy policy) {
-            this.policy = java.util.Objects.requireNonNull(policy, "policy");
+            this.policy = InvalidSpecException.requireNonNull("policy", policy);
             return this;
         }
 
         /** @param actuator carries decisions out @return this */
         public Builder actuator(Actuator actuator) {
-            this.actuator = java.util.Objects.requireNonNull(actuator, "actuator");
+            this.actuator = InvalidSpecException.requireNonNull("actuator", actuator);
             return this;
         }
 
         /** @param clock the clock @return this */
         public Builder clock(Clock clock) {
-            this.clock = java.util.Objects.requireNonNull(clock, "clock");
+            this.clock = InvalidSpecException.requireNonNull("clock", clock);
             return this;
         }
 
@@ -1798,55 +1932,55 @@ public final class Scheduler {
          * @return this
          */
         public Builder placement(PlacementStrategy strategy) {
-            this.placement = java.util.Objects.requireNonNull(strategy, "placement");
+            this.placement = InvalidSpecException.requireNonNull("placement", strategy);
             return this;
         }
 
         /** @param c a cluster spec @return this */
         public Builder cluster(ClusterSpec c) {
-            clusters.add(c);
+            clusters.add(InvalidSpecException.requireNonNull("cluster", c));
             return this;
         }
 
         /** @param f a flavor @return this */
         public Builder flavor(ResourceFlavor f) {
-            flavors.add(f);
+            flavors.add(InvalidSpecException.requireNonNull("flavor", f));
             return this;
         }
 
         /** @param c a cohort @return this */
         public Builder cohort(Cohort c) {
-            cohorts.add(c);
+            cohorts.add(InvalidSpecException.requireNonNull("cohort", c));
             return this;
         }
 
         /** @param q a ClusterQueue @return this */
         public Builder clusterQueue(ClusterQueue q) {
-            clusterQueues.add(q);
+            clusterQueues.add(InvalidSpecException.requireNonNull("clusterQueue", q));
             return this;
         }
 
         /** @param q a LocalQueue @return this */
         public Builder localQueue(LocalQueue q) {
-            localQueues.add(q);
+            localQueues.add(InvalidSpecException.requireNonNull("localQueue", q));
             return this;
         }
 
         /** @param n a node @return this */
         public Builder node(Node n) {
-            nodes.add(n);
+            nodes.add(InvalidSpecException.requireNonNull("node", n));
             return this;
         }
 
         /** @param ns nodes @return this */
         public Builder nodes(Collection<Node> ns) {
-            nodes.addAll(ns);
+            InvalidSpecException.requireNonNull("nodes", ns).forEach(this::node);
             return this;
         }
 
         /** @param l a listener @return this */
         public Builder listener(SchedulerListener l) {
-            listeners.add(l);
+            listeners.add(InvalidSpecException.requireNonNull("listener", l));
             return this;
         }
 

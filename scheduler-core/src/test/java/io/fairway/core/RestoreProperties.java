@@ -36,11 +36,11 @@ import net.jqwik.api.constraints.IntRange;
 class RestoreProperties {
     private static final String[] POLICIES = {"best-effort-fifo", "priority", "fair-share-over-time", "fair-sharing"};
 
-    private static Scheduler.Builder builder(AtomicLong now, String policy) {
+    static Scheduler.Builder builder(AtomicLong now, String policy) {
         return Scheduler.builder().clock(now::get).policy(policy);
     }
 
-    private static Scheduler fresh(AtomicLong now, String policy, long seed) {
+    static Scheduler fresh(AtomicLong now, String policy, long seed) {
         Scheduler.Builder b = builder(now, policy).seed(seed).usageHalfLife(Duration.ofMinutes(30))
                 .cluster(ClusterSpec.withRacks("default"))
                 .flavor(ResourceFlavor.of("default"))
@@ -59,7 +59,7 @@ class RestoreProperties {
     }
 
     /** One step of a scripted run; the same script drives the original and the restored scheduler. */
-    private static List<String> step(Scheduler s, AtomicLong now, Random rnd, int step, TreeMap<Long, List<String>> ends) {
+    static List<String> step(Scheduler s, AtomicLong now, Random rnd, int step, TreeMap<Long, List<String>> ends) {
         now.set(step * 30_000L);
         for (String done : ends.getOrDefault((long) step, List.of())) {
             if (s.status(done).map(j -> j.state() == io.fairway.api.job.JobState.RUNNING).orElse(false)) {

@@ -54,7 +54,11 @@ public record ActuatorFaults(Map<String, Double> failureRates, Map<String, Doubl
         TIMED_OUT
     }
 
-    /** Validates: known kinds, rates in 0..1 that sum to at most 1 per kind, positive times, cap at least base. */
+    /** The longest timeout or backoff accepted, in seconds (as traces: far inside the simulator's clock). */
+    public static final double MAX_SECONDS = 1e10;
+    private static final String MAX_SECONDS_TEXT = "1e10";
+
+    /** Validates: known kinds, rates in 0..1 that sum to at most 1 per kind, times in (0, 1e10] s, cap at least base. */
     public ActuatorFaults {
         failureRates = rates("failureRates", failureRates);
         timeoutRates = rates("timeoutRates", timeoutRates);
@@ -63,13 +67,16 @@ public record ActuatorFaults(Map<String, Double> failureRates, Map<String, Doubl
             InvalidSpecException.check(sum <= 1.0, "actuatorFaults." + k, sum,
                     "actuatorFaults: failure rate + timeout rate of %s must be <= 1, was %s", k, sum);
         }
-        InvalidSpecException.check(timeoutSeconds > 0 && Double.isFinite(timeoutSeconds), "actuatorFaults.timeoutSeconds", timeoutSeconds,
-                "actuatorFaults.timeoutSeconds must be > 0, was %s", timeoutSeconds);
-        InvalidSpecException.check(backoffBaseSeconds > 0 && Double.isFinite(backoffBaseSeconds), "actuatorFaults.backoffBaseSeconds",
-                backoffBaseSeconds, "actuatorFaults.backoffBaseSeconds must be > 0, was %s", backoffBaseSeconds);
-        InvalidSpecException.check(backoffCapSeconds >= backoffBaseSeconds && Double.isFinite(backoffCapSeconds),
+        InvalidSpecException.check(timeoutSeconds > 0 && timeoutSeconds <= MAX_SECONDS, "actuatorFaults.timeoutSeconds", timeoutSeconds,
+                "actuatorFaults.timeoutSeconds must be a number of seconds greater than 0 and at most %s (about 317 years), was %s",
+                MAX_SECONDS_TEXT, timeoutSeconds);
+        InvalidSpecException.check(backoffBaseSeconds > 0 && backoffBaseSeconds <= MAX_SECONDS, "actuatorFaults.backoffBaseSeconds",
+                backoffBaseSeconds, "actuatorFaults.backoffBaseSeconds must be a number of seconds greater than 0 and at most %s, was %s",
+                MAX_SECONDS_TEXT, backoffBaseSeconds);
+        InvalidSpecException.check(backoffCapSeconds >= backoffBaseSeconds && backoffCapSeconds <= MAX_SECONDS,
                 "actuatorFaults.backoffCapSeconds", backoffCapSeconds,
-                "actuatorFaults.backoffCapSeconds must be >= backoffBaseSeconds (%s), was %s", backoffBaseSeconds, backoffCapSeconds);
+                "actuatorFaults.backoffCapSeconds must be a number of seconds from backoffBaseSeconds (%s) to %s, was %s", backoffBaseSeconds,
+                MAX_SECONDS_TEXT, backoffCapSeconds);
         InvalidSpecException.check(maxAttempts >= 1 && maxAttempts <= 100, "actuatorFaults.maxAttempts", maxAttempts,
                 "actuatorFaults.maxAttempts must be in 1..100, was %s", maxAttempts);
     }

@@ -60,7 +60,8 @@ public sealed interface ClusterAction {
     }
 
     /**
-     * Removes a ClusterQueue (its running jobs run on).
+     * Retires a ClusterQueue: it is stopped at once (admits nothing new; its running jobs run on) and removed when
+     * it holds nothing — at once when idle; the engine refuses to remove a queue whose jobs hold resources.
      *
      * @param atMillis when
      * @param name the ClusterQueue
@@ -68,7 +69,12 @@ public sealed interface ClusterAction {
     record RemoveClusterQueue(long atMillis, String name) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.removeClusterQueue(name);
+            scheduler.stopClusterQueue(name, true);
+            try {
+                scheduler.removeClusterQueue(name);
+            } catch (io.fairway.api.InvalidSpecException busy) {
+                // still running jobs: it stays stopped, so it admits nothing more
+            }
         }
 
         @Override

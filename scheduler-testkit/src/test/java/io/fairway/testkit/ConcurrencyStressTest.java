@@ -3,6 +3,7 @@ package io.fairway.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.api.event.EventType;
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
@@ -46,6 +47,16 @@ class ConcurrencyStressTest {
         Set<String> rejectedBatchIds = ConcurrentHashMap.newKeySet();
         Set<String> cancelled = ConcurrentHashMap.newKeySet();
         AtomicBoolean churn = new AtomicBoolean(true);
+        // every job's events, in the order the listener received them
+        Map<String, List<EventType>> eventsByJob = new ConcurrentHashMap<>();
+        s.addListener(e -> {
+            // a slow listener widens any window between a change and its delivery
+            java.util.concurrent.locks.LockSupport.parkNanos(e.type() == EventType.SUBMITTED ? 100_000 : 10_000);
+            if (e.jobId() != null) {
+                eventsByJob.computeIfAbsent(e.jobId(), k -> java.util.Collections.synchronizedList(new ArrayList<>())).add(e.type());
+            }
+        });
+        List<String> violations = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(5);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> workers = new ArrayList<>();
@@ -112,6 +123,7 @@ class ConcurrencyStressTest {
         int rounds = 0;
         while (!workers.subList(0, submitters).stream().allMatch(Future::isDone)) {
             roundAndReport(s);
+            violations.addAll(s.checkInvariants()); // throughout, while the other threads keep changing the state
             rounds++;
         }
         churn.set(false);
@@ -133,14 +145,58 @@ class ConcurrencyStressTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (s.jobs().stream().anyMatch(j -> !j.state().isTerminal()) && System.nanoTime() < deadline) {
             roundAndReport(s);
+            violations.addAll(s.checkInvariants());
             rounds++;
         }
+        assertThat(violations).as("invariant violations found after some of %d rounds", rounds).isEmpty();
         Map<JobState, Long> byState = new java.util.EnumMap<>(JobState.class);
         s.jobs().forEach(j -> byState.merge(j.state(), 1L, Long::sum));
         assertThat(byState.keySet()).as("final states after %d rounds: %s", rounds, byState).containsOnly(JobState.SUCCEEDED, JobState.CANCELLED);
         assertThat(byState.getOrDefault(JobState.CANCELLED, 0L)).isEqualTo(cancelled.size());
         assertThat(byState.get(JobState.SUCCEEDED) + byState.getOrDefault(JobState.CANCELLED, 0L)).isEqualTo(accepted.size());
         assertThat(s.checkInvariants()).isEmpty();
+
+        // per job, events arrive in the order the state changed: SUBMITTED first, nothing after the terminal event,
+        // every transition from the state the previous event left the job in
+        List<String> outOfOrder = new ArrayList<>();
+        for (JobStatus j : s.jobs()) {
+            List<EventType> evs = List.copyOf(eventsByJob.getOrDefault(j.id(), List.of()));
+            String problem = replay(evs);
+            if (problem != null) {
+                outOfOrder.add(j.id() + ": " + problem + " in " + evs);
+            } else if (evs.get(evs.size() - 1) != (j.state() == JobState.SUCCEEDED ? EventType.SUCCEEDED : EventType.CANCELLED)) {
+                outOfOrder.add(j.id() + ": last event " + evs.get(evs.size() - 1) + " but the job is " + j.state());
+            }
+        }
+        assertThat(outOfOrder).as("jobs whose events arrived out of order (of %d)", s.jobs().size()).isEmpty();
+        for (String id : rejectedBatchIds) {
+            assertThat(eventsByJob).as("no event for %s of a refused batch", id).doesNotContainKey(id);
+        }
+    }
+
+    /** @return null when the events follow the job state machine, else what broke it */
+    private static String replay(List<EventType> events) {
+        String state = "none";
+        for (int i = 0; i < events.size(); i++) {
+            EventType e = events.get(i);
+            String next = switch (e) {
+                case SUBMITTED -> state.equals("none") ? "pending" : null;
+                case PENDING -> state.equals("pending") ? "pending" : null;
+                case ADMITTED -> state.equals("pending") ? "admitted" : null;
+                case STARTED -> state.equals("admitted") ? "running" : null;
+                case PREEMPTED, REQUEUED -> state.equals("admitted") || state.equals("running") ? "pending" : null;
+                case RESIZED -> state.equals("admitted") || state.equals("running") ? state : null;
+                case PRIORITY_CHANGED -> !state.equals("none") && !state.equals("done") ? state : null;
+                case SUCCEEDED, FAILED -> state.equals("admitted") || state.equals("running") ? "done" : null;
+                case CANCELLED -> !state.equals("none") && !state.equals("done") ? "done" : null;
+                default -> state;
+            };
+            if (next == null) {
+                return e + " at " + i + " while " + state;
+            }
+            state = next;
+        }
+        return state.equals("none") ? "no events" : null;
     }
 
     private static void roundAndReport(Scheduler s) {

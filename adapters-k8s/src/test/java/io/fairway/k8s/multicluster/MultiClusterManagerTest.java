@@ -355,7 +355,7 @@ class MultiClusterManagerTest {
     }
 
     @Test
-    void aPriorityRaisedWhileQueuedIsHonoured() {
+    void aPriorityLoweredWhileQueuedIsHonoured() {
         policy = "priority";
         MultiClusterManager m = manager(8, "eu", "us");
         managerApi.submit(NS, "a", "gpu", 8, true);
@@ -365,8 +365,8 @@ class MultiClusterManagerTest {
         managerApi.submit(NS, "c", "gpu", 8, true);
         pass(m);
         assertThat(copiesOf("a")).hasSize(1);
-        managerApi.client.batch().v1().jobs().inNamespace(NS).withName("c")
-                .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).editMetadata().addToLabels(Keys.PRIORITY_LABEL, "10").endMetadata().build());
+        managerApi.client.batch().v1().jobs().inNamespace(NS).withName("b")
+                .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).editMetadata().addToLabels(Keys.PRIORITY_LABEL, "-10").endMetadata().build());
         pass(m);
         workerApis.get(copiesOf("a").get(0)).complete(NS, "a");
         pass(m);

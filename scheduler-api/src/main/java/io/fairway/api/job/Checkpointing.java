@@ -12,11 +12,11 @@ import io.fairway.api.InvalidSpecException;
 public record Checkpointing(double intervalSeconds, double checkpointCostSeconds, double restoreCostSeconds) implements java.io.Serializable {
     /** Validates. */
     public Checkpointing {
-        InvalidSpecException.check(intervalSeconds > 0, "checkpointing.intervalSeconds", intervalSeconds,
-                "checkpointing.intervalSeconds must be > 0, was %s", intervalSeconds);
-        InvalidSpecException.check(checkpointCostSeconds >= 0, "checkpointing.checkpointCostSeconds", checkpointCostSeconds,
-                "checkpointing.checkpointCostSeconds must be >= 0, was %s", checkpointCostSeconds);
-        InvalidSpecException.check(restoreCostSeconds >= 0, "checkpointing.restoreCostSeconds", restoreCostSeconds,
-                "checkpointing.restoreCostSeconds must be >= 0, was %s", restoreCostSeconds);
+        InvalidSpecException.check(intervalSeconds > 0 && Double.isFinite(intervalSeconds), "checkpointing.intervalSeconds", intervalSeconds,
+                "checkpointing.intervalSeconds must be a finite number > 0, was %s", intervalSeconds);
+        InvalidSpecException.check(checkpointCostSeconds >= 0 && Double.isFinite(checkpointCostSeconds), "checkpointing.checkpointCostSeconds",
+                checkpointCostSeconds, "checkpointing.checkpointCostSeconds must be a finite number >= 0, was %s", checkpointCostSeconds);
+        InvalidSpecException.check(restoreCostSeconds >= 0 && Double.isFinite(restoreCostSeconds), "checkpointing.restoreCostSeconds",
+                restoreCostSeconds, "checkpointing.restoreCostSeconds must be a finite number >= 0, was %s", restoreCostSeconds);
     }
 }

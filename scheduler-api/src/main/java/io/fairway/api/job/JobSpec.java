@@ -42,11 +42,23 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
     public JobSpec {
         InvalidSpecException.requireName("job.id", id);
         namespace = namespace == null || namespace.isBlank() ? DEFAULT_NAMESPACE : namespace;
+        InvalidSpecException.requireDnsLabel("job[" + id + "].namespace", namespace);
         InvalidSpecException.check(queue != null && !queue.isBlank(), "job[" + id + "].queue", queue, "job %s: queue (LocalQueue name) is required", id);
+        InvalidSpecException.requireName("job[" + id + "].queue", queue);
         jobSet = jobSet == null || jobSet.isBlank() ? id : jobSet;
+        InvalidSpecException.requireName("job[" + id + "].jobSet", jobSet);
         owner = owner == null ? "" : owner;
+        if (!owner.isEmpty()) {
+            InvalidSpecException.requireName("job[" + id + "].owner", owner);
+        }
         InvalidSpecException.check(submitTimeMillis >= 0, "job[" + id + "].submitTimeMillis", submitTimeMillis,
                 "job %s: submitTimeMillis must be >= 0, was %d", id, submitTimeMillis);
+        if (podSets != null) {
+            int i = 0;
+            for (PodSet p : podSets) { // List.contains(null) throws on immutable lists
+                InvalidSpecException.requireNonNull("job[" + id + "].podSets[" + i++ + "]", p);
+            }
+        }
         podSets = List.copyOf(podSets == null ? List.of() : podSets);
         InvalidSpecException.check(!podSets.isEmpty(), "job[" + id + "].podSets", podSets, "job %s: at least one pod set is required", id);
         Set<String> names = new HashSet<>();
@@ -165,7 +177,7 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
 
         /** @param podSet a pod set @return this */
         public Builder podSet(PodSet podSet) {
-            podSets.add(podSet);
+            podSets.add(InvalidSpecException.requireNonNull("podSet", podSet));
             return this;
         }
 

@@ -41,6 +41,14 @@ public record PodSet(String name, int count, int minCount, Resources resources, 
                         "pod set \"%s\": %s must be > 0, was %d", name, resources.name(i), resources.amount(i));
             }
         }
+        for (int i = 0; i < resources.size(); i++) { // the gang's total must be a quantity too: sums cannot overflow
+            if (resources.amount(i) > Resources.MAX_QUANTITY / count) {
+                InvalidSpecException.check(false, "podSets[" + name + "].resources." + resources.name(i), resources.amount(i),
+                        "pod set \"%s\": %d members × %s %d = %s is more than the largest quantity %d", name, count, resources.name(i),
+                        resources.amount(i), java.math.BigInteger.valueOf(resources.amount(i)).multiply(java.math.BigInteger.valueOf(count)),
+                        Resources.MAX_QUANTITY);
+            }
+        }
         nodeSelector = Map.copyOf(nodeSelector == null ? Map.of() : nodeSelector);
         tolerations = List.copyOf(tolerations == null ? List.of() : tolerations);
         topology = topology == null ? TopologyRequest.NONE : topology;

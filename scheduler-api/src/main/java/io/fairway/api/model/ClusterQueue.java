@@ -53,7 +53,7 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
 
     /** Validates: a resource is covered by at most one group; borrowing limits need a cohort. */
     public ClusterQueue {
-        InvalidSpecException.requireName("clusterQueue.name", name);
+        InvalidSpecException.requireDnsSubdomain("clusterQueue.name", name);
         admissionChecks = List.copyOf(admissionChecks == null ? List.of() : admissionChecks);
         cohort = cohort == null || cohort.isBlank() ? null : cohort;
         resourceGroups = List.copyOf(resourceGroups == null ? List.of() : resourceGroups);

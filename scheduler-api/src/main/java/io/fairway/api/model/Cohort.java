@@ -15,7 +15,7 @@ import java.util.List;
 public record Cohort(String name, String parent, List<ResourceGroup> resourceGroups, double fairSharingWeight) implements java.io.Serializable {
     /** Validates. */
     public Cohort {
-        InvalidSpecException.requireName("cohort.name", name);
+        InvalidSpecException.requireDnsSubdomain("cohort.name", name);
         parent = parent == null || parent.isBlank() ? null : parent;
         InvalidSpecException.check(!name.equals(parent), "cohort[" + name + "].parent", parent, "cohort %s cannot be its own parent", name);
         resourceGroups = List.copyOf(resourceGroups == null ? List.of() : resourceGroups);

@@ -15,8 +15,8 @@ public record GpuLink(int a, int b, LinkKind kind, double bandwidthGBps) impleme
     public GpuLink {
         InvalidSpecException.check(a != b, "link", a + "-" + b, "a GPU link must join two different GPUs, was %d-%d", a, b);
         InvalidSpecException.check(kind != null, "link.kind", null, "link %d-%d: kind is required", a, b);
-        InvalidSpecException.check(bandwidthGBps >= 0, "link.bandwidthGBps", bandwidthGBps,
-                "link %d-%d: bandwidth must be >= 0, was %s", a, b, bandwidthGBps);
+        InvalidSpecException.check(bandwidthGBps >= 0 && Double.isFinite(bandwidthGBps), "link.bandwidthGBps", bandwidthGBps,
+                "link %d-%d: bandwidth must be a finite number >= 0, was %s", a, b, bandwidthGBps);
         if (a > b) {
             int t = a;
             a = b;

@@ -13,8 +13,8 @@ import io.fairway.api.InvalidSpecException;
 public record LocalQueue(String namespace, String name, String clusterQueue) implements java.io.Serializable {
     /** Validates. */
     public LocalQueue {
-        InvalidSpecException.requireName("localQueue.namespace", namespace);
-        InvalidSpecException.requireName("localQueue.name", name);
+        InvalidSpecException.requireDnsLabel("localQueue.namespace", namespace);
+        InvalidSpecException.requireDnsSubdomain("localQueue.name", name);
         InvalidSpecException.requireName("localQueue.clusterQueue", clusterQueue);
     }
 

@@ -84,7 +84,7 @@ public record NodePool(String name, String cluster, List<InstanceType> instanceT
 
     /** Validates. */
     public NodePool {
-        InvalidSpecException.requireName("nodePool.name", name);
+        InvalidSpecException.requireDnsSubdomain("nodePool.name", name);
         cluster = cluster == null || cluster.isBlank() ? Node.DEFAULT_CLUSTER : cluster;
         instanceTypes = List.copyOf(instanceTypes == null ? List.of() : instanceTypes);
         InvalidSpecException.check(!instanceTypes.isEmpty(), "nodePool[" + name + "].instanceTypes", instanceTypes,

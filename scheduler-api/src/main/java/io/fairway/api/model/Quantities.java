@@ -45,15 +45,28 @@ public final class Quantities {
         if (Resources.CPU.equals(resource)) {
             value = value.multiply(BigDecimal.valueOf(1000));
         }
+        if (value.signum() > 0 && value.precision() - value.scale() > 19) { // checked before rounding: 1e999999999 would take forever
+            throw new InvalidSpecException("resources." + resource, text, "resource " + resource + ": quantity " + text
+                    + " is too large (at most " + format(resource, Resources.MAX_QUANTITY) + ")");
+        }
+        if (value.signum() > 0 && value.precision() - value.scale() < -30) { // a positive crumb rounds up to one base unit
+            return 1;
+        }
         if (value.signum() < 0) {
             throw new InvalidSpecException("resources." + resource, text,
                     "resource " + resource + ": quantity must be >= 0, was " + text);
         }
+        long v;
         try {
-            return value.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+            v = value.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
         } catch (ArithmeticException e) {
-            throw new InvalidSpecException("resources." + resource, text, "resource " + resource + ": quantity " + text + " is too large");
+            v = Long.MAX_VALUE;
         }
+        if (v > Resources.MAX_QUANTITY) {
+            throw new InvalidSpecException("resources." + resource, text, "resource " + resource + ": quantity " + text
+                    + " is too large (at most " + format(resource, Resources.MAX_QUANTITY) + ")");
+        }
+        return v;
     }
 
     /**

@@ -17,7 +17,7 @@ import java.util.Map;
 public record ResourceFlavor(String name, Map<String, String> nodeLabels, List<Taint> nodeTaints, List<Toleration> tolerations) implements java.io.Serializable {
     /** Validates. */
     public ResourceFlavor {
-        InvalidSpecException.requireName("flavor.name", name);
+        InvalidSpecException.requireDnsSubdomain("flavor.name", name);
         nodeLabels = Map.copyOf(nodeLabels == null ? Map.of() : nodeLabels);
         nodeTaints = List.copyOf(nodeTaints == null ? List.of() : nodeTaints);
         tolerations = List.copyOf(tolerations == null ? List.of() : tolerations);

@@ -23,6 +23,10 @@ public record ResourceQuota(String resource, long nominal, long borrowingLimit, 
                 "resource %s: borrowingLimit must be >= 0, was %d", resource, borrowingLimit);
         InvalidSpecException.check(lendingLimit >= 0, "lendingLimit", lendingLimit,
                 "resource %s: lendingLimit must be >= 0, was %d", resource, lendingLimit);
+        InvalidSpecException.check(nominal <= Resources.MAX_QUANTITY, "nominalQuota", nominal,
+                "resource %s: nominalQuota %d is too large (at most %d)", resource, nominal, Resources.MAX_QUANTITY);
+        InvalidSpecException.check(borrowingLimit == UNLIMITED || borrowingLimit <= Resources.MAX_QUANTITY, "borrowingLimit", borrowingLimit,
+                "resource %s: borrowingLimit %d is too large (at most %d, or unlimited)", resource, borrowingLimit, Resources.MAX_QUANTITY);
         InvalidSpecException.check(lendingLimit == UNLIMITED || lendingLimit <= nominal, "lendingLimit", lendingLimit,
                 "resource %s: lendingLimit %d > nominalQuota %d", resource, lendingLimit, nominal);
     }

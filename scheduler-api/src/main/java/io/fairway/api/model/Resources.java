@@ -33,6 +33,13 @@ public final class Resources implements java.io.Serializable {
     /** NVIDIA GPUs, in units. */
     public static final String GPU = "nvidia.com/gpu";
 
+    /**
+     * The largest quantity accepted, in base units: 2<sup>53</sup> (9,007,199,254,740,992 — 8 PiB of memory, about
+     * 9 × 10<sup>12</sup> cores). Larger (or non-finite) quantities are refused; 1,000 quantities at this bound still
+     * add up without overflowing a {@code long}, and every whole number up to it is exact as a {@code double}.
+     */
+    public static final long MAX_QUANTITY = 1L << 53;
+
     /** No resources at all. */
     public static final Resources NONE = new Resources(new String[0], new long[0]);
 
@@ -47,11 +54,15 @@ public final class Resources implements java.io.Serializable {
     }
 
     /**
-     * @param amounts resource name to quantity in base units; no quantity may be negative
+     * @param amounts resource name to quantity in base units; no quantity may be negative or above {@link #MAX_QUANTITY}
      * @return the resources
-     * @throws InvalidSpecException naming the resource and the value if a quantity is negative or a name blank
+     * @throws InvalidSpecException naming the resource and the value if a quantity is negative or too large, or a
+     *     name blank
      */
     public static Resources of(Map<String, Long> amounts) {
+        if (amounts == null) {
+            throw new InvalidSpecException("resources", null, "resources must not be null");
+        }
         int size = amounts.size();
         if (size == 0) {
             return NONE;
@@ -62,8 +73,10 @@ public final class Resources implements java.io.Serializable {
         for (Map.Entry<String, Long> e : amounts.entrySet()) {
             InvalidSpecException.requireName("resource name", e.getKey());
             Long v = e.getValue();
-            if (v == null || v < 0) { // the field name is built only on failure
-                InvalidSpecException.check(false, "resources." + e.getKey(), v, "resource %s: quantity must be >= 0, was %s", e.getKey(), v);
+            if (v == null || v < 0 || v > MAX_QUANTITY) { // the field name is built only on failure
+                InvalidSpecException.check(v != null && v >= 0, "resources." + e.getKey(), v, "resource %s: quantity must be >= 0, was %s", e.getKey(), v);
+                InvalidSpecException.check(false, "resources." + e.getKey(), v, "resource %s: quantity %s is too large (at most %d)", e.getKey(), v,
+                        MAX_QUANTITY);
             }
             // insertion into name order: resource sets are small (a handful of names)
             int at = k;
@@ -202,12 +215,17 @@ public final class Resources implements java.io.Serializable {
     /**
      * @param factor a non-negative multiplier
      * @return each quantity multiplied
+     * @throws InvalidSpecException when the factor is negative or a product would exceed {@link #MAX_QUANTITY}
      */
     public Resources times(long factor) {
         InvalidSpecException.check(factor >= 0, "factor", factor, "factor must be >= 0, was %d", factor);
         long[] a = new long[amounts.length];
         for (int i = 0; i < a.length; i++) {
-            a[i] = Math.multiplyExact(amounts[i], factor);
+            if (factor > 0 && amounts[i] > MAX_QUANTITY / factor) {
+                throw new InvalidSpecException("resources." + names[i], factor, String.format("resource %s: %d × %d is more than the largest "
+                        + "quantity %d", names[i], factor, amounts[i], MAX_QUANTITY));
+            }
+            a[i] = amounts[i] * factor;
         }
         return new Resources(names, a);
     }
@@ -232,6 +250,30 @@ public final class Resources implements java.io.Serializable {
             a[i++] = v;
         }
         return new Resources(n, a);
+    }
+
+    /**
+     * Deserialisation bypasses the factory: the arrays read are checked as {@link #of} checks them (names unique and
+     * non-blank, quantities 0..{@link #MAX_QUANTITY}) and put back in name order with a fresh hash.
+     *
+     * @return the validated resources
+     * @throws java.io.InvalidObjectException naming what is wrong
+     */
+    private Object readResolve() throws java.io.ObjectStreamException {
+        if (names == null || amounts == null || names.length != amounts.length) {
+            throw new java.io.InvalidObjectException("resources: names and quantities do not match");
+        }
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (int i = 0; i < names.length; i++) {
+            if (m.put(names[i], amounts[i]) != null) {
+                throw new java.io.InvalidObjectException("resources: " + names[i] + " appears twice");
+            }
+        }
+        try {
+            return of(m);
+        } catch (InvalidSpecException e) {
+            throw new java.io.InvalidObjectException(e.getMessage());
+        }
     }
 
     @Override
@@ -275,7 +317,7 @@ public final class Resources implements java.io.Serializable {
          * @return this builder
          */
         public Builder cpu(double cores) {
-            return put(CPU, Math.round(cores * 1000));
+            return put(CPU, Math.round(checkHuman(CPU, "cores", cores, MAX_QUANTITY / 1000.0) * 1000));
         }
 
         /**
@@ -283,7 +325,17 @@ public final class Resources implements java.io.Serializable {
          * @return this builder
          */
         public Builder memoryGiB(double gib) {
-            return put(MEMORY, Math.round(gib * (1L << 30)));
+            return put(MEMORY, Math.round(checkHuman(MEMORY, "GiB", gib, (double) (MAX_QUANTITY >> 30)) * (1L << 30)));
+        }
+
+        /** Refuses NaN, infinities, negative and too large amounts in human units, quoting the value as given. */
+        private static double checkHuman(String resource, String unit, double value, double max) {
+            if (!(value >= 0 && value <= max)) { // NaN fails both comparisons
+                throw new InvalidSpecException("resources." + resource, value, String.format(
+                        "resource %s: %s %s is out of range (a finite number from 0 to %s %s)", resource, value, unit,
+                        new java.math.BigDecimal(max).stripTrailingZeros().toPlainString(), unit));
+            }
+            return value;
         }
 
         /**
@@ -304,7 +356,7 @@ public final class Resources implements java.io.Serializable {
             return this;
         }
 
-        /** @return the resources; {@link InvalidSpecException} if a quantity is negative */
+        /** @return the resources; {@link InvalidSpecException} if a quantity is negative or above {@link #MAX_QUANTITY} */
         public Resources build() {
             return of(m);
         }

@@ -50,7 +50,7 @@ class JobSpecValidationTest {
     @Test
     void negativeQuantityPerMemberIsRefusedBeforeThePodSetExists() {
         assertThatThrownBy(() -> PodSet.of("workers", 2, Resources.builder().cpu(-2).build()))
-                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("cpu").hasMessageContaining("-2000");
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("cpu").hasMessageContaining("-2.0 cores");
     }
 
     @Test

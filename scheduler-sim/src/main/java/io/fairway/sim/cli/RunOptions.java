@@ -90,7 +90,10 @@ final class RunOptions {
                     actuatorBackoff.isEmpty() ? f.backoffCapSeconds() : actuatorBackoff.get(1),
                     actuatorMaxAttempts == null ? f.maxAttempts() : actuatorMaxAttempts);
         } catch (io.fairway.api.InvalidSpecException e) {
-            throw new FairwayCommand.UserException(e.getMessage());
+            // name the options the user typed, not the scenario fields behind them
+            throw new FairwayCommand.UserException(e.getMessage().replace("actuatorFaults.timeoutSeconds", "--actuator-timeout")
+                    .replace("actuatorFaults.backoffBaseSeconds", "--actuator-backoff BASE").replace("actuatorFaults.backoffCapSeconds",
+                            "--actuator-backoff CAP").replace("actuatorFaults.maxAttempts", "--actuator-max-attempts"));
         }
     }
 

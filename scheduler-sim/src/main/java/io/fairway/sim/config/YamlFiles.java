@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fairway.sim.TextFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +23,6 @@ import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
 
 /** Reads the YAML files into their config records, turning every error into a {@link ConfigException} with file and line. */
 final class YamlFiles {
-    private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
+    private static final ObjectMapper MAPPER = new ObjectMapper(YAMLFactory.builder().loaderOptions(loaderOptions()).build())
             .registerModule(new SimpleModule("fairway-validation").setDeserializerModifier(new ValidatingModifier()))
             .addHandler(new UnknownFields())
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -46,9 +46,27 @@ final class YamlFiles {
     private YamlFiles() {
     }
 
+    /** SnakeYAML's own bound on a document, at the file bound (its default, 3 Mi code points, came after the scan). */
+    private static org.yaml.snakeyaml.LoaderOptions loaderOptions() {
+        org.yaml.snakeyaml.LoaderOptions o = new org.yaml.snakeyaml.LoaderOptions();
+        o.setCodePointLimit((int) TextFiles.MAX_YAML_BYTES);
+        return o;
+    }
+
+    /**
+     * Reads a YAML file: at most {@link TextFiles#MAX_YAML_BYTES} of UTF-8 with lines of at most
+     * {@link TextFiles#MAX_YAML_LINE} characters (a single long scalar makes the YAML parser quadratic: 4 MB took
+     * seconds, 200 MB minutes), checked before parsing.
+     */
     static <T> T read(Path file, Class<T> type) {
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return read(file.toString(), in, type);
+        String text;
+        try {
+            text = TextFiles.read(file, TextFiles.MAX_YAML_BYTES, TextFiles.MAX_YAML_LINE);
+        } catch (TextFiles.UnreadableFileException e) {
+            throw new UncheckedIOException("cannot read " + e.getMessage(), e.getCause());
+        }
+        try {
+            return read(file.toString(), new java.io.StringReader(text), type);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -68,6 +86,9 @@ final class YamlFiles {
 
     static <T> T read(String source, Reader in, Class<T> type) throws IOException {
         String text = new BufferedReader(in).lines().collect(Collectors.joining("\n"));
+        if (text.length() > TextFiles.MAX_YAML_BYTES) {
+            throw new ConfigException(source, 0, 0, "is " + text.length() + " characters; at most " + TextFiles.MAX_YAML_BYTES + " are read", null);
+        }
         if (text.isBlank()) {
             throw new ConfigException(source, 0, 0, "is empty", null);
         }

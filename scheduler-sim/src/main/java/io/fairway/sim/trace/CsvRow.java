@@ -25,6 +25,12 @@ final class CsvRow {
         return new TraceFormatException(file, line, message);
     }
 
+    /** @return an error at a column: {@code file:line:column: message}, the column counted from 1 as in the header */
+    TraceFormatException errorAt(String column, String message) {
+        Integer i = columns.get(column);
+        return new TraceFormatException(file, line, i == null ? 0 : i + 1, message);
+    }
+
     TraceFormatException error(String message, Throwable cause) {
         return new TraceFormatException(file, line, message, cause);
     }

@@ -28,6 +28,22 @@ abstract class CsvTraceReader implements TraceReader {
      */
     abstract SimJob job(CsvRow row);
 
+    /** @return the trace column an engine field ({@code job.id}, {@code job[x].namespace}) was read from, or null */
+    private static String columnOf(String field) {
+        if (field == null) {
+            return null;
+        }
+        String last = field.substring(field.lastIndexOf('.') + 1);
+        return switch (last) {
+            case "id" -> "id";
+            case "namespace" -> "namespace";
+            case "queue" -> "queue";
+            case "jobSet" -> "job_set";
+            case "owner" -> "owner";
+            default -> null;
+        };
+    }
+
     /** @return true when submission times are shifted so the earliest job arrives at 0 */
     boolean rebase() {
         return false;
@@ -80,7 +96,8 @@ abstract class CsvTraceReader implements TraceReader {
             try {
                 job = job(row);
             } catch (InvalidSpecException e) {
-                throw row.error(e.getMessage(), e);
+                String column = columnOf(e.field());
+                throw column != null && row.has(column) ? row.errorAt(column, column + ": " + e.getMessage()) : row.error(e.getMessage(), e);
             }
             if (!ids.add(job.id())) {
                 throw row.error("job id " + job.id() + " appears twice");
@@ -105,10 +122,19 @@ abstract class CsvTraceReader implements TraceReader {
         return new Trace(source, jobs);
     }
 
+    /**
+     * The largest submit time or duration read, in seconds: 10^10 s, about 317 years. The simulator's clock counts
+     * milliseconds in a {@code long} and stops at {@code Long.MAX_VALUE / 2} ms (about 146,000 years); bounding
+     * each value far inside it keeps every submit time plus duration representable, so a trace cannot run the
+     * clock to its end with a job unfinished (a duration of 1e300 did, and the warning blamed the policy).
+     */
+    static final double MAX_SECONDS = 1e10;
+
     static long millis(CsvRow row, String column, double seconds) {
         if (seconds < 0) {
             throw row.error(column + " must be >= 0, was " + seconds);
         }
+        checkClock(row, column, seconds);
         return Math.round(seconds * 1000);
     }
 
@@ -117,6 +143,14 @@ abstract class CsvTraceReader implements TraceReader {
         if (d <= 0) {
             throw row.error(column + " must be > 0, was " + row.text(column));
         }
+        checkClock(row, column, d);
         return d;
+    }
+
+    private static void checkClock(CsvRow row, String column, double seconds) {
+        if (seconds > MAX_SECONDS) {
+            throw row.errorAt(column, column + " " + row.text(column) + " s is beyond what the simulator's clock can represent (at most 1e10 s, "
+                    + "about 317 years)");
+        }
     }
 }

@@ -24,6 +24,18 @@ public class TraceFormatException extends RuntimeException {
     }
 
     /**
+     * @param file the file (or resource) name
+     * @param line the 1-based line number
+     * @param column the 1-based column (CSV field) number, or 0 when unknown
+     * @param message what is wrong
+     */
+    public TraceFormatException(String file, int line, int column, String message) {
+        super(file + (line > 0 ? ":" + line + (column > 0 ? ":" + column : "") : "") + ": " + message);
+        this.file = file;
+        this.line = line;
+    }
+
+    /**
      * @param file the file
      * @param line the line
      * @param message what is wrong

@@ -3,8 +3,6 @@ package io.fairway.sim.trace;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -31,13 +29,16 @@ public interface TraceReader {
      * @param file a trace file
      * @return the jobs
      * @throws TraceFormatException on a malformed line
-     * @throws UncheckedIOException when the file cannot be read
+     * @throws UncheckedIOException when the file cannot be read, is not UTF-8 or has a line over
+     *     {@link io.fairway.sim.TextFiles#MAX_TRACE_LINE} bytes (naming the file, and the line where there is one)
      */
     default Trace read(Path file) {
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader in = io.fairway.sim.TextFiles.openLines(file, io.fairway.sim.TextFiles.MAX_TRACE_LINE)) {
             return read(file.toString(), in);
+        } catch (io.fairway.sim.TextFiles.UnreadableFileException e) {
+            throw new UncheckedIOException("cannot read trace " + e.getMessage(), e.getCause());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read trace " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read trace " + io.fairway.sim.TextFiles.unreadable(file, e).getMessage(), e);
         }
     }
 }

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -33,13 +32,15 @@ public final class Traces {
     public static Trace read(Path file, TraceFormat format) {
         if (format == null) {
             String header;
-            try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            try (BufferedReader in = io.fairway.sim.TextFiles.openLines(file, io.fairway.sim.TextFiles.MAX_TRACE_LINE)) {
                 header = in.readLine();
                 while (header != null && (header.isBlank() || header.stripLeading().startsWith("#"))) {
                     header = in.readLine();
                 }
+            } catch (io.fairway.sim.TextFiles.UnreadableFileException e) {
+                throw new UncheckedIOException("cannot read trace " + e.getMessage(), e.getCause());
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read trace " + file + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("cannot read trace " + io.fairway.sim.TextFiles.unreadable(file, e).getMessage(), e);
             }
             format = TraceFormat.detect(header);
             if (format == null) {
