@@ -243,7 +243,7 @@ public final class HtmlReport {
         sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Fairway simulation: ").append(esc(title))
                 .append("</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
                         + "table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
-                        + "td:first-child,th:first-child{text-align:left}img{max-width:100%}</style>\n</head>\n<body>\n");
+                        + "td:first-child,th:first-child{text-align:left}td.best{font-weight:bold}img{max-width:100%}</style>\n</head>\n<body>\n");
         sb.append("<h1>Fairway simulation: ").append(esc(title)).append("</h1>\n");
         if (!results.isEmpty()) {
             SimulationResult first = results.get(0);
@@ -256,21 +256,42 @@ public final class HtmlReport {
         sb.append("<table>\n<tr><th>policy</th><th>jobs</th><th>completed</th><th>avg JCT</th><th>p50 JCT</th><th>p95 JCT</th>"
                 + "<th>p99 JCT</th><th>avg queueing</th><th>makespan</th><th>GPU util</th><th>max ρ</th><th>mean ρ</th><th>Jain (ρ)</th>"
                 + "<th>preemptions</th><th>ms/round</th></tr>\n");
+        // the best value of each compared column in bold (all values tied for it at the shown precision)
+        List<String[]> shown = new ArrayList<>();
+        List<double[]> values = new ArrayList<>();
         for (SimulationResult r : results) {
             PolicyMetrics m = r.metrics();
-            sb.append("<tr><td>").append(esc(m.policy())).append("</td><td>").append(m.jobs()).append("</td><td>").append(m.completed())
-                    .append("</td><td>").append(ComparisonTable.duration(m.avgJctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.p50JctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.p95JctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.p99JctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.avgQueueingDelaySeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.makespanSeconds()))
-                    .append("</td><td>").append(ComparisonTable.percent(m.gpuUtilization()))
-                    .append("</td><td>").append(ComparisonTable.fixed(m.maxRho(), 2))
-                    .append("</td><td>").append(ComparisonTable.fixed(m.meanRho(), 2))
-                    .append("</td><td>").append(ComparisonTable.fixed(m.jainIndex(), 3))
-                    .append("</td><td>").append(m.preemptions())
-                    .append("</td><td>").append(ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)).append("</td></tr>\n");
+            shown.add(new String[] {Integer.toString(m.jobs()), Integer.toString(m.completed()), ComparisonTable.duration(m.avgJctSeconds()),
+                ComparisonTable.duration(m.p50JctSeconds()), ComparisonTable.duration(m.p95JctSeconds()), ComparisonTable.duration(m.p99JctSeconds()),
+                ComparisonTable.duration(m.avgQueueingDelaySeconds()), ComparisonTable.duration(m.makespanSeconds()),
+                ComparisonTable.percent(m.gpuUtilization()), ComparisonTable.fixed(m.maxRho(), 2), ComparisonTable.fixed(m.meanRho(), 2),
+                ComparisonTable.fixed(m.jainIndex(), 3), Integer.toString(m.preemptions()), ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)});
+            values.add(new double[] {Double.NaN, m.completed(), m.avgJctSeconds(), m.p50JctSeconds(), m.p95JctSeconds(), m.p99JctSeconds(),
+                m.avgQueueingDelaySeconds(), m.makespanSeconds(), m.gpuUtilization(), m.maxRho(), m.meanRho(), m.jainIndex(), m.preemptions(), Double.NaN});
+        }
+        int[] better = {0, +1, -1, -1, -1, -1, -1, -1, +1, -1, -1, +1, -1, 0};
+        String[] best = new String[better.length];
+        for (int k = 0; k < better.length && results.size() > 1; k++) {
+            int b = -1;
+            for (int i = 0; i < values.size(); i++) {
+                double x = values.get(i)[k];
+                if (better[k] != 0 && Double.isFinite(x) && (b < 0 || (better[k] > 0 ? x > values.get(b)[k] : x < values.get(b)[k]))) {
+                    b = i;
+                }
+            }
+            if (b >= 0) {
+                String v = shown.get(b)[k];
+                int col = k;
+                best[k] = shown.stream().allMatch(row -> row[col].equals(v)) ? null : v;
+            }
+        }
+        for (int i = 0; i < results.size(); i++) {
+            sb.append("<tr><td>").append(esc(results.get(i).policy())).append("</td>");
+            for (int k = 0; k < better.length; k++) {
+                String v = shown.get(i)[k];
+                sb.append(v.equals(best[k]) ? "<td class=\"best\">" : "<td>").append(v).append("</td>");
+            }
+            sb.append("</tr>\n");
         }
         sb.append("</table>\n");
         if (hasPools(results) || results.stream().anyMatch(r -> r.infra().costDollars() > 0)) {
@@ -295,7 +316,8 @@ public final class HtmlReport {
             sb.append("<p>Identical outcomes (every job admitted, run and finished at the same times; one line in the charts, "
                     + "named \"a = b\"): ").append(esc(same)).append(".</p>\n");
         }
-        sb.append("<p>JCT = completion − submission. ρ = JCT / T_isolated, T_isolated being the job's run time on a private 1/N "
+        sb.append("<p>Bold: the best value of its column (most completed, highest utilisation and Jain; least JCT, queueing, "
+                + "makespan, ρ and preemptions). JCT = completion − submission. ρ = JCT / T_isolated, T_isolated being the job's run time on a private 1/N "
                 + "share of the cluster, N the time-averaged number of jobs present during its lifetime (Themis' finish-time "
                 + "fairness; ρ ≤ 1 is the sharing incentive). Jain's index over ρ: 1 when every job fares alike. GPU utilisation = "
                 + "GPU-seconds held by jobs / (GPUs × makespan). ms/round is wall time, the only non-deterministic value.</p>\n");

@@ -49,6 +49,15 @@ class ComparisonTableTest {
     }
 
     @Test
+    void theHtmlReportPutsTheBestValuesInBold(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path index = HtmlReport.write(dir, "two runs", List.of(result("slow", 600, 0.9, 30), result("fast", 300, 0.7, 0)));
+
+        String html = java.nio.file.Files.readString(index);
+        assertThat(html).contains("<td class=\"best\">5.0 min</td>", "<td class=\"best\">0.900</td>", "<td>10.0 min</td>", "<td>0.700</td>")
+                .doesNotContain("<td class=\"best\">50.0%</td>");
+    }
+
+    @Test
     void chartsDrawOneSeriesPerGroupOfIdenticalOutcomes() {
         List<List<SimulationResult>> groups = HtmlReport.sameOutcomes(List.of(result("a", 300, 0.7, 0), result("b", 600, 0.9, 30),
                 result("c", 300, 0.7, 0)));
