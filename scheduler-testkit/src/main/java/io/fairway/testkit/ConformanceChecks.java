@@ -474,6 +474,139 @@ public final class ConformanceChecks {
                 faults.faults().isEmpty() ? "" : ", " + faults.faults().size() + " faults").isEmpty();
     }
 
+    // ------------------------------------------------------------------ (h) no starvation under continuous arrival
+
+    /**
+     * How long a job may wait under continuous arrival before it counts as starved.
+     */
+    @FunctionalInterface
+    public interface AdmissionBound {
+        /**
+         * @param queues the number of queues sharing the cluster
+         * @param gpus the cluster's GPUs
+         * @param gpuRoundsAhead the GPU-rounds still to run, when the job arrived, of every other job submitted up to
+         *     then (in the same round too) that had not finished
+         * @param maxRunRounds the longest run of any job of the stream
+         * @return the rounds within which the job must have been admitted after its arrival
+         */
+        int rounds(int queues, long gpus, long gpuRoundsAhead, int maxRunRounds);
+    }
+
+    /**
+     * Under a policy that promises no starvation, a job is admitted within a bound of its arrival although jobs keep
+     * arriving. Jobs arrive before the rounds the {@link ContinuousArrivals.Stream stream} names; an admitted job
+     * starts at once, runs its {@code runRounds} rounds (counted over all its runs, if it is preempted) and finishes;
+     * the clock moves {@link ContinuousArrivals#ROUND_SECONDS} per round. Two things must hold:
+     *
+     * <ul>
+     *   <li>every job is first admitted within {@code bound.rounds(...)} rounds of its arrival, the bound growing with
+     *       the work that was already in the cluster or waiting when it arrived — not with the work that arrives
+     *       after it. A policy that lets later short jobs, or the jobs of a favoured queue, overtake a job for as long
+     *       as they keep coming fails;</li>
+     *   <li>after the last arrival the cluster drains: every job has finished within {@code drainRounds} more rounds.</li>
+     * </ul>
+     *
+     * The invariants of {@link #oneStatePerJobNoneLostAndAReasonForEveryPendingJob} are checked after every round.
+     *
+     * @param world the cluster and queues (every job must fit it alone)
+     * @param stream the arrivals
+     * @param policy a fresh policy per call
+     * @param bound the admission bound
+     * @param drainRounds rounds after the last arrival within which every job must have finished
+     */
+    public static void noStarvationUnderContinuousArrival(World world, ContinuousArrivals.Stream stream, Supplier<SchedulingPolicy> policy,
+                                                          AdmissionBound bound, int drainRounds) {
+        ConformanceHarness h = new ConformanceHarness(world, policy, 7);
+        long gpus = 0;
+        for (Node n : world.nodes()) {
+            gpus += n.gpus().size();
+        }
+        List<ContinuousArrivals.Arrival> arrivals = stream.arrivals();
+        Map<String, ContinuousArrivals.Arrival> byId = new HashMap<>();
+        Map<String, Integer> arrivedAt = new HashMap<>();
+        Map<String, Integer> deadline = new HashMap<>();
+        Map<String, Long> aheadOf = new HashMap<>();
+        Map<String, Integer> admittedAt = new HashMap<>();
+        Map<String, Integer> ranFor = new HashMap<>();
+        int next = 0;
+        int lastRound = stream.lastRound() + drainRounds;
+        int round = 0;
+        for (; round <= lastRound; round++) {
+            List<FairwayArbitraries.JobTemplate> batch = new ArrayList<>();
+            while (next < arrivals.size() && arrivals.get(next).round() == round) {
+                batch.add(arrivals.get(next).job());
+                next++;
+            }
+            if (!batch.isEmpty()) {
+                int first = h.submitted.size();
+                h.apply(new FairwayArbitraries.SubmitBatch(batch));
+                for (int i = 0; i < batch.size(); i++) {
+                    String id = h.submitted.get(first + i);
+                    byId.put(id, arrivals.get(next - batch.size() + i));
+                    arrivedAt.put(id, round);
+                }
+                long unfinished = 0;
+                for (JobStatus j : h.jobsIn(JobState.PENDING, JobState.QUOTA_RESERVED, JobState.ADMITTED, JobState.RUNNING)) {
+                    ContinuousArrivals.Arrival a = byId.get(j.id());
+                    unfinished += a.gpus() * (a.runRounds() - ranFor.getOrDefault(j.id(), 0));
+                }
+                for (int i = 0; i < batch.size(); i++) {
+                    String id = h.submitted.get(first + i);
+                    ContinuousArrivals.Arrival own = byId.get(id);
+                    long ahead = unfinished - own.gpus() * own.runRounds();
+                    aheadOf.put(id, ahead);
+                    deadline.put(id, round + bound.rounds(world.clusterQueues().size(), gpus, ahead, stream.maxRunRounds()));
+                }
+            } else if (next >= arrivals.size()
+                    && h.jobsIn(JobState.PENDING, JobState.QUOTA_RESERVED, JobState.ADMITTED, JobState.RUNNING).isEmpty()) {
+                break;
+            }
+            h.apply(new FairwayArbitraries.RunRound());
+            checkStates(h, "round " + round);
+            checkEffect(h, "round " + round);
+            for (JobStatus j : h.jobsIn(JobState.ADMITTED)) {
+                h.scheduler.reportStarted(j.id());
+            }
+            for (JobStatus j : h.jobsIn(JobState.RUNNING)) {
+                admittedAt.putIfAbsent(j.id(), round);
+                if (ranFor.merge(j.id(), 1, Integer::sum) >= byId.get(j.id()).runRounds()) {
+                    h.scheduler.reportFinished(j.id());
+                }
+            }
+            for (Map.Entry<String, Integer> e : deadline.entrySet()) {
+                String id = e.getKey();
+                if (!admittedAt.containsKey(id) && round >= e.getValue()) {
+                    ContinuousArrivals.Arrival a = byId.get(id);
+                    JobStatus j = h.scheduler.status(id).orElseThrow();
+                    throw new AssertionError(String.format(java.util.Locale.ROOT,
+                            "job %s starved: arrived before round %d (queue %s, %d GPUs, estimatedSeconds %.0f, %d GPU-rounds of work "
+                                    + "in the cluster or ahead of it), still not admitted after round %d, the bound; %d jobs arrived "
+                                    + "after it and %d of those were admitted meanwhile; it waits with %s",
+                            id, arrivedAt.get(id), j.spec().queue(), a.gpus(), a.job().estimatedSeconds(), aheadOf.get(id), round,
+                            countAfter(arrivedAt, arrivedAt.get(id)), countAdmittedAfter(arrivedAt, admittedAt, arrivedAt.get(id)),
+                            j.pendingReason()));
+                }
+            }
+            h.apply(new FairwayArbitraries.Tick(ContinuousArrivals.ROUND_SECONDS));
+        }
+        List<String> unfinished = new ArrayList<>();
+        for (JobStatus j : h.scheduler.jobs()) {
+            if (j.state() != JobState.SUCCEEDED) {
+                unfinished.add(j.id() + " " + j.state() + (j.pendingReason() == null ? "" : " (" + j.pendingReason() + ")"));
+            }
+        }
+        assertThat(unfinished).as("%d jobs arriving over %d rounds, not all finished %d rounds after the last arrival",
+                arrivals.size(), stream.lastRound() + 1, drainRounds).isEmpty();
+    }
+
+    private static int countAfter(Map<String, Integer> arrivedAt, int round) {
+        return (int) arrivedAt.values().stream().filter(r -> r > round).count();
+    }
+
+    private static int countAdmittedAfter(Map<String, Integer> arrivedAt, Map<String, Integer> admittedAt, int round) {
+        return (int) arrivedAt.entrySet().stream().filter(e -> e.getValue() > round && admittedAt.containsKey(e.getKey())).count();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static List<JobStatus> holding(ConformanceHarness h) {

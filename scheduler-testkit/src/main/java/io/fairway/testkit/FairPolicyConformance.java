@@ -20,13 +20,30 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 
 /**
- * The conformance suite plus the opt-in no-starvation property, for policies that declare fairness: on two 8-GPU
- * NVSwitch nodes shared by two to three queues (each with quota for the whole cluster), 1–30 jobs of 1–2 members with
- * 1–4 GPUs each, all submitted at once and each running {@link #runRounds()} rounds once started, must all have
- * finished within {@link #boundRounds(int)} rounds — and, under a random schedule of faults the cluster recovers
- * from ({@link FaultSchedules#recoverableSchedules()}), within {@link #boundRoundsUnderFaults}.
+ * The conformance suite plus the opt-in no-starvation properties, for policies that declare fairness. All run on two
+ * 8-GPU NVSwitch nodes shared by two to three queues (each with quota for the whole cluster):
+ *
+ * <ul>
+ *   <li>{@code noJobStarvesWithinTheStatedBound}: 1–30 jobs of 1–2 members with 1–4 GPUs each, all submitted at
+ *       once and each running {@link #runRounds()} rounds once started, must all have finished within
+ *       {@link #boundRounds(int)} rounds;</li>
+ *   <li>{@code noJobStarvesDespiteFaultsTheClusterRecoversFrom}: the same under a random schedule of faults the
+ *       cluster recovers from ({@link FaultSchedules#recoverableSchedules()}), within {@link #boundRoundsUnderFaults};</li>
+ *   <li>{@code noJobStarvesUnderContinuousArrival}: jobs keep arriving ({@link ContinuousArrivals#streams()}: a
+ *       steady stream of short jobs, mostly into one queue, from a light load to more than the cluster runs, and
+ *       long, large, elastic or checkpointing jobs among them); each must be admitted within
+ *       {@link #admissionBoundRounds} rounds of its arrival — a bound that grows with the work already there when it
+ *       arrived, not with what arrives after it — and all must have finished {@link #drainRounds} rounds after the
+ *       last arrival. A policy that always prefers short jobs, or one queue, fails it (see scheduler-testkit's
+ *       {@code StarvationTest}).</li>
+ * </ul>
+ *
+ * <p>What these properties do not prove: starvation on other clusters or quota set-ups than this one, under
+ * priorities (every job here has priority 0), or over horizons longer than the streams drawn (at most 30 rounds of
+ * arrivals); and a bound met in every try is evidence, not a proof, that it always holds.
  */
 public abstract class FairPolicyConformance extends PolicyConformance {
 
@@ -54,6 +71,55 @@ public abstract class FairPolicyConformance extends PolicyConformance {
      */
     protected int boundRoundsUnderFaults(int jobs, FaultSchedules.FaultSchedule faults) {
         return boundRounds(jobs) + faults.lastRound() + 1 + faults.faults().size() * (2 * runRounds() + 6);
+    }
+
+    /**
+     * The admission bound under continuous arrival: a job must be admitted within {@code queues} times the rounds the
+     * whole cluster needs for the work already there or ahead of it when it arrived, plus the longest run and 5
+     * rounds. A fair policy may put the other queues' work first (hence the factor), but not the work that arrives
+     * after the job.
+     *
+     * @param queues the queues sharing the cluster @param gpus the cluster's GPUs
+     * @param gpuRoundsAhead the other jobs' unfinished work (GPU-rounds) when the job arrived
+     * @param maxRunRounds the longest run of any job
+     * @return rounds after its arrival within which the job must have been admitted
+     */
+    protected int admissionBoundRounds(int queues, long gpus, long gpuRoundsAhead, int maxRunRounds) {
+        return (int) (queues * ((gpuRoundsAhead + gpus - 1) / gpus)) + maxRunRounds + 5;
+    }
+
+    /**
+     * @param stream the arrivals
+     * @return rounds after the last arrival within which every job must have finished: twice the rounds the whole
+     *     stream's work needs on the cluster, plus twice the longest run, plus 10
+     */
+    protected int drainRounds(ContinuousArrivals.Stream stream) {
+        return (int) (2 * ((stream.gpuRounds() + 15) / 16)) + 2 * stream.maxRunRounds() + 10;
+    }
+
+    /**
+     * Whether the policy promises {@link #admissionBoundRounds} under continuous arrival. Override it to return false
+     * for a policy that promises only that every job runs once arrivals stop: {@code noJobStarvesUnderContinuousArrival}
+     * then checks the drain alone (every job finished {@link #drainRounds} rounds after the last arrival).
+     *
+     * @return true (the default) to hold the policy to the admission bound
+     */
+    protected boolean boundsAdmissionUnderContinuousArrival() {
+        return true;
+    }
+
+    /** @return streams of jobs arriving over time */
+    @Provide
+    Arbitrary<ContinuousArrivals.Stream> arrivalStreams() {
+        return ContinuousArrivals.streams();
+    }
+
+    /** @param queues 2–3 queues @param stream the arrivals */
+    @Property
+    void noJobStarvesUnderContinuousArrival(@ForAll @IntRange(min = 2, max = 3) int queues, @ForAll("arrivalStreams") ContinuousArrivals.Stream stream) {
+        ConformanceChecks.AdmissionBound bound = boundsAdmissionUnderContinuousArrival() ? this::admissionBoundRounds
+                : (q, gpus, ahead, maxRun) -> Integer.MAX_VALUE / 4;
+        ConformanceChecks.noStarvationUnderContinuousArrival(fairWorld(queues), stream, this::policy, bound, drainRounds(stream));
     }
 
     /** @return fault schedules the small cluster recovers from */

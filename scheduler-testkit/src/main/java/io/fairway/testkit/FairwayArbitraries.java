@@ -1,5 +1,6 @@
 package io.fairway.testkit;
 
+import io.fairway.api.job.Checkpointing;
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.job.TopologyRequest;
@@ -179,22 +180,35 @@ public final class FairwayArbitraries {
     // ------------------------------------------------------------------ jobs
 
     /**
-     * A job before it gets its id: the LocalQueue it submits to (by index, or a missing one), priority, pod sets and
-     * the job set it belongs to.
+     * A job before it gets its id: the LocalQueue it submits to (by index, or a missing one), priority, pod sets, the
+     * job set it belongs to, and what it tells the scheduler about its run (an estimate, checkpointing).
      *
      * @param queue the LocalQueue index (modulo the world's queues), or {@link #MISSING_QUEUE}
      * @param priority the priority
      * @param podSets the pod sets
      * @param jobSet the job set index ({@link #jobSetName(int)}), or {@link #OWN_SET} for a job set of its own
+     * @param estimatedSeconds the run time it announces ({@link JobSpec#estimatedSeconds()}), 0 when unknown
+     * @param checkpointing how it checkpoints, or null when it does not
      */
-    public record JobTemplate(int queue, int priority, List<PodSet> podSets, int jobSet) {
+    public record JobTemplate(int queue, int priority, List<PodSet> podSets, int jobSet, double estimatedSeconds,
+                              Checkpointing checkpointing) {
         /** The queue index that names a LocalQueue nobody created. */
         public static final int MISSING_QUEUE = 99;
         /** The job set index meaning "a job set of its own" (the job id, JobSpec's default). */
         public static final int OWN_SET = -1;
 
         /**
-         * A job in a job set of its own.
+         * A job without an estimate or checkpointing.
+         *
+         * @param queue the LocalQueue index @param priority the priority @param podSets the pod sets
+         * @param jobSet the job set index, or {@link #OWN_SET}
+         */
+        public JobTemplate(int queue, int priority, List<PodSet> podSets, int jobSet) {
+            this(queue, priority, podSets, jobSet, 0, null);
+        }
+
+        /**
+         * A job in a job set of its own, without an estimate or checkpointing.
          *
          * @param queue the LocalQueue index @param priority the priority @param podSets the pod sets
          */
@@ -204,7 +218,15 @@ public final class FairwayArbitraries {
 
         /** @param set a job set index @return this job in that job set */
         public JobTemplate inJobSet(int set) {
-            return new JobTemplate(queue, priority, podSets, set);
+            return new JobTemplate(queue, priority, podSets, set, estimatedSeconds, checkpointing);
+        }
+
+        /**
+         * @param seconds the estimated run time (0: unknown) @param checkpoints how it checkpoints, or null
+         * @return this job announcing that estimate and checkpointing
+         */
+        public JobTemplate withEstimate(double seconds, Checkpointing checkpoints) {
+            return new JobTemplate(queue, priority, podSets, jobSet, seconds, checkpoints);
         }
 
         /**
@@ -214,13 +236,28 @@ public final class FairwayArbitraries {
          */
         public JobSpec build(String id, World world) {
             String q = queue == MISSING_QUEUE ? "missing" : world.localQueues().get(queue % world.localQueues().size()).name();
-            JobSpec.Builder b = JobSpec.builder(id).queue(q).priority(priority);
+            JobSpec.Builder b = JobSpec.builder(id).queue(q).priority(priority).estimatedSeconds(estimatedSeconds);
             if (jobSet != OWN_SET) {
                 b.jobSet(jobSetName(jobSet));
+            }
+            if (checkpointing != null) {
+                b.checkpointing(checkpointing);
             }
             podSets.forEach(b::podSet);
             return b.build();
         }
+    }
+
+    /** @return checkpointing every 5–30 minutes, each checkpoint costing 5–30 s and a restore 10–60 s */
+    public static Arbitrary<Checkpointing> checkpointings() {
+        return Combinators.combine(Arbitraries.integers().between(5, 30), Arbitraries.integers().between(5, 30),
+                Arbitraries.integers().between(10, 60)).as((every, cost, restore) -> new Checkpointing(every * 60.0, cost, restore));
+    }
+
+    /** @return estimated run times: unknown (0) for one job in three, else 1 minute to 4 hours */
+    public static Arbitrary<Double> estimates() {
+        return Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(0.0)),
+                Tuple.of(2, Arbitraries.integers().between(60, 14_400).map(Integer::doubleValue)));
     }
 
     /** @return per-member resources: GPU members (1, 2, 4 or 8 GPUs) or cpu-only ones */
@@ -232,7 +269,10 @@ public final class FairwayArbitraries {
         return Arbitraries.frequencyOf(Tuple.of(3, gpu), Tuple.of(1, cpu));
     }
 
-    /** @return pod sets of 1–4 members, sometimes with a rack or NVLink constraint, sometimes elastic (minCount 1) */
+    /**
+     * @return pod sets of 1–4 members, sometimes with a rack or NVLink constraint, sometimes elastic (any minCount from
+     *     1 to one below the count)
+     */
     public static Arbitrary<PodSet> podSets(String name) {
         return Combinators.combine(Arbitraries.integers().between(1, 4), memberResources(), Arbitraries.integers().between(0, 15))
                 .as((count, res, t) -> {
@@ -244,8 +284,8 @@ public final class FairwayArbitraries {
                         default -> TopologyRequest.NONE;
                     };
                     PodSet ps = PodSet.of(name, count, res).withTopology(topology);
-                    // one pod set in six of two or more members is elastic: it may run with one member up to all of them
-                    return count > 1 && t % 6 == 5 ? ps.withMinCount(1) : ps;
+                    // one pod set in six of two or more members is elastic: it may run with minCount members up to all of them
+                    return count > 1 && t % 6 == 5 ? ps.withMinCount(1 + (t / 6) % (count - 1)) : ps;
                 });
     }
 
@@ -254,7 +294,10 @@ public final class FairwayArbitraries {
         return "set" + set;
     }
 
-    /** @return jobs: gangs of 1–4 pod sets, priorities 0–3, mostly to existing queues, half of them in one of four job sets */
+    /**
+     * @return jobs: gangs of 1–4 pod sets, priorities 0–3, mostly to existing queues, half of them in one of four job
+     *     sets; two in three announce an estimated run time, one in four checkpoints
+     */
     public static Arbitrary<JobTemplate> jobTemplates() {
         Arbitrary<List<PodSet>> gang = Arbitraries.frequencyOf(
                 Tuple.of(6, podSets("ps0").map(List::of)),
@@ -264,7 +307,8 @@ public final class FairwayArbitraries {
         Arbitrary<Integer> queue = Arbitraries.frequencyOf(Tuple.of(39, Arbitraries.integers().between(0, 3)), Tuple.of(1, Arbitraries.just(JobTemplate.MISSING_QUEUE)));
         Arbitrary<Integer> jobSet = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(JobTemplate.OWN_SET)),
                 Tuple.of(1, Arbitraries.integers().between(0, 3)));
-        return Combinators.combine(queue, Arbitraries.integers().between(0, 3), gang, jobSet).as(JobTemplate::new);
+        return Combinators.combine(queue, Arbitraries.integers().between(0, 3), gang, jobSet, estimates(), checkpointings().injectNull(0.75))
+                .as(JobTemplate::new);
     }
 
     // ------------------------------------------------------------------ operations

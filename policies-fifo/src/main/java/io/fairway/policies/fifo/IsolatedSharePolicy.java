@@ -16,8 +16,8 @@ import java.util.TreeMap;
 /**
  * Every app (job set) gets an equal share of the cluster's GPUs, {@code totalGpus ÷ N} with N the apps that have
  * live GPU jobs (Gavel's "isolated" allocation; the private 1/N share Themis' T_id is defined against). Pending jobs
- * are admitted app by app, the app using the smallest fraction of its share first, in submission order within an
- * app, as long as the app stays within its share; an app using nothing may start one job larger than its share (a
+ * are admitted app by app, the app using the smallest fraction of its share first (among apps using as much, the one
+ * whose oldest waiting job was submitted first), in submission order within an app, as long as the app stays within its share; an app using nothing may start one job larger than its share (a
  * gang cannot be split), so nothing waits forever. With {@code workConserving}, GPUs nobody can use within their
  * share then go to the remaining jobs in the same order. Shares are enforced at admission: nothing is preempted when
  * N grows.
@@ -76,7 +76,11 @@ public final class IsolatedSharePolicy implements SchedulingPolicy {
             return;
         }
         double share = (double) ctx.capacity().totalGpus() / apps.size();
-        PriorityQueue<App> order = new PriorityQueue<>(Comparator.comparingLong((App a) -> a.used).thenComparing(a -> a.name));
+        // Apps using as much go by their oldest waiting job: a job is never overtaken for ever by apps that arrive after it.
+        PriorityQueue<App> order = new PriorityQueue<>(Comparator.comparingLong((App a) -> a.used)
+                .thenComparingLong(a -> a.waiting.peek().spec().submitTimeMillis())
+                .thenComparingLong(a -> a.waiting.peek().sequence())
+                .thenComparing(a -> a.name));
         for (App a : apps.values()) {
             if (!a.waiting.isEmpty()) {
                 order.add(a);

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
@@ -23,6 +24,7 @@ import picocli.CommandLine.Spec;
  * ./fairway simulate --trace jobs.csv --policy strict-fifo,priority --json out.json
  * ./fairway simulate --scenario examples/scenarios/cedana-quota.yaml
  * ./fairway policies
+ * ./fairway --policy-path my-policy.jar demo --policy my-policy    # a third-party policy ({@link PolicyPath})
  * </pre>
  *
  * <p>Exit codes: 0 success, 2 a usage or input error (an unknown policy, a malformed file; the message says
@@ -39,6 +41,11 @@ public final class FairwayCommand implements Runnable {
 
     @Spec
     private CommandSpec spec;
+
+    @Option(names = "--policy-path", paramLabel = "PATH",
+            description = "Jars or directories with more policies (their PolicyProvider listed in META-INF/services), "
+                    + "separated by '${sys:path.separator}'; seen by every subcommand. Default: $" + PolicyPath.ENVIRONMENT + ".")
+    private String policyPath;
 
     /** Created by picocli. */
     public FairwayCommand() {
@@ -65,7 +72,32 @@ public final class FairwayCommand implements Runnable {
     public static CommandLine newCommandLine() {
         CommandLine cl = new CommandLine(new FairwayCommand());
         cl.setExecutionExceptionHandler(FairwayCommand::handle);
+        cl.setExecutionStrategy(FairwayCommand::withPolicyPath);
         return cl;
+    }
+
+    /** Runs the subcommand with the policies of {@code --policy-path} (or the environment's) visible. */
+    private static int withPolicyPath(ParseResult parsed) {
+        CommandLine cl = parsed.commandSpec().commandLine();
+        FairwayCommand top = cl.getCommand();
+        Thread t = Thread.currentThread();
+        ClassLoader before = t.getContextClassLoader();
+        try {
+            if (top.policyPath != null) {
+                PolicyPath.install(top.policyPath, "--policy-path");
+            } else {
+                PolicyPath.install(System.getenv(PolicyPath.ENVIRONMENT), PolicyPath.ENVIRONMENT);
+            }
+        } catch (UserException e) {
+            cl.getErr().println("fairway: " + e.getMessage());
+            cl.getErr().flush();
+            return USER_ERROR;
+        }
+        try {
+            return new CommandLine.RunLast().execute(parsed);
+        } finally {
+            t.setContextClassLoader(before);
+        }
     }
 
     private static int handle(Exception ex, CommandLine cl, ParseResult parsed) throws Exception {

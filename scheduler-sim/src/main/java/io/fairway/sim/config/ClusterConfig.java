@@ -229,7 +229,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      */
     public record ClusterEntry(String name, List<String> topologyLevels, List<NodeGroup> nodeGroups, List<NodePoolConfig> nodePools,
                                Double joinAtSeconds, Double lostAtSeconds) {
-        /** Normalises; {@link #validate()} checks the rest. */
+        /** Normalises and validates. */
         public ClusterEntry {
             name = name == null || name.isBlank() ? Node.DEFAULT_CLUSTER : name;
             topologyLevels = Names.list("topologyLevels", topologyLevels);
@@ -330,7 +330,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      * @param effect NoSchedule, PreferNoSchedule or NoExecute
      */
     public record TaintConfig(String key, String value, String effect) {
-        /** Normalises; {@link #validate()} checks the rest. */
+        /** Normalises and validates. */
         public TaintConfig {
             new Taint(key, value, effect);
         }

@@ -8,11 +8,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Formats per-policy metrics as a fixed-width text table, one row per policy.
+ * Formats per-policy metrics as a fixed-width text table, one row per policy. The table of simulation results
+ * ({@link #format(List, boolean)}) marks the best value of each column with {@code *}, names the policies whose
+ * outcomes are identical (every job run alike), and ends with the {@link #legend()} of the columns.
  *
  * <pre>
- * policy            jobs  completed  avg JCT  p95 JCT  makespan   util  max ρ  mean ρ   Jain  preempt  ms/round
- * best-effort-fifo  1500       1500   3.12 h  11.9 h    98.7 h  51.2%  412.0    9.81  0.091        0      0.41
+ * policy            jobs  completed  avg JCT   p95 JCT   makespan    util   max ρ   mean ρ    Jain   preempt  ms/round
+ * best-effort-fifo  1500      1500*  3.12 h*   11.9 h    98.7 h*   51.2%*  412.0    9.81   0.091         0*     0.41
  * </pre>
  */
 public final class ComparisonTable {
@@ -47,13 +49,16 @@ public final class ComparisonTable {
      *
      * @param results one entry per run
      * @param placementColumns add the placement columns
-     * @return the table
+     * @return the table, the best value of each column marked {@code *}, a line naming the policies with identical
+     *     outcomes, then the {@link #legend()}
      */
     public static String format(List<SimulationResult> results, boolean placementColumns) {
         boolean pools = results.stream().anyMatch(r -> r.infra().pools() || r.infra().costDollars() > 0);
         List<String[]> rows = new ArrayList<>();
         rows.add(concat(HEADERS, pools ? POOL_HEADERS : new String[0], placementColumns ? PLACEMENT_HEADERS : new String[0]));
+        List<double[]> values = new ArrayList<>();
         for (SimulationResult r : results) {
+            values.add(values(r.metrics()));
             InfraMetrics i = r.infra();
             String[] p = pools ? new String[] {String.format(Locale.ROOT, "$%.2f", i.costDollars()), fixed(i.poolNodeHours(), 1),
                 Integer.toString(i.peakNodes()), Integer.toString(i.interruptions()), fixed(i.gpuHoursLostToInterruptions(), 1),
@@ -61,7 +66,77 @@ public final class ComparisonTable {
             String[] q = placementColumns ? new String[] {percent(i.bestLocalityShare()), percent(i.avgFragmentation())} : new String[0];
             rows.add(concat(row(r.metrics()), p, q));
         }
-        return layout(rows);
+        boolean marked = markBest(rows, values);
+        StringBuilder sb = new StringBuilder(layout(rows));
+        String identical = HtmlReport.identical(results);
+        if (!identical.isEmpty()) {
+            sb.append("identical rows: ").append(identical).append(" (every job admitted, run and finished at the same times)\n");
+        }
+        String legend = legend();
+        return sb.append(marked ? legend : legend.substring(0, legend.indexOf("*:"))).toString();
+    }
+
+    /** Columns of {@link #HEADERS} compared across policies, and whether more (+1) or less (-1) is better. */
+    private static final int[] COMPARED = {2, 3, 4, 5, 6, 7, 8, 9, 10};
+    private static final int[] BETTER = {+1, -1, -1, -1, +1, -1, -1, +1, -1};
+
+    private static double[] values(PolicyMetrics m) {
+        return new double[] {m.completed(), m.avgJctSeconds(), m.p95JctSeconds(), m.makespanSeconds(), m.gpuUtilization(), m.maxRho(),
+            m.meanRho(), m.jainIndex(), m.preemptions()};
+    }
+
+    /**
+     * Appends {@code *} to the best value of each compared column (every value tied for best), and a space to the
+     * others so the column stays aligned; nothing when fewer than two rows differ in it.
+     *
+     * @return whether any column was marked
+     */
+    private static boolean markBest(List<String[]> rows, List<double[]> values) {
+        boolean marked = false;
+        if (values.size() < 2) {
+            return false;
+        }
+        for (int k = 0; k < COMPARED.length; k++) {
+            int col = COMPARED[k];
+            int best = -1;
+            for (int i = 0; i < values.size(); i++) {
+                double x = values.get(i)[k];
+                if (Double.isFinite(x) && (best < 0 || (BETTER[k] > 0 ? x > values.get(best)[k] : x < values.get(best)[k]))) {
+                    best = i;
+                }
+            }
+            if (best < 0) {
+                continue;
+            }
+            // as shown: values equal at the table's precision are tied
+            String shown = rows.get(best + 1)[col];
+            boolean differ = false;
+            for (int i = 0; i < values.size(); i++) {
+                differ |= !rows.get(i + 1)[col].equals(shown);
+            }
+            if (!differ) {
+                continue;
+            }
+            for (int i = 0; i < values.size(); i++) {
+                String[] r = rows.get(i + 1);
+                r[col] = r[col] + (r[col].equals(shown) ? "*" : " ");
+            }
+            rows.get(0)[col] = rows.get(0)[col] + " ";
+            marked = true;
+        }
+        return marked;
+    }
+
+    /**
+     * @return what the columns mean, one line each, for under the table
+     */
+    public static String legend() {
+        return """
+                JCT: job completion time, from submission to finish (mean and 95th percentile over completed jobs).
+                ρ: finish-time fairness, a job's time in the shared cluster ÷ its time alone on a 1/N share of it (N: jobs present); 1 = no worse than alone, lower is better.
+                Jain: Jain's fairness index of the jobs' ρ, from 1/n (one job bears all the slowdown) to 1 (all slowed down alike).
+                *: best in its column (most completed, highest util and Jain; least JCT, makespan, ρ and preemptions).
+                """;
     }
 
     private static String[] concat(String[] a, String[] b, String[] c) {

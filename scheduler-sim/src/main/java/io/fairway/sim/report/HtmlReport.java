@@ -32,7 +32,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class HtmlReport {
     /** Chart width in pixels. */
-    private static final int WIDTH = 960;
+    private static final int WIDTH = 1100;
     /** Chart height in pixels. */
     private static final int HEIGHT = 480;
     /** Time series are averaged into this many buckets. */
@@ -76,10 +76,18 @@ public final class HtmlReport {
         }
     }
 
+    /** One colour per series, distinct for up to 12 (the built-in policies and then some). */
+    private static final java.awt.Color[] PALETTE = {
+        new java.awt.Color(0x1f77b4), new java.awt.Color(0xff7f0e), new java.awt.Color(0x2ca02c), new java.awt.Color(0xd62728),
+        new java.awt.Color(0x9467bd), new java.awt.Color(0x8c564b), new java.awt.Color(0xe377c2), new java.awt.Color(0x7f7f7f),
+        new java.awt.Color(0xbcbd22), new java.awt.Color(0x17becf), new java.awt.Color(0x000000), new java.awt.Color(0xaec7e8)};
+
     private static XYChart chart(String title, String x, String y) {
         XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle(y).build();
-        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        c.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        // One legend entry per line, right of the plot: a horizontal legend below it is cut off past 5 or 6 policies.
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        c.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        c.getStyler().setSeriesColors(PALETTE);
         c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         c.getStyler().setAntiAlias(true);
         return c;
@@ -90,7 +98,8 @@ public final class HtmlReport {
         c.getStyler().setXAxisLogarithmic(true);
         c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         boolean any = false;
-        for (SimulationResult r : results) {
+        for (List<SimulationResult> g : sameOutcomes(results)) {
+            SimulationResult r = g.get(0);
             double[] jct = r.jobs().stream().filter(JobOutcome::completed).mapToDouble(j -> Math.max(1, j.jctSeconds()) / 3600).toArray();
             if (jct.length == 0) {
                 continue;
@@ -104,7 +113,7 @@ public final class HtmlReport {
                 x[i] = jct[k];
                 y[i] = (k + 1.0) / jct.length;
             }
-            c.addSeries(r.policy(), x, y).setMarker(SeriesMarkers.NONE);
+            c.addSeries(label(g), x, y).setMarker(SeriesMarkers.NONE);
             any = true;
         }
         return any ? c : empty(c);
@@ -116,7 +125,8 @@ public final class HtmlReport {
         c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
         c.getStyler().setMarkerSize(3);
         boolean any = false;
-        for (SimulationResult r : results) {
+        for (List<SimulationResult> g : sameOutcomes(results)) {
+            SimulationResult r = g.get(0);
             List<Double> xs = new ArrayList<>();
             List<Double> ys = new ArrayList<>();
             int i = 0;
@@ -128,7 +138,7 @@ public final class HtmlReport {
                 }
             }
             if (!xs.isEmpty()) {
-                c.addSeries(r.policy(), xs, ys);
+                c.addSeries(label(g), xs, ys);
                 any = true;
             }
         }
@@ -140,14 +150,15 @@ public final class HtmlReport {
         XYChart c = chart(title, "simulated time (hours)", y);
         c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         boolean any = false;
-        for (SimulationResult r : results) {
+        for (List<SimulationResult> g : sameOutcomes(results)) {
+            SimulationResult r = g.get(0);
             List<TimelinePoint> tl = r.timeline();
             if (tl.isEmpty()) {
                 continue;
             }
             double scale = perGpu && r.totalGpus() > 0 ? 1.0 / r.totalGpus() : 1.0;
             double[][] xy = bucketAverage(tl, value, scale);
-            c.addSeries(r.policy(), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
+            c.addSeries(label(g), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
             any = true;
         }
         return any ? c : empty(c);
@@ -200,7 +211,8 @@ public final class HtmlReport {
         XYChart c = chart("Nodes over time", "simulated time (hours)", "nodes present");
         c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         boolean any = false;
-        for (SimulationResult r : results) {
+        for (List<SimulationResult> g : sameOutcomes(results)) {
+            SimulationResult r = g.get(0);
             List<InfraMetrics.NodeCount> n = r.infra().nodes();
             if (n.isEmpty()) {
                 continue;
@@ -215,7 +227,7 @@ public final class HtmlReport {
                     y[2 * i + 1] = n.get(i).nodes();
                 }
             }
-            c.addSeries(r.policy(), x, y).setMarker(SeriesMarkers.NONE);
+            c.addSeries(label(g), x, y).setMarker(SeriesMarkers.NONE);
             any = true;
         }
         return any ? c : empty(c);
@@ -231,7 +243,7 @@ public final class HtmlReport {
         sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Fairway simulation: ").append(esc(title))
                 .append("</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
                         + "table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
-                        + "td:first-child,th:first-child{text-align:left}img{max-width:100%}</style>\n</head>\n<body>\n");
+                        + "td:first-child,th:first-child{text-align:left}td.best{font-weight:bold}img{max-width:100%}</style>\n</head>\n<body>\n");
         sb.append("<h1>Fairway simulation: ").append(esc(title)).append("</h1>\n");
         if (!results.isEmpty()) {
             SimulationResult first = results.get(0);
@@ -244,21 +256,42 @@ public final class HtmlReport {
         sb.append("<table>\n<tr><th>policy</th><th>jobs</th><th>completed</th><th>avg JCT</th><th>p50 JCT</th><th>p95 JCT</th>"
                 + "<th>p99 JCT</th><th>avg queueing</th><th>makespan</th><th>GPU util</th><th>max ρ</th><th>mean ρ</th><th>Jain (ρ)</th>"
                 + "<th>preemptions</th><th>ms/round</th></tr>\n");
+        // the best value of each compared column in bold (all values tied for it at the shown precision)
+        List<String[]> shown = new ArrayList<>();
+        List<double[]> values = new ArrayList<>();
         for (SimulationResult r : results) {
             PolicyMetrics m = r.metrics();
-            sb.append("<tr><td>").append(esc(m.policy())).append("</td><td>").append(m.jobs()).append("</td><td>").append(m.completed())
-                    .append("</td><td>").append(ComparisonTable.duration(m.avgJctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.p50JctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.p95JctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.p99JctSeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.avgQueueingDelaySeconds()))
-                    .append("</td><td>").append(ComparisonTable.duration(m.makespanSeconds()))
-                    .append("</td><td>").append(ComparisonTable.percent(m.gpuUtilization()))
-                    .append("</td><td>").append(ComparisonTable.fixed(m.maxRho(), 2))
-                    .append("</td><td>").append(ComparisonTable.fixed(m.meanRho(), 2))
-                    .append("</td><td>").append(ComparisonTable.fixed(m.jainIndex(), 3))
-                    .append("</td><td>").append(m.preemptions())
-                    .append("</td><td>").append(ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)).append("</td></tr>\n");
+            shown.add(new String[] {Integer.toString(m.jobs()), Integer.toString(m.completed()), ComparisonTable.duration(m.avgJctSeconds()),
+                ComparisonTable.duration(m.p50JctSeconds()), ComparisonTable.duration(m.p95JctSeconds()), ComparisonTable.duration(m.p99JctSeconds()),
+                ComparisonTable.duration(m.avgQueueingDelaySeconds()), ComparisonTable.duration(m.makespanSeconds()),
+                ComparisonTable.percent(m.gpuUtilization()), ComparisonTable.fixed(m.maxRho(), 2), ComparisonTable.fixed(m.meanRho(), 2),
+                ComparisonTable.fixed(m.jainIndex(), 3), Integer.toString(m.preemptions()), ComparisonTable.fixed(m.schedulerMillisPerRound(), 2)});
+            values.add(new double[] {Double.NaN, m.completed(), m.avgJctSeconds(), m.p50JctSeconds(), m.p95JctSeconds(), m.p99JctSeconds(),
+                m.avgQueueingDelaySeconds(), m.makespanSeconds(), m.gpuUtilization(), m.maxRho(), m.meanRho(), m.jainIndex(), m.preemptions(), Double.NaN});
+        }
+        int[] better = {0, +1, -1, -1, -1, -1, -1, -1, +1, -1, -1, +1, -1, 0};
+        String[] best = new String[better.length];
+        for (int k = 0; k < better.length && results.size() > 1; k++) {
+            int b = -1;
+            for (int i = 0; i < values.size(); i++) {
+                double x = values.get(i)[k];
+                if (better[k] != 0 && Double.isFinite(x) && (b < 0 || (better[k] > 0 ? x > values.get(b)[k] : x < values.get(b)[k]))) {
+                    b = i;
+                }
+            }
+            if (b >= 0) {
+                String v = shown.get(b)[k];
+                int col = k;
+                best[k] = shown.stream().allMatch(row -> row[col].equals(v)) ? null : v;
+            }
+        }
+        for (int i = 0; i < results.size(); i++) {
+            sb.append("<tr><td>").append(esc(results.get(i).policy())).append("</td>");
+            for (int k = 0; k < better.length; k++) {
+                String v = shown.get(i)[k];
+                sb.append(v.equals(best[k]) ? "<td class=\"best\">" : "<td>").append(v).append("</td>");
+            }
+            sb.append("</tr>\n");
         }
         sb.append("</table>\n");
         if (hasPools(results) || results.stream().anyMatch(r -> r.infra().costDollars() > 0)) {
@@ -280,9 +313,11 @@ public final class HtmlReport {
         }
         String same = identical(results);
         if (!same.isEmpty()) {
-            sb.append("<p>Identical outcomes (their lines overlap in the charts): ").append(esc(same)).append(".</p>\n");
+            sb.append("<p>Identical outcomes (every job admitted, run and finished at the same times; one line in the charts, "
+                    + "named \"a = b\"): ").append(esc(same)).append(".</p>\n");
         }
-        sb.append("<p>JCT = completion − submission. ρ = JCT / T_isolated, T_isolated being the job's run time on a private 1/N "
+        sb.append("<p>Bold: the best value of its column (most completed, highest utilisation and Jain; least JCT, queueing, "
+                + "makespan, ρ and preemptions). JCT = completion − submission. ρ = JCT / T_isolated, T_isolated being the job's run time on a private 1/N "
                 + "share of the cluster, N the time-averaged number of jobs present during its lifetime (Themis' finish-time "
                 + "fairness; ρ ≤ 1 is the sharing incentive). Jain's index over ρ: 1 when every job fares alike. GPU utilisation = "
                 + "GPU-seconds held by jobs / (GPUs × makespan). ms/round is wall time, the only non-deterministic value.</p>\n");
@@ -298,6 +333,36 @@ public final class HtmlReport {
                 + "(Jeon et al., \"Analysis of Large-Scale Multi-Tenant GPU Clusters for DNN Training Workloads\", USENIX ATC 2019), "
                 + "as published with the Pollux artifact (petuum/adaptdl); see TRACE-ATTRIBUTION.md.</small></p>\n</body>\n</html>\n");
         return sb.toString();
+    }
+
+    /**
+     * @param results the runs
+     * @return the runs grouped by identical job outcomes, in order of first appearance: a chart draws one series per
+     *     group (named "a = b"), so no policy's line hides under another's
+     */
+    static List<List<SimulationResult>> sameOutcomes(List<SimulationResult> results) {
+        List<List<SimulationResult>> groups = new ArrayList<>();
+        for (SimulationResult r : results) {
+            List<SimulationResult> home = null;
+            for (List<SimulationResult> g : groups) {
+                if (g.get(0).jobs().equals(r.jobs())) {
+                    home = g;
+                    break;
+                }
+            }
+            if (home == null) {
+                groups.add(new ArrayList<>(List.of(r)));
+            } else {
+                home.add(r);
+            }
+        }
+        return groups;
+    }
+
+    private static String label(List<SimulationResult> group) {
+        List<String> names = new ArrayList<>();
+        group.forEach(r -> names.add(r.policy()));
+        return String.join(" = ", names);
     }
 
     /** Groups policies whose job outcomes are identical, e.g. "best-effort-fifo = priority". */
