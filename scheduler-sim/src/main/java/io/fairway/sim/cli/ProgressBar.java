@@ -2,7 +2,10 @@ package io.fairway.sim.cli;
 
 import java.io.PrintWriter;
 
-/** A one-line progress bar on stderr, shown only once a run has taken a couple of seconds. */
+/**
+ * A one-line progress bar on stderr, shown only on a terminal (a console, so not when output is piped or captured) and only
+ * once a run has taken a couple of seconds.
+ */
 final class ProgressBar {
     private static final long SHOW_AFTER_NANOS = 2_000_000_000L;
     private static final long REDRAW_NANOS = 100_000_000L;
@@ -15,9 +18,13 @@ final class ProgressBar {
     private boolean shown;
     private int lastLength;
 
+    /**
+     * @param err where to draw
+     * @param enabled false to draw nothing (e.g. {@code --no-progress}); also nothing without a console
+     */
     ProgressBar(PrintWriter err, boolean enabled) {
         this.err = err;
-        this.enabled = enabled;
+        this.enabled = enabled && System.console() != null;
     }
 
     void update(double fraction, String label) {
