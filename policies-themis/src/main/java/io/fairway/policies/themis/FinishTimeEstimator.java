@@ -252,14 +252,41 @@ final class FinishTimeEstimator {
      * @return the finish-time estimate (seconds from the app's first submission)
      */
     static double sharedWith(AppView app, Map<String, Double> running, double horizon) {
+        List<JobView> jobs = app.jobs();
+        boolean[] runs = new boolean[jobs.size()];
+        double[] speeds = new double[jobs.size()];
+        for (int x = 0; x < runs.length; x++) {
+            Double s = running.get(jobs.get(x).id());
+            if (s != null) {
+                runs[x] = true;
+                speeds[x] = s;
+            }
+        }
+        return sharedWith(app, runs, speeds, horizon);
+    }
+
+    /**
+     * {@link #sharedWith(AppView, Map, double)} with the running jobs given by position in {@code app.jobs()}: a round
+     * values many allocations of one app, and flags beat a map lookup per job and allocation.
+     *
+     * @param app the app
+     * @param runs whether each job (by position) runs in the allocation
+     * @param speeds the speed of each job that runs
+     * @param horizon the lease length in seconds
+     * @return the finish-time estimate (seconds from the app's first submission)
+     */
+    static double sharedWith(AppView app, boolean[] runs, double[] speeds, double horizon) {
         double rate = 0;
         double r = 0;
         double bound = 0;
-        for (JobView j : app.jobs()) {
-            Double s = running.get(j.id());
-            double rem = j.revocable() && s == null ? j.remainingIfRevoked() : j.remaining();
+        List<JobView> jobs = app.jobs();
+        for (int x = 0; x < runs.length; x++) {
+            JobView j = jobs.get(x);
+            boolean runsNow = runs[x];
+            double s = speeds[x];
+            double rem = j.revocable() && !runsNow ? j.remainingIfRevoked() : j.remaining();
             r += rem * j.gpus();
-            if (s != null && s > 0) {
+            if (runsNow && s > 0) {
                 rate += s * j.gpus();
                 bound = Math.max(bound, rem / s);
             } else {

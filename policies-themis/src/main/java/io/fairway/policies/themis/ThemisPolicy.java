@@ -472,8 +472,23 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         /** The bundle sizes an app values, Pareto-filtered, costing at most the pool. */
         List<Option> options(AppView app, List<Item> its) {
-            Map<String, Double> running = fixedRunning(app);
-            double none = FinishTimeEstimator.sharedWith(app, running, horizon);
+            // the jobs that run in an allocation, as flags and speeds by position in app.jobs() (as fixedRunning's map):
+            // an app values each prefix of its items, and a hash map per valuation cost more than the estimate
+            List<JobView> jobs = app.jobs();
+            boolean[] runs = new boolean[jobs.size()];
+            double[] speeds = new double[jobs.size()];
+            Map<String, Integer> index = jobs.size() > 8 ? new HashMap<>() : null;
+            for (int x = 0; x < jobs.size(); x++) {
+                JobView j = jobs.get(x);
+                if (j.holding() && !j.revocable()) {
+                    runs[x] = true;
+                    speeds[x] = j.speed();
+                }
+                if (index != null) {
+                    index.put(j.id(), x);
+                }
+            }
+            double none = FinishTimeEstimator.sharedWith(app, runs, speeds, horizon);
             List<Option> out = new ArrayList<>();
             out.add(new Option(0, 1.0, List.of()));
             int prefix = 0;
@@ -486,10 +501,12 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 int lo = it.keep() ? 0 : it.minMembers();
                 int hi = it.keep() ? 0 : it.maxMembers();
                 int best = lo;
+                int x = position(jobs, index, it.job());
                 for (int m = lo; m <= hi && prefix + it.cost(m) <= pool; m++) {
                     best = m;
-                    running.put(it.job().id(), it.keep() ? it.job().speed() : it.speed(m));
-                    double v = none / FinishTimeEstimator.sharedWith(app, running, horizon);
+                    runs[x] = true;
+                    speeds[x] = it.keep() ? it.job().speed() : it.speed(m);
+                    double v = none / FinishTimeEstimator.sharedWith(app, runs, speeds, horizon);
                     if (v > bestV + 1e-12) {
                         bestV = v;
                         List<Choice> cs = new ArrayList<>(chosen);
@@ -497,11 +514,25 @@ public final class ThemisPolicy implements SchedulingPolicy {
                         out.add(new Option(prefix + it.cost(m), v, cs));
                     }
                 }
-                running.put(it.job().id(), it.keep() ? it.job().speed() : it.speed(best));
+                runs[x] = true;
+                speeds[x] = it.keep() ? it.job().speed() : it.speed(best);
                 chosen.add(new Choice(it, best));
                 prefix += it.cost(best);
             }
             return out;
+        }
+
+        /** @return the position of a job of the app in its job list */
+        private int position(List<JobView> jobs, Map<String, Integer> index, JobView job) {
+            if (index != null) {
+                return index.get(job.id());
+            }
+            for (int x = 0; x < jobs.size(); x++) {
+                if (jobs.get(x).id().equals(job.id())) {
+                    return x;
+                }
+            }
+            throw new IllegalStateException("job " + job.id() + " is not a job of its app");
         }
 
         Map<String, Double> fixedRunning(AppView app) {
@@ -726,13 +757,17 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 if (j.spec().totalGpus() > total || neverFits(j)) {
                     ctx.tryAdmit(j); // the core's own reason (larger than any domain, no quota), refreshed
                 } else {
-                    ctx.leaveWaiting(j, byApp.computeIfAbsent(j.spec().jobSet(), app -> {
+                    String app = j.spec().jobSet();
+                    PendingReason reason = byApp.get(app);
+                    if (reason == null) {
                         String w = why.get(app);
                         AppView a = apps.get(app);
-                        return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, String.format(Locale.ROOT,
+                        reason = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, String.format(Locale.ROOT,
                                 "Themis: app %s (rho %.2f) %s", app, a == null ? Double.NaN : a.rho(),
                                 w == null ? "got no GPUs in this round's auction" : w));
-                    }));
+                        byApp.put(app, reason);
+                    }
+                    ctx.leaveWaiting(j, reason);
                 }
             }
         }
