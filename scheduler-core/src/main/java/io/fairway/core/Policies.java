@@ -38,7 +38,9 @@ public final class Policies {
      * @param name a policy name
      * @param parameters its configuration
      * @return a new policy
-     * @throws InvalidSpecException naming the policy and listing the known ones when it is unknown
+     * @throws InvalidSpecException naming the policy and listing the known ones when it is unknown; naming a parameter
+     *     and listing the known ones when the provider declares its {@link PolicyProvider#parameters()} and the name is not
+     *     among them; or as the provider refuses a parameter or value
      */
     public static SchedulingPolicy create(String name, Map<String, String> parameters) {
         Map<String, PolicyProvider> all = available();
@@ -46,6 +48,15 @@ public final class Policies {
         if (p == null) {
             throw new InvalidSpecException("policy", name, "unknown policy \"" + name + "\"; known policies: " + String.join(", ", all.keySet()));
         }
-        return p.create(parameters == null ? Map.of() : parameters);
+        Map<String, String> given = parameters == null ? Map.of() : parameters;
+        java.util.Set<String> known = p.parameters();
+        if (known != null && !known.isEmpty() && !known.containsAll(given.keySet())) {
+            java.util.Set<String> unknown = new java.util.TreeSet<>(given.keySet());
+            unknown.removeAll(known);
+            String first = unknown.iterator().next();
+            throw new InvalidSpecException("policy." + name + "." + first, given.get(first), "policy " + name + ": unknown parameter(s) "
+                    + unknown + "; known: " + new java.util.TreeSet<>(known));
+        }
+        return p.create(given);
     }
 }

@@ -9,11 +9,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A test policy that time-slices with leases: every admission gets a 60 s lease; when a lease expires and jobs
- * wait, the job is preempted, else its lease is renewed. Only the simulator's rounds at lease expiries let it act.
+ * A test policy that time-slices with leases: every admission gets a 60 s lease (parameter {@code leaseSeconds}); when a
+ * lease expires and jobs wait, the job is preempted, else its lease is renewed. Only the simulator's rounds at lease
+ * expiries let it act.
  */
 public final class LeaseRotationPolicy implements SchedulingPolicy {
     static final long LEASE_MILLIS = 60_000;
+
+    private final long leaseMillis;
+
+    LeaseRotationPolicy(long leaseMillis) {
+        this.leaseMillis = leaseMillis;
+    }
 
     @Override
     public String name() {
@@ -27,7 +34,7 @@ public final class LeaseRotationPolicy implements SchedulingPolicy {
         for (JobStatus r : ctx.running()) {
             if (r.admission() != null && r.admission().leaseExpired(now)) {
                 if (pending.isEmpty()) {
-                    ctx.setLease(r, now + LEASE_MILLIS);
+                    ctx.setLease(r, now + leaseMillis);
                 } else {
                     ctx.preempt(r, "lease expired");
                 }
@@ -36,7 +43,7 @@ public final class LeaseRotationPolicy implements SchedulingPolicy {
         for (JobStatus p : pending) {
             Attempt a = ctx.tryAdmit(p);
             if (a.admitted()) {
-                ctx.setLease(p, now + LEASE_MILLIS);
+                ctx.setLease(p, now + leaseMillis);
             }
         }
     }
@@ -56,8 +63,14 @@ public final class LeaseRotationPolicy implements SchedulingPolicy {
         }
 
         @Override
+        public java.util.Set<String> parameters() {
+            return java.util.Set.of("leaseSeconds");
+        }
+
+        @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
-            return new LeaseRotationPolicy();
+            String s = parameters.get("leaseSeconds");
+            return new LeaseRotationPolicy(s == null ? LEASE_MILLIS : Math.round(Double.parseDouble(s) * 1000));
         }
     }
 }

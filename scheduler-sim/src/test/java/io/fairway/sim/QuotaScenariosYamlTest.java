@@ -43,7 +43,7 @@ class QuotaScenariosYamlTest {
         assertThat(r.job("a-more").firstStartSeconds()).isEqualTo(600);
         assertThat(r.events()).anySatisfy(e -> {
             assertThat(e.job()).isEqualTo("a-more");
-            assertThat(e.reason()).startsWith("QUOTA:").contains("lends 0");
+            assertThat(e.reason()).startsWith("QUOTA:").contains("lends 0").contains("team-b lends at most 4 of its 12");
         });
     }
 

@@ -12,7 +12,7 @@ import java.util.TreeSet;
  * The baselines Themis is measured against, each a {@link PolicyProvider} found by {@link java.util.ServiceLoader}:
  * <ul>
  *   <li>{@code tiresias-las}: Tiresias' discrete 2D least-attained-service ({@link TiresiasLasPolicy});
- *       parameters {@code thresholds} (GPU-seconds, comma-separated, default {@code 3250,7200,18000}) and {@code k}
+ *       parameters {@code thresholds} (GPU-seconds, separated by {@code ,} or {@code /}, default {@code 3250,7200,18000}) and {@code k}
  *       (starvation factor, default 2);</li>
  *   <li>{@code srtf}: shortest remaining estimated time first ({@link SrtfPolicy}); parameters {@code preempt}
  *       (default true), {@code hysteresis} (default 0.5), {@code minRunSeconds} (default 60);</li>
@@ -71,12 +71,17 @@ public final class ReferencePolicies {
         }
 
         @Override
+        public Set<String> parameters() {
+            return Set.of("thresholds", "k");
+        }
+
+        @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
-            onlyKnown(name(), parameters, Set.of("thresholds", "k"));
+            onlyKnown(name(), parameters, parameters());
             double[] th = TiresiasLasPolicy.DEFAULT_THRESHOLDS;
             String t = parameters.get("thresholds");
             if (t != null) {
-                String[] parts = t.split(",");
+                String[] parts = t.split("[,/]"); // "/" too, for command lines where "," separates parameters
                 th = new double[parts.length];
                 for (int i = 0; i < parts.length; i++) {
                     th[i] = number(name(), Map.of("thresholds", parts[i]), "thresholds", 0);
@@ -99,8 +104,13 @@ public final class ReferencePolicies {
         }
 
         @Override
+        public Set<String> parameters() {
+            return Set.of("preempt", "hysteresis", "minRunSeconds");
+        }
+
+        @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
-            onlyKnown(name(), parameters, Set.of("preempt", "hysteresis", "minRunSeconds"));
+            onlyKnown(name(), parameters, parameters());
             return new SrtfPolicy(name(), bool(name(), parameters, "preempt", true), number(name(), parameters, "hysteresis", 0.5),
                     number(name(), parameters, "minRunSeconds", 60));
         }
@@ -119,8 +129,13 @@ public final class ReferencePolicies {
         }
 
         @Override
+        public Set<String> parameters() {
+            return Set.of("workConserving");
+        }
+
+        @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
-            onlyKnown(name(), parameters, Set.of("workConserving"));
+            onlyKnown(name(), parameters, parameters());
             return new IsolatedSharePolicy(name(), bool(name(), parameters, "workConserving", false));
         }
     }

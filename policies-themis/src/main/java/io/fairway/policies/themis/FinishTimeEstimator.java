@@ -7,6 +7,8 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -162,16 +164,36 @@ final class FinishTimeEstimator {
      */
     static TreeMap<String, AppView> apps(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
                                          Predicate<JobStatus> revocable) {
-        TreeMap<String, List<JobView>> byApp = new TreeMap<>();
+        return new TreeMap<>(appsInOrder(jobs, now, totalGpus, mode, revocable));
+    }
+
+    /**
+     * {@link #apps}, as a hash map that iterates in name order: a round looks apps up per job, and a hash lookup beats
+     * a walk down a tree of a thousand names.
+     *
+     * @param jobs pending and holding jobs that use GPUs
+     * @param now the clock
+     * @param totalGpus the cluster's GPUs
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @return apps by name, in name order
+     */
+    static LinkedHashMap<String, AppView> appsInOrder(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
+                                                     Predicate<JobStatus> revocable) {
+        Map<String, List<JobView>> byApp = new HashMap<>();
         for (JobStatus j : jobs) {
             if (j.spec().totalGpus() > 0) {
                 byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(view(j, now, mode, revocable));
             }
         }
-        TreeMap<String, AppView> out = new TreeMap<>();
+        String[] names = byApp.keySet().toArray(new String[0]);
+        java.util.Arrays.sort(names);
+        LinkedHashMap<String, AppView> out = new LinkedHashMap<>(names.length * 2);
         int n = Math.max(1, byApp.size());
         double share = (double) totalGpus / n;
-        byApp.forEach((name, views) -> out.put(name, app(name, views, now, share)));
+        for (String name : names) {
+            out.put(name, app(name, byApp.get(name), now, share));
+        }
         return out;
     }
 
@@ -230,14 +252,41 @@ final class FinishTimeEstimator {
      * @return the finish-time estimate (seconds from the app's first submission)
      */
     static double sharedWith(AppView app, Map<String, Double> running, double horizon) {
+        List<JobView> jobs = app.jobs();
+        boolean[] runs = new boolean[jobs.size()];
+        double[] speeds = new double[jobs.size()];
+        for (int x = 0; x < runs.length; x++) {
+            Double s = running.get(jobs.get(x).id());
+            if (s != null) {
+                runs[x] = true;
+                speeds[x] = s;
+            }
+        }
+        return sharedWith(app, runs, speeds, horizon);
+    }
+
+    /**
+     * {@link #sharedWith(AppView, Map, double)} with the running jobs given by position in {@code app.jobs()}: a round
+     * values many allocations of one app, and flags beat a map lookup per job and allocation.
+     *
+     * @param app the app
+     * @param runs whether each job (by position) runs in the allocation
+     * @param speeds the speed of each job that runs
+     * @param horizon the lease length in seconds
+     * @return the finish-time estimate (seconds from the app's first submission)
+     */
+    static double sharedWith(AppView app, boolean[] runs, double[] speeds, double horizon) {
         double rate = 0;
         double r = 0;
         double bound = 0;
-        for (JobView j : app.jobs()) {
-            Double s = running.get(j.id());
-            double rem = j.revocable() && s == null ? j.remainingIfRevoked() : j.remaining();
+        List<JobView> jobs = app.jobs();
+        for (int x = 0; x < runs.length; x++) {
+            JobView j = jobs.get(x);
+            boolean runsNow = runs[x];
+            double s = speeds[x];
+            double rem = j.revocable() && !runsNow ? j.remainingIfRevoked() : j.remaining();
             r += rem * j.gpus();
-            if (s != null && s > 0) {
+            if (runsNow && s > 0) {
                 rate += s * j.gpus();
                 bound = Math.max(bound, rem / s);
             } else {

@@ -60,13 +60,19 @@ public final class PartialAllocationAuction {
     public record Bid(String app, int[] sizes, double[] valuations, boolean guaranteed) {
         /** Validates. */
         public Bid {
-            InvalidSpecException.check(sizes.length > 0 && sizes.length == valuations.length && sizes[0] == 0, "bid[" + app + "].sizes",
-                    Arrays.toString(sizes), "bid %s: sizes must start at 0 and match the valuations", app);
+            // the messages are built only on failure: a round validates a bid per app
+            if (!(sizes.length > 0 && sizes.length == valuations.length && sizes[0] == 0)) {
+                InvalidSpecException.check(false, "bid[" + app + "].sizes", Arrays.toString(sizes),
+                        "bid %s: sizes must start at 0 and match the valuations", app);
+            }
             for (int i = 0; i < sizes.length; i++) {
-                InvalidSpecException.check(i == 0 || sizes[i] > sizes[i - 1], "bid[" + app + "].sizes", Arrays.toString(sizes),
-                        "bid %s: sizes must increase", app);
-                InvalidSpecException.check(valuations[i] > 0 && Double.isFinite(valuations[i]), "bid[" + app + "].valuations",
-                        valuations[i], "bid %s: valuations must be finite and > 0, was %s", app, valuations[i]);
+                if (!(i == 0 || sizes[i] > sizes[i - 1])) {
+                    InvalidSpecException.check(false, "bid[" + app + "].sizes", Arrays.toString(sizes), "bid %s: sizes must increase", app);
+                }
+                if (!(valuations[i] > 0 && Double.isFinite(valuations[i]))) {
+                    InvalidSpecException.check(false, "bid[" + app + "].valuations", valuations[i],
+                            "bid %s: valuations must be finite and > 0, was %s", app, valuations[i]);
+                }
             }
         }
 
@@ -136,81 +142,121 @@ public final class PartialAllocationAuction {
     private static Outcome exact(List<Bid> bids, int gpus, boolean honourGuarantees) {
         int n = bids.size();
         int w = gpus + 1;
-        double[][] pre = new double[n + 1][w];
-        int[][] choice = new int[n + 1][w];
+        // pre[i][g]: the best Σ log v of the first i bids on at most g GPUs
+        double[][] pre = new double[n + 1][];
+        pre[0] = new double[w];
         for (int i = 1; i <= n; i++) {
-            relax(pre[i - 1], pre[i], choice[i], bids.get(i - 1), honourGuarantees);
+            pre[i] = new double[w];
+            relax(pre[i - 1], pre[i], bids.get(i - 1), honourGuarantees);
         }
         double best = pre[n][gpus];
         if (best == NEG) {
             return null;
         }
-        double[][] suf = new double[n + 2][w];
-        for (int i = n; i >= 1; i--) {
-            relax(suf[i + 1], suf[i], null, bids.get(i - 1), honourGuarantees);
-        }
         int[] alloc = new int[n];
         int[] opt = new int[n];
         int g = gpus;
         for (int i = n; i >= 1; i--) {
-            int o = choice[i][g];
+            int o = choice(pre[i - 1], g, w, bids.get(i - 1), honourGuarantees);
             opt[i - 1] = o;
             alloc[i - 1] = bids.get(i - 1).sizes()[o];
             g -= alloc[i - 1];
         }
+        // PF without i = max over x of pre[i - 1][x] + suf[i + 1][gpus - x], suf[i] the best of bids i.. on at most g GPUs:
+        // the suffix rows are built from the last bid down, and each is needed once, so two rows roll
         double[] frac = new double[n];
-        for (int i = 1; i <= n; i++) {
+        double[] suf = new double[w]; // suf[n + 1]: no bids, nothing used
+        double[] next = new double[w];
+        for (int i = n; i >= 1; i--) {
             Bid b = bids.get(i - 1);
             if (alloc[i - 1] == 0) {
                 frac[i - 1] = 1;
-                continue;
-            }
-            double without = NEG;
-            double[] p = pre[i - 1];
-            double[] s = suf[i + 1];
-            for (int x = 0; x <= gpus; x++) {
-                double v = p[x] + s[gpus - x];
-                if (v > without) {
-                    without = v;
+            } else {
+                double without = NEG;
+                double[] p = pre[i - 1];
+                for (int x = 0; x <= gpus; x++) {
+                    double v = p[x] + suf[gpus - x];
+                    if (v > without) {
+                        without = v;
+                    }
                 }
+                double othersWith = best - b.logValue(opt[i - 1]);
+                frac[i - 1] = fraction(othersWith, without);
             }
-            double othersWith = best - b.logValue(opt[i - 1]);
-            frac[i - 1] = fraction(othersWith, without);
+            if (i > 1) {
+                relax(suf, next, b, honourGuarantees);
+                double[] t = suf;
+                suf = next;
+                next = t;
+            }
         }
         return new Outcome(alloc, opt, frac, best, true);
     }
 
-    /** next[g] = max over the bid's options o with size ≤ g of prev[g − size] + log v_o. */
-    private static void relax(double[] prev, double[] next, int[] choice, Bid b, boolean honourGuarantees) {
+    /**
+     * The option {@link #relax} picks for {@code g} GPUs: the first, in increasing size, whose value beats the best so far
+     * by more than 1e-12 (recomputed for one g instead of stored for every g).
+     */
+    private static int choice(double[] prev, int g, int w, Bid b, boolean honourGuarantees) {
         int[] sizes = b.sizes();
         int first = honourGuarantees && b.guaranteed() ? 1 : 0;
-        double[] lv = new double[sizes.length];
-        for (int o = 0; o < sizes.length; o++) {
-            lv[o] = b.logValue(o);
+        double bestV = NEG;
+        int bestO = 0;
+        for (int o = first; o < sizes.length && sizes[o] <= g; o++) {
+            double pv = prev[g - sizes[o]];
+            if (pv == NEG) {
+                continue;
+            }
+            double v = pv + b.logValue(o);
+            if (v > bestV + 1e-12) {
+                bestV = v;
+                bestO = o;
+            }
         }
-        for (int g = 0; g < next.length; g++) {
-            double bestV = NEG;
-            int bestO = 0;
-            for (int o = first; o < sizes.length && sizes[o] <= g; o++) {
-                double pv = prev[g - sizes[o]];
-                if (pv == NEG) {
-                    continue;
-                }
-                double v = pv + lv[o];
-                if (v > bestV + 1e-12) {
-                    bestV = v;
-                    bestO = o;
+        return bestO; // also when the guaranteed app cannot be served at all: it takes nothing (option 0)
+    }
+
+    /**
+     * next[g] = max over the bid's options o with size ≤ g of prev[g − size] + log v_o (the first option that beats the
+     * best so far by more than 1e-12, options in increasing size). Options outside, GPU counts inside: the same
+     * comparisons in the same order per g as a loop over g then options, in one pass over contiguous memory per option.
+     */
+    private static void relax(double[] prev, double[] next, Bid b, boolean honourGuarantees) {
+        int[] sizes = b.sizes();
+        int first = honourGuarantees && b.guaranteed() ? 1 : 0;
+        int w = next.length;
+        int o = first;
+        if (o == 0) {
+            // the empty bundle (size 0) is the first option: it beats the initial -inf wherever prev is finite, and
+            // -inf + log v stays -inf elsewhere
+            double lv = b.logValue(0);
+            for (int g = 0; g < w; g++) {
+                next[g] = prev[g] + lv;
+            }
+            o = 1;
+        } else {
+            Arrays.fill(next, NEG);
+        }
+        for (; o < sizes.length; o++) {
+            int size = sizes[o];
+            if (size >= w) {
+                break; // sizes increase
+            }
+            double lv = b.logValue(o);
+            // prev[x] = -inf gives v = -inf, which never beats anything: no test needed
+            for (int g = size; g < w; g++) {
+                double v = prev[g - size] + lv;
+                if (v > next[g] + 1e-12) {
+                    next[g] = v;
                 }
             }
-            if (first == 1 && bestV == NEG && (sizes.length < 2 || sizes[1] > next.length - 1)) {
-                // the guaranteed app cannot be served at all: it takes nothing rather than blocking everyone
-                double pv = prev[g];
-                bestV = pv;
-                bestO = 0;
-            }
-            next[g] = bestV;
-            if (choice != null) {
-                choice[g] = bestO;
+        }
+        if (first == 1 && (sizes.length < 2 || sizes[1] > w - 1)) {
+            // the guaranteed app cannot be served at all: it takes nothing rather than blocking everyone
+            for (int g = 0; g < w; g++) {
+                if (next[g] == NEG) {
+                    next[g] = prev[g];
+                }
             }
         }
     }

@@ -262,10 +262,13 @@ public final class ThemisPolicy implements SchedulingPolicy {
         final long now;
         final long leaseMillis;
         final double horizon;
-        final TreeMap<String, AppView> apps;
-        final Map<String, List<Item>> items = new TreeMap<>();
+        /** Apps by name, in name order (a hash map over the estimator's sorted map: lookups are per job and app). */
+        final Map<String, AppView> apps;
+        /** Items by app, in name order (filled in app order by {@link #buildItems}; hashed for the lookups). */
+        final Map<String, List<Item>> items;
         final Map<String, Integer> maxNodeGpus = new HashMap<>();
-        final Map<String, Double> findCache = new HashMap<>();
+        /** Throughput factors by job shape ({@link #shapeKey}): jobs of one shape share a placement search. */
+        final Map<ShapeKey, Double> findCache = new HashMap<>();
         final Set<String> kept = new HashSet<>();
         final Set<String> admitted = new HashSet<>();
         final Set<String> explained = new HashSet<>();
@@ -319,8 +322,9 @@ public final class ThemisPolicy implements SchedulingPolicy {
                     pendingGpuJobs.add(j);
                 }
             }
-            this.apps = FinishTimeEstimator.apps(live, now, ctx.capacity().totalGpus(), config.estimate(), ThemisPolicy.this::revocable);
+            this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), ThemisPolicy.this::revocable);
             this.pool = ctx.capacity().freeGpus() + revocableGpus;
+            this.items = new LinkedHashMap<>(apps.size() * 2);
         }
 
         /**
@@ -427,7 +431,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 if (cost > ctx.capacity().totalGpus()) {
                     return null;
                 }
-                double tf = throughput(j.status(), fullCounts(spec), cost);
+                double tf = throughput(j.status(), null, cost);
                 return new Item(j, false, null, 0, 0, 0, cost, tf, tf);
             }
             int gpm = (int) elastic.resources().gpus();
@@ -449,12 +453,13 @@ public final class ThemisPolicy implements SchedulingPolicy {
          * capacity when it finds a place; else, from the job's sensitivity, one node's factor when the gang fits
          * the largest node seen, one rack's otherwise.
          */
-        private double throughput(JobStatus job, Map<String, Integer> counts, int gpus) {
-            String key = shapeKey(job.spec(), counts);
+        private double throughput(JobStatus job, Map<String, Integer> fewer, int gpus) {
+            ShapeKey key = shapeKey(job.spec(), fewer);
             Double cached = findCache.get(key);
             if (cached != null) {
                 return cached;
             }
+            Map<String, Integer> counts = fewer == null ? fullCounts(job.spec()) : fewer;
             double tf;
             Optional<Placement> p = gpus <= ctx.capacity().freeGpus() ? ctx.placement().find(job, counts, Map.of()) : Optional.empty();
             if (p.isPresent()) {
@@ -471,8 +476,23 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         /** The bundle sizes an app values, Pareto-filtered, costing at most the pool. */
         List<Option> options(AppView app, List<Item> its) {
-            Map<String, Double> running = fixedRunning(app);
-            double none = FinishTimeEstimator.sharedWith(app, running, horizon);
+            // the jobs that run in an allocation, as flags and speeds by position in app.jobs() (as fixedRunning's map):
+            // an app values each prefix of its items, and a hash map per valuation cost more than the estimate
+            List<JobView> jobs = app.jobs();
+            boolean[] runs = new boolean[jobs.size()];
+            double[] speeds = new double[jobs.size()];
+            Map<String, Integer> index = jobs.size() > 8 ? new HashMap<>() : null;
+            for (int x = 0; x < jobs.size(); x++) {
+                JobView j = jobs.get(x);
+                if (j.holding() && !j.revocable()) {
+                    runs[x] = true;
+                    speeds[x] = j.speed();
+                }
+                if (index != null) {
+                    index.put(j.id(), x);
+                }
+            }
+            double none = FinishTimeEstimator.sharedWith(app, runs, speeds, horizon);
             List<Option> out = new ArrayList<>();
             out.add(new Option(0, 1.0, List.of()));
             int prefix = 0;
@@ -485,10 +505,12 @@ public final class ThemisPolicy implements SchedulingPolicy {
                 int lo = it.keep() ? 0 : it.minMembers();
                 int hi = it.keep() ? 0 : it.maxMembers();
                 int best = lo;
+                int x = position(jobs, index, it.job());
                 for (int m = lo; m <= hi && prefix + it.cost(m) <= pool; m++) {
                     best = m;
-                    running.put(it.job().id(), it.keep() ? it.job().speed() : it.speed(m));
-                    double v = none / FinishTimeEstimator.sharedWith(app, running, horizon);
+                    runs[x] = true;
+                    speeds[x] = it.keep() ? it.job().speed() : it.speed(m);
+                    double v = none / FinishTimeEstimator.sharedWith(app, runs, speeds, horizon);
                     if (v > bestV + 1e-12) {
                         bestV = v;
                         List<Choice> cs = new ArrayList<>(chosen);
@@ -496,11 +518,25 @@ public final class ThemisPolicy implements SchedulingPolicy {
                         out.add(new Option(prefix + it.cost(m), v, cs));
                     }
                 }
-                running.put(it.job().id(), it.keep() ? it.job().speed() : it.speed(best));
+                runs[x] = true;
+                speeds[x] = it.keep() ? it.job().speed() : it.speed(best);
                 chosen.add(new Choice(it, best));
                 prefix += it.cost(best);
             }
             return out;
+        }
+
+        /** @return the position of a job of the app in its job list */
+        private int position(List<JobView> jobs, Map<String, Integer> index, JobView job) {
+            if (index != null) {
+                return index.get(job.id());
+            }
+            for (int x = 0; x < jobs.size(); x++) {
+                if (jobs.get(x).id().equals(job.id())) {
+                    return x;
+                }
+            }
+            throw new IllegalStateException("job " + job.id() + " is not a job of its app");
         }
 
         Map<String, Double> fixedRunning(AppView app) {
@@ -691,6 +727,9 @@ public final class ThemisPolicy implements SchedulingPolicy {
         /** Starts whatever still fits on free GPUs, apps by worst ρ, each app's items in order. */
         void fillFree(List<String> order, long expiry) {
             for (String app : order) {
+                if (ctx.capacity().freeGpus() <= 0) {
+                    return; // every item needs a GPU
+                }
                 for (Item it : items.getOrDefault(app, List.of())) {
                     if (it.keep() || admitted.contains(it.job().id())) {
                         continue;
@@ -713,16 +752,26 @@ public final class ThemisPolicy implements SchedulingPolicy {
         }
 
         void explainRest(Map<String, String> why) {
+            Map<String, PendingReason> byApp = new HashMap<>(); // one reason per app: its jobs share it
+            long total = ctx.capacity().totalGpus();
             for (JobStatus j : pendingGpuJobs) {
-                if (!explained.contains(j.id()) && !admitted.contains(j.id())
-                        && (j.spec().totalGpus() > ctx.capacity().totalGpus() || neverFits(j))) {
+                if (explained.contains(j.id()) || admitted.contains(j.id())) {
+                    continue;
+                }
+                if (j.spec().totalGpus() > total || neverFits(j)) {
                     ctx.tryAdmit(j); // the core's own reason (larger than any domain, no quota), refreshed
-                } else if (!explained.contains(j.id()) && !admitted.contains(j.id())) {
-                    String w = why.get(j.spec().jobSet());
-                    AppView a = apps.get(j.spec().jobSet());
-                    ctx.leaveWaiting(j, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, String.format(Locale.ROOT,
-                            "Themis: app %s (rho %.2f) %s", j.spec().jobSet(), a == null ? Double.NaN : a.rho(),
-                            w == null ? "got no GPUs in this round's auction" : w)));
+                } else {
+                    String app = j.spec().jobSet();
+                    PendingReason reason = byApp.get(app);
+                    if (reason == null) {
+                        String w = why.get(app);
+                        AppView a = apps.get(app);
+                        reason = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, String.format(Locale.ROOT,
+                                "Themis: app %s (rho %.2f) %s", app, a == null ? Double.NaN : a.rho(),
+                                w == null ? "got no GPUs in this round's auction" : w));
+                        byApp.put(app, reason);
+                    }
+                    ctx.leaveWaiting(j, reason);
                 }
             }
         }
@@ -750,13 +799,25 @@ public final class ThemisPolicy implements SchedulingPolicy {
         return m;
     }
 
-    private static String shapeKey(JobSpec spec, Map<String, Integer> counts) {
-        StringBuilder sb = new StringBuilder(spec.namespace()).append('|').append(spec.sensitivity()).append('|');
-        for (PodSet ps : spec.podSets()) {
-            sb.append(counts.get(ps.name())).append('x').append(ps.resources()).append(ps.nodeSelector()).append(ps.tolerations())
-                    .append(ps.topology()).append(';');
+    /** What a placement search depends on, per pod set: its member count and what each member asks for. */
+    private record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
+                               List<io.fairway.api.model.Toleration> tolerations, io.fairway.api.job.TopologyRequest topology) {
+    }
+
+    /** A job's shape at some counts: equal shapes get the same placement (a record: no text built per job). */
+    private record ShapeKey(String namespace, io.fairway.api.job.PlacementSensitivity sensitivity, List<PodSetShape> podSets) {
+    }
+
+    /** @param counts members per pod set, or null for every pod set at its full count */
+    private static ShapeKey shapeKey(JobSpec spec, Map<String, Integer> counts) {
+        List<PodSet> pss = spec.podSets();
+        PodSetShape[] shapes = new PodSetShape[pss.size()];
+        for (int i = 0; i < shapes.length; i++) {
+            PodSet ps = pss.get(i);
+            Integer c = counts == null ? Integer.valueOf(ps.count()) : counts.get(ps.name());
+            shapes[i] = new PodSetShape(c == null ? -1 : c, ps.resources(), ps.nodeSelector(), ps.tolerations(), ps.topology());
         }
-        return sb.toString();
+        return new ShapeKey(spec.namespace(), spec.sensitivity(), List.of(shapes));
     }
 
     // ---------------------------------------------------------------- the round

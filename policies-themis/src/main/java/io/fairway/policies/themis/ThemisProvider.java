@@ -49,6 +49,11 @@ public final class ThemisProvider implements PolicyProvider {
     }
 
     @Override
+    public Set<String> parameters() {
+        return PARAMETERS;
+    }
+
+    @Override
     public SchedulingPolicy create(Map<String, String> parameters) {
         return new ThemisPolicy(name(), config(parameters == null ? Map.of() : parameters));
     }

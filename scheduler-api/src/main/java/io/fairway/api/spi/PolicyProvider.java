@@ -1,6 +1,7 @@
 package io.fairway.api.spi;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Creates a {@link SchedulingPolicy} by name. Providers are found with {@link java.util.ServiceLoader}: list
@@ -20,4 +21,16 @@ public interface PolicyProvider {
      * @return a new policy instance
      */
     SchedulingPolicy create(Map<String, String> parameters);
+
+    /**
+     * The parameter names {@link #create} accepts, so tools can list them (the command line's {@code policies}
+     * command, its message for an unknown parameter). When the set is not empty, {@code io.fairway.core.Policies}
+     * refuses any other name before calling {@link #create}, naming it and listing these. The default, an empty set,
+     * declares nothing: the policy takes no parameters, or checks them itself in {@link #create}.
+     *
+     * @return the accepted parameter names (empty: none declared)
+     */
+    default Set<String> parameters() {
+        return Set.of();
+    }
 }

@@ -246,11 +246,19 @@ final class Assignment {
         long nominal = quota.nominal(cq.name(), fr);
         long used = quota.used(cq.name(), fr);
         long unused = Math.max(0, nominal - used);
-        long lends = Math.max(0, avail - unused);
+        Map<String, Long> details = new LinkedHashMap<>();
+        details.put("needed", want);
+        details.put("nominal", nominal);
+        details.put("used", used);
+        details.put("unused", unused);
+        details.put("cohortLends", Math.max(0, avail - unused));
+        QuotaBook.QNode node = quota.queue(cq.name());
+        int id = quota.id(fr, false);
+        String binding = node == null || id < 0 ? "" : quota.bindingLimit(node, id, want, resource, details);
         String msg = "needs " + Quantities.format(resource, want) + " " + resource + " of flavor " + flavor + "; ClusterQueue " + cq.name()
                 + " has " + Quantities.format(resource, unused) + " unused of " + Quantities.format(resource, nominal)
-                + (cq.cohort() == null ? "" : ", cohort " + cq.cohort() + " lends " + Quantities.format(resource, lends));
-        return new PendingReason(PendingReason.Code.QUOTA, msg,
-                Map.of("needed", want, "nominal", nominal, "used", used, "unused", unused, "cohortLends", lends));
+                + (binding.isEmpty() && cq.cohort() != null
+                        ? ", cohort " + cq.cohort() + " lends " + Quantities.format(resource, Math.max(0, avail - unused)) : binding);
+        return new PendingReason(PendingReason.Code.QUOTA, msg, details);
     }
 }

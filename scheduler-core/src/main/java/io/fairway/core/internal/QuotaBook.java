@@ -280,6 +280,92 @@ public final class QuotaBook {
         return localAvailable + parentAvailable;
     }
 
+    /**
+     * Which limit keeps a ClusterQueue from getting {@code want} of the pair with id {@code fr}, when its own
+     * unused quota is not enough: its own borrowing limit, a lender's lending limit (quota that sits unused in
+     * the cohort but is held back), or the cohort's total (everything lendable is in use). Meant for pending
+     * reasons, off the hot path.
+     *
+     * @param n the ClusterQueue's node
+     * @param fr the pair's id
+     * @param want what the ClusterQueue needs of it in all
+     * @param resource the resource's name, for the numbers' units
+     * @param details filled with the numbers behind the sentence
+     * @return a clause naming the binding limit with its numbers, starting with ", " or "; " (empty without a cohort)
+     */
+    String bindingLimit(QNode n, int fr, long want, String resource, Map<String, Long> details) {
+        if (n.parent == null) {
+            return "";
+        }
+        QNode p = n.parent;
+        long g = n.guaranteed(fr);
+        long local = Math.max(0, g - n.used(fr));
+        long parentAvailable = available(p, fr);
+        long bl = n.borrowingLimit(fr);
+        long fromParentCap = Long.MAX_VALUE;
+        if (bl != ResourceQuota.UNLIMITED) {
+            fromParentCap = Math.max(0, n.subtree(fr) - g - Math.max(0, n.used(fr) - g) + bl);
+        }
+        // The ClusterQueue's own unused quota that it placed in the cohort's pool (all of it, without a lending limit).
+        long ownInParent = Math.max(0, n.subtree(fr) - g - Math.max(0, n.used(fr) - g));
+        String cohort = "cohort " + p.name;
+        if (fromParentCap < parentAvailable && local + fromParentCap < want) {
+            long borrowed = Math.max(0, n.used(fr) - n.nominal(fr));
+            long others = Math.max(0, parentAvailable - ownInParent);
+            details.put("borrowingLimit", bl);
+            details.put("borrowed", borrowed);
+            details.put("cohortLends", Math.max(0, fromParentCap - ownInParent));
+            details.put("cohortFree", others);
+            return "; its own borrowingLimit binds: it borrows " + fmt(resource, borrowed) + " of at most " + fmt(resource, bl)
+                    + ", although " + cohort + " could lend " + fmt(resource, others);
+        }
+        long lends = Math.max(0, Math.min(fromParentCap, parentAvailable) - ownInParent);
+        details.put("cohortLends", lends);
+        // Quota the cohort's other members hold back by their lending limits while they do not use it.
+        List<QNode> lenders = new ArrayList<>();
+        long withheld = 0;
+        for (QNode s : p.children) {
+            if (s != n) {
+                long held = Math.max(0, s.guaranteed(fr) - s.used(fr));
+                if (held > 0) {
+                    lenders.add(s);
+                    withheld += held;
+                }
+            }
+        }
+        if (withheld > 0 && local + Math.min(fromParentCap, parentAvailable + withheld) >= want) {
+            lenders.sort((a, b) -> Long.compare(Math.max(0, b.guaranteed(fr) - b.used(fr)), Math.max(0, a.guaranteed(fr) - a.used(fr))));
+            StringBuilder sb = new StringBuilder(", ").append(cohort).append(" lends ").append(fmt(resource, lends))
+                    .append(" because a lender's lendingLimit binds: ");
+            int shown = Math.min(3, lenders.size());
+            for (int k = 0; k < shown; k++) {
+                QNode s = lenders.get(k);
+                if (k > 0) {
+                    sb.append("; ");
+                }
+                sb.append(s.clusterQueue ? "ClusterQueue " : "cohort ").append(s.name).append(" lends at most ")
+                        .append(fmt(resource, s.lendingLimit(fr))).append(" of its ").append(fmt(resource, s.subtree(fr)))
+                        .append(" and holds back ").append(fmt(resource, Math.max(0, s.guaranteed(fr) - s.used(fr)))).append(" unused");
+            }
+            if (lenders.size() > shown) {
+                sb.append("; and ").append(lenders.size() - shown).append(" more");
+            }
+            details.put("lendingLimit", lenders.get(0).lendingLimit(fr));
+            details.put("heldBack", withheld);
+            return sb.toString();
+        }
+        long total = p.subtree(fr);
+        long inUse = p.used(fr);
+        details.put("cohortQuota", total);
+        details.put("cohortUsed", inUse);
+        return ", " + cohort + " lends " + fmt(resource, lends) + ": the cohort's total binds (" + fmt(resource, inUse) + " of its "
+                + fmt(resource, total) + " in use)";
+    }
+
+    private static String fmt(String resource, long amount) {
+        return io.fairway.api.model.Quantities.format(resource, amount);
+    }
+
     /** @return the ClusterQueue's nominal quota of {@code fr} */
     long nominal(String cq, String fr) {
         QNode n = queueIndex.get(cq);

@@ -101,8 +101,31 @@ class QuotaScenariosTest {
         assertThat(admitted(r)).containsExactly("a1");
         PendingReason why = s.status("a2").orElseThrow().pendingReason();
         assertThat(why.code()).isEqualTo(PendingReason.Code.QUOTA);
-        assertThat(why.message()).contains("team-a").contains("lends 0");
-        assertThat(why.details()).containsEntry("nominal", 4L).containsEntry("used", 8L);
+        assertThat(why.message()).contains("team-a").contains("cohort research lends 0")
+                .contains("lendingLimit binds").contains("team-b lends at most 4 of its 12 and holds back 8 unused")
+                .doesNotContain("borrowingLimit").doesNotContain("total");
+        assertThat(why.details()).containsEntry("nominal", 4L).containsEntry("used", 8L).containsEntry("cohortLends", 0L)
+                .containsEntry("lendingLimit", 4L).containsEntry("heldBack", 8L);
+    }
+
+    @Test
+    void aFullCohortSaysItsTotalBinds() {
+        Scheduler s = base(2).policy("best-effort-fifo")
+                .clusterQueue(gpuQueue("team-a", "research", 8, ResourceQuota.UNLIMITED, ResourceQuota.UNLIMITED, PreemptionPolicy.NEVER))
+                .clusterQueue(gpuQueue("team-b", "research", 8, ResourceQuota.UNLIMITED, ResourceQuota.UNLIMITED, PreemptionPolicy.NEVER))
+                .localQueue(new LocalQueue("ns", "a", "team-a")).localQueue(new LocalQueue("ns", "b", "team-b"))
+                .build();
+        s.submit(gpuJob("a1", "a", 4, 0));
+        s.submit(gpuJob("b1", "b", 8, 0));
+        s.submit(gpuJob("a2", "a", 4, 0));
+        s.submit(gpuJob("a3", "a", 2, 0));
+        assertThat(admitted(s.runRound())).containsExactlyInAnyOrder("a1", "b1", "a2");
+        PendingReason why = s.status("a3").orElseThrow().pendingReason();
+        assertThat(why.code()).isEqualTo(PendingReason.Code.QUOTA);
+        assertThat(why.message()).contains("ClusterQueue team-a has 0 unused of 8")
+                .contains("cohort research lends 0: the cohort's total binds (16 of its 16 in use)")
+                .doesNotContain("borrowingLimit").doesNotContain("lendingLimit");
+        assertThat(why.details()).containsEntry("cohortQuota", 16L).containsEntry("cohortUsed", 16L).containsEntry("cohortLends", 0L);
     }
 
     @Test
@@ -116,6 +139,14 @@ class QuotaScenariosTest {
             s.submit(gpuJob("a" + i, "a", 1, 0));
         }
         assertThat(admitted(s.runRound())).hasSize(6); // 4 nominal + 2 borrowed
+        PendingReason why = s.status("a6").orElseThrow().pendingReason();
+        assertThat(why.code()).isEqualTo(PendingReason.Code.QUOTA);
+        // team-b's 20 GPUs are idle: the queue's own borrowing limit binds, not the cohort
+        assertThat(why.message()).contains("ClusterQueue team-a has 0 unused of 4")
+                .contains("its own borrowingLimit binds: it borrows 2 of at most 2, although cohort research could lend 18")
+                .doesNotContain("lendingLimit").doesNotContain("total");
+        assertThat(why.details()).containsEntry("borrowingLimit", 2L).containsEntry("borrowed", 2L).containsEntry("cohortLends", 0L)
+                .containsEntry("cohortFree", 18L);
     }
 
     @Test

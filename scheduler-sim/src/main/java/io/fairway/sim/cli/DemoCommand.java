@@ -60,6 +60,7 @@ public final class DemoCommand implements Runnable {
         QueueModel queues = Defaults.queues();
         SimulationInput input = new SimulationInput("Philly sample (" + trace.jobs().size() + " jobs) on " + cluster.totalGpus() + " GPUs",
                 cluster, queues, trace.jobs(), List.of());
+        input = options.withCheckpoints(input);
         SimulationOptions o = options.simulationOptions(1, 0);
         pw.println("Simulating " + trace.jobs().size() + " jobs of the Philly trace sample on " + cluster.totalGpus() + " GPUs ("
                 + cluster.nodes().size() + " nodes) under " + policies.size() + " policies: " + String.join(", ", policies));

@@ -8,8 +8,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code fairway policies}: the policies found on the class path, with their descriptions. */
-@Command(name = "policies", mixinStandardHelpOptions = true, description = "Lists the policies found on the class path.")
+/** {@code fairway policies}: the policies found on the class path, with their descriptions and the parameters they declare. */
+@Command(name = "policies", mixinStandardHelpOptions = true,
+        description = "Lists the policies found on the class path, with the parameters each declares (give them as --policy NAME:KEY=VALUE,...).")
 public final class PoliciesCommand implements Runnable {
     @Spec
     private CommandSpec spec;
@@ -25,6 +26,11 @@ public final class PoliciesCommand implements Runnable {
         int w = all.keySet().stream().mapToInt(String::length).max().orElse(0);
         for (PolicyProvider p : all.values()) {
             out.println(p.name() + " ".repeat(w - p.name().length()) + "  " + p.description());
+            java.util.Set<String> params = p.parameters();
+            if (params != null && !params.isEmpty()) {
+                out.println(" ".repeat(w) + "  parameters: " + String.join(", ", new java.util.TreeSet<>(params))
+                        + "  (--policy " + p.name() + ":KEY=VALUE,KEY=VALUE)");
+            }
         }
         out.flush();
     }

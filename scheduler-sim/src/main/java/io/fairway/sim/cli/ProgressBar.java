@@ -18,6 +18,10 @@ final class ProgressBar {
     private boolean shown;
     private int lastLength;
 
+    /**
+     * @param err where to draw
+     * @param enabled false to draw nothing (e.g. {@code --no-progress}); also nothing without a console
+     */
     ProgressBar(PrintWriter err, boolean enabled) {
         this.err = err;
         this.enabled = enabled && System.console() != null;

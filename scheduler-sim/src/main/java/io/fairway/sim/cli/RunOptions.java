@@ -17,8 +17,19 @@ import picocli.CommandLine.Option;
 
 /** The options {@code demo} and {@code simulate} share: policies, seed, outputs. */
 final class RunOptions {
-    @Option(names = "--policy", split = ",", paramLabel = "NAME", description = "Policies to run, comma-separated (default: every installed policy).")
+    @Option(names = "--policy", paramLabel = "NAME[:KEY=VALUE,...]",
+            description = "Policies to run (default: every installed policy), each a name with optional parameters: "
+                    + "NAME or NAME:KEY=VALUE,KEY=VALUE. Separate policies with \",\" or \";\", or repeat --policy: a token with "
+                    + "\"=\" is a parameter of the policy before it, any other token starts a policy. "
+                    + "E.g. --policy themis:f=0.2,leaseMinutes=10,tiresias-las. Values cannot hold \",\" or \";\" (lists take \"/\": "
+                    + "tiresias-las:thresholds=3250/7200/18000). `fairway policies` lists each policy's parameters.")
     List<String> policies = new ArrayList<>();
+
+    @Option(names = "--checkpoint-interval", paramLabel = "DURATION",
+            description = "Give every job that carries no checkpointing a checkpoint every DURATION of progress (e.g. 10m, 600s, 1h, "
+                    + "1h30m; restores take 20 s); a preempted job then loses only the work since its last checkpoint. "
+                    + "Default: jobs without checkpointing restart from zero.")
+    String checkpointInterval;
 
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the scheduler's random choices (default: 1, or the scenario's).")
     Long seed;
@@ -94,6 +105,24 @@ final class RunOptions {
             throw new FairwayCommand.UserException(e.getMessage().replace("actuatorFaults.timeoutSeconds", "--actuator-timeout")
                     .replace("actuatorFaults.backoffBaseSeconds", "--actuator-backoff BASE").replace("actuatorFaults.backoffCapSeconds",
                             "--actuator-backoff CAP").replace("actuatorFaults.maxAttempts", "--actuator-max-attempts"));
+        }
+    }
+
+    /**
+     * @param input a simulation input
+     * @return it with {@code --checkpoint-interval} given to its jobs that carry no checkpointing (unchanged without the option)
+     */
+    io.fairway.sim.SimulationInput withCheckpoints(io.fairway.sim.SimulationInput input) {
+        if (checkpointInterval == null) {
+            return input;
+        }
+        try {
+            io.fairway.sim.SimulationInput in = io.fairway.sim.trace.Checkpoints.whereMissing(input,
+                    io.fairway.sim.trace.Checkpoints.every(io.fairway.sim.trace.Checkpoints.parseDuration(checkpointInterval)));
+            return new io.fairway.sim.SimulationInput(input.name() + ", checkpoints every " + checkpointInterval.trim(), in.cluster(),
+                    in.queues(), in.jobs(), in.actions());
+        } catch (io.fairway.api.InvalidSpecException e) {
+            throw new FairwayCommand.UserException("--checkpoint-interval: " + e.getMessage());
         }
     }
 

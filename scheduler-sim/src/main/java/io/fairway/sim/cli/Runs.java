@@ -1,6 +1,7 @@
 package io.fairway.sim.cli;
 
 import io.fairway.core.Policies;
+import io.fairway.sim.PolicySpec;
 import io.fairway.sim.SimulationInput;
 import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
@@ -16,29 +17,29 @@ final class Runs {
     }
 
     /**
-     * @param requested policy names given on the command line (may hold comma-separated lists), or empty for all
-     * @return the policy names, each checked to exist
-     * @throws io.fairway.api.InvalidSpecException naming an unknown policy and the known ones
+     * @param requested policies given on the command line, each in {@link PolicySpec}'s syntax (several per value, or the
+     *     option repeated), or empty for every installed policy
+     * @param parameters ignored (kept for callers); parameters come with each policy, {@code name:key=value}
+     * @return the policies' labels ({@link PolicySpec#label()}), each checked: an installed policy, known parameters
+     * @throws io.fairway.api.InvalidSpecException naming an unknown policy and the known ones, or an unknown parameter and
+     *     the known ones
      */
     static List<String> policies(List<String> requested, Map<String, String> parameters) {
-        List<String> names = new ArrayList<>();
-        for (String r : requested == null ? List.<String>of() : requested) {
-            for (String n : r.split(",")) {
-                if (!n.isBlank() && !names.contains(n.trim())) {
-                    names.add(n.trim());
-                }
+        List<PolicySpec> specs = PolicySpec.parseAll(requested);
+        if (specs.isEmpty()) {
+            for (String n : Policies.available().keySet()) {
+                specs.add(PolicySpec.of(n));
             }
         }
-        if (names.isEmpty()) {
-            names.addAll(Policies.available().keySet());
-        }
-        if (names.isEmpty()) {
+        if (specs.isEmpty()) {
             throw new FairwayCommand.UserException("no policy is installed on the class path");
         }
-        for (String n : names) {
-            Policies.create(n, parameters); // fails fast on an unknown name, before any run
+        List<String> labels = new ArrayList<>();
+        for (PolicySpec p : specs) {
+            p.check(); // fails fast on an unknown name or parameter, before any run
+            labels.add(p.label());
         }
-        return names;
+        return labels;
     }
 
     /** @return the result under another name (as a row of the comparison table) */
@@ -48,9 +49,15 @@ final class Runs {
                 m.p50JctSeconds(), m.p95JctSeconds(), m.p99JctSeconds(), m.avgQueueingDelaySeconds(), m.p95QueueingDelaySeconds(),
                 m.makespanSeconds(), m.gpuUtilization(), m.maxRho(), m.meanRho(), m.jainIndex(), m.preemptions(), m.lostWorkSeconds(), m.rounds(),
                 m.schedulerMillisPerRound());
-        return new SimulationResult(name, n, r.jobs(), r.skipped(), r.timeline(), r.totalGpus(), r.events(), r.actuations(), r.infra(), r.actuator());
+        List<io.fairway.sim.EventRecord> events = r.events().isEmpty() ? r.events() : r.events().stream()
+                .map(e -> new io.fairway.sim.EventRecord(name, e.timeMillis(), e.job(), e.type(), e.reason())).toList();
+        return new SimulationResult(name, n, r.jobs(), r.skipped(), r.timeline(), r.totalGpus(), events, r.actuations(), r.infra(), r.actuator());
     }
 
+    /**
+     * Runs each policy (a {@link PolicySpec} label: its parameters go over {@code options}') with a progress bar; rows of a
+     * policy with parameters are named by its label.
+     */
     static List<SimulationResult> run(SimulationInput input, List<String> policies, SimulationOptions options, PrintWriter err,
                                       boolean progress) {
         ProgressBar bar = new ProgressBar(err, progress);
@@ -58,9 +65,11 @@ final class Runs {
         try {
             for (int i = 0; i < policies.size(); i++) {
                 String p = policies.get(i);
+                PolicySpec spec = PolicySpec.parse(p);
                 int index = i;
-                results.add(Simulator.run(input, p, options,
-                        f -> bar.update((index + f) / policies.size(), p + " (" + (index + 1) + "/" + policies.size() + ")")));
+                SimulationResult r = Simulator.run(input, spec.name(), spec.parameters().isEmpty() ? options : spec.applyTo(options),
+                        f -> bar.update((index + f) / policies.size(), p + " (" + (index + 1) + "/" + policies.size() + ")"));
+                results.add(spec.parameters().isEmpty() ? r : renamed(r, spec.label()));
             }
         } finally {
             bar.finish();

@@ -105,6 +105,7 @@ public final class SimulateCommand implements Runnable {
                     input.jobs().stream().sorted(java.util.Comparator.comparingLong(io.fairway.sim.SimJob::submitMillis)).limit(jobs).toList(),
                     input.actions());
         }
+        input = options.withCheckpoints(input);
         List<String> policies = Runs.policies(requested, Map.of());
         if (multiCluster(input)) {
             runMultiCluster(out, input, policies, options.simulationOptions(seed, interval));
@@ -162,7 +163,8 @@ public final class SimulateCommand implements Runnable {
                 + ", one pull-based executor per cluster, under " + String.join(", ", policies));
         out.println();
         for (String policy : policies) {
-            MultiClusterRun.Result r = MultiClusterRun.run(input, policy, o);
+            io.fairway.sim.PolicySpec ps = io.fairway.sim.PolicySpec.parse(policy);
+            MultiClusterRun.Result r = MultiClusterRun.run(input, ps.name(), ps.applyTo(o));
             out.println(policy + ":");
             out.println(String.format(Locale.ROOT, "  %-12s %5s %5s %9s %9s %9s %6s %8s %6s %9s", "cluster", "nodes", "GPUs", "joined", "silent",
                     "lost", "runs", "finishes", "fenced", "GPU-hours"));

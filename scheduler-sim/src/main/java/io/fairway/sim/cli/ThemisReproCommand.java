@@ -11,6 +11,7 @@ import io.fairway.sim.ClusterModel;
 import io.fairway.sim.Fairness;
 import io.fairway.sim.JobOutcome;
 import io.fairway.sim.PolicyMetrics;
+import io.fairway.sim.PolicySpec;
 import io.fairway.sim.QueueModel;
 import io.fairway.sim.SimJob;
 import io.fairway.sim.SimulationInput;
@@ -49,7 +50,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code fairway themis-repro}: the Themis reproduction of issue #5. Runs a workload (the bundled Philly sample, or a
  * generated Themis-like one of hyper-parameter-search apps, {@link ThemisWorkloadGenerator}) on a 2-rack cluster of 64
  * GPUs (16 nodes × 4) or 256 GPUs (32 nodes × 8) under several policies — each given as {@code name} or
- * {@code name:key=value;key=value} — plus optional sweeps of Themis' fairness knob f and lease length, and reports
+ * {@code name:key=value,key=value} ({@link PolicySpec}) — plus optional sweeps of Themis' fairness knob f and lease length, and reports
  * app-level finish-time fairness: an app (job set) finishes with its last job; its ρ is its completion time ÷ its
  * time on a private 1/N share (N = apps present, time-averaged over its life), i.e. max(longest job, Σ work × GPUs ÷
  * min(share, its demand)). Writes {@code results.md}, {@code results.csv} and PNG charts into {@code --out}.
@@ -87,9 +88,16 @@ public final class ThemisReproCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "Workload and scheduler seed. Default: ${DEFAULT-VALUE}.")
     long seed;
 
-    @Option(names = "--policy", split = ",", description = "Policies, each name or name:key=value;key=value. "
-            + "Default: themis,tiresias-las,srtf,isolated-share,best-effort-fifo,strict-fifo.")
+    @Option(names = "--policy", paramLabel = "NAME[:KEY=VALUE,...]", description = "Policies, as for simulate: NAME or "
+            + "NAME:KEY=VALUE,KEY=VALUE, several separated by \",\" or \";\" or by repeating --policy (a token with \"=\" is a "
+            + "parameter of the policy before it). Default: themis,tiresias-las,srtf,isolated-share,best-effort-fifo,strict-fifo.")
     List<String> policies;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write every run's app-level and job-level metrics as JSON.")
+    Path json;
+
+    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr (it is drawn only on a terminal).")
+    boolean noProgress;
 
     @Option(names = "--sweep-f", split = ",", description = "Also run themis with each of these f.")
     List<Double> sweepF;
@@ -146,39 +154,40 @@ public final class ThemisReproCommand implements Callable<Integer> {
         }
         QueueModel queues = Defaults.queuesFor(cluster, lqs);
         SimulationInput in = new SimulationInput(name, cluster, queues, shaped, List.of());
-        List<String> specs = new ArrayList<>(policies == null || policies.isEmpty()
-                ? List.of("themis", "tiresias-las", "srtf", "isolated-share", "best-effort-fifo", "strict-fifo") : policies);
+        List<PolicySpec> specs = new ArrayList<>(policies == null || policies.isEmpty()
+                ? PolicySpec.parseList("themis,tiresias-las,srtf,isolated-share,best-effort-fifo,strict-fifo") : PolicySpec.parseAll(policies));
         for (Double f : sweepF == null ? List.<Double>of() : sweepF) {
-            specs.add("themis:f=" + f);
+            specs.add(new PolicySpec("themis", Map.of("f", String.valueOf(f))));
         }
         for (Double l : sweepLease == null ? List.<Double>of() : sweepLease) {
-            specs.add("themis:leaseMinutes=" + l);
+            specs.add(new PolicySpec("themis", Map.of("leaseMinutes", String.valueOf(l))));
+        }
+        for (PolicySpec p : specs) {
+            p.check(); // an unknown policy or parameter fails before any run
         }
         o.printf(Locale.ROOT, "%s: %d jobs of %d apps on %d nodes (%d GPUs, 2 racks)%n", name, shaped.size(), new LinkedHashSet<>(appOf.values()).size(),
                 cluster.nodes().size(), cluster.totalGpus());
         o.flush();
         List<Row> rows = new ArrayList<>();
-        for (String s : specs) {
-            String[] parts = s.split(":", 2);
-            Map<String, String> params = new LinkedHashMap<>();
-            if (parts.length > 1) {
-                for (String kv : parts[1].split(";")) {
-                    String[] p = kv.split("=", 2);
-                    if (p.length != 2) {
-                        throw new FairwayCommand.UserException("policy parameter \"" + kv + "\" in \"" + s + "\" is not key=value");
-                    }
-                    params.put(p[0].trim(), p[1].trim());
+        ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), !noProgress);
+        try {
+            for (int i = 0; i < specs.size(); i++) {
+                PolicySpec p = specs.get(i);
+                int index = i;
+                int n = specs.size();
+                SimulationResult r = Simulator.run(in, p.name(), p.applyTo(SimulationOptions.DEFAULTS.withSeed(seed).withRecordEvents(diagnose)),
+                        f -> bar.update((index + f) / n, p.label() + " (" + (index + 1) + "/" + n + ")"));
+                bar.finish();
+                Row row = row(p.label(), p.name(), p.parameters(), r, appOf);
+                rows.add(row);
+                o.println(format(row) + " worst: " + row.worstApp());
+                if (diagnose) {
+                    o.print(diagnosis(r, appOf, shaped));
                 }
+                o.flush();
             }
-            SimulationResult r = Simulator.run(in, parts[0].trim(),
-                    SimulationOptions.DEFAULTS.withSeed(seed).withPolicyParameters(params).withRecordEvents(diagnose));
-            Row row = row(s, parts[0].trim(), params, r, appOf);
-            rows.add(row);
-            o.println(format(row) + " worst: " + row.worstApp());
-            if (diagnose) {
-                o.print(diagnosis(r, appOf, shaped));
-            }
-            o.flush();
+        } finally {
+            bar.finish();
         }
         String table = table(name, cluster, rows);
         o.println();
@@ -187,8 +196,57 @@ public final class ThemisReproCommand implements Callable<Integer> {
             write(out, name, table, rows);
             o.println("written: " + out.resolve("results.md"));
         }
+        if (json != null) {
+            writeJson(json, name, cluster, rows);
+            o.println("metrics: " + json);
+        }
         o.flush();
         return 0;
+    }
+
+    /**
+     * Writes the runs as JSON: {@code {"workload", "gpus", "nodes", "seed", "runs": [{"label", "policy", "parameters",
+     * "appMaxRho", "appMeanRho", "appJain", "avgAppJctSeconds", "gpuHours", "worstApp", "appRho": {app: rho}, "metrics":
+     * {job-level metrics as in simulate's --json}}]}}; a value that does not exist is null.
+     */
+    private void writeJson(Path file, String name, ClusterModel cluster, List<Row> rows) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("workload", name);
+        doc.put("gpus", cluster.totalGpus());
+        doc.put("nodes", cluster.nodes().size());
+        doc.put("seed", seed);
+        List<Map<String, Object>> runs = new ArrayList<>();
+        for (Row r : rows) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("label", r.label());
+            m.put("policy", r.policy());
+            m.put("parameters", r.params());
+            m.put("appMaxRho", num(r.appMaxRho()));
+            m.put("appMeanRho", num(r.appMeanRho()));
+            m.put("appJain", num(r.appJain()));
+            m.put("avgAppJctSeconds", num(r.avgAppJct()));
+            m.put("gpuHours", num(r.gpuHours()));
+            m.put("worstApp", r.worstApp());
+            Map<String, Object> byApp = new LinkedHashMap<>();
+            r.appRhoByName().forEach((k, v) -> byApp.put(k, num(v)));
+            m.put("appRho", byApp);
+            m.put("metrics", io.fairway.sim.report.MetricsJson.toMap(r.m()));
+            runs.add(m);
+        }
+        doc.put("runs", runs);
+        try {
+            if (file.toAbsolutePath().getParent() != null) {
+                Files.createDirectories(file.toAbsolutePath().getParent());
+            }
+            new com.fasterxml.jackson.databind.ObjectMapper().enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+                    .writeValue(file.toFile(), doc);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Double num(double v) {
+        return Double.isFinite(v) ? v : null;
     }
 
     static ClusterModel cluster(int gpus) {

@@ -42,6 +42,7 @@ import java.util.Set;
  * jobs:
  *   - {id: j1, submitSeconds: 0, durationSeconds: 600, queue: lq, resources: {cpu: "32"}}
  *   - {id: g1, submitSeconds: 5, durationSeconds: 60, queue: lq, gpus: 16, model: vgg16}
+ *   - {id: g2, durationSeconds: 60, queue: lq, gpus: 16, topology: {required: fairway.io/rack}}
  * events:
  *   - {at: 300, addLocalQueue: {name: late, clusterQueue: cq}}
  *   - {at: 7200, loseCluster: west}      # with several clusters: fairway simulate runs the multi-cluster engine
@@ -109,8 +110,24 @@ public record ScenarioConfig(String name, String description, List<String> polic
         ClusterModel c = setup.model();
         QueueModel q = queues.toModel(source);
         List<SimJob> js = new ArrayList<>();
+        Set<String> levels = new java.util.TreeSet<>();
+        levels.add(io.fairway.api.model.Node.HOSTNAME_LABEL);
+        c.clusters().forEach(cs -> levels.addAll(cs.topologyLevels()));
+        setup.actions().forEach(a -> {
+            if (a instanceof ClusterAction.JoinCluster jc) {
+                levels.addAll(jc.cluster().topologyLevels());
+            }
+        });
         for (JobConfig j : jobs) {
-            js.add(j.toJob());
+            SimJob job = j.toJob();
+            for (PodSet ps : job.spec().podSets()) {
+                String level = ps.topology().level();
+                if (level != null && !levels.contains(level)) {
+                    throw new ConfigException(source, 0, 0, "job " + j.id() + ": topology level " + level + " is not a topology level of "
+                            + "the cluster; known levels: " + String.join(", ", levels) + " (declare it in the cluster's topologyLevels)", null);
+                }
+            }
+            js.add(job);
         }
         List<ClusterAction> as = new ArrayList<>(setup.actions());
         for (EventConfig e : events) {
@@ -139,10 +156,11 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param jobSet its job set
      * @param model its model name, for {@link PlacementSensitivity#forModel}
      * @param checkpointing how it checkpoints, or null
+     * @param topology where its members must or should be relative to each other, or null for no constraint
      */
     public record JobConfig(String id, Double submitSeconds, Double durationSeconds, String queue, String namespace, Integer members,
                             Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
-                            CheckpointingConfig checkpointing) implements Validated {
+                            CheckpointingConfig checkpointing, TopologyConfig topology) implements Validated {
         /** Checks the fields that need no other; {@link #validate()} builds the job. */
         public JobConfig {
             Names.require("id", id);
@@ -169,6 +187,13 @@ public record ScenarioConfig(String name, String description, List<String> polic
             if (minMembers != null) {
                 ps = ps.withMinCount(minMembers);
             }
+            if (topology != null) {
+                try {
+                    ps = ps.withTopology(topology.toModel());
+                } catch (InvalidSpecException e) {
+                    throw new InvalidSpecException("topology", topology, "job " + id + ": " + e.getMessage());
+                }
+            }
             double submit = submitSeconds == null ? 0 : submitSeconds;
             InvalidSpecException.check(submit >= 0, "submitSeconds", submit, "job %s: submitSeconds must be >= 0, was %s", id, submit);
             JobSpec.Builder b = JobSpec.builder(id)
@@ -184,6 +209,50 @@ public record ScenarioConfig(String name, String description, List<String> polic
                 b.checkpointing(checkpointing.toModel());
             }
             return new SimJob(b.build(), durationSeconds);
+        }
+    }
+
+    /**
+     * A job's topology request: give one of {@code required} and {@code preferred} (a topology level: a node label key of
+     * the cluster's {@code topologyLevels}, or {@code kubernetes.io/hostname} for one node), or {@code nvlinkDomain: true},
+     * or {@code spread: true}.
+     *
+     * <pre>
+     * topology: {required: fairway.io/rack}     # all members in one rack, or wait
+     * topology: {preferred: fairway.io/rack}    # one rack if possible
+     * topology: {nvlinkDomain: true}            # all GPUs in one NVLink domain
+     * topology: {spread: true}                  # one member per node as far as nodes go
+     * </pre>
+     *
+     * @param required the level all members must share a domain of, or null
+     * @param preferred the level all members should share a domain of, or null
+     * @param nvlinkDomain true: all GPUs in one NVLink domain
+     * @param spread true: spread members across nodes
+     */
+    public record TopologyConfig(String required, String preferred, Boolean nvlinkDomain, Boolean spread) implements Validated {
+        @Override
+        public void validate() {
+            toModel();
+        }
+
+        io.fairway.api.job.TopologyRequest toModel() {
+            boolean nv = Boolean.TRUE.equals(nvlinkDomain);
+            boolean sp = Boolean.TRUE.equals(spread);
+            int n = (required != null ? 1 : 0) + (preferred != null ? 1 : 0) + (nv ? 1 : 0) + (sp ? 1 : 0);
+            InvalidSpecException.check(n == 1, "topology", this, "topology: give exactly one of required: LEVEL, preferred: LEVEL, "
+                    + "nvlinkDomain: true, spread: true (found %d)", n);
+            InvalidSpecException.check(required == null || !required.isBlank(), "topology.required", required,
+                    "topology.required needs a level, e.g. fairway.io/rack");
+            InvalidSpecException.check(preferred == null || !preferred.isBlank(), "topology.preferred", preferred,
+                    "topology.preferred needs a level, e.g. fairway.io/rack");
+            if (nv) {
+                return io.fairway.api.job.TopologyRequest.nvlinkDomain();
+            }
+            if (sp) {
+                return io.fairway.api.job.TopologyRequest.spreadAcrossNodes();
+            }
+            return required != null ? io.fairway.api.job.TopologyRequest.required(required.trim())
+                    : io.fairway.api.job.TopologyRequest.preferred(preferred.trim());
         }
     }
 

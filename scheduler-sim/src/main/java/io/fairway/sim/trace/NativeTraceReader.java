@@ -19,7 +19,8 @@ import java.util.Map;
  * id, submit_seconds, duration_seconds,
  * members, gpus_per_member, cpu_per_member, memory_per_member,  (or gpus: a total shaped by GangShape)
  * queue, namespace, priority, job_set, owner, model, min_members,
- * checkpoint_interval_seconds, checkpoint_cost_seconds, restore_seconds
+ * checkpoint_interval_seconds, checkpoint_cost_seconds, restore_seconds,
+ * topology                                                      (see {@link TopologyText}: required:LEVEL, preferred:LEVEL, ...)
  * </pre>
  *
  * <p>{@code cpu_per_member} and {@code memory_per_member} are Kubernetes quantities ({@code 4}, {@code 500m},
@@ -90,6 +91,13 @@ public final class NativeTraceReader extends CsvTraceReader {
                 throw row.error("min_members must be in 1.." + members + ", was " + min);
             }
             podSet = podSet.withMinCount((int) min);
+        }
+        if (row.has("topology")) {
+            try {
+                podSet = podSet.withTopology(TopologyText.parse(row.text("topology")));
+            } catch (InvalidSpecException e) {
+                throw row.error(e.getMessage(), e);
+            }
         }
         long priority = row.whole("priority", 0);
         if (priority < Integer.MIN_VALUE || priority > Integer.MAX_VALUE) {
