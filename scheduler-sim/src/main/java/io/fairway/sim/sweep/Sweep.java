@@ -1,0 +1,166 @@
+package io.fairway.sim.sweep;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.sim.JobOutcome;
+import io.fairway.sim.PolicyMetrics;
+import io.fairway.sim.SimulationOptions;
+import io.fairway.sim.SimulationResult;
+import io.fairway.sim.Simulator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs every policy on every workload of a sweep, on a small thread pool, and returns one {@link SweepRow} per run in
+ * workload order, then policy order, whatever order the runs finish in. Each run is {@link Simulator#run} with the given
+ * options and the workload's seed, so a sweep is reproducible: the same workloads, policies and options give the same
+ * rows (but for {@link SweepRow#wallSeconds()}) on any number of threads.
+ *
+ * <pre>{@code
+ * List<SweepRow> rows = Sweep.run(workloads, List.of("themis", "tiresias-las", "best-effort-fifo"),
+ *         SimulationOptions.DEFAULTS, 2, Sweep.Progress.NONE);
+ * }</pre>
+ */
+public final class Sweep {
+    /** A workload is contended when FIFO keeps at least this fraction of its GPUs busy. */
+    public static final double CONTENDED_UTILISATION = 0.60;
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sweep.class);
+
+    private Sweep() {
+    }
+
+    /** Told how far a sweep has got. Called from the worker threads, one call at a time. */
+    @FunctionalInterface
+    public interface Progress {
+        /** Ignores progress. */
+        Progress NONE = (fraction, done, runs, label) -> { };
+
+        /**
+         * @param fraction work done over all runs, 0..1 (finished runs plus the finished share of running ones)
+         * @param done runs finished
+         * @param runs runs in all
+         * @param label the run that reported
+         */
+        void update(double fraction, int done, int runs, String label);
+    }
+
+    /**
+     * @param policies policy names
+     * @return the FIFO whose utilisation decides contention: {@code best-effort-fifo} when present, else
+     *     {@code strict-fifo}, else null
+     */
+    public static String contentionFifo(List<String> policies) {
+        return policies.contains("best-effort-fifo") ? "best-effort-fifo" : policies.contains("strict-fifo") ? "strict-fifo" : null;
+    }
+
+    /**
+     * @param workloads the workloads
+     * @param policies the policies, at least one of them a FIFO ({@link #contentionFifo})
+     * @param options the simulation options; each run uses them with its workload's seed
+     * @param threads runs at once, &ge; 1
+     * @param progress told the progress
+     * @return one row per run, workloads outermost, in the given orders
+     * @throws InvalidSpecException on no FIFO among the policies or fewer than one thread; what a run throws
+     */
+    public static List<SweepRow> run(List<SweepWorkload> workloads, List<String> policies, SimulationOptions options, int threads,
+                                     Progress progress) {
+        String fifo = contentionFifo(policies);
+        InvalidSpecException.check(fifo != null, "policies", policies,
+                "the policies must include best-effort-fifo or strict-fifo: FIFO's utilisation decides which workloads are contended");
+        InvalidSpecException.check(threads >= 1, "threads", threads, "threads must be >= 1, was %d", threads);
+        int runs = workloads.size() * policies.size();
+        AtomicLongArray partial = new AtomicLongArray(runs); // the finished fraction of each run, as double bits
+        AtomicInteger done = new AtomicInteger();
+        Object progressLock = new Object();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, Math.max(1, runs)), r -> {
+            Thread t = new Thread(r, "fairway-sweep");
+            t.setDaemon(true);
+            return t;
+        });
+        List<Future<Run>> futures = new ArrayList<>(runs);
+        try {
+            int index = 0;
+            for (SweepWorkload w : workloads) {
+                for (String p : policies) {
+                    int i = index++;
+                    String label = w.id() + " " + p;
+                    futures.add(pool.submit(() -> {
+                        long t0 = System.nanoTime();
+                        SimulationResult r = Simulator.run(w.input(), p, options.withSeed(w.seed()), f -> {
+                            partial.set(i, Double.doubleToLongBits(f));
+                            report(progress, progressLock, partial, done.get(), runs, label);
+                        });
+                        double wall = (System.nanoTime() - t0) / 1e9;
+                        partial.set(i, Double.doubleToLongBits(1));
+                        report(progress, progressLock, partial, done.incrementAndGet(), runs, label);
+                        LOG.debug("{}: {} in {} s", w.id(), p, wall);
+                        return new Run(r.metrics(), gpuHoursLost(r), wall);
+                    }));
+                }
+            }
+            List<Run> results = new ArrayList<>(runs);
+            for (Future<Run> f : futures) {
+                results.add(f.get());
+            }
+            return rows(workloads, policies, fifo, results);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("sweep interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void report(Progress progress, Object lock, AtomicLongArray partial, int done, int runs, String label) {
+        synchronized (lock) {
+            double sum = 0;
+            for (int i = 0; i < partial.length(); i++) {
+                sum += Double.longBitsToDouble(partial.get(i));
+            }
+            progress.update(runs == 0 ? 1 : sum / runs, done, runs, label);
+        }
+    }
+
+    /** What one run produced. */
+    private record Run(PolicyMetrics metrics, double gpuHoursLost, double wallSeconds) {
+    }
+
+    private static List<SweepRow> rows(List<SweepWorkload> workloads, List<String> policies, String fifo, List<Run> results) {
+        List<SweepRow> rows = new ArrayList<>(results.size());
+        int fifoIndex = policies.indexOf(fifo);
+        for (int w = 0; w < workloads.size(); w++) {
+            SweepWorkload wl = workloads.get(w);
+            boolean contended = results.get(w * policies.size() + fifoIndex).metrics().gpuUtilization() >= CONTENDED_UTILISATION;
+            for (int p = 0; p < policies.size(); p++) {
+                Run r = results.get(w * policies.size() + p);
+                PolicyMetrics m = r.metrics();
+                rows.add(new SweepRow(wl.id(), wl.kind(), wl.seed(), wl.requestedLoad(), wl.load(), wl.checkpoints(), wl.gpus(), m.jobs(),
+                        policies.get(p), contended, m.completed(), m.maxRho(), m.meanRho(), m.avgJctSeconds(), m.p95JctSeconds(),
+                        m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), m.preemptions(), r.wallSeconds()));
+            }
+        }
+        return rows;
+    }
+
+    /** @param r a run @return Σ over jobs of the progress each lost to preemptions × its GPUs, in GPU-hours */
+    static double gpuHoursLost(SimulationResult r) {
+        double s = 0;
+        for (JobOutcome j : r.jobs()) {
+            s += j.lostWorkSeconds() * j.gpus();
+        }
+        return s / 3600;
+    }
+}

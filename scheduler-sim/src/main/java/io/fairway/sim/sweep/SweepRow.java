@@ -1,0 +1,43 @@
+package io.fairway.sim.sweep;
+
+/**
+ * One run of a sweep: one policy on one workload. Times are simulated seconds; ρ statistics and JCTs are over completed
+ * jobs ({@code NaN} when none completed).
+ *
+ * @param workload the workload's id
+ * @param kind {@code philly}, {@code themis} or {@code tiresias}
+ * @param seed the sweep seed (it also seeds the scheduler)
+ * @param requestedLoad the offered load asked for
+ * @param load the offered load achieved
+ * @param checkpoints true when the workload's jobs checkpoint
+ * @param gpus the cluster's GPUs
+ * @param jobs jobs simulated
+ * @param policy the policy
+ * @param contended true when the workload's FIFO run kept the GPUs at least 60 % busy ({@link Sweep#CONTENDED_UTILISATION})
+ * @param completed jobs that finished
+ * @param maxRho the largest finish-time fairness ρ
+ * @param meanRho the mean ρ
+ * @param avgJctSeconds mean job completion time
+ * @param p95JctSeconds 95th percentile JCT
+ * @param makespanSeconds last completion minus first submission
+ * @param gpuHoursLost work thrown away by preemptions, in GPU-hours: Σ over jobs of the seconds of full-size progress
+ *     each lost (back to its last checkpoint, or to zero without one) × its GPUs ÷ 3600 (restore time not included)
+ * @param utilisation GPU-seconds held by jobs ÷ (cluster GPUs × makespan)
+ * @param preemptions preemptions
+ * @param wallSeconds the wall time the run took (the only value that is not reproducible)
+ */
+public record SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
+                       String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
+                       double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, int preemptions,
+                       double wallSeconds) {
+    /** @return a copy with the wall time zeroed, for comparing sweeps */
+    public SweepRow withoutTiming() {
+        return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho,
+                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, preemptions, 0);
+    }
+
+    /** @return true when every job finished */
+    public boolean allCompleted() {
+        return completed == jobs;
+    }
+}
