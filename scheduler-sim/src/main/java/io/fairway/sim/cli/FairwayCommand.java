@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
  * ./fairway simulate --trace jobs.csv --policy strict-fifo,priority --json out.json
  * ./fairway simulate --scenario examples/scenarios/cedana-quota.yaml
  * ./fairway policies
+ * ./fairway sweep --trace ../shared/traces/philly-pollux.csv --seeds 21-60 --json sweep.json --plot sweep.png
  * </pre>
  *
  * <p>Exit codes: 0 success, 2 a usage or input error (an unknown policy, a malformed file; the message says

@@ -240,19 +240,21 @@ public final class SweepCommand implements Runnable {
         out.flush();
     }
 
-    /** @return mean wall seconds per run, by workload kind and policy */
+    /** @return mean CPU and wall seconds per run, by workload kind and policy */
     static String timings(List<SweepRow> rows) {
         Map<String, Map<String, double[]>> byKind = new LinkedHashMap<>();
         for (SweepRow r : rows) {
-            double[] a = byKind.computeIfAbsent(r.kind(), k -> new LinkedHashMap<>()).computeIfAbsent(r.policy(), k -> new double[2]);
-            a[0] += r.wallSeconds();
-            a[1]++;
+            double[] a = byKind.computeIfAbsent(r.kind(), k -> new LinkedHashMap<>()).computeIfAbsent(r.policy(), k -> new double[3]);
+            a[0] += r.cpuSeconds();
+            a[1] += r.wallSeconds();
+            a[2]++;
         }
-        StringBuilder sb = new StringBuilder("Wall time per run (mean):");
+        StringBuilder sb = new StringBuilder("Time per run (mean CPU / wall seconds):");
         for (Map.Entry<String, Map<String, double[]>> k : byKind.entrySet()) {
             sb.append(String.format(Locale.ROOT, "%n  %-9s", k.getKey()));
             for (Map.Entry<String, double[]> p : k.getValue().entrySet()) {
-                sb.append(String.format(Locale.ROOT, " %s %.1f s;", p.getKey(), p.getValue()[0] / p.getValue()[1]));
+                double[] a = p.getValue();
+                sb.append(String.format(Locale.ROOT, " %s %.1f/%.1f;", p.getKey(), a[0] / a[2], a[1] / a[2]));
             }
         }
         return sb.append('\n').toString();

@@ -6,6 +6,8 @@ import io.fairway.sim.PolicyMetrics;
 import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.Simulator;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -94,15 +96,17 @@ public final class Sweep {
                     String label = w.id() + " " + p;
                     futures.add(pool.submit(() -> {
                         long t0 = System.nanoTime();
+                        long c0 = cpuNanos();
                         SimulationResult r = Simulator.run(w.input(), p, options.withSeed(w.seed()), f -> {
                             partial.set(i, Double.doubleToLongBits(f));
                             report(progress, progressLock, partial, done.get(), runs, label);
                         });
                         double wall = (System.nanoTime() - t0) / 1e9;
+                        double cpu = (cpuNanos() - c0) / 1e9;
                         partial.set(i, Double.doubleToLongBits(1));
                         report(progress, progressLock, partial, done.incrementAndGet(), runs, label);
                         LOG.debug("{}: {} in {} s", w.id(), p, wall);
-                        return new Run(r.metrics(), gpuHoursLost(r), wall);
+                        return new Run(r.metrics(), gpuHoursLost(r), wall, cpu);
                     }));
                 }
             }
@@ -135,7 +139,7 @@ public final class Sweep {
     }
 
     /** What one run produced. */
-    private record Run(PolicyMetrics metrics, double gpuHoursLost, double wallSeconds) {
+    private record Run(PolicyMetrics metrics, double gpuHoursLost, double wallSeconds, double cpuSeconds) {
     }
 
     private static List<SweepRow> rows(List<SweepWorkload> workloads, List<String> policies, String fifo, List<Run> results) {
@@ -149,10 +153,17 @@ public final class Sweep {
                 PolicyMetrics m = r.metrics();
                 rows.add(new SweepRow(wl.id(), wl.kind(), wl.seed(), wl.requestedLoad(), wl.load(), wl.checkpoints(), wl.gpus(), m.jobs(),
                         policies.get(p), contended, m.completed(), m.maxRho(), m.meanRho(), m.avgJctSeconds(), m.p95JctSeconds(),
-                        m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), m.preemptions(), r.wallSeconds()));
+                        m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), m.preemptions(), r.wallSeconds(),
+                        r.cpuSeconds()));
             }
         }
         return rows;
+    }
+
+    /** @return the CPU time of the current thread, or the wall clock where the JVM cannot measure it */
+    private static long cpuNanos() {
+        ThreadMXBean b = ManagementFactory.getThreadMXBean();
+        return b.isCurrentThreadCpuTimeSupported() ? b.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     /** @param r a run @return Σ over jobs of the progress each lost to preemptions × its GPUs, in GPU-hours */

@@ -112,6 +112,7 @@ public final class SweepReport {
             m.put("utilisation", num(r.utilisation()));
             m.put("preemptions", r.preemptions());
             m.put("wallSeconds", num(r.wallSeconds()));
+            m.put("cpuSeconds", num(r.cpuSeconds()));
             rs.add(m);
         }
         o.put("rows", rs);

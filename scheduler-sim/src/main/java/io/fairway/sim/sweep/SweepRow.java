@@ -24,16 +24,18 @@ package io.fairway.sim.sweep;
  *     each lost (back to its last checkpoint, or to zero without one) × its GPUs ÷ 3600 (restore time not included)
  * @param utilisation GPU-seconds held by jobs ÷ (cluster GPUs × makespan)
  * @param preemptions preemptions
- * @param wallSeconds the wall time the run took (the only value that is not reproducible)
+ * @param wallSeconds the wall time the run took (not reproducible)
+ * @param cpuSeconds the CPU time of the thread that ran it (not reproducible; unlike wall time, not inflated by other
+ *     work on the machine)
  */
 public record SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
                        String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
                        double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, int preemptions,
-                       double wallSeconds) {
-    /** @return a copy with the wall time zeroed, for comparing sweeps */
+                       double wallSeconds, double cpuSeconds) {
+    /** @return a copy with the wall and CPU times zeroed, for comparing sweeps */
     public SweepRow withoutTiming() {
         return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho,
-                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, preemptions, 0);
+                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, preemptions, 0, 0);
     }
 
     /** @return true when every job finished */
