@@ -10,6 +10,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,7 +56,28 @@ public final class Sweep {
     }
 
     /**
-     * @param policies policy names
+     * A policy as a sweep runs it.
+     *
+     * @param label how its rows name it (unique in a sweep), e.g. {@code themis} or {@code themis:f=0.2}
+     * @param name the policy's name known to {@link io.fairway.core.Policies}
+     * @param parameters the parameters handed to its provider
+     */
+    public record Policy(String label, String name, Map<String, String> parameters) {
+        /** Copies. */
+        public Policy {
+            InvalidSpecException.requireName("policy", name);
+            label = label == null || label.isBlank() ? name : label;
+            parameters = Map.copyOf(parameters == null ? Map.of() : parameters);
+        }
+
+        /** @param name a policy name @return it without parameters, labelled by its name */
+        public static Policy of(String name) {
+            return new Policy(name, name, Map.of());
+        }
+    }
+
+    /**
+     * @param policies policy labels
      * @return the FIFO whose utilisation decides contention: {@code best-effort-fifo} when present, else
      *     {@code strict-fifo}, else null
      */
@@ -65,16 +87,33 @@ public final class Sweep {
 
     /**
      * @param workloads the workloads
-     * @param policies the policies, at least one of them a FIFO ({@link #contentionFifo})
+     * @param policies policy names, run without parameters
      * @param options the simulation options; each run uses them with its workload's seed
      * @param threads runs at once, &ge; 1
      * @param progress told the progress
      * @return one row per run, workloads outermost, in the given orders
-     * @throws InvalidSpecException on no FIFO among the policies or fewer than one thread; what a run throws
      */
     public static List<SweepRow> run(List<SweepWorkload> workloads, List<String> policies, SimulationOptions options, int threads,
                                      Progress progress) {
-        String fifo = contentionFifo(policies);
+        return runPolicies(workloads, policies.stream().map(Policy::of).toList(), options, threads, progress);
+    }
+
+    /**
+     * @param workloads the workloads
+     * @param policies the policies (labels unique), at least one of them labelled as a FIFO ({@link #contentionFifo})
+     * @param options the simulation options; each run uses them with its workload's seed and its policy's parameters
+     * @param threads runs at once, &ge; 1
+     * @param progress told the progress
+     * @return one row per run, workloads outermost, in the given orders
+     * @throws InvalidSpecException on no FIFO among the policies, a label used twice or fewer than one thread; what a
+     *     run throws
+     */
+    public static List<SweepRow> runPolicies(List<SweepWorkload> workloads, List<Policy> policies, SimulationOptions options, int threads,
+                                             Progress progress) {
+        List<String> labels = policies.stream().map(Policy::label).toList();
+        InvalidSpecException.check(new java.util.HashSet<>(labels).size() == labels.size(), "policies", labels,
+                "each policy of a sweep needs its own label, was %s", labels);
+        String fifo = contentionFifo(labels);
         InvalidSpecException.check(fifo != null, "policies", policies,
                 "the policies must include best-effort-fifo or strict-fifo: FIFO's utilisation decides which workloads are contended");
         InvalidSpecException.check(threads >= 1, "threads", threads, "threads must be >= 1, was %d", threads);
@@ -91,13 +130,14 @@ public final class Sweep {
         try {
             int index = 0;
             for (SweepWorkload w : workloads) {
-                for (String p : policies) {
+                for (Policy p : policies) {
                     int i = index++;
-                    String label = w.id() + " " + p;
+                    String label = w.id() + " " + p.label();
                     futures.add(pool.submit(() -> {
                         long t0 = System.nanoTime();
                         long c0 = cpuNanos();
-                        SimulationResult r = Simulator.run(w.input(), p, options.withSeed(w.seed()), f -> {
+                        SimulationOptions o = options.withSeed(w.seed()).withPolicyParameters(p.parameters());
+                        SimulationResult r = Simulator.run(w.input(), p.name(), o, f -> {
                             partial.set(i, Double.doubleToLongBits(f));
                             report(progress, progressLock, partial, done.get(), runs, label);
                         });
@@ -105,7 +145,7 @@ public final class Sweep {
                         double cpu = (cpuNanos() - c0) / 1e9;
                         partial.set(i, Double.doubleToLongBits(1));
                         report(progress, progressLock, partial, done.incrementAndGet(), runs, label);
-                        LOG.debug("{}: {} in {} s", w.id(), p, wall);
+                        LOG.debug("{}: {} in {} s", w.id(), p.label(), wall);
                         return new Run(r.metrics(), gpuHoursLost(r), wall, cpu);
                     }));
                 }
@@ -114,7 +154,7 @@ public final class Sweep {
             for (Future<Run> f : futures) {
                 results.add(f.get());
             }
-            return rows(workloads, policies, fifo, results);
+            return rows(workloads, labels, fifo, results);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("sweep interrupted", e);

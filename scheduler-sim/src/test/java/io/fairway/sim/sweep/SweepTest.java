@@ -1,0 +1,47 @@
+package io.fairway.sim.sweep;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.model.Resources;
+import io.fairway.sim.SimJob;
+import io.fairway.sim.SimulationOptions;
+import io.fairway.sim.trace.Trace;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SweepTest {
+    private static SweepWorkload small() {
+        List<SimJob> jobs = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            jobs.add(new SimJob(JobSpec.builder("j" + i).queue("default").submitTimeMillis(i * 30_000L)
+                    .members(1, Resources.builder().gpus(1 << (i % 4)).build()).estimatedSeconds(600 + 60 * i).build(), 600 + 60 * i));
+        }
+        return SweepWorkloads.fixed("small", "tiresias", new Trace("generated", jobs), 5);
+    }
+
+    @Test
+    void policiesRunWithTheirParametersUnderTheirLabels() {
+        List<SweepRow> rows = Sweep.runPolicies(List.of(small()), List.of(Sweep.Policy.of("best-effort-fifo"),
+                new Sweep.Policy("themis:f=0.5", "themis", Map.of("f", "0.5"))), SimulationOptions.DEFAULTS, 1, Sweep.Progress.NONE);
+        assertThat(rows).extracting(SweepRow::policy).containsExactly("best-effort-fifo", "themis:f=0.5");
+        assertThat(rows).allMatch(r -> r.completed() == 12 && r.seed() == 5);
+
+        // the parameters reach the policy: themis refuses one it does not know
+        assertThatThrownBy(() -> Sweep.runPolicies(List.of(small()), List.of(Sweep.Policy.of("best-effort-fifo"),
+                new Sweep.Policy("themis:bogus=1", "themis", Map.of("bogus", "1"))), SimulationOptions.DEFAULTS, 1, Sweep.Progress.NONE))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("bogus");
+    }
+
+    @Test
+    void aSweepWithoutFifoOrWithALabelTwiceIsRefused() {
+        assertThatThrownBy(() -> Sweep.run(List.of(small()), List.of("themis", "tiresias-las"), SimulationOptions.DEFAULTS, 1,
+                Sweep.Progress.NONE)).isInstanceOf(InvalidSpecException.class).hasMessageContaining("best-effort-fifo or strict-fifo");
+        assertThatThrownBy(() -> Sweep.run(List.of(small()), List.of("strict-fifo", "strict-fifo"), SimulationOptions.DEFAULTS, 1,
+                Sweep.Progress.NONE)).isInstanceOf(InvalidSpecException.class).hasMessageContaining("its own label");
+    }
+}
