@@ -115,6 +115,11 @@ public final class SweepCommand implements Runnable {
     @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
     boolean noProgress;
 
+    @Option(names = "--rows", split = ",", paramLabel = "FILE",
+            description = "Do not run: summarise (and --json, --plot) the rows of the --json files of earlier sweeps, e.g. a sweep run in "
+                    + "parts (--seeds 21-40, then 41-60).")
+    List<Path> rowsFrom = new ArrayList<>();
+
     /** Created by picocli. */
     public SweepCommand() {
     }
@@ -122,6 +127,13 @@ public final class SweepCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
+        if (!rowsFrom.isEmpty()) {
+            List<SweepRow> rows = mergedRows(rowsFrom);
+            out.printf(Locale.ROOT, "Rows of %s: %d runs%n", rowsFrom, rows.size());
+            report(out, rows, SweepSummary.of(rows, subject));
+            out.flush();
+            return;
+        }
         List<Long> seedList = seeds(seeds);
         List<String> kinds = kinds();
         List<Boolean> ckpt = checkpointSettings();
@@ -222,8 +234,13 @@ public final class SweepCommand implements Runnable {
             bar.finish();
         }
         double wall = (System.nanoTime() - t0) / 1e9;
-        SweepSummary summary = SweepSummary.of(rows, subject);
         out.println();
+        report(out, rows, SweepSummary.of(rows, subject));
+        out.printf(Locale.ROOT, "swept in %.1f s wall time on %d thread(s)%n", wall, nThreads);
+        out.flush();
+    }
+
+    private void report(PrintWriter out, List<SweepRow> rows, SweepSummary summary) {
         if (!noTable) {
             out.print(SweepReport.table(rows));
             out.println();
@@ -231,7 +248,6 @@ public final class SweepCommand implements Runnable {
         out.print(SweepReport.summary(summary));
         out.println();
         out.print(timings(rows));
-        out.printf(Locale.ROOT, "swept in %.1f s wall time on %d thread(s)%n", wall, nThreads);
         if (json != null) {
             SweepReport.writeJson(json, rows, summary);
             out.println("json: " + json);
@@ -241,6 +257,24 @@ public final class SweepCommand implements Runnable {
             out.println("plot: " + plot);
         }
         out.flush();
+    }
+
+    /** @return the rows of several sweeps' JSON files, each (workload, policy) once */
+    static List<SweepRow> mergedRows(List<Path> files) {
+        List<SweepRow> rows = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Path f : files) {
+            requireFile("--rows", f);
+            for (SweepRow r : SweepReport.readRows(f)) {
+                if (!seen.add(r.workload() + " " + r.policy())) {
+                    throw new FairwayCommand.UserException("--rows: " + r.workload() + " under " + r.policy() + " appears twice (again in " + f
+                            + "); give each run once (the Tiresias trace runs once per sweep: leave it out of the other parts with "
+                            + "--workloads philly,themis)");
+                }
+                rows.add(r);
+            }
+        }
+        return rows;
     }
 
     /** @return mean CPU and wall seconds per run, by workload kind and policy */

@@ -1,6 +1,7 @@
 package io.fairway.sim.sweep;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -265,6 +266,43 @@ public final class SweepReport {
         XYSeries s = c.addSeries(name, x, y);
         s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
         s.setMarker(marker);
+    }
+
+    /**
+     * Reads the rows back from a file {@link #writeJson} wrote.
+     *
+     * @param file the JSON file
+     * @return its rows, in file order
+     * @throws UncheckedIOException when it cannot be read
+     * @throws io.fairway.api.InvalidSpecException when it is not a sweep's JSON (names the file and what is missing)
+     */
+    public static List<SweepRow> readRows(Path file) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(file.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        JsonNode rows = root == null ? null : root.get("rows");
+        io.fairway.api.InvalidSpecException.check(rows != null && rows.isArray(), "rows", file,
+                "%s is not the JSON of a sweep: it has no \"rows\" array", file);
+        List<SweepRow> out = new ArrayList<>();
+        for (JsonNode r : rows) {
+            for (String k : List.of("workload", "kind", "seed", "policy", "jobs", "completed", "gpus")) {
+                io.fairway.api.InvalidSpecException.check(r.hasNonNull(k), "rows", file, "%s: row %d has no \"%s\"", file, out.size() + 1, k);
+            }
+            out.add(new SweepRow(r.get("workload").asText(), r.get("kind").asText(), r.get("seed").asLong(), dbl(r, "requestedLoad"),
+                    dbl(r, "load"), r.path("checkpoints").asBoolean(), r.get("gpus").asLong(), r.get("jobs").asInt(), r.get("policy").asText(),
+                    r.path("contended").asBoolean(), r.get("completed").asInt(), dbl(r, "maxRho"), dbl(r, "meanRho"), dbl(r, "avgJctSeconds"),
+                    dbl(r, "p95JctSeconds"), dbl(r, "makespanSeconds"), dbl(r, "gpuHoursLost"), dbl(r, "utilisation"),
+                    r.path("preemptions").asInt(), dbl(r, "wallSeconds"), dbl(r, "cpuSeconds")));
+        }
+        return out;
+    }
+
+    private static double dbl(JsonNode r, String key) {
+        JsonNode v = r.get(key);
+        return v == null || v.isNull() ? Double.NaN : v.asDouble();
     }
 
     private static Object num(double x) {

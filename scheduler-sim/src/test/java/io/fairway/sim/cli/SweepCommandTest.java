@@ -151,6 +151,17 @@ class SweepCommandTest {
         assertThat(summary.get("best").get("atMost125").asInt()).isEqualTo(atMost125);
         JsonNode every = summary.get("targets").get(0);
         assertThat(every.get("verdict").asText()).isEqualTo(atMost125 == contended ? "met" : "missed");
+        // --rows summarises saved rows again without running; a run given twice is refused
+        FairwayCommandTest.Run again = FairwayCommandTest.run("sweep", "--rows", dir.resolve("a.json").toString(), "--no-table", "--json",
+                dir.resolve("c.json").toString());
+        assertThat(again.exit()).as(again.err()).isZero();
+        JsonNode c = new ObjectMapper().readTree(dir.resolve("c.json").toFile());
+        assertThat(c.get("summary")).isEqualTo(summary);
+        assertThat(c.get("rows")).isEqualTo(rows);
+        FairwayCommandTest.Run twice = FairwayCommandTest.run("sweep", "--rows", dir.resolve("a.json") + "," + dir.resolve("b.json"));
+        assertThat(twice.exit()).isEqualTo(2);
+        assertThat(twice.err()).contains("philly-s22-L1-nockpt under themis appears twice");
+
         assertThat(Files.size(plot)).isGreaterThan(10_000);
         assertThat(Files.readAllBytes(plot)).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
     }
