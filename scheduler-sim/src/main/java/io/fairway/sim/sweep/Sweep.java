@@ -15,8 +15,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,9 +116,7 @@ public final class Sweep {
                 "the policies must include best-effort-fifo or strict-fifo: FIFO's utilisation decides which workloads are contended");
         InvalidSpecException.check(threads >= 1, "threads", threads, "threads must be >= 1, was %d", threads);
         int runs = workloads.size() * policies.size();
-        AtomicLongArray partial = new AtomicLongArray(runs); // the finished fraction of each run, as double bits
-        AtomicInteger done = new AtomicInteger();
-        Object progressLock = new Object();
+        Tally tally = new Tally(runs, progress);
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, Math.max(1, runs)), r -> {
             Thread t = new Thread(r, "fairway-sweep");
             t.setDaemon(true);
@@ -137,14 +133,10 @@ public final class Sweep {
                         long t0 = System.nanoTime();
                         long c0 = cpuNanos();
                         SimulationOptions o = options.withSeed(w.seed()).withPolicyParameters(p.parameters());
-                        SimulationResult r = Simulator.run(w.input(), p.name(), o, f -> {
-                            partial.set(i, Double.doubleToLongBits(f));
-                            report(progress, progressLock, partial, done.get(), runs, label);
-                        });
+                        SimulationResult r = Simulator.run(w.input(), p.name(), o, f -> tally.update(i, f, false, label));
                         double wall = (System.nanoTime() - t0) / 1e9;
                         double cpu = (cpuNanos() - c0) / 1e9;
-                        partial.set(i, Double.doubleToLongBits(1));
-                        report(progress, progressLock, partial, done.incrementAndGet(), runs, label);
+                        tally.update(i, 1, true, label);
                         LOG.debug("{}: {} in {} s", w.id(), p.label(), wall);
                         return new Run(r.metrics(), gpuHoursLost(r), wall, cpu);
                     }));
@@ -168,13 +160,26 @@ public final class Sweep {
         }
     }
 
-    private static void report(Progress progress, Object lock, AtomicLongArray partial, int done, int runs, String label) {
-        synchronized (lock) {
-            double sum = 0;
-            for (int i = 0; i < partial.length(); i++) {
-                sum += Double.longBitsToDouble(partial.get(i));
+    /** The progress of every run, summed as the runs report it (one update at a time). */
+    private static final class Tally {
+        private final double[] fraction;
+        private final Progress progress;
+        private double sum;
+        private int done;
+
+        Tally(int runs, Progress progress) {
+            this.fraction = new double[runs];
+            this.progress = progress;
+        }
+
+        synchronized void update(int run, double f, boolean finished, String label) {
+            sum += f - fraction[run];
+            fraction[run] = f;
+            if (finished) {
+                done++;
             }
-            progress.update(runs == 0 ? 1 : sum / runs, done, runs, label);
+            double all = done == fraction.length ? 1 : Math.min(1, sum / fraction.length); // no rounding short of 1 at the end
+            progress.update(all, done, fraction.length, label);
         }
     }
 

@@ -26,9 +26,15 @@ class SweepTest {
 
     @Test
     void policiesRunWithTheirParametersUnderTheirLabels() {
+        List<double[]> updates = new ArrayList<>();
         List<SweepRow> rows = Sweep.runPolicies(List.of(small()), List.of(Sweep.Policy.of("best-effort-fifo"),
-                new Sweep.Policy("themis:f=0.5", "themis", Map.of("f", "0.5"))), SimulationOptions.DEFAULTS, 1, Sweep.Progress.NONE);
+                new Sweep.Policy("themis:f=0.5", "themis", Map.of("f", "0.5"))), SimulationOptions.DEFAULTS, 2,
+                (fraction, done, runs, label) -> updates.add(new double[] {fraction, done, runs}));
         assertThat(rows).extracting(SweepRow::policy).containsExactly("best-effort-fifo", "themis:f=0.5");
+        assertThat(updates.get(updates.size() - 1)).containsExactly(1.0, 2, 2);
+        for (int i = 1; i < updates.size(); i++) {
+            assertThat(updates.get(i)[0]).isGreaterThanOrEqualTo(updates.get(i - 1)[0]);
+        }
         assertThat(rows).allMatch(r -> r.completed() == 12 && r.seed() == 5);
 
         // the parameters reach the policy: themis refuses one it does not know
