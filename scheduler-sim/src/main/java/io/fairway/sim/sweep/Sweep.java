@@ -138,7 +138,7 @@ public final class Sweep {
                         double cpu = (cpuNanos() - c0) / 1e9;
                         tally.update(i, 1, true, label);
                         LOG.debug("{}: {} in {} s", w.id(), p.label(), wall);
-                        return new Run(r.metrics(), gpuHoursLost(r), wall, cpu);
+                        return new Run(r.metrics(), gpuHoursLost(r), utilisationUntil(r, lastSubmitSeconds(w)), wall, cpu);
                     }));
                 }
             }
@@ -184,7 +184,7 @@ public final class Sweep {
     }
 
     /** What one run produced. */
-    private record Run(PolicyMetrics metrics, double gpuHoursLost, double wallSeconds, double cpuSeconds) {
+    private record Run(PolicyMetrics metrics, double gpuHoursLost, double arrivalUtilisation, double wallSeconds, double cpuSeconds) {
     }
 
     private static List<SweepRow> rows(List<SweepWorkload> workloads, List<String> policies, String fifo, List<Run> results) {
@@ -198,7 +198,7 @@ public final class Sweep {
                 PolicyMetrics m = r.metrics();
                 rows.add(new SweepRow(wl.id(), wl.kind(), wl.seed(), wl.requestedLoad(), wl.load(), wl.checkpoints(), wl.gpus(), m.jobs(),
                         policies.get(p), contended, m.completed(), m.maxRho(), m.meanRho(), m.avgJctSeconds(), m.p95JctSeconds(),
-                        m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), m.preemptions(), r.wallSeconds(),
+                        m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), r.arrivalUtilisation(), m.preemptions(), r.wallSeconds(),
                         r.cpuSeconds()));
             }
         }
@@ -209,6 +209,36 @@ public final class Sweep {
     private static long cpuNanos() {
         ThreadMXBean b = ManagementFactory.getThreadMXBean();
         return b.isCurrentThreadCpuTimeSupported() ? b.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    private static double lastSubmitSeconds(SweepWorkload w) {
+        long last = 0;
+        for (io.fairway.sim.SimJob j : w.input().jobs()) {
+            last = Math.max(last, j.submitMillis());
+        }
+        return last / 1000.0;
+    }
+
+    /**
+     * @param r a run (its timeline: GPUs held after each round, a step function)
+     * @param untilSeconds the end of the period, from time 0
+     * @return GPU-seconds held over [0, untilSeconds] ÷ (cluster GPUs × untilSeconds); NaN for an empty period
+     */
+    static double utilisationUntil(SimulationResult r, double untilSeconds) {
+        if (!(untilSeconds > 0) || r.totalGpus() <= 0) {
+            return Double.NaN;
+        }
+        double end = untilSeconds * 1000;
+        List<io.fairway.sim.TimelinePoint> t = r.timeline();
+        double area = 0;
+        for (int i = 0; i < t.size(); i++) {
+            double from = Math.max(0, t.get(i).timeMillis());
+            double to = Math.min(end, i + 1 < t.size() ? t.get(i + 1).timeMillis() : end);
+            if (to > from) {
+                area += t.get(i).busyGpus() * (to - from);
+            }
+        }
+        return area / (r.totalGpus() * end);
     }
 
     /** @param r a run @return Σ over jobs of the progress each lost to preemptions × its GPUs, in GPU-hours */

@@ -39,8 +39,8 @@ public final class SweepReport {
     /** @param rows the runs @return a table, one line per run, blank lines between workloads */
     public static String table(List<SweepRow> rows) {
         StringBuilder sb = new StringBuilder();
-        String head = String.format(Locale.ROOT, "%-24s %4s %5s %4s %5s %4s  %-18s %9s %7s %9s %9s %10s %10s %5s %9s%n", "workload", "seed", "load",
-                "ckpt", "GPUs", "cont", "policy", "max ρ", "mean ρ", "avg JCT h", "p95 JCT h", "makespan h", "GPU-h lost", "util", "done");
+        String head = String.format(Locale.ROOT, "%-24s %4s %5s %4s %5s %4s  %-18s %9s %7s %9s %9s %10s %10s %5s %8s %9s%n", "workload", "seed", "load",
+                "ckpt", "GPUs", "cont", "policy", "max ρ", "mean ρ", "avg JCT h", "p95 JCT h", "makespan h", "GPU-h lost", "util", "util arr", "done");
         sb.append(head);
         String last = null;
         for (SweepRow r : rows) {
@@ -48,10 +48,10 @@ public final class SweepReport {
                 sb.append('\n');
             }
             last = r.workload();
-            sb.append(String.format(Locale.ROOT, "%-24s %4d %5.2f %4s %5d %4s  %-18s %9s %7s %9s %9s %10s %10.1f %4.0f%% %9s%n", r.workload(),
+            sb.append(String.format(Locale.ROOT, "%-24s %4d %5.2f %4s %5d %4s  %-18s %9s %7s %9s %9s %10s %10.1f %4.0f%% %7.0f%% %9s%n", r.workload(),
                     r.seed(), r.load(), r.checkpoints() ? "yes" : "no", r.gpus(), r.contended() ? "yes" : "no", r.policy(), fixed(r.maxRho()),
                     fixed(r.meanRho()), hours(r.avgJctSeconds()), hours(r.p95JctSeconds()), hours(r.makespanSeconds()), r.gpuHoursLost(),
-                    100 * r.utilisation(), r.completed() + "/" + r.jobs()));
+                    100 * r.utilisation(), 100 * r.arrivalUtilisation(), r.completed() + "/" + r.jobs()));
         }
         return sb.toString();
     }
@@ -111,6 +111,7 @@ public final class SweepReport {
             m.put("makespanSeconds", num(r.makespanSeconds()));
             m.put("gpuHoursLost", num(r.gpuHoursLost()));
             m.put("utilisation", num(r.utilisation()));
+            m.put("arrivalUtilisation", num(r.arrivalUtilisation()));
             m.put("preemptions", r.preemptions());
             m.put("wallSeconds", num(r.wallSeconds()));
             m.put("cpuSeconds", num(r.cpuSeconds()));
@@ -295,7 +296,7 @@ public final class SweepReport {
                     dbl(r, "load"), r.path("checkpoints").asBoolean(), r.get("gpus").asLong(), r.get("jobs").asInt(), r.get("policy").asText(),
                     r.path("contended").asBoolean(), r.get("completed").asInt(), dbl(r, "maxRho"), dbl(r, "meanRho"), dbl(r, "avgJctSeconds"),
                     dbl(r, "p95JctSeconds"), dbl(r, "makespanSeconds"), dbl(r, "gpuHoursLost"), dbl(r, "utilisation"),
-                    r.path("preemptions").asInt(), dbl(r, "wallSeconds"), dbl(r, "cpuSeconds")));
+                    dbl(r, "arrivalUtilisation"), r.path("preemptions").asInt(), dbl(r, "wallSeconds"), dbl(r, "cpuSeconds")));
         }
         return out;
     }

@@ -23,6 +23,8 @@ package io.fairway.sim.sweep;
  * @param gpuHoursLost work thrown away by preemptions, in GPU-hours: Σ over jobs of the seconds of full-size progress
  *     each lost (back to its last checkpoint, or to zero without one) × its GPUs ÷ 3600 (restore time not included)
  * @param utilisation GPU-seconds held by jobs ÷ (cluster GPUs × makespan)
+ * @param arrivalUtilisation the same from the first submission to the last only (not diluted by the long tail of the
+ *     last jobs to finish); {@code NaN} when every job arrives at once
  * @param preemptions preemptions
  * @param wallSeconds the wall time the run took (not reproducible)
  * @param cpuSeconds the CPU time of the thread that ran it (not reproducible; unlike wall time, not inflated by other
@@ -30,12 +32,12 @@ package io.fairway.sim.sweep;
  */
 public record SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
                        String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
-                       double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, int preemptions,
+                       double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, double arrivalUtilisation, int preemptions,
                        double wallSeconds, double cpuSeconds) {
     /** @return a copy with the wall and CPU times zeroed, for comparing sweeps */
     public SweepRow withoutTiming() {
         return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho,
-                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, preemptions, 0, 0);
+                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, 0, 0);
     }
 
     /** @return true when every job finished */

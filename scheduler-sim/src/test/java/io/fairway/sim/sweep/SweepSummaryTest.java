@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class SweepSummaryTest {
     private static SweepRow row(String workload, String policy, boolean contended, double maxRho, double avgJct, int completed) {
         return new SweepRow(workload, "philly", 21, 3, 3, false, 64, 10, policy, contended, completed, maxRho, 1, avgJct, avgJct * 2,
-                avgJct * 10, 0, 0.7, 0, 1.5, 1.2);
+                avgJct * 10, 0, 0.7, 0.8, 0, 1.5, 1.2);
     }
 
     /** Three contended workloads and one that is not; values chosen so every statistic can be checked by hand. */

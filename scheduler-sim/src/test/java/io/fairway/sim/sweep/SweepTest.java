@@ -44,6 +44,20 @@ class SweepTest {
     }
 
     @Test
+    void arrivalUtilisationCountsOnlyTheArrivalSpan() {
+        // two 1-GPU jobs of 1,000 s, at 0 and 100 s, on 64 GPUs: 1 GPU busy over the 100-s arrival span → 1/64;
+        // over the 1,100-s makespan 2,000 GPU-s → 2000 / (64 × 1100)
+        List<SimJob> jobs = List.of(
+                new SimJob(JobSpec.builder("a").queue("default").members(1, Resources.builder().gpus(1).build()).build(), 1000),
+                new SimJob(JobSpec.builder("b").queue("default").submitTimeMillis(100_000).members(1, Resources.builder().gpus(1).build())
+                        .build(), 1000));
+        SweepWorkload w = SweepWorkloads.fixed("two", "tiresias", new Trace("generated", jobs), 1);
+        SweepRow r = Sweep.run(List.of(w), List.of("best-effort-fifo"), SimulationOptions.DEFAULTS, 1, Sweep.Progress.NONE).get(0);
+        assertThat(r.arrivalUtilisation()).isCloseTo(1.0 / 64, org.assertj.core.api.Assertions.within(1e-12));
+        assertThat(r.utilisation()).isCloseTo(2000.0 / (64 * 1100), org.assertj.core.api.Assertions.within(1e-12));
+    }
+
+    @Test
     void aSweepWithoutFifoOrWithALabelTwiceIsRefused() {
         assertThatThrownBy(() -> Sweep.run(List.of(small()), List.of("themis", "tiresias-las"), SimulationOptions.DEFAULTS, 1,
                 Sweep.Progress.NONE)).isInstanceOf(InvalidSpecException.class).hasMessageContaining("best-effort-fifo or strict-fifo");
