@@ -115,6 +115,11 @@ public final class SweepCommand implements Runnable {
     @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
     boolean noProgress;
 
+    @Option(names = "--contended-by", paramLabel = "makespan|arrivals", defaultValue = "makespan",
+            description = "A workload is contended when FIFO's GPU utilisation is >= 60 % over the makespan (issue #15's rule) or over "
+                    + "the arrival span only (not diluted by the long tail of the last jobs to finish). Default: ${DEFAULT-VALUE}.")
+    String contendedBy;
+
     @Option(names = "--rows", split = ",", paramLabel = "FILE",
             description = "Do not run: summarise (and --json, --plot) the rows of the --json files of earlier sweeps, e.g. a sweep run in "
                     + "parts (--seeds 21-40, then 41-60).")
@@ -127,8 +132,13 @@ public final class SweepCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
+        boolean byArrivals = switch (contendedBy.trim().toLowerCase(Locale.ROOT)) {
+            case "makespan" -> false;
+            case "arrivals" -> true;
+            default -> throw new FairwayCommand.UserException("--contended-by must be makespan or arrivals, was \"" + contendedBy + "\"");
+        };
         if (!rowsFrom.isEmpty()) {
-            List<SweepRow> rows = mergedRows(rowsFrom);
+            List<SweepRow> rows = Sweep.withContention(mergedRows(rowsFrom), byArrivals);
             out.printf(Locale.ROOT, "Rows of %s: %d runs%n", rowsFrom, rows.size());
             report(out, rows, SweepSummary.of(rows, subject));
             out.flush();
@@ -228,8 +238,8 @@ public final class SweepCommand implements Runnable {
             // Plain names for now: when the shared "--policy name:key=value" parsing is merged, map its specs to
             // Sweep.Policy(label, name, parameters) here (and let Runs.policies validate them).
             List<Sweep.Policy> runPolicies = names.stream().map(Sweep.Policy::of).toList();
-            rows = Sweep.runPolicies(plan, runPolicies, SimulationOptions.DEFAULTS, nThreads,
-                    (fraction, done, runs, label) -> bar.update(fraction, done + "/" + runs + " runs, " + label));
+            rows = Sweep.withContention(Sweep.runPolicies(plan, runPolicies, SimulationOptions.DEFAULTS, nThreads,
+                    (fraction, done, runs, label) -> bar.update(fraction, done + "/" + runs + " runs, " + label)), byArrivals);
         } finally {
             bar.finish();
         }

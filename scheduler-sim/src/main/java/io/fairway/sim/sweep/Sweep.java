@@ -160,6 +160,44 @@ public final class Sweep {
         }
     }
 
+    /**
+     * Decides again which workloads are contended, by FIFO's utilisation over the makespan (the rule of issue #15, what
+     * {@link #run} does) or over the arrival span ({@link SweepRow#arrivalUtilisation()}: not diluted by the long tail
+     * of a heavy-tailed window's last jobs).
+     *
+     * @param rows a sweep's rows
+     * @param byArrivals true to judge by the arrival-span utilisation, false by the makespan utilisation
+     * @return the rows with {@code contended} set by that rule, in the same order
+     * @throws InvalidSpecException when a workload has no FIFO run
+     */
+    public static List<SweepRow> withContention(List<SweepRow> rows, boolean byArrivals) {
+        Map<String, String> policiesOf = new java.util.HashMap<>();
+        Map<String, Boolean> contended = new java.util.HashMap<>();
+        Map<String, List<String>> labels = new java.util.LinkedHashMap<>();
+        for (SweepRow r : rows) {
+            labels.computeIfAbsent(r.workload(), k -> new ArrayList<>()).add(r.policy());
+        }
+        for (Map.Entry<String, List<String>> e : labels.entrySet()) {
+            String fifo = contentionFifo(e.getValue());
+            InvalidSpecException.check(fifo != null, "rows", e.getKey(), "workload %s has no best-effort-fifo or strict-fifo run", e.getKey());
+            policiesOf.put(e.getKey(), fifo);
+        }
+        for (SweepRow r : rows) {
+            if (r.policy().equals(policiesOf.get(r.workload()))) {
+                double u = byArrivals ? r.arrivalUtilisation() : r.utilisation();
+                contended.put(r.workload(), u >= CONTENDED_UTILISATION);
+            }
+        }
+        List<SweepRow> out = new ArrayList<>(rows.size());
+        for (SweepRow r : rows) {
+            out.add(new SweepRow(r.workload(), r.kind(), r.seed(), r.requestedLoad(), r.load(), r.checkpoints(), r.gpus(), r.jobs(), r.policy(),
+                    contended.get(r.workload()), r.completed(), r.maxRho(), r.meanRho(), r.avgJctSeconds(), r.p95JctSeconds(),
+                    r.makespanSeconds(), r.gpuHoursLost(), r.utilisation(), r.arrivalUtilisation(), r.preemptions(), r.wallSeconds(),
+                    r.cpuSeconds()));
+        }
+        return out;
+    }
+
     /** The progress of every run, summed as the runs report it (one update at a time). */
     private static final class Tally {
         private final double[] fraction;

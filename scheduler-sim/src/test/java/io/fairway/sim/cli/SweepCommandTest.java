@@ -236,6 +236,10 @@ class SweepCommandTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("fewer than --jobs 100");
 
+        r = FairwayCommandTest.run("sweep", "--trace", trace.toString(), "--contended-by", "busy", "--no-progress");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--contended-by must be makespan or arrivals, was \"busy\"");
+
         r = FairwayCommandTest.run("sweep", "--trace", trace.toString(), "--policy", "tiresias-las,best-effort-fifo", "--no-progress");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("--subject themis is not among the policies run");

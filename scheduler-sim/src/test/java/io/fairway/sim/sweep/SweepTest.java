@@ -58,6 +58,19 @@ class SweepTest {
     }
 
     @Test
+    void contentionIsJudgedByMakespanOrArrivalUtilisation() {
+        // FIFO busy 30 % of the makespan but 70 % of the arrival span
+        List<SweepRow> rows = List.of(
+                new SweepRow("w", "philly", 21, 3, 3, false, 64, 10, "themis", false, 10, 5, 1, 100, 200, 1000, 0, 0.5, 0.9, 0, 1, 1),
+                new SweepRow("w", "philly", 21, 3, 3, false, 64, 10, "best-effort-fifo", false, 10, 9, 1, 100, 200, 1000, 0, 0.3, 0.7, 0, 1,
+                        1));
+        assertThat(Sweep.withContention(rows, false)).noneMatch(SweepRow::contended);
+        assertThat(Sweep.withContention(rows, true)).allMatch(SweepRow::contended);
+        assertThat(Sweep.withContention(rows, true).get(0).withoutTiming()).isEqualTo(new SweepRow("w", "philly", 21, 3, 3, false, 64, 10,
+                "themis", true, 10, 5, 1, 100, 200, 1000, 0, 0.5, 0.9, 0, 0, 0));
+    }
+
+    @Test
     void aSweepWithoutFifoOrWithALabelTwiceIsRefused() {
         assertThatThrownBy(() -> Sweep.run(List.of(small()), List.of("themis", "tiresias-las"), SimulationOptions.DEFAULTS, 1,
                 Sweep.Progress.NONE)).isInstanceOf(InvalidSpecException.class).hasMessageContaining("best-effort-fifo or strict-fifo");
