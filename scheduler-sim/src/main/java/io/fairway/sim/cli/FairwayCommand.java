@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
  * ./fairway simulate --scenario examples/scenarios/cedana-quota.yaml
  * ./fairway policies
  * ./fairway --policy-path my-policy.jar demo --policy my-policy    # a third-party policy ({@link PolicyPath})
+ * ./fairway sweep --trace ../shared/traces/philly-pollux.csv --seeds 21-60 --json sweep.json --plot sweep.png
  * </pre>
  *
  * <p>Exit codes: 0 success, 2 a usage or input error (an unknown policy, a malformed file; the message says
@@ -33,7 +34,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "fairway", mixinStandardHelpOptions = true, versionProvider = FairwayCommand.Version.class,
         description = "Simulates GPU and batch cluster scheduling policies on job traces.",
         subcommands = {DemoCommand.class, SimulateCommand.class, PoliciesCommand.class, ThemisReproCommand.class,
-            AutoscalingStudyCommand.class, TopologyStudyCommand.class,
+            AutoscalingStudyCommand.class, TopologyStudyCommand.class, SweepCommand.class,
             CommandLine.HelpCommand.class})
 public final class FairwayCommand implements Runnable {
     /** Exit code for usage and input errors. */
