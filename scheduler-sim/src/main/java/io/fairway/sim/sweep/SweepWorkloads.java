@@ -206,7 +206,8 @@ public final class SweepWorkloads {
             ClusterModel cluster = defaultShapedCluster(nodes);
             double achieved = offeredLoad(jobs, cluster.totalGpus());
             for (boolean ckpt : checkpoints) {
-                List<SimJob> js = ckpt ? withCheckpointing(jobs, checkpointIntervalSeconds) : jobs;
+                List<SimJob> js = ckpt ? io.fairway.sim.trace.Checkpoints.whereMissing(jobs,
+                        new Checkpointing(checkpointIntervalSeconds, 0, RESTORE_SECONDS)) : jobs;
                 String id = String.format(Locale.ROOT, "philly-s%d-L%s-%s", seed, loadLabel(load), ckpt ? "ckpt" : "nockpt");
                 String name = String.format(Locale.ROOT, "Philly jobs %d-%d (%d jobs, load %.2f%s) on %d GPUs", start, start + size - 1, size,
                         achieved, ckpt ? ", checkpoints" : "", cluster.totalGpus());
@@ -277,24 +278,6 @@ public final class SweepWorkloads {
         }
         return new SimJob(copy(s, List.of(PodSet.of(p.name(), m, Resources.builder().gpus(g / m).build())), s.checkpointing()),
                 j.durationSeconds());
-    }
-
-    /**
-     * Gives every job that does not checkpoint a checkpoint every {@code intervalSeconds}, free to take, restored in
-     * {@value #RESTORE_SECONDS} s. (A stand-in until the shared {@code --checkpoint-interval} helper of {@code simulate}
-     * is merged; jobs that already checkpoint keep theirs.)
-     *
-     * @param jobs jobs
-     * @param intervalSeconds the interval, &gt; 0
-     * @return the jobs with checkpointing
-     */
-    static List<SimJob> withCheckpointing(List<SimJob> jobs, double intervalSeconds) {
-        Checkpointing c = new Checkpointing(intervalSeconds, 0, RESTORE_SECONDS);
-        List<SimJob> out = new ArrayList<>(jobs.size());
-        for (SimJob j : jobs) {
-            out.add(j.spec().checkpointing() != null ? j : new SimJob(copy(j.spec(), j.spec().podSets(), c), j.durationSeconds()));
-        }
-        return out;
     }
 
     private static JobSpec copy(JobSpec s, List<PodSet> podSets, Checkpointing c) {
