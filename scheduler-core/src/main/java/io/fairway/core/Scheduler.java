@@ -836,7 +836,10 @@ public final class Scheduler {
             List<JobStatus> added = new ArrayList<>(batch.size());
             PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
             Map<String, PendingReason> initialByQueue = new HashMap<>();
-            for (JobSpec j : batch) {
+            for (JobSpec given : batch) {
+                // submitTimeMillis 0 means "at submission" (JobSpec): stamp the clock, so that ages and finish-time
+                // estimates count from when the scheduler saw the job, not from the clock's epoch
+                JobSpec j = given.submitTimeMillis() == 0 && now > 0 ? given.withSubmitTime(now) : given;
                 // a job whose queue resolves starts with the reason it keeps until a round reaches it
                 String queueKey = j.localQueueKey();
                 PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {

@@ -62,7 +62,7 @@ class ThemisPolicyTest {
         sim.scheduler.runRound();
         sim.scheduler.reportStarted("blocker");
         sim.now = 1_000_000;
-        sim.scheduler.submitAll(List.of(MiniSim.job("old-1", "old", 4, 100_000).withSubmitTime(0),
+        sim.scheduler.submitAll(List.of(MiniSim.job("old-1", "old", 4, 100_000).withSubmitTime(1),
                 MiniSim.job("new-1", "new", 4, 60).withSubmitTime(1_000_000)));
         sim.scheduler.reportFinished("blocker");
         RoundResult r = sim.scheduler.runRound();
@@ -193,6 +193,30 @@ class ThemisPolicyTest {
      * The same gang, once with the guard acting at any ρ and once only from a ρ of 1000: the guard's revocations (their
      * reason names the worst app) happen in the first case only.
      */
+    /**
+     * An embedder with a wall clock who leaves {@code submitTimeMillis} unset (0: "at submission") gets finish-time
+     * estimates that count from the submission, not from the clock's epoch: a job that has just arrived has ρ near 1.
+     * (Before the engine stamped the time, such a job had waited "56 years": every app's ρ was in the millions and a
+     * newcomer's outranked one that had waited for hours.)
+     */
+    @Test
+    void aJobWithoutASubmitTimeIsAgedFromItsSubmissionNotFromTheClocksEpoch() {
+        // the running job does not checkpoint and may not be revoked: the newcomer waits, with its ρ in its reason
+        MiniSim sim = new MiniSim(themis(Map.of("revokeWithoutCheckpoint", "false")), 1, 1, GpuTopology.pcie4("V100"), 1);
+        sim.now = 1_764_000_000_000L; // a wall clock (Nov 2025)
+        sim.scheduler.submit(MiniSim.job("long", "long", 4, 10_000));
+        assertThat(sim.scheduler.runRound().decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactly("long");
+        sim.now += 60_000;
+        sim.scheduler.submit(MiniSim.job("short", "short", 1, 600));
+        assertThat(sim.scheduler.status("short").orElseThrow().spec().submitTimeMillis()).isEqualTo(sim.now);
+        sim.now += 1_000;
+        sim.scheduler.runRound();
+        String reason = sim.scheduler.status("short").orElseThrow().pendingReason().message();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("rho ([0-9.]+)").matcher(reason);
+        assertThat(m.find()).as(reason).isTrue();
+        assertThat(Double.parseDouble(m.group(1))).as(reason).isBetween(1.0, 1.1);
+    }
+
     @Test
     void theGuardActsOnlyOnceTheWorstAppsRhoReachesReserveAboveRho() {
         List<String> always = gangReasons(gangRoundResult(Map.of("reserveAboveRho", "0")));

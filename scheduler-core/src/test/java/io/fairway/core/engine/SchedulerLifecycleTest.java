@@ -72,6 +72,19 @@ class SchedulerLifecycleTest {
         assertThat(s.checkInvariants()).isEmpty();
     }
 
+    /** {@code submitTimeMillis} 0 means "at submission": the engine stamps its clock; a given time is kept. */
+    @Test
+    void aJobWithoutASubmitTimeIsStampedWithTheClockAtSubmission() {
+        long[] now = {1_764_000_000_000L};
+        Scheduler s = cluster("best-effort-fifo", 16, null, h100("n1")).clock(() -> now[0]).build();
+        s.submit(gpuJob("unset", 1, 8));
+        s.submit(gpuJob("given", 1, 8).withSubmitTime(42));
+        assertThat(s.status("unset").orElseThrow().spec().submitTimeMillis()).isEqualTo(1_764_000_000_000L);
+        assertThat(s.status("given").orElseThrow().spec().submitTimeMillis()).isEqualTo(42);
+        s.runRound(); // submission order follows the times: the job submitted "at 42" goes first
+        assertThat(state(s, "given")).isEqualTo(JobState.ADMITTED);
+    }
+
     @Test
     void finishingReleasesCapacityForTheNextJob() {
         Scheduler s = cluster("best-effort-fifo", 16, null, h100("n1")).build();
