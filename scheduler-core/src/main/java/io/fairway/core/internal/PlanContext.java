@@ -531,6 +531,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id())) {
             return false;
         }
+        touched(held);
         for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
@@ -547,6 +548,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id()) || held.admission() == null) {
             return Attempt.failure(PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " holds no resources to resize"));
         }
+        touched(held);
         Admit cur = resized.getOrDefault(job.id(), held.admission());
         PodSet ps = null;
         for (PodSet p : held.spec().podSets()) {
@@ -812,15 +814,22 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         return false;
     }
 
-    /** Holding jobs not preempted in this plan, in submission order. */
-    List<JobStatus> holdingNotPreempted() {
-        List<JobStatus> l = new ArrayList<>();
-        for (JobStatus j : snapshot.holding()) {
-            if (!preempted.containsKey(j.id()) && !resized.containsKey(j.id())) {
-                l.add(j);
-            }
+    /** The running jobs indexed for the preemption search, built on the first search of the round. */
+    private PreemptionIndex preemptionIndex;
+
+    /** @return the round's preemption index, built on first use */
+    PreemptionIndex preemptionIndex() {
+        if (preemptionIndex == null) {
+            preemptionIndex = new PreemptionIndex(this);
         }
-        return l;
+        return preemptionIndex;
+    }
+
+    /** Tells the preemption index (once built) that a running job's part of the plan changed. */
+    private void touched(JobStatus job) {
+        if (preemptionIndex != null) {
+            preemptionIndex.touched(job);
+        }
     }
 
     /** Replaces the reason of a preemption already in the plan. */
@@ -857,6 +866,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             return;
         }
         JobStatus held = holdingById.get(jobId);
+        touched(held);
         for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
             cap.take(t.node(), t.req(), t.gpuMask());
         }

@@ -4,11 +4,9 @@ import io.fairway.api.decision.Admit;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.Cohort;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.spi.Attempt;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -40,8 +38,11 @@ final class Preemptor {
         }
         // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
         for (boolean borrowing : new boolean[] {false, true}) {
+            if (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER) {
+                continue;
+            }
             List<JobStatus> candidates = candidates(ctx, job, cq, borrowing);
-            if (candidates.isEmpty() || (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER)) {
+            if (candidates.isEmpty()) {
                 continue;
             }
             List<JobStatus> victims = new ArrayList<>();
@@ -156,50 +157,42 @@ final class Preemptor {
 
     private static List<JobStatus> candidates(PlanContext ctx, JobStatus job, ClusterQueue cq, boolean borrowing) {
         PreemptionPolicy p = cq.preemption();
-        String root = root(ctx, cq.cohort());
+        PreemptionIndex index = ctx.preemptionIndex();
         int prio = job.spec().priority();
         List<JobStatus> out = new ArrayList<>();
-        java.util.Set<String> borrowingPart = borrowingPart(ctx);
-        for (JobStatus h : ctx.holdingNotPreempted()) {
-            Admit a = h.admission();
-            if (a == null) {
-                continue;
-            }
-            int hp = h.spec().priority();
-            if (a.clusterQueue().equals(cq.name())) {
-                boolean ok = switch (p.withinClusterQueue()) {
-                    case LOWER_PRIORITY -> hp < prio;
-                    case LOWER_OR_NEWER_EQUAL_PRIORITY -> hp < prio || (hp == prio && newer(h, job));
-                    case NEVER -> false;
-                };
-                // a preemptor that must borrow takes only from borrowers, even in its own queue
-                if (ok && (!borrowing || borrowingPart.contains(h.id()))) {
-                    out.add(h);
+        // other queues' jobs first (only borrowers), then the queue's own; each in the index's candidate order
+        boolean others = borrowing ? p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY
+                : p.reclaimWithinCohort() != PreemptionPolicy.ReclaimWithinCohort.NEVER;
+        if (others) {
+            boolean any = !borrowing && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
+            for (PreemptionIndex.Held h : index.ofRoot(index.rootOf(cq))) {
+                if (!any && h.job.spec().priority() >= prio) {
+                    break; // candidate order is by priority: no lower-priority job follows
                 }
-                continue;
-            }
-            ClusterQueue other = ctx.snapshot.clusterQueues().get(a.clusterQueue());
-            if (root == null || other == null || !root.equals(root(ctx, other.cohort()))) {
-                continue;
-            }
-            if (!borrowing) {
-                boolean ok = switch (p.reclaimWithinCohort()) {
-                    case ANY -> true;
-                    case LOWER_PRIORITY -> hp < prio;
-                    case NEVER -> false;
-                };
-                if (ok && borrowingPart.contains(h.id())) {
-                    out.add(h);
+                if (h.queue.name.equals(cq.name()) || !index.inPlan(h)) {
+                    continue;
                 }
-            } else if (p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY && hp < prio
-                    && borrowingPart.contains(h.id())) {
-                out.add(h);
+                if (index.borrowing(h)) {
+                    out.add(h.job);
+                }
             }
         }
-        out.sort(Comparator.comparing((JobStatus h) -> h.admission().clusterQueue().equals(cq.name()) ? 1 : 0)
-                .thenComparingInt(h -> h.spec().priority())
-                .thenComparing(Comparator.comparingLong(JobStatus::stateSinceMillis).reversed())
-                .thenComparing(Comparator.comparingLong(JobStatus::sequence).reversed()));
+        if (p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.NEVER) {
+            boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
+            for (PreemptionIndex.Held h : index.ofQueue(cq.name())) {
+                int hp = h.job.spec().priority();
+                if (hp > prio || (hp == prio && !newerEqual)) {
+                    break;
+                }
+                if (hp == prio && !newer(h.job, job)) {
+                    continue;
+                }
+                // a preemptor that must borrow takes only from borrowers, even in its own queue
+                if (index.inPlan(h) && (!borrowing || index.borrowing(h))) {
+                    out.add(h.job);
+                }
+            }
+        }
         return out;
     }
 
@@ -207,59 +200,5 @@ final class Preemptor {
         long ta = a.spec().submitTimeMillis();
         long tb = b.spec().submitTimeMillis();
         return ta > tb || (ta == tb && a.sequence() > b.sequence());
-    }
-
-    /**
-     * The jobs that make their ClusterQueue borrow: within each queue, jobs ranked by admission time (the
-     * earliest admitted are entitled to the nominal quota first); a job is borrowing when, counting it and every
-     * job admitted before it, its queue is above nominal quota in a (flavor, resource) it uses. Only these may be
-     * preempted by other queues. A job admitted within nominal quota thus never becomes a borrower later.
-     */
-    private static java.util.Set<String> borrowingPart(PlanContext ctx) {
-        Map<String, List<JobStatus>> byQueue = new java.util.TreeMap<>();
-        for (JobStatus h : ctx.holdingNotPreempted()) {
-            if (h.admission() != null) {
-                byQueue.computeIfAbsent(h.admission().clusterQueue(), k -> new ArrayList<>()).add(h);
-            }
-        }
-        java.util.Set<String> out = new java.util.HashSet<>();
-        for (Map.Entry<String, List<JobStatus>> e : byQueue.entrySet()) {
-            String cq = e.getKey();
-            List<JobStatus> jobs = e.getValue();
-            jobs.sort(Comparator.comparingLong((JobStatus h) -> h.admission().admittedAtMillis())
-                    .thenComparingLong(h -> h.admission().admissionOrder()).thenComparingLong(JobStatus::sequence));
-            Map<String, Long> cumulative = new java.util.HashMap<>();
-            for (JobStatus h : jobs) {
-                boolean borrowing = false;
-                for (var ps : h.spec().podSets()) {
-                    String flavor = h.admission().flavors().get(ps.name());
-                    int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
-                    for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
-                        String fr = QuotaBook.fr(flavor, r.getKey());
-                        long c = cumulative.merge(fr, r.getValue(), Long::sum);
-                        if (c > ctx.quota.nominal(cq, fr)) {
-                            borrowing = true;
-                        }
-                    }
-                }
-                if (borrowing) {
-                    out.add(h.id());
-                }
-            }
-        }
-        return out;
-    }
-
-    private static String root(PlanContext ctx, String cohort) {
-        String c = cohort;
-        int guard = 0;
-        while (c != null && guard++ < 1000) {
-            Cohort spec = ctx.snapshot.cohorts().get(c);
-            if (spec == null || spec.parent() == null) {
-                return c;
-            }
-            c = spec.parent();
-        }
-        return c;
     }
 }

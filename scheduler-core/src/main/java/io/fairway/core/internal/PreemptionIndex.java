@@ -1,0 +1,231 @@
+package io.fairway.core.internal;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.Cohort;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The round's running jobs as the preemption search needs them, built once per round (on the first search)
+ * instead of once per job that does not fit:
+ * <ul>
+ *   <li>per ClusterQueue, its jobs in admission order with the quota each one charges, and which of them make the
+ *       queue borrow (recomputed for one queue only after a preemption, restore or resize touched it);</li>
+ *   <li>per cohort tree, and per ClusterQueue, the jobs in the search's candidate order (lowest priority first,
+ *       then most recently admitted), so candidates are listed by one filtered walk, without sorting.</li>
+ * </ul>
+ * What it answers is exactly what the search computed before from all running jobs on every call.
+ */
+final class PreemptionIndex {
+    /** One running job with its place in the index. */
+    static final class Held {
+        final JobStatus job;
+        final Queue queue;
+        /** Position in {@link Queue#byAdmission}. */
+        int admissionPos;
+        /** Position among the snapshot's holding jobs: the last tie-breaker of the candidate order. */
+        final int holdingPos;
+
+        Held(JobStatus job, Queue queue, int holdingPos) {
+            this.job = job;
+            this.queue = queue;
+            this.holdingPos = holdingPos;
+        }
+    }
+
+    /** The running jobs of one ClusterQueue. */
+    static final class Queue {
+        final String name;
+        final List<Held> jobs = new ArrayList<>();
+        /** In admission order: admission time, then admission order, then sequence. */
+        Held[] byAdmission;
+        /** In candidate order. */
+        Held[] byCandidateOrder;
+        /** Per job in admission order, its quota charges: (flavor, resource) index and amount, from {@code chargeStart[i]}. */
+        int[] chargeStart;
+        int[] chargeFr;
+        long[] chargeAmount;
+        long[] nominal;
+        boolean[] borrowing;
+        /** Bumped whenever one of its jobs is preempted, restored or resized in the plan. */
+        int version;
+        int computedVersion = -1;
+
+        Queue(String name) {
+            this.name = name;
+        }
+    }
+
+    /** Candidate order, without the own-queue-last key: priority, then latest state change first, then sequence. */
+    static final Comparator<Held> CANDIDATE_ORDER = Comparator.comparingInt((Held h) -> h.job.spec().priority())
+            .thenComparing(Comparator.comparingLong((Held h) -> h.job.stateSinceMillis()).reversed())
+            .thenComparing(Comparator.comparingLong((Held h) -> h.job.sequence()).reversed())
+            .thenComparingInt(h -> h.holdingPos);
+
+    private final PlanContext ctx;
+    private final Map<String, Queue> queues = new HashMap<>();
+    private final Map<String, Held> byId = new HashMap<>();
+    /** Per cohort tree root: the running jobs of its ClusterQueues, in candidate order. */
+    private final Map<String, Held[]> byRoot = new HashMap<>();
+    private final Map<String, String> rootOfQueue = new HashMap<>();
+
+    PreemptionIndex(PlanContext ctx) {
+        this.ctx = ctx;
+        List<JobStatus> holding = ctx.snapshot.holding();
+        Map<String, List<Held>> rootJobs = new HashMap<>();
+        for (int i = 0; i < holding.size(); i++) {
+            JobStatus h = holding.get(i);
+            Admit a = h.admission();
+            if (a == null) {
+                continue;
+            }
+            Queue q = queues.computeIfAbsent(a.clusterQueue(), Queue::new);
+            Held held = new Held(h, q, i);
+            q.jobs.add(held);
+            byId.put(h.id(), held);
+            ClusterQueue spec = ctx.snapshot.clusterQueues().get(a.clusterQueue());
+            if (spec != null) {
+                String root = root(spec.cohort());
+                if (root != null) {
+                    rootJobs.computeIfAbsent(root, k -> new ArrayList<>()).add(held);
+                }
+            }
+        }
+        for (Map.Entry<String, List<Held>> e : rootJobs.entrySet()) {
+            Held[] a = e.getValue().toArray(new Held[0]);
+            Arrays.sort(a, CANDIDATE_ORDER);
+            byRoot.put(e.getKey(), a);
+        }
+        for (Queue q : queues.values()) {
+            build(q);
+        }
+    }
+
+    private void build(Queue q) {
+        Held[] adm = q.jobs.toArray(new Held[0]);
+        Arrays.sort(adm, Comparator.comparingLong((Held h) -> h.job.admission().admittedAtMillis())
+                .thenComparingLong(h -> h.job.admission().admissionOrder()).thenComparingLong(h -> h.job.sequence()));
+        q.byAdmission = adm;
+        Held[] cand = q.jobs.toArray(new Held[0]);
+        Arrays.sort(cand, CANDIDATE_ORDER);
+        q.byCandidateOrder = cand;
+        Map<String, Integer> frIds = new HashMap<>();
+        List<Long> nominal = new ArrayList<>();
+        int[] start = new int[adm.length + 1];
+        int[] fr = new int[adm.length * 3];
+        long[] amount = new long[adm.length * 3];
+        int n = 0;
+        for (int i = 0; i < adm.length; i++) {
+            adm[i].admissionPos = i;
+            start[i] = n;
+            JobStatus h = adm[i].job;
+            for (PodSet ps : h.spec().podSets()) {
+                String flavor = h.admission().flavors().get(ps.name());
+                int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
+                for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
+                    String key = QuotaBook.fr(flavor, r.getKey());
+                    Integer id = frIds.get(key);
+                    if (id == null) {
+                        id = frIds.size();
+                        frIds.put(key, id);
+                        nominal.add(ctx.quota.nominal(q.name, key));
+                    }
+                    if (n == fr.length) {
+                        fr = Arrays.copyOf(fr, n * 2 + 4);
+                        amount = Arrays.copyOf(amount, n * 2 + 4);
+                    }
+                    fr[n] = id;
+                    amount[n] = r.getValue();
+                    n++;
+                }
+            }
+        }
+        start[adm.length] = n;
+        q.chargeStart = start;
+        q.chargeFr = fr;
+        q.chargeAmount = amount;
+        q.nominal = new long[nominal.size()];
+        for (int i = 0; i < q.nominal.length; i++) {
+            q.nominal[i] = nominal.get(i);
+        }
+        q.borrowing = new boolean[adm.length];
+    }
+
+    /** Marks the queue of a running job as changed: its borrowing jobs are recomputed when next asked. */
+    void touched(JobStatus job) {
+        Held h = byId.get(job.id());
+        if (h != null) {
+            h.queue.version++;
+        }
+    }
+
+    /** @return true when the job is still running in the plan (neither preempted nor resized) */
+    boolean inPlan(Held h) {
+        String id = h.job.id();
+        return !ctx.preempted.containsKey(id) && !ctx.resized.containsKey(id);
+    }
+
+    /**
+     * Whether a running job makes its ClusterQueue borrow: within each queue, jobs ranked by admission time (the
+     * earliest admitted are entitled to the nominal quota first); a job is borrowing when, counting it and every
+     * job still in the plan admitted before it, its queue is above nominal quota in a (flavor, resource) it uses.
+     */
+    boolean borrowing(Held h) {
+        Queue q = h.queue;
+        if (q.computedVersion != q.version) {
+            long[] cumulative = new long[q.nominal.length];
+            for (int i = 0; i < q.byAdmission.length; i++) {
+                boolean b = false;
+                if (inPlan(q.byAdmission[i])) {
+                    for (int k = q.chargeStart[i]; k < q.chargeStart[i + 1]; k++) {
+                        int fr = q.chargeFr[k];
+                        cumulative[fr] += q.chargeAmount[k];
+                        if (cumulative[fr] > q.nominal[fr]) {
+                            b = true;
+                        }
+                    }
+                }
+                q.borrowing[i] = b;
+            }
+            q.computedVersion = q.version;
+        }
+        return q.borrowing[h.admissionPos];
+    }
+
+    /** @return the running jobs of a ClusterQueue in candidate order (empty when it runs none) */
+    Held[] ofQueue(String clusterQueue) {
+        Queue q = queues.get(clusterQueue);
+        return q == null ? new Held[0] : q.byCandidateOrder;
+    }
+
+    /** @return the running jobs of the ClusterQueues in a cohort tree, in candidate order (empty when none) */
+    Held[] ofRoot(String root) {
+        Held[] a = root == null ? null : byRoot.get(root);
+        return a == null ? new Held[0] : a;
+    }
+
+    /** @return the root of a ClusterQueue's cohort tree, or null when it is in no cohort */
+    String rootOf(ClusterQueue cq) {
+        return rootOfQueue.computeIfAbsent(cq.name(), k -> root(cq.cohort()));
+    }
+
+    private String root(String cohort) {
+        String c = cohort;
+        int guard = 0;
+        while (c != null && guard++ < 1000) {
+            Cohort spec = ctx.snapshot.cohorts().get(c);
+            if (spec == null || spec.parent() == null) {
+                return c;
+            }
+            c = spec.parent();
+        }
+        return c;
+    }
+}
