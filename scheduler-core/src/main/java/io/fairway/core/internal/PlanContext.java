@@ -531,7 +531,6 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id())) {
             return false;
         }
-        touched(held);
         for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
@@ -539,6 +538,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         chargeQuota(current == null ? held : new JobStatus(held.spec(), held.state(), held.pendingReason(), current, held.stateSinceMillis(),
                 held.preemptions(), held.sequence(), held.attainedGpuMillis(), held.runningMillis(), held.progress()), -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
+        touched(held);
         return true;
     }
 
@@ -548,7 +548,6 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id()) || held.admission() == null) {
             return Attempt.failure(PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " holds no resources to resize"));
         }
-        touched(held);
         Admit cur = resized.getOrDefault(job.id(), held.admission());
         PodSet ps = null;
         for (PodSet p : held.spec().podSets()) {
@@ -636,6 +635,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         Placement p = placer.describePublic(held.spec(), members);
         Admit next = new Admit(job.id(), cqName, cur.flavors(), counts, p, cur.admittedAtMillis(), cur.leaseExpiresAtMillis(), cur.admissionOrder());
         resized.put(job.id(), next);
+        touched(held);
         heldCapacity.put(job.id(), taken);
         return Attempt.success(next);
     }
@@ -825,7 +825,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         return preemptionIndex;
     }
 
-    /** Tells the preemption index (once built) that a running job's part of the plan changed. */
+    /** Tells the preemption index (once built) that a running job was preempted, restored or resized in the plan. */
     private void touched(JobStatus job) {
         if (preemptionIndex != null) {
             preemptionIndex.touched(job);
@@ -866,11 +866,11 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
             return;
         }
         JobStatus held = holdingById.get(jobId);
-        touched(held);
         for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
             cap.take(t.node(), t.req(), t.gpuMask());
         }
         chargeQuota(held, +1);
+        touched(held);
     }
 
     private void chargeQuota(JobStatus held, int sign) {

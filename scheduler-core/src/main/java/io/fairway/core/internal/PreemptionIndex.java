@@ -32,6 +32,8 @@ final class PreemptionIndex {
         int admissionPos;
         /** Position among the snapshot's holding jobs: the last tie-breaker of the candidate order. */
         final int holdingPos;
+        /** True while the job is neither preempted nor resized in the plan. */
+        boolean inPlan;
 
         Held(JobStatus job, Queue queue, int holdingPos) {
             this.job = job;
@@ -88,6 +90,7 @@ final class PreemptionIndex {
             }
             Queue q = queues.computeIfAbsent(a.clusterQueue(), Queue::new);
             Held held = new Held(h, q, i);
+            held.inPlan = !ctx.preempted.containsKey(h.id()) && !ctx.resized.containsKey(h.id());
             q.jobs.add(held);
             byId.put(h.id(), held);
             ClusterQueue spec = ctx.snapshot.clusterQueues().get(a.clusterQueue());
@@ -158,18 +161,21 @@ final class PreemptionIndex {
         q.borrowing = new boolean[adm.length];
     }
 
-    /** Marks the queue of a running job as changed: its borrowing jobs are recomputed when next asked. */
+    /**
+     * Called after a running job was preempted, restored or resized in the plan: reads whether it is still in the
+     * plan, and marks its queue as changed (its borrowing jobs are recomputed when next asked).
+     */
     void touched(JobStatus job) {
         Held h = byId.get(job.id());
         if (h != null) {
+            h.inPlan = !ctx.preempted.containsKey(h.job.id()) && !ctx.resized.containsKey(h.job.id());
             h.queue.version++;
         }
     }
 
     /** @return true when the job is still running in the plan (neither preempted nor resized) */
     boolean inPlan(Held h) {
-        String id = h.job.id();
-        return !ctx.preempted.containsKey(id) && !ctx.resized.containsKey(id);
+        return h.inPlan;
     }
 
     /**
