@@ -274,6 +274,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     void releaseReservationQuota(String jobId) {
         io.fairway.core.Provisioning.Reservation r = snapshot.provisioning().reservations().get(jobId);
         if (r != null && releasedReservations.add(jobId) && quota.hasQueue(r.clusterQueue())) {
+            changed();
             reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
         }
     }
@@ -285,6 +286,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
      * under quota already. A job that still has no room keeps its reservation.
      */
     public void placeReserved() {
+        changed();
         Map<String, io.fairway.core.Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
         for (JobStatus j : reserved) {
             io.fairway.core.Provisioning.Reservation r = reservations.get(j.id());
@@ -388,7 +390,62 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public Attempt tryAdmit(JobStatus job) {
-        return tryAdmit(job, fullCounts(job.spec()));
+        AttemptKey key = null;
+        if (precheckPasses(job)) {
+            key = AttemptKey.of(resolveQueue(job), job);
+            Failed f = failedAdmissions.get(key);
+            if (f != null && f.state() == state) {
+                return fail(job, f.reason()); // the same attempt on the same plan: the same failure
+            }
+        }
+        Attempt a = tryAdmit(job, fullCounts(job.spec()));
+        if (key != null && !a.admitted() && a.reason() != null) {
+            failedAdmissions.put(key, new Failed(state, a.reason(), 0));
+        }
+        return a;
+    }
+
+    /*
+     * Memos of failed attempts within the round. An attempt (admission at full size, or the preemption search) reads
+     * only the plan — capacity, quota, what is admitted, preempted and resized — and the job's ClusterQueue and
+     * shape (and, for the search, its candidates); it fails the same way for every job with the same key while
+     * the plan is the same. The plan is named by a state number: every change takes a new one, never reused; a
+     * preemption search that fails has undone every change it made, and gives the plan its number back.
+     */
+
+    /** The plan's current state number. */
+    private long state;
+    /** The last state number taken. */
+    private long lastState;
+    private final Map<AttemptKey, Failed> failedAdmissions = new HashMap<>();
+    private final Map<SearchKey, Failed> failedSearches = new HashMap<>();
+
+    /** Records that the plan changed. */
+    private void changed() {
+        state = ++lastState;
+    }
+
+    /** What an attempt reads of a job, besides the plan. */
+    record AttemptKey(String clusterQueue, String namespace, List<PodSet> podSets, Object sensitivity) {
+        static AttemptKey of(String clusterQueue, JobStatus job) {
+            return new AttemptKey(clusterQueue, job.spec().namespace(), job.spec().podSets(), job.spec().sensitivity());
+        }
+    }
+
+    /** A preemption search's key: the attempt's, and how many of the ClusterQueue's and the cohort's jobs rank below the job. */
+    record SearchKey(AttemptKey attempt, int ownBelow, int cohortBelow) {
+    }
+
+    /**
+     * A failure on the plan of state number {@code state}; {@code admissions}: how many admission numbers the
+     * attempt used (a search may admit and take the admission back).
+     */
+    record Failed(long state, PendingReason reason, long admissions) {
+    }
+
+    /** @return true when {@link #precheck} accepts the job at full size (a pending job of a queue that admits) */
+    private boolean precheckPasses(JobStatus job) {
+        return precheck(job, fullCounts(job.spec())) == null;
     }
 
     static Map<String, Integer> fullCounts(JobSpec spec) {
@@ -480,6 +537,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
                 c.charge(quota, cqName, 1);
                 Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
                         nextAdmissionOrder());
+                changed();
                 admitted.put(job.id(), a);
                 admittedJobs.put(job.id(), job);
                 heldCapacity.put(job.id(), p.taken());
@@ -531,6 +589,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id())) {
             return false;
         }
+        changed();
         for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
@@ -548,6 +607,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id()) || held.admission() == null) {
             return Attempt.failure(PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " holds no resources to resize"));
         }
+        changed();
         Admit cur = resized.getOrDefault(job.id(), held.admission());
         PodSet ps = null;
         for (PodSet p : held.spec().podSets()) {
@@ -787,11 +847,53 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (cqName == null) {
             return first;
         }
-        Attempt a = Preemptor.search(this, job, snapshot.clusterQueues().get(cqName), first.reason());
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        SearchKey key = searchKey(job, cq);
+        if (key != null) {
+            Failed f = failedSearches.get(key);
+            if (f != null && f.state() == state) {
+                // the same search on the same plan, over the same candidates: it would fail the same way, and leave the
+                // plan as it found it but for the admission numbers it used
+                admissions += f.admissions();
+                if (f.admissions() > 0) {
+                    reasons.remove(job.id());
+                }
+                reasons.put(job.id(), f.reason());
+                return Attempt.failure(f.reason());
+            }
+        }
+        long before = state;
+        long admissionsBefore = admissions;
+        Attempt a = Preemptor.search(this, job, cq, first.reason());
         if (!a.admitted()) {
+            state = before; // a failed search undid all it tried
+            if (key != null) {
+                failedSearches.put(key, new Failed(state, a.reason(), admissions - admissionsBefore));
+            }
             reasons.put(job.id(), a.reason());
         }
         return a;
+    }
+
+    /**
+     * @return the key of the job's preemption search: its attempt key and where its priority ranks among the
+     *     candidates it may take (the candidates are the same for two jobs with the same key), or null when the
+     *     search depends on more of the job (equal priorities ranked by submission; elastic jobs)
+     */
+    private SearchKey searchKey(JobStatus job, ClusterQueue cq) {
+        io.fairway.api.model.PreemptionPolicy p = cq.preemption();
+        if (p.withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY
+                || job.spec().isElastic() || p.equals(io.fairway.api.model.PreemptionPolicy.NEVER)) {
+            return null;
+        }
+        PreemptionIndex index = preemptionIndex();
+        int prio = job.spec().priority();
+        int own = p.withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY
+                ? PreemptionIndex.countBelow(index.ofQueue(cq.name()), prio) : 0;
+        boolean cohortByPriority = p.reclaimWithinCohort() == io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.LOWER_PRIORITY
+                || p.borrowWithinCohort() == io.fairway.api.model.PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY;
+        int cohort = cohortByPriority ? PreemptionIndex.countBelow(index.ofRoot(index.rootOf(cq)), prio) : 0;
+        return new SearchKey(AttemptKey.of(cq.name(), job), own, cohort);
     }
 
     /** @return true when the job would be admitted now (nothing is changed) */
@@ -846,6 +948,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (a == null) {
             return;
         }
+        changed();
         for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
@@ -865,6 +968,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (preempted.remove(jobId) == null) {
             return;
         }
+        changed();
         JobStatus held = holdingById.get(jobId);
         for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
             cap.take(t.node(), t.req(), t.gpuMask());

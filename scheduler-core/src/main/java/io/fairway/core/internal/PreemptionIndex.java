@@ -205,6 +205,21 @@ final class PreemptionIndex {
         return q.borrowing[h.admissionPos];
     }
 
+    /** @return how many of the jobs (in candidate order: by priority first) have a priority below {@code priority} */
+    static int countBelow(Held[] jobs, int priority) {
+        int lo = 0;
+        int hi = jobs.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (jobs[mid].job.spec().priority() < priority) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
     /** @return the running jobs of a ClusterQueue in candidate order (empty when it runs none) */
     Held[] ofQueue(String clusterQueue) {
         Queue q = queues.get(clusterQueue);
