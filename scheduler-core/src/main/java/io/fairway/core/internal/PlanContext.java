@@ -552,13 +552,15 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     /**
      * Whether the whole plan came from the engine's own services: every admission's flavors and placement were
      * searched by {@link #tryAdmit(JobStatus, Map)} (or are reserved jobs placed by {@link #placeReserved()}) on
-     * this context's capacity and quota, with no preemption, no resize and no placement supplied by the policy.
-     * Such a plan holds every invariant by construction; a plan with anything policy-supplied is re-validated.
+     * this context's capacity and quota, with no resize, no placement supplied by the policy, and no preemption but
+     * those the engine's own preemption search chose ({@link #tryAdmitPreempting}: its victims only free capacity
+     * and quota, and the admission they make room for is searched on what they free). Such a plan holds every
+     * invariant by construction; a plan with anything policy-supplied is re-validated.
      *
      * @return true when nothing in the plan was supplied by the policy
      */
     public boolean plannedByEngineOnly() {
-        return !policyPlacements && preempted.isEmpty() && resized.isEmpty();
+        return !policyPlacements && !policyPreemptions && resized.isEmpty();
     }
 
     /** @return the first quota invariant the plan breaks, or null */
@@ -583,8 +585,18 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         return m;
     }
 
+    /** True once the policy preempted a job itself (rather than through the engine's preemption search). */
+    private boolean policyPreemptions;
+
     @Override
     public boolean preempt(JobStatus job, String reason) {
+        boolean done = preemptForSearch(job, reason);
+        policyPreemptions |= done;
+        return done;
+    }
+
+    /** {@link #preempt} on behalf of the engine's preemption search. */
+    boolean preemptForSearch(JobStatus job, String reason) {
         JobStatus held = holdingById.get(job.id());
         if (held == null || preempted.containsKey(job.id())) {
             return false;

@@ -101,24 +101,32 @@ final class PreemptionIndex {
                 }
             }
         }
+        Map<Queue, List<Held>> inOrder = new HashMap<>();
         for (Map.Entry<String, List<Held>> e : rootJobs.entrySet()) {
             Held[] a = e.getValue().toArray(new Held[0]);
             Arrays.sort(a, CANDIDATE_ORDER);
             byRoot.put(e.getKey(), a);
+            for (Held h : a) {
+                inOrder.computeIfAbsent(h.queue, k -> new ArrayList<>()).add(h); // each queue's jobs, in the same order
+            }
         }
         for (Queue q : queues.values()) {
-            build(q);
+            List<Held> sorted = inOrder.get(q);
+            if (sorted != null && sorted.size() == q.jobs.size()) {
+                q.byCandidateOrder = sorted.toArray(new Held[0]);
+            } else {
+                q.byCandidateOrder = q.jobs.toArray(new Held[0]);
+                Arrays.sort(q.byCandidateOrder, CANDIDATE_ORDER);
+            }
         }
     }
 
+    /** Lists a queue's jobs in admission order with their quota charges: on the first question about its borrowers. */
     private void build(Queue q) {
         Held[] adm = q.jobs.toArray(new Held[0]);
         Arrays.sort(adm, Comparator.comparingLong((Held h) -> h.job.admission().admittedAtMillis())
                 .thenComparingLong(h -> h.job.admission().admissionOrder()).thenComparingLong(h -> h.job.sequence()));
         q.byAdmission = adm;
-        Held[] cand = q.jobs.toArray(new Held[0]);
-        Arrays.sort(cand, CANDIDATE_ORDER);
-        q.byCandidateOrder = cand;
         Map<String, Integer> frIds = new HashMap<>();
         List<Long> nominal = new ArrayList<>();
         int[] start = new int[adm.length + 1];
@@ -185,6 +193,9 @@ final class PreemptionIndex {
      */
     boolean borrowing(Held h) {
         Queue q = h.queue;
+        if (q.byAdmission == null) {
+            build(q);
+        }
         if (q.computedVersion != q.version) {
             long[] cumulative = new long[q.nominal.length];
             for (int i = 0; i < q.byAdmission.length; i++) {

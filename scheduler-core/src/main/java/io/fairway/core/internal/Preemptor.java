@@ -48,7 +48,7 @@ final class Preemptor {
             List<JobStatus> victims = new ArrayList<>();
             boolean fits = false;
             for (JobStatus c : candidates) {
-                ctx.preempt(c, "");
+                ctx.preemptForSearch(c, "");
                 victims.add(c);
                 if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
                     fits = true;
@@ -68,7 +68,7 @@ final class Preemptor {
                 if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
                     victims.remove(i);
                 } else {
-                    ctx.preempt(v, "");
+                    ctx.preemptForSearch(v, "");
                 }
             }
             if (borrowing && victimQueueBelowNominal(ctx, victims, cq.name())) {

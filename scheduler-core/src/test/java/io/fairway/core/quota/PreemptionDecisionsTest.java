@@ -63,7 +63,21 @@ class PreemptionDecisionsTest {
     record Transcript(String text, String sha256, int preemptions, int refusedSearches) {
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fair-sharing", "best-effort-fifo"})
+    void plansOfThePreemptionSearchPassFullValidation(String policy) {
+        validatedPreemptions = 0;
+        run(policy, 11, true);
+        assertThat(validatedPreemptions).isGreaterThan(20);
+    }
+
+    private static int validatedPreemptions;
+
     static Transcript run(String policy, long seed) {
+        return run(policy, seed, false);
+    }
+
+    static Transcript run(String policy, long seed, boolean validate) {
         AtomicLong now = new AtomicLong(1_000);
         Scheduler.Builder b = Scheduler.builder().policy(policy).clock(now::get).seed(seed)
                 .cluster(new ClusterSpec(Node.DEFAULT_CLUSTER, List.of(ClusterSpec.RACK_LABEL)))
@@ -101,6 +115,17 @@ class PreemptionDecisionsTest {
         s.submitAll(batch);
         List<String> running = new ArrayList<>();
         for (int round = 0; round < 14; round++) {
+            if (validate) {
+                // the plan the engine's preemption search makes is accepted as a whole by the full validation it skips
+                io.fairway.core.Snapshot snap = s.snapshot();
+                RoundResult dry = io.fairway.core.Rounds.run(snap, io.fairway.core.Policies.create(policy, Map.of()));
+                List<Preempt> ps = dry.decisions().stream().filter(d -> d instanceof Preempt).map(d -> (Preempt) d).toList();
+                List<Admit> as = dry.decisions().stream().filter(d -> d instanceof Admit).map(d -> (Admit) d).toList();
+                io.fairway.core.internal.Validator.Outcome v = io.fairway.core.internal.Validator.validate(snap, ps, as);
+                assertThat(v.refused()).as("round " + round).isEmpty();
+                assertThat(v.admissions()).hasSize(as.size());
+                validatedPreemptions += ps.size();
+            }
             RoundResult r = s.runRound();
             text.append("round ").append(round).append('\n');
             for (Decision d : r.decisions()) {
