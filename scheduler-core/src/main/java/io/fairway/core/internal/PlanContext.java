@@ -420,6 +420,16 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     private final Map<AttemptKey, Failed> failedAdmissions = new HashMap<>();
     private final Map<SearchKey, Failed> failedSearches = new HashMap<>();
 
+    /** @return the plan's state number: equal numbers, equal plans */
+    long state() {
+        return state;
+    }
+
+    /** Gives the plan back an earlier state number, once every change made since has been undone. */
+    void restoreState(long earlier) {
+        state = earlier;
+    }
+
     /** Records that the plan changed. */
     private void changed() {
         state = ++lastState;

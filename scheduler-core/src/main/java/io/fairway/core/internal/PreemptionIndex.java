@@ -35,10 +35,18 @@ final class PreemptionIndex {
         /** True while the job is neither preempted nor resized in the plan. */
         boolean inPlan;
 
+        /** The candidate order's keys, read once. */
+        final int priority;
+        final long stateSince;
+        final long sequence;
+
         Held(JobStatus job, Queue queue, int holdingPos) {
             this.job = job;
             this.queue = queue;
             this.holdingPos = holdingPos;
+            this.priority = job.spec().priority();
+            this.stateSince = job.stateSinceMillis();
+            this.sequence = job.sequence();
         }
     }
 
@@ -66,10 +74,16 @@ final class PreemptionIndex {
     }
 
     /** Candidate order, without the own-queue-last key: priority, then latest state change first, then sequence. */
-    static final Comparator<Held> CANDIDATE_ORDER = Comparator.comparingInt((Held h) -> h.job.spec().priority())
-            .thenComparing(Comparator.comparingLong((Held h) -> h.job.stateSinceMillis()).reversed())
-            .thenComparing(Comparator.comparingLong((Held h) -> h.job.sequence()).reversed())
-            .thenComparingInt(h -> h.holdingPos);
+    static final Comparator<Held> CANDIDATE_ORDER = (a, b) -> {
+        int c = Integer.compare(a.priority, b.priority);
+        if (c == 0) {
+            c = Long.compare(b.stateSince, a.stateSince);
+        }
+        if (c == 0) {
+            c = Long.compare(b.sequence, a.sequence);
+        }
+        return c != 0 ? c : Integer.compare(a.holdingPos, b.holdingPos);
+    };
 
     private final PlanContext ctx;
     private final Map<String, Queue> queues = new HashMap<>();
@@ -77,6 +91,12 @@ final class PreemptionIndex {
     /** Per cohort tree root: the running jobs of its ClusterQueues, in candidate order. */
     private final Map<String, Held[]> byRoot = new HashMap<>();
     private final Map<String, String> rootOfQueue = new HashMap<>();
+    /** Per cohort tree root: its borrowing jobs still in the plan, in candidate order, as of plan state {@link Borrowers#state}. */
+    private final Map<String, Borrowers> borrowersByRoot = new HashMap<>();
+
+    /** A cohort tree's borrowing jobs on one state of the plan. */
+    private record Borrowers(long state, Held[] jobs) {
+    }
 
     PreemptionIndex(PlanContext ctx) {
         this.ctx = ctx;
@@ -222,7 +242,7 @@ final class PreemptionIndex {
         int hi = jobs.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (jobs[mid].job.spec().priority() < priority) {
+            if (jobs[mid].priority < priority) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -241,6 +261,30 @@ final class PreemptionIndex {
     Held[] ofRoot(String root) {
         Held[] a = root == null ? null : byRoot.get(root);
         return a == null ? new Held[0] : a;
+    }
+
+    /**
+     * @param root a cohort tree's root
+     * @return the running jobs of its ClusterQueues that are in the plan and borrowing, in candidate order (kept
+     *     while the plan's state number stays the same: the same number is the same plan)
+     */
+    Held[] borrowersOfRoot(String root) {
+        if (root == null) {
+            return new Held[0];
+        }
+        Borrowers b = borrowersByRoot.get(root);
+        long state = ctx.state();
+        if (b == null || b.state() != state) {
+            List<Held> l = new ArrayList<>();
+            for (Held h : ofRoot(root)) {
+                if (h.inPlan && borrowing(h)) {
+                    l.add(h);
+                }
+            }
+            b = new Borrowers(state, l.toArray(new Held[0]));
+            borrowersByRoot.put(root, b);
+        }
+        return b.jobs();
     }
 
     /** @return the root of a ClusterQueue's cohort tree, or null when it is in no cohort */

@@ -37,6 +37,8 @@ final class Preemptor {
             return Attempt.failure(notFitting);
         }
         // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
+        // A phase that fails undoes all it tried: the plan is as it was, and takes back its state number.
+        long before = ctx.state();
         for (boolean borrowing : new boolean[] {false, true}) {
             if (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER) {
                 continue;
@@ -59,6 +61,7 @@ final class Preemptor {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
                 }
+                ctx.restoreState(before);
                 continue;
             }
             // Fill back: keep only the victims that are needed.
@@ -77,6 +80,7 @@ final class Preemptor {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
                 }
+                ctx.restoreState(before);
                 continue;
             }
             Attempt a = ctx.tryAdmit(job);
@@ -89,6 +93,7 @@ final class Preemptor {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
                 }
+                ctx.restoreState(before);
                 continue;
             }
             for (JobStatus v : victims) {
@@ -165,14 +170,11 @@ final class Preemptor {
                 : p.reclaimWithinCohort() != PreemptionPolicy.ReclaimWithinCohort.NEVER;
         if (others) {
             boolean any = !borrowing && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
-            for (PreemptionIndex.Held h : index.ofRoot(index.rootOf(cq))) {
-                if (!any && h.job.spec().priority() >= prio) {
+            for (PreemptionIndex.Held h : index.borrowersOfRoot(index.rootOf(cq))) {
+                if (!any && h.priority >= prio) {
                     break; // candidate order is by priority: no lower-priority job follows
                 }
-                if (h.queue.name.equals(cq.name()) || !index.inPlan(h)) {
-                    continue;
-                }
-                if (index.borrowing(h)) {
+                if (!h.queue.name.equals(cq.name())) {
                     out.add(h.job);
                 }
             }
@@ -180,7 +182,7 @@ final class Preemptor {
         if (p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.NEVER) {
             boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
             for (PreemptionIndex.Held h : index.ofQueue(cq.name())) {
-                int hp = h.job.spec().priority();
+                int hp = h.priority;
                 if (hp > prio || (hp == prio && !newerEqual)) {
                     break;
                 }
