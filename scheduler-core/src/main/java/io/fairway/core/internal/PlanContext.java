@@ -392,7 +392,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     public Attempt tryAdmit(JobStatus job) {
         AttemptKey key = null;
         if (precheckPasses(job)) {
-            key = AttemptKey.of(resolveQueue(job), job);
+            key = attemptKey(resolveQueue(job), job);
             Failed f = failedAdmissions.get(key);
             if (f != null && f.state() == state) {
                 return fail(job, f.reason()); // the same attempt on the same plan: the same failure
@@ -435,11 +435,45 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         state = ++lastState;
     }
 
-    /** What an attempt reads of a job, besides the plan. */
-    record AttemptKey(String clusterQueue, String namespace, List<PodSet> podSets, Object sensitivity) {
-        static AttemptKey of(String clusterQueue, JobStatus job) {
-            return new AttemptKey(clusterQueue, job.spec().namespace(), job.spec().podSets(), job.spec().sensitivity());
+    /** What an attempt reads of a job, besides the plan; hashed once (the pod sets are most of it). */
+    static final class AttemptKey {
+        private final String clusterQueue;
+        private final String namespace;
+        private final List<PodSet> podSets;
+        private final Object sensitivity;
+        private final int hash;
+
+        AttemptKey(String clusterQueue, JobStatus job) {
+            this.clusterQueue = clusterQueue;
+            this.namespace = job.spec().namespace();
+            this.podSets = job.spec().podSets();
+            this.sensitivity = job.spec().sensitivity();
+            this.hash = java.util.Objects.hash(clusterQueue, namespace, podSets, sensitivity);
         }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AttemptKey k && hash == k.hash && clusterQueue.equals(k.clusterQueue)
+                    && java.util.Objects.equals(namespace, k.namespace) && podSets.equals(k.podSets)
+                    && java.util.Objects.equals(sensitivity, k.sensitivity);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** The last job keyed, and its key: a job's attempts and its search ask for the same key in a row. */
+    private JobStatus keyedJob;
+    private AttemptKey lastKey;
+
+    private AttemptKey attemptKey(String clusterQueue, JobStatus job) {
+        if (job != keyedJob || !clusterQueue.equals(lastKey.clusterQueue)) {
+            lastKey = new AttemptKey(clusterQueue, job);
+            keyedJob = job;
+        }
+        return lastKey;
     }
 
     /** A preemption search's key: the attempt's, and how many of the ClusterQueue's and the cohort's jobs rank below the job. */
@@ -915,7 +949,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         boolean cohortByPriority = p.reclaimWithinCohort() == io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.LOWER_PRIORITY
                 || p.borrowWithinCohort() == io.fairway.api.model.PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY;
         int cohort = cohortByPriority ? PreemptionIndex.countBelow(index.ofRoot(index.rootOf(cq)), prio) : 0;
-        return new SearchKey(AttemptKey.of(cq.name(), job), own, cohort);
+        return new SearchKey(attemptKey(cq.name(), job), own, cohort);
     }
 
     /** @return true when the job would be admitted now (nothing is changed) */

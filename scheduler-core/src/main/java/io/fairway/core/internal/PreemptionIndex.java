@@ -67,6 +67,10 @@ final class PreemptionIndex {
         /** Bumped whenever one of its jobs is preempted, restored or resized in the plan. */
         int version;
         int computedVersion = -1;
+        /** The plan's state number when {@link #borrowing} was computed: the same number is the same plan. */
+        long computedState = -1;
+        /** The root of its cohort tree, or null. */
+        String root;
 
         Queue(String name) {
             this.name = name;
@@ -94,8 +98,11 @@ final class PreemptionIndex {
     /** Per cohort tree root: its borrowing jobs still in the plan, in candidate order, as of plan state {@link Borrowers#state}. */
     private final Map<String, Borrowers> borrowersByRoot = new HashMap<>();
 
-    /** A cohort tree's borrowing jobs on one state of the plan. */
-    private record Borrowers(long state, Held[] jobs) {
+    /** Per cohort tree root: bumped whenever one of its jobs is preempted, restored or resized in the plan. */
+    private final Map<String, Integer> rootVersions = new HashMap<>();
+
+    /** A cohort tree's borrowing jobs on one state of the plan, and at one version of the tree's jobs. */
+    private record Borrowers(long state, int version, Held[] jobs) {
     }
 
     PreemptionIndex(PlanContext ctx) {
@@ -116,6 +123,7 @@ final class PreemptionIndex {
             ClusterQueue spec = ctx.snapshot.clusterQueues().get(a.clusterQueue());
             if (spec != null) {
                 String root = root(spec.cohort());
+                q.root = root;
                 if (root != null) {
                     rootJobs.computeIfAbsent(root, k -> new ArrayList<>()).add(held);
                 }
@@ -198,6 +206,9 @@ final class PreemptionIndex {
         if (h != null) {
             h.inPlan = !ctx.preempted.containsKey(h.job.id()) && !ctx.resized.containsKey(h.job.id());
             h.queue.version++;
+            if (h.queue.root != null) {
+                rootVersions.merge(h.queue.root, 1, Integer::sum);
+            }
         }
     }
 
@@ -216,7 +227,8 @@ final class PreemptionIndex {
         if (q.byAdmission == null) {
             build(q);
         }
-        if (q.computedVersion != q.version) {
+        long state = ctx.state();
+        if (q.computedVersion != q.version && q.computedState != state) {
             long[] cumulative = new long[q.nominal.length];
             for (int i = 0; i < q.byAdmission.length; i++) {
                 boolean b = false;
@@ -232,6 +244,7 @@ final class PreemptionIndex {
                 q.borrowing[i] = b;
             }
             q.computedVersion = q.version;
+            q.computedState = state;
         }
         return q.borrowing[h.admissionPos];
     }
@@ -274,14 +287,15 @@ final class PreemptionIndex {
         }
         Borrowers b = borrowersByRoot.get(root);
         long state = ctx.state();
-        if (b == null || b.state() != state) {
+        int version = rootVersions.getOrDefault(root, 0);
+        if (b == null || (b.state() != state && b.version() != version)) {
             List<Held> l = new ArrayList<>();
             for (Held h : ofRoot(root)) {
                 if (h.inPlan && borrowing(h)) {
                     l.add(h);
                 }
             }
-            b = new Borrowers(state, l.toArray(new Held[0]));
+            b = new Borrowers(state, version, l.toArray(new Held[0]));
             borrowersByRoot.put(root, b);
         }
         return b.jobs();
