@@ -420,6 +420,11 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     private final Map<AttemptKey, Failed> failedAdmissions = new HashMap<>();
     private final Map<SearchKey, Failed> failedSearches = new HashMap<>();
 
+    /** @return what a running job holds on its nodes in the plan (empty when nothing) */
+    List<Placer.Taken> held(String jobId) {
+        return heldCapacity.getOrDefault(jobId, List.of());
+    }
+
     /** @return the plan's state number: equal numbers, equal plans */
     long state() {
         return state;

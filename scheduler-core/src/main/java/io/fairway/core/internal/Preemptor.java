@@ -44,8 +44,8 @@ final class Preemptor {
                 continue;
             }
             List<JobStatus> candidates = candidates(ctx, job, cq, borrowing);
-            if (candidates.isEmpty()) {
-                continue;
+            if (candidates.isEmpty() || !enoughGpus(ctx, job, candidates)) {
+                continue; // (the loop below would preempt them all, find no room, and put them all back)
             }
             List<JobStatus> victims = new ArrayList<>();
             boolean fits = false;
@@ -103,6 +103,47 @@ final class Preemptor {
         }
         return Attempt.failure(new PendingReason(notFitting.code(), notFitting.message()
                 + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
+    }
+
+    /**
+     * A necessary condition for the job to fit once some of the candidates are gone: with every candidate gone, there
+     * are as many free GPUs as it needs — on one node for a job of one member, in the cluster otherwise. Freeing
+     * only some of them frees no more; when even all of them are not enough, no set of victims makes room.
+     */
+    static boolean enoughGpus(PlanContext ctx, JobStatus job, List<JobStatus> candidates) {
+        List<io.fairway.api.job.PodSet> podSets = job.spec().podSets();
+        long needed = 0;
+        for (io.fairway.api.job.PodSet ps : podSets) {
+            needed += ps.resources().gpus() * ps.count();
+        }
+        if (needed <= 0) {
+            return true;
+        }
+        if (podSets.size() == 1 && podSets.get(0).count() == 1) {
+            if (ctx.cap.largestFree() >= needed) {
+                return true;
+            }
+            Map<Integer, Integer> freed = new java.util.HashMap<>();
+            for (JobStatus c : candidates) {
+                for (Placer.Taken t : ctx.held(c.id())) {
+                    int n = freed.merge(t.node(), Long.bitCount(t.gpuMask()), Integer::sum);
+                    if (ctx.cap.freeGpuCount(t.node()) + n >= needed) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+        long available = ctx.cap.freeGpus;
+        for (JobStatus c : candidates) {
+            for (Placer.Taken t : ctx.held(c.id())) {
+                available += Long.bitCount(t.gpuMask());
+            }
+            if (available >= needed) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
