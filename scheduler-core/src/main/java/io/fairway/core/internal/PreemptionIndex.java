@@ -34,6 +34,8 @@ final class PreemptionIndex {
         final int holdingPos;
         /** True while the job is neither preempted nor resized in the plan. */
         boolean inPlan;
+        /** Position in its cohort tree's array, or -1. */
+        int rootPos = -1;
 
         /** The candidate order's keys, read once. */
         final int priority;
@@ -98,11 +100,14 @@ final class PreemptionIndex {
     /** Per cohort tree root: its borrowing jobs still in the plan, in candidate order, as of plan state {@link Borrowers#state}. */
     private final Map<String, Borrowers> borrowersByRoot = new HashMap<>();
 
-    /** Per cohort tree root: bumped whenever one of its jobs is preempted, restored or resized in the plan. */
-    private final Map<String, Integer> rootVersions = new HashMap<>();
+    /** Per cohort tree root: which of its jobs (by position in its array) are out of the plan (preempted or resized). */
+    private final Map<String, long[]> outOfPlan = new HashMap<>();
 
-    /** A cohort tree's borrowing jobs on one state of the plan, and at one version of the tree's jobs. */
-    private record Borrowers(long state, int version, Held[] jobs) {
+    /**
+     * A cohort tree's borrowing jobs, computed when the jobs marked in {@code out} were out of the plan: which jobs
+     * borrow depends only on that, so the list holds as long as the same jobs are out.
+     */
+    private record Borrowers(long[] out, Held[] jobs) {
     }
 
     PreemptionIndex(PlanContext ctx) {
@@ -134,6 +139,14 @@ final class PreemptionIndex {
             Held[] a = e.getValue().toArray(new Held[0]);
             Arrays.sort(a, CANDIDATE_ORDER);
             byRoot.put(e.getKey(), a);
+            long[] out = new long[(a.length + 63) / 64];
+            for (int i = 0; i < a.length; i++) {
+                a[i].rootPos = i;
+                if (!a[i].inPlan) {
+                    out[i >> 6] |= 1L << i;
+                }
+            }
+            outOfPlan.put(e.getKey(), out);
             for (Held h : a) {
                 inOrder.computeIfAbsent(h.queue, k -> new ArrayList<>()).add(h); // each queue's jobs, in the same order
             }
@@ -206,8 +219,13 @@ final class PreemptionIndex {
         if (h != null) {
             h.inPlan = !ctx.preempted.containsKey(h.job.id()) && !ctx.resized.containsKey(h.job.id());
             h.queue.version++;
-            if (h.queue.root != null) {
-                rootVersions.merge(h.queue.root, 1, Integer::sum);
+            if (h.rootPos >= 0) {
+                long[] out = outOfPlan.get(h.queue.root);
+                if (h.inPlan) {
+                    out[h.rootPos >> 6] &= ~(1L << h.rootPos);
+                } else {
+                    out[h.rootPos >> 6] |= 1L << h.rootPos;
+                }
             }
         }
     }
@@ -279,23 +297,25 @@ final class PreemptionIndex {
     /**
      * @param root a cohort tree's root
      * @return the running jobs of its ClusterQueues that are in the plan and borrowing, in candidate order (kept
-     *     while the plan's state number stays the same: the same number is the same plan)
+     *     while the same jobs of the tree are out of the plan)
      */
     Held[] borrowersOfRoot(String root) {
         if (root == null) {
             return new Held[0];
         }
         Borrowers b = borrowersByRoot.get(root);
-        long state = ctx.state();
-        int version = rootVersions.getOrDefault(root, 0);
-        if (b == null || (b.state() != state && b.version() != version)) {
+        long[] out = outOfPlan.get(root);
+        if (out == null) {
+            return new Held[0];
+        }
+        if (b == null || !Arrays.equals(b.out(), out)) {
             List<Held> l = new ArrayList<>();
             for (Held h : ofRoot(root)) {
                 if (h.inPlan && borrowing(h)) {
                     l.add(h);
                 }
             }
-            b = new Borrowers(state, version, l.toArray(new Held[0]));
+            b = new Borrowers(out.clone(), l.toArray(new Held[0]));
             borrowersByRoot.put(root, b);
         }
         return b.jobs();
