@@ -97,7 +97,7 @@ final class PreemptionIndex {
     /** Per cohort tree root: the running jobs of its ClusterQueues, in candidate order. */
     private final Map<String, Held[]> byRoot = new HashMap<>();
     private final Map<String, String> rootOfQueue = new HashMap<>();
-    /** Per cohort tree root: its borrowing jobs still in the plan, in candidate order, as of plan state {@link Borrowers#state}. */
+    /** Per cohort tree root: its borrowing jobs still in the plan, in candidate order, with the out-of-plan jobs they hold for. */
     private final Map<String, Borrowers> borrowersByRoot = new HashMap<>();
 
     /** Per cohort tree root: which of its jobs (by position in its array) are out of the plan (preempted or resized). */
