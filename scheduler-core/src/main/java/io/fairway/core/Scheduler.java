@@ -836,7 +836,8 @@ public final class Scheduler {
             List<JobStatus> added = new ArrayList<>(batch.size());
             PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
             Map<String, PendingReason> initialByQueue = new HashMap<>();
-            for (JobSpec j : batch) {
+            for (JobSpec given : batch) {
+                JobSpec j = shared(given);
                 // a job whose queue resolves starts with the reason it keeps until a round reaches it
                 String queueKey = j.localQueueKey();
                 PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
@@ -856,6 +857,29 @@ public final class Scheduler {
         });
         deliver(null);
         return out;
+    }
+
+    /*
+     * Jobs submitted by a driver that parses each request carry their own copy of what many jobs share: pod sets,
+     * node selectors, queue and owner names (most of a pending job's heap with realistic specs). The engine keeps one
+     * copy of each: equal pod set lists and names are interned (weakly: a copy goes when no job holds it).
+     */
+    private final com.google.common.collect.Interner<List<io.fairway.api.job.PodSet>> podSetLists =
+            com.google.common.collect.Interners.newWeakInterner();
+    private final com.google.common.collect.Interner<String> names = com.google.common.collect.Interners.newWeakInterner();
+
+    /** @return the spec with its pod sets and names shared with the engine's other jobs (an equal spec) */
+    private JobSpec shared(JobSpec j) {
+        List<io.fairway.api.job.PodSet> podSets = podSetLists.intern(j.podSets());
+        String namespace = names.intern(j.namespace());
+        String queue = names.intern(j.queue());
+        String owner = j.owner().isEmpty() ? j.owner() : names.intern(j.owner());
+        String jobSet = j.jobSet().equals(j.id()) ? j.jobSet() : names.intern(j.jobSet()); // a job set per job stays the id
+        if (podSets == j.podSets() && namespace == j.namespace() && queue == j.queue() && owner == j.owner() && jobSet == j.jobSet()) {
+            return j;
+        }
+        return new JobSpec(j.id(), namespace, queue, jobSet, owner, j.priority(), j.submitTimeMillis(), podSets, j.estimatedSeconds(),
+                j.sensitivity(), j.checkpointing());
     }
 
     /**
