@@ -1080,7 +1080,8 @@ public final class Scheduler {
                     resizes.add(rz);
                 }
             }
-            Map<String, PendingReason> reasons = new LinkedHashMap<>(r.pendingReasons());
+            // the round's reasons as they are (a million pending jobs' worth is not copied), unless some must change
+            Map<String, PendingReason> reasons = r.pendingReasons();
             List<String> refused = new ArrayList<>(r.refused());
             if (modCount != mod) {
                 // State changed while the round ran: keep only what still holds.
@@ -1088,7 +1089,9 @@ public final class Scheduler {
                 preempts = v.preemptions();
                 admits = v.admissions();
                 refused.addAll(v.refused());
-                v.refusedAdmissions().forEach((id, err) -> reasons.put(id, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                Map<String, PendingReason> changed = new LinkedHashMap<>(reasons);
+                reasons = changed;
+                v.refusedAdmissions().forEach((id, err) -> changed.put(id, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
                         "state changed during the round: " + err)));
             }
             long now = s.nowMillis();
