@@ -868,6 +868,17 @@ public final class Scheduler {
             com.google.common.collect.Interners.newWeakInterner();
     private final com.google.common.collect.Interner<String> names = com.google.common.collect.Interners.newWeakInterner();
 
+    /**
+     * Equal pending reasons, kept as one object (weakly): a group's jobs given equal reasons in different rounds then
+     * share one, and comparing them (a freeze of the pending index compares a group's reasons) is an identity check
+     * instead of comparing texts and details.
+     */
+    private final com.google.common.collect.Interner<PendingReason> reasonCopies = com.google.common.collect.Interners.newWeakInterner();
+
+    private PendingReason sharedReason(PendingReason r) {
+        return reasonCopies.intern(r);
+    }
+
     /** @return the spec with its pod sets and names shared with the engine's other jobs (an equal spec) */
     private JobSpec shared(JobSpec j) {
         List<io.fairway.api.job.PodSet> podSets = podSetLists.intern(j.podSets());
@@ -1150,7 +1161,7 @@ public final class Scheduler {
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
                 JobStatus j = jobs.get(e.getKey());
                 if (j != null && j.state() == JobState.PENDING && !e.getValue().equals(j.pendingReason())) {
-                    replace(j, new JobStatus(j.spec(), JobState.PENDING, e.getValue(), null, j.stateSinceMillis(), j.preemptions(),
+                    replace(j, new JobStatus(j.spec(), JobState.PENDING, sharedReason(e.getValue()), null, j.stateSinceMillis(), j.preemptions(),
                             j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
                     if (events != UNHEARD) {
                         if (e.getValue() != lastReason) {
