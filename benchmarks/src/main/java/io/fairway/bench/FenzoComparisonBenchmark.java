@@ -32,6 +32,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -102,11 +103,23 @@ public class FenzoComparisonBenchmark {
         public void reset() {
             engine.reset();
         }
+
+        /** Tasks placed by the last measured pass. */
+        int lastPlaced = -1;
+
+        /** The outcome checked in setup is checked again on the last measured pass. */
+        @TearDown(Level.Trial)
+        public void check() {
+            if (lastPlaced != HOSTS * GPUS_PER_HOST) {
+                throw new IllegalStateException(peer + " placed " + lastPlaced + " tasks in the last measured pass, expected " + HOSTS * GPUS_PER_HOST);
+            }
+        }
     }
 
     @Benchmark
     public int scheduleOnce(Side s) {
-        return s.engine.scheduleOnce();
+        s.lastPlaced = s.engine.scheduleOnce();
+        return s.lastPlaced;
     }
 
     // ---------------------------------------------------------------- Fairway

@@ -311,6 +311,9 @@ public final class PendingIndex {
     public static final class Builder {
         private final Map<Key, MutableGroup> groups = new HashMap<>();
         private PendingIndex last;
+        /** The groups of the last freeze, in order: the next freeze starts from it, so its sort has little to move. */
+        private List<MutableGroup> lastOrder = List.of();
+        private long freezes;
 
         /**
          * One group's jobs in {@link #GROUP_ORDER}, as arrays: the jobs and their order keys (submission time,
@@ -326,6 +329,10 @@ public final class PendingIndex {
             int size; // slots used, holes included
             int live; // jobs present
             Group frozen;
+            /** True once it left the builder's map (a group that empties is replaced by a new one if jobs return). */
+            boolean gone;
+            /** The freeze that last listed it. */
+            long listedIn;
 
             MutableGroup(Key key) {
                 this.key = key;
@@ -435,6 +442,7 @@ public final class PendingIndex {
                 last = null;
                 if (g.live == 0) {
                     groups.remove(g.key);
+                    g.gone = true;
                 }
             }
         }
@@ -459,6 +467,7 @@ public final class PendingIndex {
 
         /** Forgets every job. */
         public void clear() {
+            groups.values().forEach(g -> g.gone = true);
             groups.clear();
             last = null;
         }
@@ -468,14 +477,33 @@ public final class PendingIndex {
             if (last != null) {
                 return last;
             }
-            List<Group> out = new ArrayList<>(groups.size());
+            // the previous order, without the groups that left, then the new groups; sorted by their heads (a total
+            // order: the result does not depend on where the sort starts, only its cost does)
+            long freeze = ++freezes;
+            List<MutableGroup> order = new ArrayList<>(groups.size());
+            for (MutableGroup g : lastOrder) {
+                if (!g.gone) {
+                    g.listedIn = freeze;
+                    order.add(g);
+                }
+            }
             for (MutableGroup g : groups.values()) {
+                if (g.listedIn != freeze) {
+                    g.listedIn = freeze;
+                    order.add(g);
+                }
+            }
+            for (MutableGroup g : order) {
                 if (g.frozen == null) {
                     g.frozen = Group.of(g.key, g.compact(), true);
                 }
+            }
+            order.sort((a, b) -> GROUP_ORDER.compare(a.frozen.head(), b.frozen.head()));
+            lastOrder = order;
+            List<Group> out = new ArrayList<>(order.size());
+            for (MutableGroup g : order) {
                 out.add(g.frozen);
             }
-            out.sort(Comparator.comparing(Group::head, GROUP_ORDER));
             last = new PendingIndex(null, Collections.unmodifiableList(out));
             return last;
         }

@@ -839,7 +839,7 @@ public final class Scheduler {
             for (JobSpec given : batch) {
                 // submitTimeMillis 0 means "at submission" (JobSpec): stamp the clock, so that ages and finish-time
                 // estimates count from when the scheduler saw the job, not from the clock's epoch
-                JobSpec j = given.submitTimeMillis() == 0 && now > 0 ? given.withSubmitTime(now) : given;
+                JobSpec j = shared(given.submitTimeMillis() == 0 && now > 0 ? given.withSubmitTime(now) : given);
                 // a job whose queue resolves starts with the reason it keeps until a round reaches it
                 String queueKey = j.localQueueKey();
                 PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
@@ -859,6 +859,40 @@ public final class Scheduler {
         });
         deliver(null);
         return out;
+    }
+
+    /*
+     * Jobs submitted by a driver that parses each request carry their own copy of what many jobs share: pod sets,
+     * node selectors, queue and owner names (most of a pending job's heap with realistic specs). The engine keeps one
+     * copy of each: equal pod set lists and names are interned (weakly: a copy goes when no job holds it).
+     */
+    private final com.google.common.collect.Interner<List<io.fairway.api.job.PodSet>> podSetLists =
+            com.google.common.collect.Interners.newWeakInterner();
+    private final com.google.common.collect.Interner<String> names = com.google.common.collect.Interners.newWeakInterner();
+
+    /**
+     * Equal pending reasons, kept as one object (weakly): a group's jobs given equal reasons in different rounds then
+     * share one, and comparing them (a freeze of the pending index compares a group's reasons) is an identity check
+     * instead of comparing texts and details.
+     */
+    private final com.google.common.collect.Interner<PendingReason> reasonCopies = com.google.common.collect.Interners.newWeakInterner();
+
+    private PendingReason sharedReason(PendingReason r) {
+        return reasonCopies.intern(r);
+    }
+
+    /** @return the spec with its pod sets and names shared with the engine's other jobs (an equal spec) */
+    private JobSpec shared(JobSpec j) {
+        List<io.fairway.api.job.PodSet> podSets = podSetLists.intern(j.podSets());
+        String namespace = names.intern(j.namespace());
+        String queue = names.intern(j.queue());
+        String owner = j.owner().isEmpty() ? j.owner() : names.intern(j.owner());
+        String jobSet = j.jobSet().equals(j.id()) ? j.jobSet() : names.intern(j.jobSet()); // a job set per job stays the id
+        if (podSets == j.podSets() && namespace == j.namespace() && queue == j.queue() && owner == j.owner() && jobSet == j.jobSet()) {
+            return j;
+        }
+        return new JobSpec(j.id(), namespace, queue, jobSet, owner, j.priority(), j.submitTimeMillis(), podSets, j.estimatedSeconds(),
+                j.sensitivity(), j.checkpointing());
     }
 
     /**
@@ -1059,7 +1093,8 @@ public final class Scheduler {
                     resizes.add(rz);
                 }
             }
-            Map<String, PendingReason> reasons = new LinkedHashMap<>(r.pendingReasons());
+            // the round's reasons as they are (a million pending jobs' worth is not copied), unless some must change
+            Map<String, PendingReason> reasons = r.pendingReasons();
             List<String> refused = new ArrayList<>(r.refused());
             if (modCount != mod) {
                 // State changed while the round ran: keep only what still holds.
@@ -1067,7 +1102,9 @@ public final class Scheduler {
                 preempts = v.preemptions();
                 admits = v.admissions();
                 refused.addAll(v.refused());
-                v.refusedAdmissions().forEach((id, err) -> reasons.put(id, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                Map<String, PendingReason> changed = new LinkedHashMap<>(reasons);
+                reasons = changed;
+                v.refusedAdmissions().forEach((id, err) -> changed.put(id, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
                         "state changed during the round: " + err)));
             }
             long now = s.nowMillis();
@@ -1126,7 +1163,7 @@ public final class Scheduler {
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
                 JobStatus j = jobs.get(e.getKey());
                 if (j != null && j.state() == JobState.PENDING && !e.getValue().equals(j.pendingReason())) {
-                    replace(j, new JobStatus(j.spec(), JobState.PENDING, e.getValue(), null, j.stateSinceMillis(), j.preemptions(),
+                    replace(j, new JobStatus(j.spec(), JobState.PENDING, sharedReason(e.getValue()), null, j.stateSinceMillis(), j.preemptions(),
                             j.sequence(), j.attainedGpuMillis(), j.runningMillis(), j.progress()));
                     if (events != UNHEARD) {
                         if (e.getValue() != lastReason) {

@@ -41,6 +41,9 @@ final class Elastic {
      * minimum, largest excess first, until the job fits; if it never fits, the shrunk jobs are grown back.
      */
     static Attempt shrinkToAdmit(PolicyContext ctx, JobStatus job) {
+        if (ctx.runningElastic().isEmpty()) {
+            return Attempt.failure(null); // nothing to shrink (the common case: asked for every job that does not fit)
+        }
         String cq = ctx.clusterQueueOf(job);
         ClusterQueue spec = null;
         for (ClusterQueue q : ctx.clusterQueues()) {
@@ -52,7 +55,7 @@ final class Elastic {
             return Attempt.failure(null);
         }
         List<JobStatus> shrinkable = new ArrayList<>();
-        for (JobStatus r : ctx.running()) {
+        for (JobStatus r : ctx.runningElastic()) {
             if (r.admission() != null && cq.equals(r.admission().clusterQueue()) && r.spec().podSets().size() == 1 && r.spec().isElastic()
                     && r.spec().priority() < job.spec().priority()
                     && r.admission().counts().getOrDefault(r.spec().podSets().get(0).name(), 0) > r.spec().podSets().get(0).minCount()) {

@@ -226,7 +226,32 @@ public class OrderedPolicy implements SchedulingPolicy {
      * @param podSets the pod sets (records: equal when their counts, resources, selectors and constraints are)
      * @param priority the priority, where it matters (preemption), else 0
      */
-    record Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority) {
+    static final class Shape {
+        private final String clusterQueue;
+        private final String namespace;
+        private final java.util.List<PodSet> podSets;
+        private final int priority;
+        /** Hashing the pod sets is most of a lookup: done once per group, not once per job looked up. */
+        private final int hash;
+
+        Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority) {
+            this.clusterQueue = clusterQueue;
+            this.namespace = namespace;
+            this.podSets = podSets;
+            this.priority = priority;
+            this.hash = java.util.Objects.hash(clusterQueue, namespace, podSets, priority);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Shape s && hash == s.hash && priority == s.priority && clusterQueue.equals(s.clusterQueue)
+                    && java.util.Objects.equals(namespace, s.namespace) && podSets.equals(s.podSets);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
 }

@@ -274,6 +274,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     void releaseReservationQuota(String jobId) {
         io.fairway.core.Provisioning.Reservation r = snapshot.provisioning().reservations().get(jobId);
         if (r != null && releasedReservations.add(jobId) && quota.hasQueue(r.clusterQueue())) {
+            changed();
             reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
         }
     }
@@ -285,6 +286,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
      * under quota already. A job that still has no room keeps its reservation.
      */
     public void placeReserved() {
+        changed();
         Map<String, io.fairway.core.Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
         for (JobStatus j : reserved) {
             io.fairway.core.Provisioning.Reservation r = reservations.get(j.id());
@@ -388,7 +390,111 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
 
     @Override
     public Attempt tryAdmit(JobStatus job) {
-        return tryAdmit(job, fullCounts(job.spec()));
+        AttemptKey key = null;
+        if (precheckPasses(job)) {
+            key = attemptKey(resolveQueue(job), job);
+            Failed f = failedAdmissions.get(key);
+            if (f != null && f.state() == state) {
+                return fail(job, f.reason()); // the same attempt on the same plan: the same failure
+            }
+        }
+        Attempt a = tryAdmit(job, fullCounts(job.spec()));
+        if (key != null && !a.admitted() && a.reason() != null) {
+            failedAdmissions.put(key, new Failed(state, a.reason(), 0));
+        }
+        return a;
+    }
+
+    /*
+     * Memos of failed attempts within the round. An attempt (admission at full size, or the preemption search) reads
+     * only the plan — capacity, quota, what is admitted, preempted and resized — and the job's ClusterQueue and
+     * shape (and, for the search, its candidates); it fails the same way for every job with the same key while
+     * the plan is the same. The plan is named by a state number: every change takes a new one, never reused; a
+     * preemption search that fails has undone every change it made, and gives the plan its number back.
+     */
+
+    /** The plan's current state number. */
+    private long state;
+    /** The last state number taken. */
+    private long lastState;
+    private final Map<AttemptKey, Failed> failedAdmissions = new HashMap<>();
+    private final Map<SearchKey, Failed> failedSearches = new HashMap<>();
+
+    /** @return what a running job holds on its nodes in the plan (empty when nothing) */
+    List<Placer.Taken> held(String jobId) {
+        return heldCapacity.getOrDefault(jobId, List.of());
+    }
+
+    /** @return the plan's state number: equal numbers, equal plans */
+    long state() {
+        return state;
+    }
+
+    /** Gives the plan back an earlier state number, once every change made since has been undone. */
+    void restoreState(long earlier) {
+        state = earlier;
+    }
+
+    /** Records that the plan changed. */
+    private void changed() {
+        state = ++lastState;
+    }
+
+    /** What an attempt reads of a job, besides the plan; hashed once (the pod sets are most of it). */
+    static final class AttemptKey {
+        private final String clusterQueue;
+        private final String namespace;
+        private final List<PodSet> podSets;
+        private final Object sensitivity;
+        private final int hash;
+
+        AttemptKey(String clusterQueue, JobStatus job) {
+            this.clusterQueue = clusterQueue;
+            this.namespace = job.spec().namespace();
+            this.podSets = job.spec().podSets();
+            this.sensitivity = job.spec().sensitivity();
+            this.hash = java.util.Objects.hash(clusterQueue, namespace, podSets, sensitivity);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AttemptKey k && hash == k.hash && clusterQueue.equals(k.clusterQueue)
+                    && java.util.Objects.equals(namespace, k.namespace) && podSets.equals(k.podSets)
+                    && java.util.Objects.equals(sensitivity, k.sensitivity);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** The last job keyed, and its key: a job's attempts and its search ask for the same key in a row. */
+    private JobStatus keyedJob;
+    private AttemptKey lastKey;
+
+    private AttemptKey attemptKey(String clusterQueue, JobStatus job) {
+        if (job != keyedJob || !clusterQueue.equals(lastKey.clusterQueue)) {
+            lastKey = new AttemptKey(clusterQueue, job);
+            keyedJob = job;
+        }
+        return lastKey;
+    }
+
+    /** A preemption search's key: the attempt's, and how many of the ClusterQueue's and the cohort's jobs rank below the job. */
+    record SearchKey(AttemptKey attempt, int ownBelow, int cohortBelow) {
+    }
+
+    /**
+     * A failure on the plan of state number {@code state}; {@code admissions}: how many admission numbers the
+     * attempt used (a search may admit and take the admission back).
+     */
+    record Failed(long state, PendingReason reason, long admissions) {
+    }
+
+    /** @return true when {@link #precheck} accepts the job at full size (a pending job of a queue that admits) */
+    private boolean precheckPasses(JobStatus job) {
+        return precheck(job, fullCounts(job.spec())) == null;
     }
 
     static Map<String, Integer> fullCounts(JobSpec spec) {
@@ -480,6 +586,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
                 c.charge(quota, cqName, 1);
                 Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
                         nextAdmissionOrder());
+                changed();
                 admitted.put(job.id(), a);
                 admittedJobs.put(job.id(), job);
                 heldCapacity.put(job.id(), p.taken());
@@ -494,13 +601,15 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
     /**
      * Whether the whole plan came from the engine's own services: every admission's flavors and placement were
      * searched by {@link #tryAdmit(JobStatus, Map)} (or are reserved jobs placed by {@link #placeReserved()}) on
-     * this context's capacity and quota, with no preemption, no resize and no placement supplied by the policy.
-     * Such a plan holds every invariant by construction; a plan with anything policy-supplied is re-validated.
+     * this context's capacity and quota, with no resize, no placement supplied by the policy, and no preemption but
+     * those the engine's own preemption search chose ({@link #tryAdmitPreempting}: its victims only free capacity
+     * and quota, and the admission they make room for is searched on what they free). Such a plan holds every
+     * invariant by construction; a plan with anything policy-supplied is re-validated.
      *
      * @return true when nothing in the plan was supplied by the policy
      */
     public boolean plannedByEngineOnly() {
-        return !policyPlacements && preempted.isEmpty() && resized.isEmpty();
+        return !policyPlacements && !policyPreemptions && resized.isEmpty();
     }
 
     /** @return the first quota invariant the plan breaks, or null */
@@ -525,12 +634,23 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         return m;
     }
 
+    /** True once the policy preempted a job itself (rather than through the engine's preemption search). */
+    private boolean policyPreemptions;
+
     @Override
     public boolean preempt(JobStatus job, String reason) {
+        boolean done = preemptForSearch(job, reason);
+        policyPreemptions |= done;
+        return done;
+    }
+
+    /** {@link #preempt} on behalf of the engine's preemption search. */
+    boolean preemptForSearch(JobStatus job, String reason) {
         JobStatus held = holdingById.get(job.id());
         if (held == null || preempted.containsKey(job.id())) {
             return false;
         }
+        changed();
         for (Placer.Taken t : heldCapacity.getOrDefault(job.id(), List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
@@ -538,6 +658,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         chargeQuota(current == null ? held : new JobStatus(held.spec(), held.state(), held.pendingReason(), current, held.stateSinceMillis(),
                 held.preemptions(), held.sequence(), held.attainedGpuMillis(), held.runningMillis(), held.progress()), -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
+        touched(held);
         return true;
     }
 
@@ -547,6 +668,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (held == null || preempted.containsKey(job.id()) || held.admission() == null) {
             return Attempt.failure(PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " holds no resources to resize"));
         }
+        changed();
         Admit cur = resized.getOrDefault(job.id(), held.admission());
         PodSet ps = null;
         for (PodSet p : held.spec().podSets()) {
@@ -634,6 +756,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         Placement p = placer.describePublic(held.spec(), members);
         Admit next = new Admit(job.id(), cqName, cur.flavors(), counts, p, cur.admittedAtMillis(), cur.leaseExpiresAtMillis(), cur.admissionOrder());
         resized.put(job.id(), next);
+        touched(held);
         heldCapacity.put(job.id(), taken);
         return Attempt.success(next);
     }
@@ -785,11 +908,53 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (cqName == null) {
             return first;
         }
-        Attempt a = Preemptor.search(this, job, snapshot.clusterQueues().get(cqName), first.reason());
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        SearchKey key = searchKey(job, cq);
+        if (key != null) {
+            Failed f = failedSearches.get(key);
+            if (f != null && f.state() == state) {
+                // the same search on the same plan, over the same candidates: it would fail the same way, and leave the
+                // plan as it found it but for the admission numbers it used
+                admissions += f.admissions();
+                if (f.admissions() > 0) {
+                    reasons.remove(job.id());
+                }
+                reasons.put(job.id(), f.reason());
+                return Attempt.failure(f.reason());
+            }
+        }
+        long before = state;
+        long admissionsBefore = admissions;
+        Attempt a = Preemptor.search(this, job, cq, first.reason());
         if (!a.admitted()) {
+            state = before; // a failed search undid all it tried
+            if (key != null) {
+                failedSearches.put(key, new Failed(state, a.reason(), admissions - admissionsBefore));
+            }
             reasons.put(job.id(), a.reason());
         }
         return a;
+    }
+
+    /**
+     * @return the key of the job's preemption search: its attempt key and where its priority ranks among the
+     *     candidates it may take (the candidates are the same for two jobs with the same key), or null when the
+     *     search depends on more of the job (equal priorities ranked by submission; elastic jobs)
+     */
+    private SearchKey searchKey(JobStatus job, ClusterQueue cq) {
+        io.fairway.api.model.PreemptionPolicy p = cq.preemption();
+        if (p.withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY
+                || job.spec().isElastic() || p.equals(io.fairway.api.model.PreemptionPolicy.NEVER)) {
+            return null;
+        }
+        PreemptionIndex index = preemptionIndex();
+        int prio = job.spec().priority();
+        int own = p.withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY
+                ? PreemptionIndex.countBelow(index.ofQueue(cq.name()), prio) : 0;
+        boolean cohortByPriority = p.reclaimWithinCohort() == io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.LOWER_PRIORITY
+                || p.borrowWithinCohort() == io.fairway.api.model.PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY;
+        int cohort = cohortByPriority ? PreemptionIndex.countBelow(index.ofRoot(index.rootOf(cq)), prio) : 0;
+        return new SearchKey(attemptKey(cq.name(), job), own, cohort);
     }
 
     /** @return true when the job would be admitted now (nothing is changed) */
@@ -812,15 +977,22 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         return false;
     }
 
-    /** Holding jobs not preempted in this plan, in submission order. */
-    List<JobStatus> holdingNotPreempted() {
-        List<JobStatus> l = new ArrayList<>();
-        for (JobStatus j : snapshot.holding()) {
-            if (!preempted.containsKey(j.id()) && !resized.containsKey(j.id())) {
-                l.add(j);
-            }
+    /** The running jobs indexed for the preemption search, built on the first search of the round. */
+    private PreemptionIndex preemptionIndex;
+
+    /** @return the round's preemption index, built on first use */
+    PreemptionIndex preemptionIndex() {
+        if (preemptionIndex == null) {
+            preemptionIndex = new PreemptionIndex(this);
         }
-        return l;
+        return preemptionIndex;
+    }
+
+    /** Tells the preemption index (once built) that a running job was preempted, restored or resized in the plan. */
+    private void touched(JobStatus job) {
+        if (preemptionIndex != null) {
+            preemptionIndex.touched(job);
+        }
     }
 
     /** Replaces the reason of a preemption already in the plan. */
@@ -837,6 +1009,7 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (a == null) {
             return;
         }
+        changed();
         for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
             cap.give(t.node(), t.req(), t.gpuMask());
         }
@@ -856,11 +1029,13 @@ public final class PlanContext implements PolicyContext, QuotaView, PlacementSea
         if (preempted.remove(jobId) == null) {
             return;
         }
+        changed();
         JobStatus held = holdingById.get(jobId);
         for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
             cap.take(t.node(), t.req(), t.gpuMask());
         }
         chargeQuota(held, +1);
+        touched(held);
     }
 
     private void chargeQuota(JobStatus held, int sign) {

@@ -4,11 +4,9 @@ import io.fairway.api.decision.Admit;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.Cohort;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.spi.Attempt;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -39,15 +37,20 @@ final class Preemptor {
             return Attempt.failure(notFitting);
         }
         // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
+        // A phase that fails undoes all it tried: the plan is as it was, and takes back its state number.
+        long before = ctx.state();
         for (boolean borrowing : new boolean[] {false, true}) {
-            List<JobStatus> candidates = candidates(ctx, job, cq, borrowing);
-            if (candidates.isEmpty() || (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER)) {
+            if (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER) {
                 continue;
+            }
+            List<JobStatus> candidates = candidates(ctx, job, cq, borrowing);
+            if (candidates.isEmpty() || !enoughGpus(ctx, job, candidates)) {
+                continue; // (the loop below would preempt them all, find no room, and put them all back)
             }
             List<JobStatus> victims = new ArrayList<>();
             boolean fits = false;
             for (JobStatus c : candidates) {
-                ctx.preempt(c, "");
+                ctx.preemptForSearch(c, "");
                 victims.add(c);
                 if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
                     fits = true;
@@ -58,6 +61,7 @@ final class Preemptor {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
                 }
+                ctx.restoreState(before);
                 continue;
             }
             // Fill back: keep only the victims that are needed.
@@ -67,7 +71,7 @@ final class Preemptor {
                 if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
                     victims.remove(i);
                 } else {
-                    ctx.preempt(v, "");
+                    ctx.preemptForSearch(v, "");
                 }
             }
             if (borrowing && victimQueueBelowNominal(ctx, victims, cq.name())) {
@@ -76,6 +80,7 @@ final class Preemptor {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
                 }
+                ctx.restoreState(before);
                 continue;
             }
             Attempt a = ctx.tryAdmit(job);
@@ -88,6 +93,7 @@ final class Preemptor {
                 for (JobStatus v : victims) {
                     ctx.restore(v.id());
                 }
+                ctx.restoreState(before);
                 continue;
             }
             for (JobStatus v : victims) {
@@ -97,6 +103,47 @@ final class Preemptor {
         }
         return Attempt.failure(new PendingReason(notFitting.code(), notFitting.message()
                 + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
+    }
+
+    /**
+     * A necessary condition for the job to fit once some of the candidates are gone: with every candidate gone, there
+     * are as many free GPUs as it needs — on one node for a job of one member, in the cluster otherwise. Freeing
+     * only some of them frees no more; when even all of them are not enough, no set of victims makes room.
+     */
+    static boolean enoughGpus(PlanContext ctx, JobStatus job, List<JobStatus> candidates) {
+        List<io.fairway.api.job.PodSet> podSets = job.spec().podSets();
+        long needed = 0;
+        for (io.fairway.api.job.PodSet ps : podSets) {
+            needed += ps.resources().gpus() * ps.count();
+        }
+        if (needed <= 0) {
+            return true;
+        }
+        if (podSets.size() == 1 && podSets.get(0).count() == 1) {
+            if (ctx.cap.largestFree() >= needed) {
+                return true;
+            }
+            Map<Integer, Integer> freed = new java.util.HashMap<>();
+            for (JobStatus c : candidates) {
+                for (Placer.Taken t : ctx.held(c.id())) {
+                    int n = freed.merge(t.node(), Long.bitCount(t.gpuMask()), Integer::sum);
+                    if (ctx.cap.freeGpuCount(t.node()) + n >= needed) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+        long available = ctx.cap.freeGpus;
+        for (JobStatus c : candidates) {
+            for (Placer.Taken t : ctx.held(c.id())) {
+                available += Long.bitCount(t.gpuMask());
+            }
+            if (available >= needed) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
@@ -156,50 +203,39 @@ final class Preemptor {
 
     private static List<JobStatus> candidates(PlanContext ctx, JobStatus job, ClusterQueue cq, boolean borrowing) {
         PreemptionPolicy p = cq.preemption();
-        String root = root(ctx, cq.cohort());
+        PreemptionIndex index = ctx.preemptionIndex();
         int prio = job.spec().priority();
         List<JobStatus> out = new ArrayList<>();
-        java.util.Set<String> borrowingPart = borrowingPart(ctx);
-        for (JobStatus h : ctx.holdingNotPreempted()) {
-            Admit a = h.admission();
-            if (a == null) {
-                continue;
-            }
-            int hp = h.spec().priority();
-            if (a.clusterQueue().equals(cq.name())) {
-                boolean ok = switch (p.withinClusterQueue()) {
-                    case LOWER_PRIORITY -> hp < prio;
-                    case LOWER_OR_NEWER_EQUAL_PRIORITY -> hp < prio || (hp == prio && newer(h, job));
-                    case NEVER -> false;
-                };
-                // a preemptor that must borrow takes only from borrowers, even in its own queue
-                if (ok && (!borrowing || borrowingPart.contains(h.id()))) {
-                    out.add(h);
+        // other queues' jobs first (only borrowers), then the queue's own; each in the index's candidate order
+        boolean others = borrowing ? p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY
+                : p.reclaimWithinCohort() != PreemptionPolicy.ReclaimWithinCohort.NEVER;
+        if (others) {
+            boolean any = !borrowing && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
+            for (PreemptionIndex.Held h : index.borrowersOfRoot(index.rootOf(cq))) {
+                if (!any && h.priority >= prio) {
+                    break; // candidate order is by priority: no lower-priority job follows
                 }
-                continue;
-            }
-            ClusterQueue other = ctx.snapshot.clusterQueues().get(a.clusterQueue());
-            if (root == null || other == null || !root.equals(root(ctx, other.cohort()))) {
-                continue;
-            }
-            if (!borrowing) {
-                boolean ok = switch (p.reclaimWithinCohort()) {
-                    case ANY -> true;
-                    case LOWER_PRIORITY -> hp < prio;
-                    case NEVER -> false;
-                };
-                if (ok && borrowingPart.contains(h.id())) {
-                    out.add(h);
+                if (!h.queue.name.equals(cq.name())) {
+                    out.add(h.job);
                 }
-            } else if (p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY && hp < prio
-                    && borrowingPart.contains(h.id())) {
-                out.add(h);
             }
         }
-        out.sort(Comparator.comparing((JobStatus h) -> h.admission().clusterQueue().equals(cq.name()) ? 1 : 0)
-                .thenComparingInt(h -> h.spec().priority())
-                .thenComparing(Comparator.comparingLong(JobStatus::stateSinceMillis).reversed())
-                .thenComparing(Comparator.comparingLong(JobStatus::sequence).reversed()));
+        if (p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.NEVER) {
+            boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
+            for (PreemptionIndex.Held h : index.ofQueue(cq.name())) {
+                int hp = h.priority;
+                if (hp > prio || (hp == prio && !newerEqual)) {
+                    break;
+                }
+                if (hp == prio && !newer(h.job, job)) {
+                    continue;
+                }
+                // a preemptor that must borrow takes only from borrowers, even in its own queue
+                if (index.inPlan(h) && (!borrowing || index.borrowing(h))) {
+                    out.add(h.job);
+                }
+            }
+        }
         return out;
     }
 
@@ -207,59 +243,5 @@ final class Preemptor {
         long ta = a.spec().submitTimeMillis();
         long tb = b.spec().submitTimeMillis();
         return ta > tb || (ta == tb && a.sequence() > b.sequence());
-    }
-
-    /**
-     * The jobs that make their ClusterQueue borrow: within each queue, jobs ranked by admission time (the
-     * earliest admitted are entitled to the nominal quota first); a job is borrowing when, counting it and every
-     * job admitted before it, its queue is above nominal quota in a (flavor, resource) it uses. Only these may be
-     * preempted by other queues. A job admitted within nominal quota thus never becomes a borrower later.
-     */
-    private static java.util.Set<String> borrowingPart(PlanContext ctx) {
-        Map<String, List<JobStatus>> byQueue = new java.util.TreeMap<>();
-        for (JobStatus h : ctx.holdingNotPreempted()) {
-            if (h.admission() != null) {
-                byQueue.computeIfAbsent(h.admission().clusterQueue(), k -> new ArrayList<>()).add(h);
-            }
-        }
-        java.util.Set<String> out = new java.util.HashSet<>();
-        for (Map.Entry<String, List<JobStatus>> e : byQueue.entrySet()) {
-            String cq = e.getKey();
-            List<JobStatus> jobs = e.getValue();
-            jobs.sort(Comparator.comparingLong((JobStatus h) -> h.admission().admittedAtMillis())
-                    .thenComparingLong(h -> h.admission().admissionOrder()).thenComparingLong(JobStatus::sequence));
-            Map<String, Long> cumulative = new java.util.HashMap<>();
-            for (JobStatus h : jobs) {
-                boolean borrowing = false;
-                for (var ps : h.spec().podSets()) {
-                    String flavor = h.admission().flavors().get(ps.name());
-                    int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
-                    for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
-                        String fr = QuotaBook.fr(flavor, r.getKey());
-                        long c = cumulative.merge(fr, r.getValue(), Long::sum);
-                        if (c > ctx.quota.nominal(cq, fr)) {
-                            borrowing = true;
-                        }
-                    }
-                }
-                if (borrowing) {
-                    out.add(h.id());
-                }
-            }
-        }
-        return out;
-    }
-
-    private static String root(PlanContext ctx, String cohort) {
-        String c = cohort;
-        int guard = 0;
-        while (c != null && guard++ < 1000) {
-            Cohort spec = ctx.snapshot.cohorts().get(c);
-            if (spec == null || spec.parent() == null) {
-                return c;
-            }
-            c = spec.parent();
-        }
-        return c;
     }
 }
