@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -59,6 +60,21 @@ public class RoundBenchmark {
         public void setUp() {
             snapshot = Workloads.snapshot(nodes, 100, 100_000, false);
             policy = Policies.create("best-effort-fifo", Map.of());
+            admitted = admits(Rounds.run(snapshot, policy));
+            if (!(admitted > 0)) {
+                throw new IllegalStateException("ByNodes: the round admitted " + admitted + " jobs");
+            }
+        }
+
+        long admitted;
+
+        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
+        @TearDown(Level.Trial)
+        public void check() {
+            long again = admits(Rounds.run(snapshot, policy));
+            if (again != admitted) {
+                throw new IllegalStateException("ByNodes: after the measurement the round admitted " + again + " jobs, before " + admitted);
+            }
         }
     }
 
@@ -75,6 +91,21 @@ public class RoundBenchmark {
         public void setUp() {
             snapshot = Workloads.snapshot(10_000, 1_000, jobs, false);
             policy = Policies.create("best-effort-fifo", Map.of());
+            admitted = admits(Rounds.run(snapshot, policy));
+            if (!(admitted > 0)) {
+                throw new IllegalStateException("ByJobs: the round admitted " + admitted + " jobs");
+            }
+        }
+
+        long admitted;
+
+        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
+        @TearDown(Level.Trial)
+        public void check() {
+            long again = admits(Rounds.run(snapshot, policy));
+            if (again != admitted) {
+                throw new IllegalStateException("ByJobs: after the measurement the round admitted " + again + " jobs, before " + admitted);
+            }
         }
     }
 
@@ -91,6 +122,21 @@ public class RoundBenchmark {
         public void setUp() {
             snapshot = Workloads.snapshot(1_000, queues, 100_000, false);
             policy = Policies.create("best-effort-fifo", Map.of());
+            admitted = admits(Rounds.run(snapshot, policy));
+            if (!(admitted > 0)) {
+                throw new IllegalStateException("ByQueues: the round admitted " + admitted + " jobs");
+            }
+        }
+
+        long admitted;
+
+        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
+        @TearDown(Level.Trial)
+        public void check() {
+            long again = admits(Rounds.run(snapshot, policy));
+            if (again != admitted) {
+                throw new IllegalStateException("ByQueues: after the measurement the round admitted " + again + " jobs, before " + admitted);
+            }
         }
     }
 
@@ -107,6 +153,21 @@ public class RoundBenchmark {
         public void setUp() {
             snapshot = Workloads.snapshot(1_000, 100, 100_000, false);
             policy = Policies.create(policyName, Map.of());
+            admitted = admits(Rounds.run(snapshot, policy));
+            if (!(admitted > 0)) {
+                throw new IllegalStateException("ByPolicy: the round admitted " + admitted + " jobs");
+            }
+        }
+
+        long admitted;
+
+        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
+        @TearDown(Level.Trial)
+        public void check() {
+            long again = admits(Rounds.run(snapshot, policy));
+            if (again != admitted) {
+                throw new IllegalStateException("ByPolicy: after the measurement the round admitted " + again + " jobs, before " + admitted);
+            }
         }
     }
 
@@ -123,6 +184,21 @@ public class RoundBenchmark {
         public void setUp() {
             snapshot = Workloads.snapshot(10_000, 1_000, jobs, true);
             policy = Policies.create("best-effort-fifo", Map.of());
+            admitted = admits(Rounds.run(snapshot, policy));
+            if (!(admitted == 0)) {
+                throw new IllegalStateException("NoFit: the round admitted " + admitted + " jobs");
+            }
+        }
+
+        long admitted;
+
+        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
+        @TearDown(Level.Trial)
+        public void check() {
+            long again = admits(Rounds.run(snapshot, policy));
+            if (again != admitted) {
+                throw new IllegalStateException("NoFit: after the measurement the round admitted " + again + " jobs, before " + admitted);
+            }
         }
     }
 
@@ -149,5 +225,9 @@ public class RoundBenchmark {
     @Benchmark
     public RoundResult noFit(NoFit s) {
         return Rounds.run(s.snapshot, s.policy);
+    }
+
+    static long admits(RoundResult r) {
+        return r.decisions().stream().filter(d -> d instanceof io.fairway.api.decision.Admit).count();
     }
 }
