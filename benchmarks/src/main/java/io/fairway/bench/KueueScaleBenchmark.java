@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -60,6 +61,21 @@ public class KueueScaleBenchmark {
             snapshot = Workloads.snapshot(1_000, 1_000, 50_000, false);
             policy = Policies.create(policyName, Map.of());
             jobs = snapshot.pending();
+            admitted = RoundBenchmark.admits(Rounds.run(snapshot, policy));
+            if (admitted == 0) {
+                throw new IllegalStateException("Kueue: the round admitted nothing");
+            }
+        }
+
+        long admitted;
+
+        /** After the measurement: the same round still admits the same jobs. */
+        @TearDown(Level.Trial)
+        public void check() {
+            long again = RoundBenchmark.admits(Rounds.run(snapshot, policy));
+            if (again != admitted) {
+                throw new IllegalStateException("Kueue: after the measurement the round admitted " + again + " jobs, before " + admitted);
+            }
         }
     }
 
@@ -76,6 +92,16 @@ public class KueueScaleBenchmark {
         public void setUp() {
             snapshot = Workloads.snapshot(1_000, 1_000, jobs, true);
             policy = Policies.create("best-effort-fifo", Map.of());
+            check();
+        }
+
+        /** In setup and after the measurement: nothing fits the full cluster. */
+        @TearDown(Level.Trial)
+        public void check() {
+            long admitted = RoundBenchmark.admits(Rounds.run(snapshot, policy));
+            if (admitted != 0) {
+                throw new IllegalStateException("Full: the round admitted " + admitted + " jobs on a full cluster");
+            }
         }
     }
 
