@@ -29,6 +29,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -84,6 +85,25 @@ public class ArmadaScaleBenchmark {
             s.runRound();
             clock.now += 1_000;
             steady = s.snapshot();
+            firstAdmitted = RoundBenchmark.admits(Rounds.run(first, policy));
+            if (firstAdmitted != (long) CLUSTERS * NODES_PER_CLUSTER * 8) {
+                throw new IllegalStateException("the first round admitted " + firstAdmitted + " jobs, expected one per GPU");
+            }
+            steadyAdmitted = RoundBenchmark.admits(Rounds.run(steady, policy));
+        }
+
+        long firstAdmitted;
+        long steadyAdmitted;
+
+        /** After the measurement: the rounds still admit what they admitted in setup. */
+        @TearDown(Level.Trial)
+        public void check() {
+            long first2 = RoundBenchmark.admits(Rounds.run(first, policy));
+            long steady2 = RoundBenchmark.admits(Rounds.run(steady, policy));
+            if (first2 != firstAdmitted || steady2 != steadyAdmitted) {
+                throw new IllegalStateException(String.format("after the measurement the rounds admitted %d and %d jobs, before %d and %d",
+                        first2, steady2, firstAdmitted, steadyAdmitted));
+            }
         }
     }
 
@@ -108,6 +128,14 @@ public class ArmadaScaleBenchmark {
         @Setup(Level.Invocation)
         public void fresh() {
             scheduler = scheduler(new Workloads.ManualClock());
+        }
+
+        /** After each submission: the whole job set is queued. */
+        @TearDown(Level.Invocation)
+        public void check() {
+            if (scheduler.jobs().size() != jobSetSize) {
+                throw new IllegalStateException("the job set was not queued whole: " + scheduler.jobs().size() + " of " + jobSetSize);
+            }
         }
     }
 
