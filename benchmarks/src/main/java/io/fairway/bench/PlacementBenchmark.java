@@ -41,6 +41,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -101,6 +102,18 @@ public class PlacementBenchmark {
             if (p.isEmpty() || p.get().members().size() != 512) {
                 throw new IllegalStateException("the gang does not fit: " + p);
             }
+            check();
+        }
+
+        /** In setup and after the measurement: the round admits the gang, all 512 members placed. */
+        @TearDown(Level.Trial)
+        public void check() {
+            RoundResult r = Rounds.run(snapshot, policy);
+            boolean admitted = r.decisions().stream().anyMatch(d -> d instanceof io.fairway.api.decision.Admit a
+                    && a.jobId().equals("gang-512") && a.placement().members().size() == 512);
+            if (!admitted) {
+                throw new IllegalStateException("the round did not admit the 512-member gang whole");
+            }
         }
     }
 
@@ -129,6 +142,18 @@ public class PlacementBenchmark {
             specs = jobs.stream().map(JobStatus::spec).toList();
             snapshot = snapshot(1_000, gpusPerNode == 8 ? "nvswitch-8" : "uniform-16", List.of(RACK), 0, jobs, strategy);
             policy = Policies.create("best-effort-fifo", Map.of());
+            check();
+        }
+
+        /** In setup and after the measurement: every one of the 10,000 jobs is placed (the cluster has 8,000 or 16,000 GPUs). */
+        @TearDown(Level.Trial)
+        public void check() {
+            long expected = Math.min(10_000, 1_000L * gpusPerNode);
+            long placed = Placer.placeInOrder(snapshot, specs);
+            long admitted = RoundBenchmark.admits(Rounds.run(snapshot, policy));
+            if (placed != expected || admitted != expected) {
+                throw new IllegalStateException("placed " + placed + " and admitted " + admitted + " of 10,000 jobs, expected " + expected);
+            }
         }
     }
 
