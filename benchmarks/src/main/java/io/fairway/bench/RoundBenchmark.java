@@ -47,158 +47,92 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Xms6g", "-Xmx6g", "-XX:+AlwaysPreTouch"})
 public class RoundBenchmark {
 
-    /** Nodes vary. */
-    @State(Scope.Benchmark)
-    public static class ByNodes {
-        @Param({"100", "1000", "10000"})
-        public int nodes;
-
+    /**
+     * A snapshot and a policy; what the round admits is recorded in setup and checked again after the measurement
+     * (the snapshot and the policy must not have been changed by it).
+     */
+    abstract static class Round {
         Snapshot snapshot;
         SchedulingPolicy policy;
+        long admitted;
 
-        @Setup(Level.Trial)
-        public void setUp() {
-            snapshot = Workloads.snapshot(nodes, 100, 100_000, false);
-            policy = Policies.create("best-effort-fifo", Map.of());
+        /** @param snap the snapshot @param policyName the policy @param full true when nothing may fit */
+        void prepare(Snapshot snap, String policyName, boolean full) {
+            snapshot = snap;
+            policy = Policies.create(policyName, Map.of());
             admitted = admits(Rounds.run(snapshot, policy));
-            if (!(admitted > 0)) {
-                throw new IllegalStateException("ByNodes: the round admitted " + admitted + " jobs");
+            if (full ? admitted != 0 : admitted == 0) {
+                throw new IllegalStateException(getClass().getSimpleName() + ": the round admitted " + admitted + " jobs");
             }
         }
 
-        long admitted;
-
-        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
         @TearDown(Level.Trial)
         public void check() {
             long again = admits(Rounds.run(snapshot, policy));
             if (again != admitted) {
-                throw new IllegalStateException("ByNodes: after the measurement the round admitted " + again + " jobs, before " + admitted);
+                throw new IllegalStateException(getClass().getSimpleName() + ": after the measurement the round admitted " + again
+                        + " jobs, before " + admitted);
             }
+        }
+    }
+
+    /** Nodes vary. */
+    @State(Scope.Benchmark)
+    public static class ByNodes extends Round {
+        @Param({"100", "1000", "10000"})
+        public int nodes;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            prepare(Workloads.snapshot(nodes, 100, 100_000, false), "best-effort-fifo", false);
         }
     }
 
     /** Pending jobs vary. */
     @State(Scope.Benchmark)
-    public static class ByJobs {
+    public static class ByJobs extends Round {
         @Param({"1000", "10000", "100000", "1000000"})
         public int jobs;
 
-        Snapshot snapshot;
-        SchedulingPolicy policy;
-
         @Setup(Level.Trial)
         public void setUp() {
-            snapshot = Workloads.snapshot(10_000, 1_000, jobs, false);
-            policy = Policies.create("best-effort-fifo", Map.of());
-            admitted = admits(Rounds.run(snapshot, policy));
-            if (!(admitted > 0)) {
-                throw new IllegalStateException("ByJobs: the round admitted " + admitted + " jobs");
-            }
-        }
-
-        long admitted;
-
-        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
-        @TearDown(Level.Trial)
-        public void check() {
-            long again = admits(Rounds.run(snapshot, policy));
-            if (again != admitted) {
-                throw new IllegalStateException("ByJobs: after the measurement the round admitted " + again + " jobs, before " + admitted);
-            }
+            prepare(Workloads.snapshot(10_000, 1_000, jobs, false), "best-effort-fifo", false);
         }
     }
 
     /** ClusterQueues vary. */
     @State(Scope.Benchmark)
-    public static class ByQueues {
+    public static class ByQueues extends Round {
         @Param({"10", "100", "1000"})
         public int queues;
 
-        Snapshot snapshot;
-        SchedulingPolicy policy;
-
         @Setup(Level.Trial)
         public void setUp() {
-            snapshot = Workloads.snapshot(1_000, queues, 100_000, false);
-            policy = Policies.create("best-effort-fifo", Map.of());
-            admitted = admits(Rounds.run(snapshot, policy));
-            if (!(admitted > 0)) {
-                throw new IllegalStateException("ByQueues: the round admitted " + admitted + " jobs");
-            }
-        }
-
-        long admitted;
-
-        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
-        @TearDown(Level.Trial)
-        public void check() {
-            long again = admits(Rounds.run(snapshot, policy));
-            if (again != admitted) {
-                throw new IllegalStateException("ByQueues: after the measurement the round admitted " + again + " jobs, before " + admitted);
-            }
+            prepare(Workloads.snapshot(1_000, queues, 100_000, false), "best-effort-fifo", false);
         }
     }
 
     /** The policy varies. */
     @State(Scope.Benchmark)
-    public static class ByPolicy {
+    public static class ByPolicy extends Round {
         @Param({"best-effort-fifo", "strict-fifo", "priority", "fair-sharing"})
         public String policyName;
 
-        Snapshot snapshot;
-        SchedulingPolicy policy;
-
         @Setup(Level.Trial)
         public void setUp() {
-            snapshot = Workloads.snapshot(1_000, 100, 100_000, false);
-            policy = Policies.create(policyName, Map.of());
-            admitted = admits(Rounds.run(snapshot, policy));
-            if (!(admitted > 0)) {
-                throw new IllegalStateException("ByPolicy: the round admitted " + admitted + " jobs");
-            }
-        }
-
-        long admitted;
-
-        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
-        @TearDown(Level.Trial)
-        public void check() {
-            long again = admits(Rounds.run(snapshot, policy));
-            if (again != admitted) {
-                throw new IllegalStateException("ByPolicy: after the measurement the round admitted " + again + " jobs, before " + admitted);
-            }
+            prepare(Workloads.snapshot(1_000, 100, 100_000, false), policyName, false);
         }
     }
 
     /** A full cluster: nothing pending fits. */
     @State(Scope.Benchmark)
-    public static class NoFit {
+    public static class NoFit extends Round {
         @Param({"1000", "10000", "100000", "1000000"})
         public int jobs;
 
-        Snapshot snapshot;
-        SchedulingPolicy policy;
-
         @Setup(Level.Trial)
         public void setUp() {
-            snapshot = Workloads.snapshot(10_000, 1_000, jobs, true);
-            policy = Policies.create("best-effort-fifo", Map.of());
-            admitted = admits(Rounds.run(snapshot, policy));
-            if (!(admitted == 0)) {
-                throw new IllegalStateException("NoFit: the round admitted " + admitted + " jobs");
-            }
-        }
-
-        long admitted;
-
-        /** After the measurement: the same round still admits the same jobs (the snapshot and the policy were not changed by it). */
-        @TearDown(Level.Trial)
-        public void check() {
-            long again = admits(Rounds.run(snapshot, policy));
-            if (again != admitted) {
-                throw new IllegalStateException("NoFit: after the measurement the round admitted " + again + " jobs, before " + admitted);
-            }
+            prepare(Workloads.snapshot(10_000, 1_000, jobs, true), "best-effort-fifo", true);
         }
     }
 
