@@ -839,7 +839,7 @@ public final class Scheduler {
             for (JobSpec given : batch) {
                 // submitTimeMillis 0 means "at submission" (JobSpec): stamp the clock, so that ages and finish-time
                 // estimates count from when the scheduler saw the job, not from the clock's epoch
-                JobSpec j = shared(given.submitTimeMillis() == 0 && now > 0 ? given.withSubmitTime(now) : given);
+                JobSpec j = shared(given, given.submitTimeMillis() == 0 ? now : given.submitTimeMillis());
                 // a job whose queue resolves starts with the reason it keeps until a round reaches it
                 String queueKey = j.localQueueKey();
                 PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
@@ -881,17 +881,22 @@ public final class Scheduler {
         return reasonCopies.intern(r);
     }
 
-    /** @return the spec with its pod sets and names shared with the engine's other jobs (an equal spec) */
-    private JobSpec shared(JobSpec j) {
+    /**
+     * @param j a submitted spec
+     * @param submitTimeMillis its submission time (the clock's when it came without one)
+     * @return the spec with that time and its pod sets and names shared with the engine's other jobs (one copy at most)
+     */
+    private JobSpec shared(JobSpec j, long submitTimeMillis) {
         List<io.fairway.api.job.PodSet> podSets = podSetLists.intern(j.podSets());
         String namespace = names.intern(j.namespace());
         String queue = names.intern(j.queue());
         String owner = j.owner().isEmpty() ? j.owner() : names.intern(j.owner());
         String jobSet = j.jobSet().equals(j.id()) ? j.jobSet() : names.intern(j.jobSet()); // a job set per job stays the id
-        if (podSets == j.podSets() && namespace == j.namespace() && queue == j.queue() && owner == j.owner() && jobSet == j.jobSet()) {
+        if (podSets == j.podSets() && namespace == j.namespace() && queue == j.queue() && owner == j.owner() && jobSet == j.jobSet()
+                && submitTimeMillis == j.submitTimeMillis()) {
             return j;
         }
-        return new JobSpec(j.id(), namespace, queue, jobSet, owner, j.priority(), j.submitTimeMillis(), podSets, j.estimatedSeconds(),
+        return new JobSpec(j.id(), namespace, queue, jobSet, owner, j.priority(), submitTimeMillis, podSets, j.estimatedSeconds(),
                 j.sensitivity(), j.checkpointing());
     }
 
