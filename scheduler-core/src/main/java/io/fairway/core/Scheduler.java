@@ -97,6 +97,8 @@ public final class Scheduler {
     private final Map<String, Provisioning.Reservation> reservations = new TreeMap<>();
     private final List<Provisioning.Request> inFlight = new ArrayList<>();
     private final Map<String, Long> emptySince = new TreeMap<>();
+    /** Pool nodes a job left since the last round, and when: a node empty since then is empty since that time. */
+    private final Map<String, Long> releasedAt = new HashMap<>();
     /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
     private long policyWakeAt = RoundResult.NO_WAKE;
     private long usageUpdatedAt = Long.MIN_VALUE;
@@ -1528,6 +1530,7 @@ public final class Scheduler {
     /** Tracks since when each pool node is empty, and drops node requests that never came (lock held). */
     private void trackPoolNodes(long now) {
         if (nodePools.isEmpty()) {
+            releasedAt.clear();
             return;
         }
         Set<String> busy = new HashSet<>();
@@ -1543,10 +1546,12 @@ public final class Scheduler {
                 if (busy.contains(n.name())) {
                     emptySince.remove(n.name());
                 } else {
-                    emptySince.putIfAbsent(n.name(), now);
+                    // empty since its last job left (reported between rounds), else since this round
+                    emptySince.putIfAbsent(n.name(), Math.min(now, releasedAt.getOrDefault(n.name(), now)));
                 }
             }
         }
+        releasedAt.clear();
         for (int i = inFlight.size() - 1; i >= 0; i--) {
             Provisioning.Request r = inFlight.get(i);
             NodePool p = nodePools.get(r.pool());
@@ -1831,6 +1836,12 @@ public final class Scheduler {
         }
         if (holding.get(old.sequence()) == old) {
             holding.remove(old.sequence());
+            if (!nodePools.isEmpty() && old.admission() != null) {
+                long t = clock.millis();
+                for (MemberPlacement m : old.admission().placement().members()) {
+                    releasedAt.put(m.node(), t);
+                }
+            }
         }
         if (now.state() == JobState.PENDING) {
             pending.put(now.sequence(), now);

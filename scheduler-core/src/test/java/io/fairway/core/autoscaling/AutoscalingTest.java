@@ -101,6 +101,27 @@ class AutoscalingTest {
     }
 
     @Test
+    void aNodesConsolidationDelayCountsFromWhenItsLastJobFinishedNotFromTheNextRound() {
+        Scheduler s = cedana();
+        NodePool pool = s.snapshot().provisioning().pools().get("default");
+        s.submit(job("gromacs-1"));
+        s.runRound();
+        now.set(60_000);
+        s.addNode(pool.nodeOf(C32, "node-a"));
+        assertThat(s.runRound().decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactly("gromacs-1");
+        s.reportStarted("gromacs-1");
+
+        // the job finishes at 100 s; the next round runs only at 399 s (a controller's pass that came late)
+        now.set(100_000);
+        s.reportFinished("gromacs-1");
+        now.set(399_000);
+        assertThat(s.runRound().decisions()).isEmpty(); // empty for 299 s
+        now.set(400_000);
+        assertThat(s.runRound().decisions()).filteredOn(d -> d instanceof Deprovision).extracting(d -> ((Deprovision) d).node())
+                .containsExactly("node-a"); // empty for 300 s: the delay, counted from the finish
+    }
+
+    @Test
     void gpuGangGetsTheCheapestInstanceTypeThatHoldsIt() {
         NodePool pool = new NodePool("gpu", null, List.of(G8, C64), Resources.builder().gpus(16).build(), 120_000, 300_000, Map.of(), List.of());
         Scheduler s = Scheduler.builder().clock(now::get).flavor(ResourceFlavor.of("default"))
