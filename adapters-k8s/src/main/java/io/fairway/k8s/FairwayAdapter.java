@@ -457,7 +457,7 @@ public final class FairwayAdapter implements AutoCloseable {
             publishReasons();
             Map<String, LocalQueue> lqs = new TreeMap<>();
             config.localQueueModels().forEach(q -> lqs.put(q.key(), q));
-            List<JobStatus> all = scheduler.jobs();
+            List<JobStatus> all = scheduler.jobs().all();
             metrics.queues(all, lqs);
             long ended = all.stream().filter(j -> j.state().isTerminal()).count();
             if (ended > ENDED_JOBS_BEFORE_REBUILD) {
@@ -691,21 +691,21 @@ public final class FairwayAdapter implements AutoCloseable {
             if (!desired.containsKey(gone)) {
                 LOG.info("node {} is gone", gone);
                 modelNodes.remove(gone);
-                scheduler.removeNode(gone);
+                scheduler.clusters().removeNode(gone);
             }
         }
         for (Node n : desired.values()) {
             Node cur = modelNodes.get(n.name());
             if (cur == null) {
-                scheduler.addNode(n);
+                scheduler.clusters().addNode(n);
                 modelNodes.put(n.name(), n);
             } else if (!cur.equals(n)) {
                 if (cur.withUnschedulable(n.unschedulable()).equals(n)) {
-                    scheduler.cordon(n.name(), n.unschedulable());
+                    scheduler.clusters().cordon(n.name(), n.unschedulable());
                     modelNodes.put(n.name(), n);
                 } else if (!nodeInUse(n.name())) {
-                    scheduler.removeNode(n.name());
-                    scheduler.addNode(n);
+                    scheduler.clusters().removeNode(n.name());
+                    scheduler.clusters().addNode(n);
                     modelNodes.put(n.name(), n);
                 } else if (System.currentTimeMillis() - lastRebuildMillis >= NODE_REBUILD_MIN_INTERVAL_MILLIS) {
                     LOG.info("node {} changed while jobs run on it; the engine is rebuilt on the next pass", n.name());
@@ -790,7 +790,7 @@ public final class FairwayAdapter implements AutoCloseable {
     }
 
     private boolean nodeInUse(String node) {
-        for (JobStatus j : scheduler.jobs()) {
+        for (JobStatus j : scheduler.jobs().all()) {
             if (j.state().holdsResources() && j.admission() != null && j.admission().placement().nodes().contains(node)) {
                 return true;
             }
@@ -918,7 +918,7 @@ public final class FairwayAdapter implements AutoCloseable {
             return;
         }
         if (p != t.priority) {
-            scheduler.setPriority(t.id, p);
+            scheduler.jobs().setPriority(t.id, p);
             t.priority = p;
         }
     }

@@ -133,8 +133,8 @@ public class ArmadaScaleBenchmark {
         /** After each submission: the whole job set is queued. */
         @TearDown(Level.Invocation)
         public void check() {
-            if (scheduler.jobs().size() != jobSetSize) {
-                throw new IllegalStateException("the job set was not queued whole: " + scheduler.jobs().size() + " of " + jobSetSize);
+            if (scheduler.jobs().all().size() != jobSetSize) {
+                throw new IllegalStateException("the job set was not queued whole: " + scheduler.jobs().all().size() + " of " + jobSetSize);
             }
         }
     }

@@ -101,7 +101,7 @@ public class ArmadaShapeBenchmark {
             if (changes != 0) {
                 throw new IllegalStateException("steady rounds admitted or preempted " + changes + " jobs: not Armada's steady state");
             }
-            long holding = scheduler.jobs().stream().filter(j -> j.state() == JobState.ADMITTED || j.state() == JobState.RUNNING).count();
+            long holding = scheduler.jobs().all().stream().filter(j -> j.state() == JobState.ADMITTED || j.state() == JobState.RUNNING).count();
             if (holding != (long) NODES * CPUS_PER_NODE) {
                 throw new IllegalStateException("after the measurement " + holding + " jobs hold resources, expected " + NODES * CPUS_PER_NODE);
             }

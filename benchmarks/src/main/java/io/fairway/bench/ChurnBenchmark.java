@@ -101,7 +101,7 @@ public class ChurnBenchmark {
             for (int i = 0; i < churn; i++) {
                 String id = running.poll();
                 scheduler.reportFinished(id);
-                scheduler.forget(id);
+                scheduler.jobs().forget(id);
                 batch.add(Workloads.oneGpuJob("j" + next, next, QUEUES));
                 next++;
             }

@@ -128,7 +128,7 @@ public class PreemptingRoundBenchmark {
                 running.set(at, running.get(running.size() - 1));
                 running.remove(running.size() - 1);
                 scheduler.reportFinished(id);
-                scheduler.forget(id);
+                scheduler.jobs().forget(id);
                 batch.add(job());
             }
             scheduler.submitAll(batch);
@@ -137,7 +137,7 @@ public class PreemptingRoundBenchmark {
 
         long busyGpus() {
             long busy = 0;
-            for (var j : scheduler.jobs()) {
+            for (var j : scheduler.jobs().all()) {
                 if (j.state().holdsResources() && j.admission() != null) {
                     busy += j.spec().podSets().get(0).resources().get(Resources.GPU);
                 }

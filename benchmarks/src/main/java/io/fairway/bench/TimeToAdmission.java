@@ -56,7 +56,7 @@ public final class TimeToAdmission {
             while (!ends.isEmpty() && ends.peek()[0] <= clock.now) {
                 String id = "j" + ends.poll()[1];
                 s.reportFinished(id);
-                s.forget(id);
+                s.jobs().forget(id);
             }
             long t0 = System.nanoTime();
             RoundResult r = s.runRound();

@@ -87,7 +87,7 @@ public final class VariedScale {
                     running.set(at, running.get(running.size() - 1));
                     running.remove(running.size() - 1);
                     s.reportFinished(id);
-                    s.forget(id);
+                    s.jobs().forget(id);
                     arrivals.add(job(random, next[0]++, queues, clock.now));
                 }
                 s.submitAll(arrivals);
@@ -107,7 +107,7 @@ public final class VariedScale {
                 }
             }
             long busy = 0;
-            for (var j : s.jobs()) {
+            for (var j : s.jobs().all()) {
                 if (j.state().holdsResources() && j.admission() != null) {
                     for (PodSet ps : j.spec().podSets()) {
                         busy += ps.resources().gpus() * ps.count();

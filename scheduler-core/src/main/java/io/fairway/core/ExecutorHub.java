@@ -135,7 +135,7 @@ public final class ExecutorHub implements Actuator {
             if (c.lost) {
                 continue;
             }
-            long epoch = d.jobId() == null ? -1 : scheduler.epoch(d.jobId());
+            long epoch = d.jobId() == null ? -1 : scheduler.jobs().epoch(d.jobId());
             if (d instanceof Preempt && epoch > 0) {
                 epoch--; // a preemption stops the run of the previous epoch
             }
@@ -145,13 +145,13 @@ public final class ExecutorHub implements Actuator {
 
     private String clusterOf(Decision d) {
         if (d instanceof Admit a) {
-            return a.placement().members().isEmpty() ? null : scheduler.clusterOfNode(a.placement().members().get(0).node());
+            return a.placement().members().isEmpty() ? null : scheduler.clusters().clusterOfNode(a.placement().members().get(0).node());
         }
         if (d instanceof Resize r) {
-            return r.placement().members().isEmpty() ? null : scheduler.clusterOfNode(r.placement().members().get(0).node());
+            return r.placement().members().isEmpty() ? null : scheduler.clusters().clusterOfNode(r.placement().members().get(0).node());
         }
         if (d instanceof Deprovision dp) {
-            return scheduler.clusterOfNode(dp.node());
+            return scheduler.clusters().clusterOfNode(dp.node());
         }
         if (d instanceof Provision p) {
             var pool = scheduler.snapshot().provisioning().pools().get(p.nodePool());
@@ -217,7 +217,7 @@ public final class ExecutorHub implements Actuator {
         if (w.jobId() == null) {
             return true;
         }
-        long e = scheduler.epoch(w.jobId());
+        long e = scheduler.jobs().epoch(w.jobId());
         if (w.decision() instanceof Preempt) {
             return true; // stopping an old run is always right
         }
@@ -267,7 +267,7 @@ public final class ExecutorHub implements Actuator {
         }
         for (String cluster : lost) {
             LOG.warn("cluster {} silent for over {} ms: declared lost; its jobs go back to pending", cluster, graceMillis);
-            scheduler.removeCluster(cluster);
+            scheduler.clusters().removeCluster(cluster);
         }
         return lost;
     }
@@ -283,15 +283,15 @@ public final class ExecutorHub implements Actuator {
      */
     public List<String> rejoin(String cluster, List<Node> nodes, Map<String, Long> running) {
         for (Node n : nodes) {
-            if (scheduler.clusterOfNode(n.name()) == null) {
-                scheduler.addNode(n);
+            if (scheduler.clusters().clusterOfNode(n.name()) == null) {
+                scheduler.clusters().addNode(n);
             }
         }
         List<String> stop = new ArrayList<>();
         for (Map.Entry<String, Long> e : new TreeMap<>(running).entrySet()) {
             var st = scheduler.status(e.getKey());
             boolean ok = st.isPresent() && st.get().state() != JobState.PENDING && st.get().state().holdsResources()
-                    && scheduler.epoch(e.getKey()) == e.getValue() && cluster.equals(scheduler.clusterOf(e.getKey()));
+                    && scheduler.jobs().epoch(e.getKey()) == e.getValue() && cluster.equals(scheduler.clusters().clusterOf(e.getKey()));
             if (!ok) {
                 stop.add(e.getKey());
             }

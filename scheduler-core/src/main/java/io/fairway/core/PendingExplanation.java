@@ -7,7 +7,7 @@ import io.fairway.api.job.PendingReason;
  * The answer to "why is my job pending": its reason with the numbers, and its place in its ClusterQueue.
  *
  * <pre>{@code
- * scheduler.explain("train-7").ifPresent(e -> log.info("{}", e));
+ * scheduler.jobs().explain("train-7").ifPresent(e -> log.info("{}", e));
  * // train-7 is PENDING in ClusterQueue team-a, 3 jobs ahead: QUOTA: needs 16 nvidia.com/gpu of flavor h100; ...
  * }</pre>
  *

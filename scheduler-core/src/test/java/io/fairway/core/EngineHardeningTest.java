@@ -54,8 +54,8 @@ class EngineHardeningTest {
         withNull.add(job("b", 1));
         withNull.add(null);
         assertThatThrownBy(() -> s.submitAll(withNull)).isInstanceOf(InvalidSpecException.class).hasMessage("batch[1] must not be null");
-        assertThatThrownBy(() -> s.addNode(null)).isInstanceOf(InvalidSpecException.class).hasMessage("node must not be null");
-        assertThatThrownBy(() -> s.removeClusterQueue(null)).isInstanceOf(InvalidSpecException.class).hasMessage("name must not be null");
+        assertThatThrownBy(() -> s.clusters().addNode(null)).isInstanceOf(InvalidSpecException.class).hasMessage("node must not be null");
+        assertThatThrownBy(() -> s.queues().removeClusterQueue(null)).isInstanceOf(InvalidSpecException.class).hasMessage("name must not be null");
         assertThatThrownBy(() -> Scheduler.builder().node(null)).isInstanceOf(InvalidSpecException.class).hasMessage("node must not be null");
         assertThatThrownBy(() -> Scheduler.restore(null, builder())).isInstanceOf(InvalidSpecException.class).hasMessage("state must not be null");
         assertThat(s.snapshot()).isEqualTo(before);
@@ -71,16 +71,16 @@ class EngineHardeningTest {
         s.submit(job("waits", 1));
         Snapshot before = s.snapshot();
 
-        assertThatThrownBy(() -> s.removeClusterQueue("cq"))
+        assertThatThrownBy(() -> s.queues().removeClusterQueue("cq"))
                 .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.value()).isEqualTo("cq"))
                 .hasMessageContaining("ClusterQueue cq still holds resources for 1 job(s) [runs]");
         assertThat(s.snapshot()).as("nothing changed").isEqualTo(before);
         assertThat(s.status("runs").orElseThrow().state()).isEqualTo(JobState.RUNNING);
 
-        s.stopClusterQueue("cq", true);
+        s.queues().stopClusterQueue("cq", true);
         s.reportFinished("runs");
-        assertThat(s.removeClusterQueue("cq")).isTrue();
-        assertThat(s.removeClusterQueue("cq")).isFalse();
+        assertThat(s.queues().removeClusterQueue("cq")).isTrue();
+        assertThat(s.queues().removeClusterQueue("cq")).isFalse();
         s.runRound();
         assertThat(s.status("waits").orElseThrow().pendingReason().code()).isEqualTo(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND);
         assertThat(s.checkInvariants()).isEmpty();

@@ -118,10 +118,10 @@ class RestoreProperties {
             decisionsB.add(step(c, nowC, rndB, i, endsB));
         }
         assertThat(decisionsB).isEqualTo(decisionsA);
-        List<JobStatus> finalA = a.jobs();
-        List<JobStatus> finalC = c.jobs();
+        List<JobStatus> finalA = a.jobs().all();
+        List<JobStatus> finalC = c.jobs().all();
         assertThat(finalC).isEqualTo(finalA);
-        assertThat(c.decayedUsage()).isEqualTo(a.decayedUsage());
+        assertThat(c.queues().decayedUsage()).isEqualTo(a.queues().decayedUsage());
         assertThat(c.checkInvariants()).isEmpty();
     }
 }

@@ -32,7 +32,7 @@ public sealed interface ClusterAction {
     record AddLocalQueue(long atMillis, LocalQueue queue) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.addLocalQueue(queue);
+            scheduler.queues().addLocalQueue(queue);
         }
 
         @Override
@@ -50,7 +50,7 @@ public sealed interface ClusterAction {
     record AddClusterQueue(long atMillis, ClusterQueue queue) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.addClusterQueue(queue);
+            scheduler.queues().addClusterQueue(queue);
         }
 
         @Override
@@ -69,9 +69,9 @@ public sealed interface ClusterAction {
     record RemoveClusterQueue(long atMillis, String name) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.stopClusterQueue(name, true);
+            scheduler.queues().stopClusterQueue(name, true);
             try {
-                scheduler.removeClusterQueue(name);
+                scheduler.queues().removeClusterQueue(name);
             } catch (io.fairway.api.InvalidSpecException busy) {
                 // still running jobs: it stays stopped, so it admits nothing more
             }
@@ -92,7 +92,7 @@ public sealed interface ClusterAction {
     record AddNode(long atMillis, Node node) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.addNode(node);
+            scheduler.clusters().addNode(node);
         }
 
         @Override
@@ -110,7 +110,7 @@ public sealed interface ClusterAction {
     record RemoveNode(long atMillis, String node) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.removeNode(node);
+            scheduler.clusters().removeNode(node);
         }
 
         @Override
@@ -129,7 +129,7 @@ public sealed interface ClusterAction {
     record CordonNode(long atMillis, String node, boolean cordoned) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.cordon(node, cordoned);
+            scheduler.clusters().cordon(node, cordoned);
         }
 
         @Override
@@ -149,7 +149,7 @@ public sealed interface ClusterAction {
     record LoseCluster(long atMillis, String cluster) implements ClusterAction {
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.removeCluster(cluster);
+            scheduler.clusters().removeCluster(cluster);
         }
 
         @Override
@@ -173,9 +173,9 @@ public sealed interface ClusterAction {
 
         @Override
         public void applyTo(Scheduler scheduler) {
-            scheduler.addCluster(cluster);
+            scheduler.clusters().addCluster(cluster);
             for (Node n : nodes) {
-                scheduler.addNode(n);
+                scheduler.clusters().addNode(n);
             }
         }
 

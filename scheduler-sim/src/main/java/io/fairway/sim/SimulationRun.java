@@ -365,7 +365,7 @@ final class SimulationRun {
         }
         java.util.Set<String> waiting = new java.util.TreeSet<>();
         if (infra.hasPools()) {
-            for (io.fairway.core.Provisioning.Request r : scheduler.pendingNodeRequests()) {
+            for (io.fairway.core.Provisioning.Request r : scheduler.clusters().pendingNodeRequests()) {
                 waiting.addAll(r.jobs());
             }
         }
@@ -482,7 +482,7 @@ final class SimulationRun {
             return;
         }
         int n = admissionsOf.merge(t.job.id(), 1, Integer::sum);
-        Start s = new Start(t, a.placement(), a.clusterQueue(), scheduler.epoch(t.job.id()), t.job.id() + "#" + n);
+        Start s = new Start(t, a.placement(), a.clusterQueue(), scheduler.jobs().epoch(t.job.id()), t.job.id() + "#" + n);
         starting.put(t.job.id(), s);
         attemptStart(s);
     }
@@ -541,7 +541,7 @@ final class SimulationRun {
             return false; // superseded: the engine preempted or cancelled the admission meanwhile
         }
         JobState state = scheduler.status(id).map(JobStatus::state).orElse(null);
-        if (state != JobState.ADMITTED || scheduler.epoch(id) != s.epoch) {
+        if (state != JobState.ADMITTED || scheduler.jobs().epoch(id) != s.epoch) {
             starting.remove(id);
             record("ActuatorDropped", id, "the engine no longer holds this admission (" + state + "); not retried");
             return true;
@@ -560,7 +560,7 @@ final class SimulationRun {
 
     /** Checks that the engine and the simulated machines agree on what runs; counts and logs each disagreement. */
     private void checkConsistency() {
-        for (JobStatus j : scheduler.jobs()) {
+        for (JobStatus j : scheduler.jobs().all()) {
             JobTrack t = tracks.get(j.id());
             if (t == null) {
                 continue;
@@ -742,7 +742,7 @@ final class SimulationRun {
         SimNodePool sp = infra.pool(u.pool().name());
         for (String name : u.names()) {
             io.fairway.api.model.Node n = infra.nodeUp(u.pool(), u.type(), name, u.rack(), u.requestedAt());
-            scheduler.addNode(n);
+            scheduler.clusters().addNode(n);
             record("NodeUp", null, name + " (" + u.type().name() + ", " + u.rack() + ")");
             long at = infra.interruptionAt(sp, u.type(), name, now);
             if (at > 0) {
@@ -757,7 +757,7 @@ final class SimulationRun {
         boolean removed = false;
         for (String node : deprovisioned) {
             if (infra.present(node)) {
-                scheduler.removeNode(node);
+                scheduler.clusters().removeNode(node);
                 infra.nodeGone(node, now);
                 record("NodeGone", null, node + " (deprovisioned)");
                 removed = true;
@@ -778,7 +778,7 @@ final class SimulationRun {
         record("SpotNotice", null, node);
         interrupting = node;
         try {
-            scheduler.drainNode(node, "spot interruption notice");
+            scheduler.clusters().drainNode(node, "spot interruption notice");
         } finally {
             interrupting = null;
         }
@@ -792,7 +792,7 @@ final class SimulationRun {
         record("SpotInterruption", null, node);
         interrupting = node;
         try {
-            scheduler.removeNode(node);
+            scheduler.clusters().removeNode(node);
         } finally {
             interrupting = null;
         }

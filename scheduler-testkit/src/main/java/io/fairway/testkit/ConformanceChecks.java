@@ -107,7 +107,7 @@ public final class ConformanceChecks {
 
     private static void checkGangs(ConformanceHarness h, Object op, Map<String, Node> everNodes) {
         everNodes.putAll(nodesByName(h));
-        for (JobStatus j : h.scheduler.jobs()) {
+        for (JobStatus j : h.scheduler.jobs().all()) {
             if (!j.state().holdsResources()) {
                 assertThat(j.admission()).as("%s: %s in %s holds no placement", op, j.id(), j.state()).isNull();
                 continue;
@@ -246,7 +246,7 @@ public final class ConformanceChecks {
     }
 
     private static void checkStates(ConformanceHarness h, Object op) {
-        List<JobStatus> jobs = h.scheduler.jobs();
+        List<JobStatus> jobs = h.scheduler.jobs().all();
         List<String> ids = jobs.stream().map(JobStatus::id).toList();
         assertThat(ids).as("%s: every submitted job, once", op).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(h.submitted);
         Map<JobState, Integer> perState = new EnumMap<>(JobState.class);
@@ -263,7 +263,7 @@ public final class ConformanceChecks {
                     .isEqualTo(j.state().holdsResources());
         }
         assertThat(perState.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(h.submitted.size());
-        List<String> pendingIds = h.scheduler.pendingJobs().stream().map(JobStatus::id).toList();
+        List<String> pendingIds = h.scheduler.jobs().pending().stream().map(JobStatus::id).toList();
         assertThat(pendingIds).as("%s: pendingJobs() lists exactly the pending jobs", op)
                 .containsExactlyInAnyOrderElementsOf(h.jobsIn(JobState.PENDING).stream().map(JobStatus::id).toList());
         assertThat(pendingIds).hasSize(perState.getOrDefault(JobState.PENDING, 0));
@@ -320,8 +320,8 @@ public final class ConformanceChecks {
             assertThat(second.rounds.get(i).result().pendingReasons()).as("round %d reasons", i)
                     .isEqualTo(first.rounds.get(i).result().pendingReasons());
         }
-        assertThat(second.scheduler.jobs()).isEqualTo(first.scheduler.jobs());
-        assertThat(second.scheduler.nodes()).isEqualTo(first.scheduler.nodes());
+        assertThat(second.scheduler.jobs().all()).isEqualTo(first.scheduler.jobs().all());
+        assertThat(second.scheduler.clusters().nodes()).isEqualTo(first.scheduler.clusters().nodes());
     }
 
     // ------------------------------------------------------------------ (f) the policy never tries to break an invariant
@@ -465,7 +465,7 @@ public final class ConformanceChecks {
             h.apply(new FairwayArbitraries.Tick(60));
         }
         List<String> unfinished = new ArrayList<>();
-        for (JobStatus j : h.scheduler.jobs()) {
+        for (JobStatus j : h.scheduler.jobs().all()) {
             if (j.state() != JobState.SUCCEEDED) {
                 unfinished.add(j.id() + " " + j.state() + (j.pendingReason() == null ? "" : " (" + j.pendingReason() + ")"));
             }
@@ -590,7 +590,7 @@ public final class ConformanceChecks {
             h.apply(new FairwayArbitraries.Tick(ContinuousArrivals.ROUND_SECONDS));
         }
         List<String> unfinished = new ArrayList<>();
-        for (JobStatus j : h.scheduler.jobs()) {
+        for (JobStatus j : h.scheduler.jobs().all()) {
             if (j.state() != JobState.SUCCEEDED) {
                 unfinished.add(j.id() + " " + j.state() + (j.pendingReason() == null ? "" : " (" + j.pendingReason() + ")"));
             }
@@ -611,7 +611,7 @@ public final class ConformanceChecks {
 
     private static List<JobStatus> holding(ConformanceHarness h) {
         List<JobStatus> l = new ArrayList<>();
-        for (JobStatus j : h.scheduler.jobs()) {
+        for (JobStatus j : h.scheduler.jobs().all()) {
             if (j.state().holdsResources()) {
                 l.add(j);
             }
@@ -621,7 +621,7 @@ public final class ConformanceChecks {
 
     private static Map<String, Node> nodesByName(ConformanceHarness h) {
         Map<String, Node> m = new HashMap<>();
-        h.scheduler.nodes().forEach(n -> m.put(n.name(), n));
+        h.scheduler.clusters().nodes().forEach(n -> m.put(n.name(), n));
         return m;
     }
 

@@ -159,8 +159,8 @@ public final class ConformanceHarness {
             }
         }
         this.scheduler = b.build();
-        world.clusterQueues().forEach(scheduler::addClusterQueue);
-        world.localQueues().forEach(scheduler::addLocalQueue);
+        world.clusterQueues().forEach(scheduler.queues()::addClusterQueue);
+        world.localQueues().forEach(scheduler.queues()::addLocalQueue);
         hub.attach(scheduler);
         hub.register(FairwayArbitraries.CLUSTER.name());
         clustersOf(world.nodes()).forEach(hub::register);
@@ -297,7 +297,7 @@ public final class ConformanceHarness {
                 }
             }
         } else if (op instanceof Cancel c) {
-            JobStatus j = pick(c.pick(), scheduler.jobs());
+            JobStatus j = pick(c.pick(), scheduler.jobs().all());
             if (j != null) {
                 scheduler.cancel(j.id());
             }
@@ -306,7 +306,7 @@ public final class ConformanceHarness {
             if (set != null) {
                 Set<String> members = membersOf(set);
                 Set<String> live = live(members);
-                List<String> returned = scheduler.cancelJobSet(set);
+                List<String> returned = scheduler.jobs().cancelJobSet(set);
                 lastEffect = new Effect("cancelJobSet(" + set + ")", members, Set.of(), Map.of(), Set.of(),
                         sameIds("cancelJobSet(" + set + ") returned", returned, live));
             }
@@ -314,7 +314,7 @@ public final class ConformanceHarness {
             String set = pick(p.pick(), jobSetsToPick());
             if (set != null) {
                 Set<String> live = live(membersOf(set));
-                int n = scheduler.setJobSetPriority(set, p.priority());
+                int n = scheduler.jobs().setJobSetPriority(set, p.priority());
                 Map<String, Integer> want = new LinkedHashMap<>();
                 live.forEach(id -> want.put(id, p.priority()));
                 List<String> problems = n == live.size() ? List.of()
@@ -324,35 +324,35 @@ public final class ConformanceHarness {
         } else if (op instanceof CancelQueue c) {
             String cq = pick(c.pick(), world.clusterQueues()).name();
             Set<String> members = new LinkedHashSet<>();
-            for (JobStatus j : scheduler.jobs()) {
+            for (JobStatus j : scheduler.jobs().all()) {
                 LocalQueue lq = localQueue(j.spec().localQueueKey());
                 if (lq != null && lq.clusterQueue().equals(cq)) {
                     members.add(j.id());
                 }
             }
             Set<String> live = live(members);
-            List<String> returned = scheduler.cancelQueue(cq);
+            List<String> returned = scheduler.jobs().cancelQueue(cq);
             lastEffect = new Effect("cancelQueue(" + cq + ")", members, Set.of(), Map.of(), Set.of(),
                     sameIds("cancelQueue(" + cq + ") returned", returned, live));
         } else if (op instanceof StopClusterQueue s) {
             String cq = pick(s.pick(), world.clusterQueues()).name();
-            scheduler.stopClusterQueue(cq, s.stopped());
+            scheduler.queues().stopClusterQueue(cq, s.stopped());
             if (s.stopped()) {
                 stoppedQueues.add(cq);
             } else {
                 stoppedQueues.remove(cq);
             }
         } else if (op instanceof RemoveNode r) {
-            Node n = pick(r.pick(), scheduler.nodes());
+            Node n = pick(r.pick(), scheduler.clusters().nodes());
             if (n != null) {
-                scheduler.removeNode(n.name());
+                scheduler.clusters().removeNode(n.name());
             }
         } else if (op instanceof AddNode a) {
-            scheduler.addNode(a.node().build("added-" + nextNode++));
+            scheduler.clusters().addNode(a.node().build("added-" + nextNode++));
         } else if (op instanceof Cordon c) {
-            Node n = pick(c.pick(), scheduler.nodes());
+            Node n = pick(c.pick(), scheduler.clusters().nodes());
             if (n != null) {
-                scheduler.cordon(n.name(), c.cordoned());
+                scheduler.clusters().cordon(n.name(), c.cordoned());
             }
         } else if (op instanceof Tick t) {
             clock += t.seconds() * 1000L;
@@ -363,7 +363,7 @@ public final class ConformanceHarness {
 
     private void runRound() {
         Set<String> cordoned = new HashSet<>();
-        for (Node n : scheduler.nodes()) {
+        for (Node n : scheduler.clusters().nodes()) {
             if (n.unschedulable()) {
                 cordoned.add(n.name());
             }
@@ -398,30 +398,30 @@ public final class ConformanceHarness {
     public void inject(Fault fault) {
         lastEffect = null;
         if (fault instanceof NodeFailure f) {
-            Node n = pick(f.pick(), scheduler.nodes());
+            Node n = pick(f.pick(), scheduler.clusters().nodes());
             if (n == null) {
                 return;
             }
-            List<String> requeued = scheduler.removeNode(n.name());
+            List<String> requeued = scheduler.clusters().removeNode(n.name());
             lastEffect = new Effect("node " + n.name() + " lost", Set.of(), Set.copyOf(requeued), Map.of(), Set.of(n.name()), List.of());
             if (f.recoverAfterRounds() >= 0) {
                 recoveries.add(new Recovery(roundsRun + f.recoverAfterRounds(), "node " + n.name() + " recovered", () -> addIfAbsent(n)));
             }
         } else if (fault instanceof SpotInterruption f) {
-            Node n = pick(f.pick(), scheduler.nodes());
+            Node n = pick(f.pick(), scheduler.clusters().nodes());
             if (n == null) {
                 return;
             }
-            List<String> migrated = scheduler.drainNode(n.name(), "spot interruption notice");
+            List<String> migrated = scheduler.clusters().drainNode(n.name(), "spot interruption notice");
             lastEffect = new Effect("spot interruption notice for " + n.name(), Set.of(), Set.copyOf(migrated), Map.of(), Set.of(n.name()), List.of());
             Node replacement = f.replaced() ? new Node("spot-" + nextNode++, n.cluster(), n.labels(), n.taints(), n.capacity(), n.gpus(), false) : null;
             Runnable reclaim = () -> {
-                if (scheduler.clusterOfNode(n.name()) != null) {
-                    List<String> requeued = scheduler.removeNode(n.name());
+                if (scheduler.clusters().clusterOfNode(n.name()) != null) {
+                    List<String> requeued = scheduler.clusters().removeNode(n.name());
                     lastEffect = new Effect("spot node " + n.name() + " reclaimed", Set.of(), Set.copyOf(requeued), Map.of(), Set.of(n.name()), List.of());
                 }
                 if (replacement != null) {
-                    scheduler.addNode(replacement);
+                    scheduler.clusters().addNode(replacement);
                 }
             };
             if (f.noticeRounds() == 0) {
@@ -430,11 +430,11 @@ public final class ConformanceHarness {
                 recoveries.add(new Recovery(roundsRun + f.noticeRounds(), "spot notice for " + n.name() + " ran out", reclaim));
             }
         } else if (fault instanceof ClusterLoss f) {
-            String cluster = pick(f.pick(), new ArrayList<>(clustersOf(scheduler.nodes())));
+            String cluster = pick(f.pick(), new ArrayList<>(clustersOf(scheduler.clusters().nodes())));
             if (cluster == null || silentClusters.contains(cluster)) {
                 return;
             }
-            List<Node> lostNodes = scheduler.nodes().stream().filter(n -> n.cluster().equals(cluster)).toList();
+            List<Node> lostNodes = scheduler.clusters().nodes().stream().filter(n -> n.cluster().equals(cluster)).toList();
             Runnable back;
             if (f.viaExecutorHub()) {
                 silentClusters.add(cluster);
@@ -446,7 +446,7 @@ public final class ConformanceHarness {
                     hub.rejoin(cluster, nodes, Map.of());
                 };
             } else {
-                List<String> requeued = scheduler.removeCluster(cluster);
+                List<String> requeued = scheduler.clusters().removeCluster(cluster);
                 Set<String> names = new HashSet<>();
                 lostNodes.forEach(n -> names.add(n.name()));
                 lastEffect = new Effect("cluster " + cluster + " lost", Set.of(), Set.copyOf(requeued), Map.of(), names, List.of());
@@ -467,7 +467,7 @@ public final class ConformanceHarness {
             case FAILED_TO_START -> {
                 JobStatus j = pick(f.pick(), jobsIn(JobState.ADMITTED));
                 if (j != null) {
-                    boolean ok = scheduler.reportFailed(j.id(), scheduler.epoch(j.id()), "actuator: could not create the pods");
+                    boolean ok = scheduler.reportFailed(j.id(), scheduler.jobs().epoch(j.id()), "actuator: could not create the pods");
                     lastEffect = new Effect("actuator failed to start " + j.id(), Set.of(j.id()), Set.of(), Map.of(), Set.of(),
                             ok ? List.of() : List.of("reportFailed(" + j.id() + ", current epoch) was refused"));
                 }
@@ -483,7 +483,7 @@ public final class ConformanceHarness {
             case THROWS -> throwOnNextRound = true;
             case STALE_REPORT -> {
                 List<JobStatus> moved = new ArrayList<>();
-                for (JobStatus j : scheduler.jobs()) {
+                for (JobStatus j : scheduler.jobs().all()) {
                     if (j.preemptions() > 0 && !j.state().isTerminal()) {
                         moved.add(j);
                     }
@@ -492,7 +492,7 @@ public final class ConformanceHarness {
                 if (picked != null) {
                     // status() rather than jobs(): a running job's attained service is brought up to date on read
                     JobStatus j = scheduler.status(picked.id()).orElseThrow();
-                    long stale = scheduler.epoch(j.id()) - 1;
+                    long stale = scheduler.jobs().epoch(j.id()) - 1;
                     boolean accepted = j.state() == JobState.ADMITTED ? scheduler.reportStarted(j.id(), stale)
                             : scheduler.reportFinished(j.id(), stale);
                     JobStatus after = scheduler.status(j.id()).orElse(null);
@@ -523,14 +523,14 @@ public final class ConformanceHarness {
     }
 
     private void addIfAbsent(Node n) {
-        if (scheduler.clusterOfNode(n.name()) == null) {
-            scheduler.addNode(n);
+        if (scheduler.clusters().clusterOfNode(n.name()) == null) {
+            scheduler.clusters().addNode(n);
         }
     }
 
     /** Every executor but the silent ones polls the hub and acknowledges what it gets. */
     private void pollExecutors() {
-        Set<String> clusters = new TreeSet<>(clustersOf(scheduler.nodes()));
+        Set<String> clusters = new TreeSet<>(clustersOf(scheduler.clusters().nodes()));
         clusters.add(FairwayArbitraries.CLUSTER.name());
         for (String c : clusters) {
             if (silentClusters.contains(c)) {
@@ -554,13 +554,13 @@ public final class ConformanceHarness {
             return List.of();
         }
         Map<String, String> clusterOfNode = new HashMap<>();
-        scheduler.nodes().forEach(n -> clusterOfNode.put(n.name(), n.cluster()));
+        scheduler.clusters().nodes().forEach(n -> clusterOfNode.put(n.name(), n.cluster()));
         Map<String, String> clusterOfJob = new HashMap<>();
         for (JobStatus j : jobsIn(JobState.QUOTA_RESERVED, JobState.ADMITTED, JobState.RUNNING)) {
             j.admission().placement().members().stream().map(m -> clusterOfNode.get(m.node())).filter(silentClusters::contains)
                     .findFirst().ifPresent(c -> clusterOfJob.put(j.id(), c));
         }
-        List<Node> before = scheduler.nodes();
+        List<Node> before = scheduler.clusters().nodes();
         List<String> lost = hub.checkLiveness();
         for (String c : lost) {
             nodesLostWith.put(c, before.stream().filter(n -> n.cluster().equals(c)).toList());
@@ -618,7 +618,7 @@ public final class ConformanceHarness {
 
     private Set<String> membersOf(String set) {
         Set<String> ids = new LinkedHashSet<>();
-        for (JobStatus j : scheduler.jobs()) {
+        for (JobStatus j : scheduler.jobs().all()) {
             if (j.spec().jobSet().equals(set)) {
                 ids.add(j.id());
             }
@@ -657,7 +657,7 @@ public final class ConformanceHarness {
     public List<JobStatus> jobsIn(JobState... states) {
         Set<JobState> s = Set.of(states);
         List<JobStatus> l = new ArrayList<>();
-        for (JobStatus j : scheduler.jobs()) {
+        for (JobStatus j : scheduler.jobs().all()) {
             if (s.contains(j.state())) {
                 l.add(j);
             }

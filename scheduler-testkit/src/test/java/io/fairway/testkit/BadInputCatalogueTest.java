@@ -88,42 +88,42 @@ class BadInputCatalogueTest {
                 .withTopology(TopologyRequest.required(null))).build())));
         l.add(bad("empty resource name", "", s -> s.submit(job("x").members(1, Resources.builder().put("", 1).build()).build())));
         // nodes
-        l.add(bad("node name twice", "n0", s -> s.addNode(new FairwayArbitraries.NodeTemplate("pcie-4", 8, 64, 0, false).build("n0"))));
-        l.add(bad("empty node name", "", s -> s.addNode(Node.builder("").capacity(gpus(0)).build())));
-        l.add(bad("GPU index twice", 0, s -> s.addNode(Node.builder("n9").gpus(new GpuTopology("custom", List.of(new Gpu(0, "A"), new Gpu(0, "A")),
+        l.add(bad("node name twice", "n0", s -> s.clusters().addNode(new FairwayArbitraries.NodeTemplate("pcie-4", 8, 64, 0, false).build("n0"))));
+        l.add(bad("empty node name", "", s -> s.clusters().addNode(Node.builder("").capacity(gpus(0)).build())));
+        l.add(bad("GPU index twice", 0, s -> s.clusters().addNode(Node.builder("n9").gpus(new GpuTopology("custom", List.of(new Gpu(0, "A"), new Gpu(0, "A")),
                 List.of())).build())));
-        l.add(bad("negative GPU index", -1, s -> s.addNode(Node.builder("n9").gpus(new GpuTopology("custom", List.of(new Gpu(-1, "A")), List.of())).build())));
-        l.add(bad("GPU capacity disagreeing with the GPU list", 4L, s -> s.addNode(Node.builder("n9").capacity(Resources.builder().gpus(4).build())
+        l.add(bad("negative GPU index", -1, s -> s.clusters().addNode(Node.builder("n9").gpus(new GpuTopology("custom", List.of(new Gpu(-1, "A")), List.of())).build())));
+        l.add(bad("GPU capacity disagreeing with the GPU list", 4L, s -> s.clusters().addNode(Node.builder("n9").capacity(Resources.builder().gpus(4).build())
                 .gpus(GpuTopology.nvSwitch8("H100")).build())));
-        l.add(bad("negative node cpu", -8L, s -> s.addNode(Node.builder("n9").capacity(Resources.builder().put(Resources.CPU, -8).build()).build())));
-        l.add(bad("unknown GPU shape", "nvswitch-16", s -> s.addNode(Node.builder("n9").gpus(GpuTopology.named("nvswitch-16", "A")).build())));
-        l.add(bad("cordon of an unknown node", "ghost", s -> s.cordon("ghost", true)));
-        l.add(bad("update of an unknown node", "ghost", s -> s.updateNode(Node.builder("ghost").build())));
-        l.add(bad("drain of an unknown node", "ghost", s -> s.drainNode("ghost", "maintenance")));
+        l.add(bad("negative node cpu", -8L, s -> s.clusters().addNode(Node.builder("n9").capacity(Resources.builder().put(Resources.CPU, -8).build()).build())));
+        l.add(bad("unknown GPU shape", "nvswitch-16", s -> s.clusters().addNode(Node.builder("n9").gpus(GpuTopology.named("nvswitch-16", "A")).build())));
+        l.add(bad("cordon of an unknown node", "ghost", s -> s.clusters().cordon("ghost", true)));
+        l.add(bad("update of an unknown node", "ghost", s -> s.clusters().updateNode(Node.builder("ghost").build())));
+        l.add(bad("drain of an unknown node", "ghost", s -> s.clusters().drainNode("ghost", "maintenance")));
         // queues and cohorts
-        l.add(bad("ClusterQueue naming an undefined flavor", "h200-spot", s -> s.addClusterQueue(ClusterQueue.builder("new").quota("h200-spot", gpus(8)).build())));
-        l.add(bad("quota of a resource not covered", Resources.GPU, s -> s.addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(
+        l.add(bad("ClusterQueue naming an undefined flavor", "h200-spot", s -> s.queues().addClusterQueue(ClusterQueue.builder("new").quota("h200-spot", gpus(8)).build())));
+        l.add(bad("quota of a resource not covered", Resources.GPU, s -> s.queues().addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(
                 List.of(Resources.CPU), List.of(new FlavorQuotas("reserved", List.of(ResourceQuota.of(Resources.CPU, 1000),
                         ResourceQuota.of(Resources.GPU, 8)))))).build())));
-        l.add(bad("negative nominal quota", -1L, s -> s.addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, -1, ResourceQuota.UNLIMITED,
+        l.add(bad("negative nominal quota", -1L, s -> s.queues().addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, -1, ResourceQuota.UNLIMITED,
                 ResourceQuota.UNLIMITED)))));
-        l.add(bad("lending limit above nominal", 9L, s -> s.addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, 8, ResourceQuota.UNLIMITED, 9)))));
-        l.add(bad("negative borrowing limit", -2L, s -> s.addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, 8, -2, ResourceQuota.UNLIMITED)))));
-        l.add(bad("empty ClusterQueue name", "", s -> s.addClusterQueue(ClusterQueue.builder("").quota("reserved", gpus(1)).build())));
-        l.add(bad("negative fair-sharing weight", -1.0, s -> s.addClusterQueue(ClusterQueue.builder("new").fairSharingWeight(-1)
+        l.add(bad("lending limit above nominal", 9L, s -> s.queues().addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, 8, ResourceQuota.UNLIMITED, 9)))));
+        l.add(bad("negative borrowing limit", -2L, s -> s.queues().addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, 8, -2, ResourceQuota.UNLIMITED)))));
+        l.add(bad("empty ClusterQueue name", "", s -> s.queues().addClusterQueue(ClusterQueue.builder("").quota("reserved", gpus(1)).build())));
+        l.add(bad("negative fair-sharing weight", -1.0, s -> s.queues().addClusterQueue(ClusterQueue.builder("new").fairSharingWeight(-1)
                 .quota("reserved", gpus(1)).build())));
-        l.add(bad("zero priority factor", 0.0, s -> s.addClusterQueue(ClusterQueue.builder("new").priorityFactor(0).quota("reserved", gpus(1)).build())));
-        l.add(bad("LocalQueue with an empty name", "", s -> s.addLocalQueue(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, "", "cq0"))));
-        l.add(bad("cohort quota naming an undefined flavor", "ghost", s -> s.addCohort(new Cohort("rich", null, List.of(new ResourceGroup(
+        l.add(bad("zero priority factor", 0.0, s -> s.queues().addClusterQueue(ClusterQueue.builder("new").priorityFactor(0).quota("reserved", gpus(1)).build())));
+        l.add(bad("LocalQueue with an empty name", "", s -> s.queues().addLocalQueue(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, "", "cq0"))));
+        l.add(bad("cohort quota naming an undefined flavor", "ghost", s -> s.queues().addCohort(new Cohort("rich", null, List.of(new ResourceGroup(
                 List.of(Resources.GPU), List.of(new FlavorQuotas("ghost", List.of(ResourceQuota.of(Resources.GPU, 8)))))), 1.0))));
-        l.add(bad("cohort that is its own parent", "loop", s -> s.addCohort(Cohort.of("loop", "loop"))));
-        l.add(bad("cohort cycle through an update", "co0", s -> s.addCohort(Cohort.of("child", "co0")),
-                s -> s.updateCohort(Cohort.of("co0", "child"))));
-        l.add(bad("empty cohort name", "", s -> s.addCohort(Cohort.of("", null))));
-        l.add(bad("negative cohort weight", -1.0, s -> s.addCohort(new Cohort("w", null, List.of(), -1.0))));
+        l.add(bad("cohort that is its own parent", "loop", s -> s.queues().addCohort(Cohort.of("loop", "loop"))));
+        l.add(bad("cohort cycle through an update", "co0", s -> s.queues().addCohort(Cohort.of("child", "co0")),
+                s -> s.queues().updateCohort(Cohort.of("co0", "child"))));
+        l.add(bad("empty cohort name", "", s -> s.queues().addCohort(Cohort.of("", null))));
+        l.add(bad("negative cohort weight", -1.0, s -> s.queues().addCohort(new Cohort("w", null, List.of(), -1.0))));
         // clusters
-        l.add(bad("cluster with an empty name", "", s -> s.addCluster(new ClusterSpec("", List.of()))));
-        l.add(bad("cluster with a topology level twice", ClusterSpec.RACK_LABEL, s -> s.addCluster(new ClusterSpec("c2",
+        l.add(bad("cluster with an empty name", "", s -> s.clusters().addCluster(new ClusterSpec("", List.of()))));
+        l.add(bad("cluster with a topology level twice", ClusterSpec.RACK_LABEL, s -> s.clusters().addCluster(new ClusterSpec("c2",
                 List.of(ClusterSpec.RACK_LABEL, ClusterSpec.RACK_LABEL)))));
         // the same checks reached through other paths: batches (nothing of a bad batch is applied), replacements
         l.add(bad("batch with a zero-member job", 0, s -> s.submitAll(List.of(job("g1").members(1, gpus(1)).build(),
@@ -137,32 +137,32 @@ class BadInputCatalogueTest {
         l.add(bad("negative minCount", -1, s -> s.submit(job("x").podSet(PodSet.of("w", 2, gpus(1)).withMinCount(-1)).build())));
         l.add(bad("second pod set with zero members", 0, s -> s.submit(job("x").podSet(PodSet.of("a", 1, gpus(1)))
                 .podSet(PodSet.of("b", 0, gpus(1))).build())));
-        l.add(bad("GPU index 3 twice among four", 3, s -> s.addNode(Node.builder("n9").gpus(new GpuTopology("custom",
+        l.add(bad("GPU index 3 twice among four", 3, s -> s.clusters().addNode(Node.builder("n9").gpus(new GpuTopology("custom",
                 List.of(new Gpu(0, "A"), new Gpu(1, "A"), new Gpu(3, "A"), new Gpu(3, "A")), List.of())).build())));
-        l.add(bad("existing cohort made its own parent", "co1", s -> s.updateCohort(Cohort.of("co1", "co1"))));
-        l.add(bad("lending limit 3 above nominal 2", 3L, s -> s.addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, 2, ResourceQuota.UNLIMITED, 3)))));
-        l.add(bad("nominal quota of -100", -100L, s -> s.addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, -100, ResourceQuota.UNLIMITED,
+        l.add(bad("existing cohort made its own parent", "co1", s -> s.queues().updateCohort(Cohort.of("co1", "co1"))));
+        l.add(bad("lending limit 3 above nominal 2", 3L, s -> s.queues().addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, 2, ResourceQuota.UNLIMITED, 3)))));
+        l.add(bad("nominal quota of -100", -100L, s -> s.queues().addClusterQueue(cqWith("new", new ResourceQuota(Resources.GPU, -100, ResourceQuota.UNLIMITED,
                 ResourceQuota.UNLIMITED)))));
-        l.add(bad("replacing cq0 with an undefined flavor keeps the old one", "ghost-2", s -> s.addClusterQueue(ClusterQueue.builder("cq0")
+        l.add(bad("replacing cq0 with an undefined flavor keeps the old one", "ghost-2", s -> s.queues().addClusterQueue(ClusterQueue.builder("cq0")
                 .quota("ghost-2", gpus(1)).build())));
-        l.add(bad("cluster with the zone level twice", "zone", s -> s.addCluster(new ClusterSpec("c3", List.of("zone", "zone")))));
+        l.add(bad("cluster with the zone level twice", "zone", s -> s.clusters().addCluster(new ClusterSpec("c3", List.of("zone", "zone")))));
         // null arguments, names that are not names, impossible numbers, a busy queue (issue 17)
         l.add(bad("null job", null, s -> s.submit(null)));
         l.add(bad("null batch", null, s -> s.submitAll(null)));
         l.add(bad("batch with a null job", "batch[1]", s -> s.submitAll(java.util.Arrays.asList(job("g1").members(1, gpus(1)).build(), null))));
-        l.add(bad("null node", null, s -> s.addNode(null)));
+        l.add(bad("null node", null, s -> s.clusters().addNode(null)));
         l.add(bad("NUL inside a job id", "a\\u0000b", s -> s.submit(job("a\u0000b").members(1, gpus(1)).build())));
         l.add(bad("newline inside a job id", "U+000A", s -> s.submit(job("x\ny").members(1, gpus(1)).build())));
-        l.add(bad("right-to-left override in a node name", "U+202E", s -> s.addNode(Node.builder("n\u202Egpj.exe").build())));
+        l.add(bad("right-to-left override in a node name", "U+202E", s -> s.clusters().addNode(Node.builder("n\u202Egpj.exe").build())));
         l.add(bad("job id of 10 MB", 10 << 20, s -> s.submit(job("j".repeat(10 << 20)).members(1, gpus(1)).build())));
         l.add(bad("namespace that is not a DNS-1123 label", "Team_A", s -> s.submit(job("x").namespace("Team_A").members(1, gpus(1)).build())));
         l.add(bad("infinite cpu", Double.POSITIVE_INFINITY, s -> s.submit(job("x").members(1, Resources.builder().cpu(Double.POSITIVE_INFINITY)
                 .build()).build())));
         l.add(bad("NaN cpu", Double.NaN, s -> s.submit(job("x").members(1, Resources.builder().cpu(Double.NaN).build()).build())));
-        l.add(bad("1e12 GiB of node memory", 1e12, s -> s.addNode(Node.builder("n9").capacity(Resources.builder().memoryGiB(1e12).build()).build())));
+        l.add(bad("1e12 GiB of node memory", 1e12, s -> s.clusters().addNode(Node.builder("n9").capacity(Resources.builder().memoryGiB(1e12).build()).build())));
         l.add(bad("a gang whose cpu total overflows", "18014398509481984", s -> s.submit(job("x").members(2,
                 Resources.of(Resources.CPU, Resources.MAX_QUANTITY)).build())));
-        l.add(bad("removing a ClusterQueue a job runs in", "running", s -> s.removeClusterQueue("cq0")));
+        l.add(bad("removing a ClusterQueue a job runs in", "running", s -> s.queues().removeClusterQueue("cq0")));
         return l.stream();
     }
 
@@ -177,16 +177,16 @@ class BadInputCatalogueTest {
         s.reportStarted("running");
         // the two-step cases have their first, valid step applied before the state is recorded
         setup.apply(s);
-        List<JobStatus> jobs = s.jobs();
-        List<Node> nodes = s.nodes();
+        List<JobStatus> jobs = s.jobs().all();
+        List<Node> nodes = s.clusters().nodes();
         Snapshot snapshot = s.snapshot();
 
         assertThatThrownBy(() -> call.apply(s)).as(name).isInstanceOfSatisfying(InvalidSpecException.class, e -> {
             assertThat(e.field()).as("%s: the field is named", name).isNotBlank();
             assertThat(e.getMessage()).as("%s: the message quotes the value", name).contains(String.valueOf(value));
         });
-        assertThat(s.jobs()).as("%s: jobs unchanged", name).isEqualTo(jobs);
-        assertThat(s.nodes()).as("%s: nodes unchanged", name).isEqualTo(nodes);
+        assertThat(s.jobs().all()).as("%s: jobs unchanged", name).isEqualTo(jobs);
+        assertThat(s.clusters().nodes()).as("%s: nodes unchanged", name).isEqualTo(nodes);
         assertThat(s.snapshot()).as("%s: snapshot unchanged", name).isEqualTo(snapshot);
         assertThat(s.checkInvariants()).isEmpty();
     }

@@ -111,12 +111,12 @@ class ConcurrencyStressTest {
             int n = 0;
             while (churn.get()) {
                 String name = "extra-" + n++;
-                s.addNode(new NodeTemplate("pcie-4", 64, 512, n % 2, false).build(name));
-                s.cordon("n0", n % 2 == 0);
+                s.clusters().addNode(new NodeTemplate("pcie-4", 64, 512, n % 2, false).build(name));
+                s.clusters().cordon("n0", n % 2 == 0);
                 Thread.sleep(2);
-                s.removeNode(name);
+                s.clusters().removeNode(name);
             }
-            s.cordon("n0", false);
+            s.clusters().cordon("n0", false);
             return null;
         }));
         go.countDown();
@@ -133,7 +133,7 @@ class ConcurrencyStressTest {
         pool.shutdown();
 
         // nothing lost, nothing duplicated, nothing half-applied
-        List<String> ids = s.jobs().stream().map(JobStatus::id).toList();
+        List<String> ids = s.jobs().all().stream().map(JobStatus::id).toList();
         assertThat(ids).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(accepted);
         assertThat(rejectedBatchIds).hasSize(submitters * (perSubmitter / 10) * 2).noneMatch(ids::contains);
         assertThat(s.checkInvariants()).isEmpty();
@@ -143,14 +143,14 @@ class ConcurrencyStressTest {
 
         // once the churn stops, every job not cancelled runs to completion exactly once
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (s.jobs().stream().anyMatch(j -> !j.state().isTerminal()) && System.nanoTime() < deadline) {
+        while (s.jobs().all().stream().anyMatch(j -> !j.state().isTerminal()) && System.nanoTime() < deadline) {
             roundAndReport(s);
             violations.addAll(s.checkInvariants());
             rounds++;
         }
         assertThat(violations).as("invariant violations found after some of %d rounds", rounds).isEmpty();
         Map<JobState, Long> byState = new java.util.EnumMap<>(JobState.class);
-        s.jobs().forEach(j -> byState.merge(j.state(), 1L, Long::sum));
+        s.jobs().all().forEach(j -> byState.merge(j.state(), 1L, Long::sum));
         assertThat(byState.keySet()).as("final states after %d rounds: %s", rounds, byState).containsOnly(JobState.SUCCEEDED, JobState.CANCELLED);
         assertThat(byState.getOrDefault(JobState.CANCELLED, 0L)).isEqualTo(cancelled.size());
         assertThat(byState.get(JobState.SUCCEEDED) + byState.getOrDefault(JobState.CANCELLED, 0L)).isEqualTo(accepted.size());
@@ -159,7 +159,7 @@ class ConcurrencyStressTest {
         // per job, events arrive in the order the state changed: SUBMITTED first, nothing after the terminal event,
         // every transition from the state the previous event left the job in
         List<String> outOfOrder = new ArrayList<>();
-        for (JobStatus j : s.jobs()) {
+        for (JobStatus j : s.jobs().all()) {
             List<EventType> evs = List.copyOf(eventsByJob.getOrDefault(j.id(), List.of()));
             String problem = replay(evs);
             if (problem != null) {
@@ -168,7 +168,7 @@ class ConcurrencyStressTest {
                 outOfOrder.add(j.id() + ": last event " + evs.get(evs.size() - 1) + " but the job is " + j.state());
             }
         }
-        assertThat(outOfOrder).as("jobs whose events arrived out of order (of %d)", s.jobs().size()).isEmpty();
+        assertThat(outOfOrder).as("jobs whose events arrived out of order (of %d)", s.jobs().all().size()).isEmpty();
         for (String id : rejectedBatchIds) {
             assertThat(eventsByJob).as("no event for %s of a refused batch", id).doesNotContainKey(id);
         }
@@ -201,7 +201,7 @@ class ConcurrencyStressTest {
 
     private static void roundAndReport(Scheduler s) {
         s.runRound();
-        for (JobStatus j : s.jobs()) {
+        for (JobStatus j : s.jobs().all()) {
             if (j.state() == JobState.ADMITTED) {
                 s.reportStarted(j.id());
             } else if (j.state() == JobState.RUNNING) {

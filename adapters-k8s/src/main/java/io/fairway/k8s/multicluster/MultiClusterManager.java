@@ -639,7 +639,7 @@ public final class MultiClusterManager implements AutoCloseable {
         } catch (InvalidSpecException e) {
             return;
         }
-        if (p != t.priority && scheduler.setPriority(t.id, p)) {
+        if (p != t.priority && scheduler.jobs().setPriority(t.id, p)) {
             LOG.info("Job {}: priority {} -> {}", t.id, t.priority, p);
             t.priority = p;
         }
@@ -650,7 +650,7 @@ public final class MultiClusterManager implements AutoCloseable {
         policy.unpin(t.id);
         outcomes.remove(t.id);
         scheduler.cancel(t.id);
-        scheduler.forget(t.id);
+        scheduler.jobs().forget(t.id);
     }
 
     /** Mirrors each Job's state onto the user's Job (annotations and an Event at each change). */
@@ -661,7 +661,7 @@ public final class MultiClusterManager implements AutoCloseable {
                 continue;
             }
             String state = s.state().name();
-            String worker = s.state().holdsResources() ? scheduler.clusterOf(t.id) : null;
+            String worker = s.state().holdsResources() ? scheduler.clusters().clusterOf(t.id) : null;
             String reason = s.state() == JobState.PENDING && s.pendingReason() != null
                     && s.pendingReason().code() != PendingReason.Code.NOT_YET_CONSIDERED
                     ? s.pendingReason().code() + ": " + s.pendingReason().message() : null;
@@ -676,7 +676,7 @@ public final class MultiClusterManager implements AutoCloseable {
             Map<String, String> ann = new LinkedHashMap<>();
             ann.put(STATE_ANNOTATION, state);
             ann.put(WORKER_ANNOTATION, worker);
-            ann.put(EPOCH_ANNOTATION, worker == null ? null : Long.toString(scheduler.epoch(t.id)));
+            ann.put(EPOCH_ANNOTATION, worker == null ? null : Long.toString(scheduler.jobs().epoch(t.id)));
             ann.put(Keys.PENDING_REASON_ANNOTATION, reason);
             String eventReason;
             String message;
@@ -715,7 +715,7 @@ public final class MultiClusterManager implements AutoCloseable {
                 if (s.state().isTerminal()) {
                     byId.remove(t.id);
                     outcomes.remove(t.id);
-                    scheduler.forget(t.id);
+                    scheduler.jobs().forget(t.id);
                 }
             }
         }

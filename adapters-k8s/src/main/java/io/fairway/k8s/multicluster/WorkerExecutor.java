@@ -233,21 +233,21 @@ public final class WorkerExecutor {
             seen.add(n.name());
             Node before = synced.get(n.name());
             if (before == null) {
-                if (s.clusterOfNode(n.name()) == null) {
-                    s.addNode(n);
+                if (s.clusters().clusterOfNode(n.name()) == null) {
+                    s.clusters().addNode(n);
                 } else {
-                    s.updateNode(n);
+                    s.clusters().updateNode(n);
                 }
             } else if (!before.equals(n)) {
-                s.updateNode(n);
+                s.clusters().updateNode(n);
             }
             synced.put(n.name(), n);
         }
         for (String gone : new ArrayList<>(synced.keySet())) {
             if (!seen.contains(gone)) {
                 synced.remove(gone);
-                if (s.clusterOfNode(gone) != null) {
-                    List<String> requeued = s.removeNode(gone);
+                if (s.clusters().clusterOfNode(gone) != null) {
+                    List<String> requeued = s.clusters().removeNode(gone);
                     LOG.info("node {} left worker {}; jobs back to pending: {}", gone, name, requeued);
                 }
             }
@@ -393,7 +393,7 @@ public final class WorkerExecutor {
                 continue; // a restarted manager re-admits it here first
             }
             JobStatus st = s.status(id).orElse(null);
-            boolean current = st != null && st.state().holdsResources() && s.epoch(id) == epoch && name.equals(s.clusterOf(id))
+            boolean current = st != null && st.state().holdsResources() && s.jobs().epoch(id) == epoch && name.equals(s.clusters().clusterOf(id))
                     && manager.isOrigin(id, Jobs.annotation(c, MultiClusterManager.ORIGIN_UID_ANNOTATION));
             if (!current) {
                 try {

@@ -216,7 +216,7 @@ class MultiClusterManagerTest {
         assertThat(m.worker(first).reachable()).isFalse();
         assertThat(copiesOf("train")).isEmpty(); // only the lost worker (not answering) holds it
         assertThat(m.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(m.scheduler().clusterOf(NS + "/train")).isEqualTo(first);
+        assertThat(m.scheduler().clusters().clusterOf(NS + "/train")).isEqualTo(first);
 
         // past the grace period: declared lost, re-admitted in another worker at a newer epoch
         now.addAndGet(31_000);
@@ -245,7 +245,7 @@ class MultiClusterManagerTest {
         pass(m);
         assertThat(copiesOf("train")).containsExactlyElementsOf(second);
         assertThat(m.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(m.scheduler().clusterOf(NS + "/train")).isEqualTo(second.get(0));
+        assertThat(m.scheduler().clusters().clusterOf(NS + "/train")).isEqualTo(second.get(0));
         assertThat(m.scheduler().checkInvariants()).isEmpty();
         // the rejoined worker's nodes take work again
         managerApi.submit(NS, "next", "gpu", 8, true);
@@ -273,9 +273,9 @@ class MultiClusterManagerTest {
         assertThat(copiesOf("train")).containsExactly(worker);
         Job copy = workerApis.get(worker).job(NS, "train");
         assertThat(copy.getMetadata().getUid()).isEqualTo(copyUid);
-        assertThat(Long.parseLong(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION))).isEqualTo(m2.scheduler().epoch(NS + "/train"));
+        assertThat(Long.parseLong(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION))).isEqualTo(m2.scheduler().jobs().epoch(NS + "/train"));
         assertThat(m2.status(NS, "train").orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(m2.scheduler().clusterOf(NS + "/train")).isEqualTo(worker);
+        assertThat(m2.scheduler().clusters().clusterOf(NS + "/train")).isEqualTo(worker);
     }
 
     @Test
@@ -425,7 +425,7 @@ class MultiClusterManagerTest {
             assertNoJobInTwoWorkers();
         }
         assertThat(two.isLeader()).isFalse();
-        assertThat(two.scheduler().jobs()).isEmpty(); // the standby neither reads nor schedules
+        assertThat(two.scheduler().jobs().all()).isEmpty(); // the standby neither reads nor schedules
         assertThat(copiesOf("train")).hasSize(1);
         assertThat(copiesOf("waiting")).isEmpty();
         String worker = copiesOf("train").get(0);
@@ -449,7 +449,7 @@ class MultiClusterManagerTest {
         assertThat(copiesOf("train")).containsExactly(worker);
         Job copy = workerApis.get(worker).job(NS, "train");
         assertThat(copy.getMetadata().getUid()).as("the running copy is adopted, not made again").isEqualTo(copyUid);
-        assertThat(Long.parseLong(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION))).isEqualTo(two.scheduler().epoch(NS + "/train"));
+        assertThat(Long.parseLong(annotation(copy, MultiClusterManager.EPOCH_ANNOTATION))).isEqualTo(two.scheduler().jobs().epoch(NS + "/train"));
         assertThat(copiesOf("waiting")).isEmpty();
         assertThat(two.status(NS, "waiting").orElseThrow().state()).isEqualTo(JobState.PENDING);
 

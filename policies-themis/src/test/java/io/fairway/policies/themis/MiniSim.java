@@ -110,7 +110,7 @@ final class MiniSim {
                 }
             }
             violations.addAll(scheduler.checkInvariants());
-            if (arrivals.isEmpty() && run.isEmpty() && scheduler.pendingJobs().isEmpty()) {
+            if (arrivals.isEmpty() && run.isEmpty() && scheduler.jobs().pending().isEmpty()) {
                 return;
             }
             long next = now + 60_000;

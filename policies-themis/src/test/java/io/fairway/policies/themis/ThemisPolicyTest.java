@@ -267,7 +267,7 @@ class ThemisPolicyTest {
             }
         }
         assertThat(nodes).hasSize(2);
-        assertThat(sim.scheduler.jobs().stream().filter(j -> j.spec().jobSet().startsWith("small") && j.admission() != null)
+        assertThat(sim.scheduler.jobs().all().stream().filter(j -> j.spec().jobSet().startsWith("small") && j.admission() != null)
                 .filter(j -> !preempted.contains(j.id()))).hasSize(8).allMatch(j -> !j.admission().leaseExpired(660_000));
         return r;
     }

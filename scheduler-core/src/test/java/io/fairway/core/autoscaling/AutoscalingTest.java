@@ -73,11 +73,11 @@ class AutoscalingTest {
 
         // the provider adds the nodes after the provisioning delay
         now.set(60_000);
-        s.addNode(pool.nodeOf(C32, "node-a"));
-        s.addNode(pool.nodeOf(C32, "node-b"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-a"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-b"));
         r = s.runRound();
         assertThat(r.decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactly("gromacs-1", "gromacs-2");
-        assertThat(s.pendingNodeRequests()).isEmpty();
+        assertThat(s.clusters().pendingNodeRequests()).isEmpty();
         s.reportStarted("gromacs-1");
         s.reportStarted("gromacs-2");
 
@@ -107,7 +107,7 @@ class AutoscalingTest {
         s.submit(job("gromacs-1"));
         s.runRound();
         now.set(60_000);
-        s.addNode(pool.nodeOf(C32, "node-a"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-a"));
         assertThat(s.runRound().decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactly("gromacs-1");
         s.reportStarted("gromacs-1");
 
@@ -140,13 +140,13 @@ class AutoscalingTest {
     void drainingANodeMigratesItsJobsWithCheckpoints() {
         Scheduler s = cedana();
         NodePool pool = s.snapshot().provisioning().pools().get("default");
-        s.addNode(pool.nodeOf(C64, "spot-1"));
+        s.clusters().addNode(pool.nodeOf(C64, "spot-1"));
         s.submit(JobSpec.builder("ckpt").queue("user-queue").members(1, Resources.builder().cpu(32).build())
                 .checkpointing(new Checkpointing(600, 10, 20)).build());
         s.runRound();
         s.reportStarted("ckpt");
         actuated.clear();
-        List<String> moved = s.drainNode("spot-1", "spot interruption notice");
+        List<String> moved = s.clusters().drainNode("spot-1", "spot interruption notice");
         assertThat(moved).containsExactly("ckpt");
         assertThat(actuated).singleElement().isInstanceOfSatisfying(Preempt.class, p -> {
             assertThat(p.checkpoint()).isTrue();

@@ -59,17 +59,17 @@ class ConsolidationTest {
     private Scheduler twoHalfUsedNodes(NodePool.Consolidation policy, boolean checkpoints) {
         Scheduler s = scheduler(policy);
         NodePool pool = s.snapshot().provisioning().pools().get("cpu");
-        s.addNode(pool.nodeOf(C32, "node-a"));
-        s.addNode(pool.nodeOf(C32, "node-b"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-a"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-b"));
         // one per node: each node is cordoned while the other's job is placed
-        s.cordon("node-b", true);
+        s.clusters().cordon("node-b", true);
         s.submit(job("a", 16, checkpoints));
         s.runRound();
-        s.cordon("node-b", false);
-        s.cordon("node-a", true);
+        s.clusters().cordon("node-b", false);
+        s.clusters().cordon("node-a", true);
         s.submit(job("b", 16, checkpoints));
         s.runRound();
-        s.cordon("node-a", false);
+        s.clusters().cordon("node-a", false);
         s.reportStarted("a");
         s.reportStarted("b");
         assertThat(s.status("a").orElseThrow().admission().placement().nodes()).containsExactly("node-a");
@@ -101,7 +101,7 @@ class ConsolidationTest {
                 .containsExactly("Preempt", "Admit");
         assertThat(s.status("a").orElseThrow().state()).isEqualTo(JobState.ADMITTED);
         assertThat(s.status("a").orElseThrow().preemptions()).isEqualTo(1);
-        s.removeNode("node-a"); // as the provider does
+        s.clusters().removeNode("node-a"); // as the provider does
         assertThat(s.checkInvariants()).isEmpty();
 
         // the node that stays now runs both jobs and is not under-used: nothing more happens
@@ -130,8 +130,8 @@ class ConsolidationTest {
     void nodeWhoseJobsFitNowhereElseStays() {
         Scheduler s = scheduler(NodePool.Consolidation.WHEN_UNDERUTILIZED);
         NodePool pool = s.snapshot().provisioning().pools().get("cpu");
-        s.addNode(pool.nodeOf(C32, "node-a"));
-        s.addNode(pool.nodeOf(C32, "node-b"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-a"));
+        s.clusters().addNode(pool.nodeOf(C32, "node-b"));
         s.submit(job("a", 20, true));
         s.submit(job("b", 20, true));
         s.runRound();
@@ -146,7 +146,7 @@ class ConsolidationTest {
         s.submit(job("first", 32, false));
         RoundResult r = s.runRound();
         assertThat(r.decisions()).filteredOn(d -> d instanceof Provision).hasSize(1);
-        long request = s.pendingNodeRequests().get(0).id();
+        long request = s.clusters().pendingNodeRequests().get(0).id();
 
         now.set(10_000);
         s.cancel("first");
@@ -154,7 +154,7 @@ class ConsolidationTest {
         r = s.runRound();
         // no new node: the one on its way is handed over, with the quota
         assertThat(r.decisions()).noneMatch(d -> d instanceof Provision);
-        assertThat(s.pendingNodeRequests()).singleElement().satisfies(q -> {
+        assertThat(s.clusters().pendingNodeRequests()).singleElement().satisfies(q -> {
             assertThat(q.id()).isEqualTo(request);
             assertThat(q.jobs()).containsExactly("second");
         });
@@ -163,11 +163,11 @@ class ConsolidationTest {
         assertThat(reason.message()).contains("node request " + request);
 
         now.set(60_000);
-        s.addNode(s.snapshot().provisioning().pools().get("cpu").nodeOf(C32, "node-1"));
+        s.clusters().addNode(s.snapshot().provisioning().pools().get("cpu").nodeOf(C32, "node-1"));
         r = s.runRound();
         assertThat(r.decisions()).filteredOn(d -> d instanceof Admit).singleElement()
                 .satisfies(d -> assertThat(((Admit) d).jobId()).isEqualTo("second"));
-        assertThat(s.pendingNodeRequests()).isEmpty();
+        assertThat(s.clusters().pendingNodeRequests()).isEmpty();
         assertThat(s.checkInvariants()).isEmpty();
     }
 
@@ -175,24 +175,24 @@ class ConsolidationTest {
     void requestNobodyTakesWaitsForNoJobAndItsNodeGoesWhenIdle() {
         Scheduler s = scheduler(NodePool.Consolidation.WHEN_EMPTY);
         NodePool pool = s.snapshot().provisioning().pools().get("cpu");
-        s.addNode(pool.nodeOf(C32, "idle"));
+        s.clusters().addNode(pool.nodeOf(C32, "idle"));
         s.submit(job("big", 64, false));
         s.runRound();
-        assertThat(s.pendingNodeRequests()).singleElement().satisfies(q -> assertThat(q.instanceType()).isEqualTo("c.16xlarge"));
+        assertThat(s.clusters().pendingNodeRequests()).singleElement().satisfies(q -> assertThat(q.instanceType()).isEqualTo("c.16xlarge"));
 
         now.set(10_000);
         s.cancel("big");
         s.runRound();
-        assertThat(s.pendingNodeRequests()).singleElement().satisfies(q -> assertThat(q.jobs()).isEmpty());
+        assertThat(s.clusters().pendingNodeRequests()).singleElement().satisfies(q -> assertThat(q.jobs()).isEmpty());
 
         // the idle node of the pool is no longer held up by a request nobody waits for
         now.set(DELAY);
         RoundResult r = s.runRound();
         assertThat(r.decisions()).filteredOn(d -> d instanceof Deprovision).extracting(d -> ((Deprovision) d).node()).containsExactly("idle");
-        s.removeNode("idle"); // as the provider does
+        s.clusters().removeNode("idle"); // as the provider does
         // the node that comes for it anyway is empty, and goes after the delay
         now.set(DELAY + 60_000);
-        s.addNode(pool.nodeOf(C64, "late"));
+        s.clusters().addNode(pool.nodeOf(C64, "late"));
         s.runRound();
         now.set(2 * DELAY + 60_000);
         r = s.runRound();

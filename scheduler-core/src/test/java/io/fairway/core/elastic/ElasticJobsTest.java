@@ -104,7 +104,7 @@ class ElasticJobsTest {
         s.submit(elastic("elastic", 2, 8, 0));
         s.runRound();
         s.reportStarted("elastic");
-        s.cordon("n", true); // draining: the members already there stay until moved
+        s.clusters().cordon("n", true); // draining: the members already there stay until moved
         RoundResult r = s.runRound();
         assertThat(r.refused()).isEmpty();
         assertThat(r.decisions()).singleElement().isInstanceOfSatisfying(Resize.class, rz -> assertThat(rz.targetCount()).isEqualTo(2));

@@ -49,8 +49,8 @@ class BadInputTest {
 
     /** Runs a bad call and checks the error and that jobs, nodes and the whole snapshot are unchanged. */
     private void refused(ThrowingCallable call, String field, Object value, String... messageParts) {
-        List<JobStatus> jobs = s.jobs();
-        List<Node> nodes = s.nodes();
+        List<JobStatus> jobs = s.jobs().all();
+        List<Node> nodes = s.clusters().nodes();
         Snapshot snapshot = s.snapshot();
         List<String> invariants = s.checkInvariants();
         assertThat(invariants).isEmpty();
@@ -64,8 +64,8 @@ class BadInputTest {
             }
         });
 
-        assertThat(s.jobs()).isEqualTo(jobs);
-        assertThat(s.nodes()).isEqualTo(nodes);
+        assertThat(s.jobs().all()).isEqualTo(jobs);
+        assertThat(s.clusters().nodes()).isEqualTo(nodes);
         assertThat(s.snapshot()).isEqualTo(snapshot);
         assertThat(s.checkInvariants()).isEmpty();
     }
@@ -123,7 +123,7 @@ class BadInputTest {
 
     @Test
     void flavorQuotingAResourceNotCovered() {
-        refused(() -> s.addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(List.of("cpu"),
+        refused(() -> s.queues().addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(List.of("cpu"),
                         List.of(new FlavorQuotas("default", List.of(ResourceQuota.of("cpu", 1000), ResourceQuota.of(Resources.GPU, 8))))))
                         .build()),
                 "flavors[default].resources", Resources.GPU, "not in coveredResources");
@@ -131,39 +131,39 @@ class BadInputTest {
 
     @Test
     void clusterQueueNamingAnUndefinedFlavor() {
-        refused(() -> s.addClusterQueue(ClusterQueue.builder("new").quota("h200-spot", gpus(8)).build()),
+        refused(() -> s.queues().addClusterQueue(ClusterQueue.builder("new").quota("h200-spot", gpus(8)).build()),
                 "clusterQueue[new].flavors", "h200-spot", "is not defined");
     }
 
     @Test
     void replacingAClusterQueueWithAnUndefinedFlavorKeepsTheOldOne() {
-        refused(() -> s.addClusterQueue(ClusterQueue.builder(Fixtures.CQ).quota("ghost", gpus(1)).build()),
+        refused(() -> s.queues().addClusterQueue(ClusterQueue.builder(Fixtures.CQ).quota("ghost", gpus(1)).build()),
                 "clusterQueue[cq].flavors", "ghost");
     }
 
     @Test
     void cohortQuotaNamingAnUndefinedFlavor() {
-        refused(() -> s.addCohort(new Cohort("rich", null, List.of(new ResourceGroup(List.of(Resources.GPU),
+        refused(() -> s.queues().addCohort(new Cohort("rich", null, List.of(new ResourceGroup(List.of(Resources.GPU),
                         List.of(new FlavorQuotas("ghost", List.of(ResourceQuota.of(Resources.GPU, 8)))))), 1.0)),
                 "cohort[rich].flavors", "ghost");
     }
 
     @Test
     void nodeWithAGpuIndexTwice() {
-        refused(() -> s.addNode(Node.builder("n3").gpus(new GpuTopology("custom", List.of(new Gpu(0, "A"), new Gpu(0, "A")), List.of())).build()),
+        refused(() -> s.clusters().addNode(Node.builder("n3").gpus(new GpuTopology("custom", List.of(new Gpu(0, "A"), new Gpu(0, "A")), List.of())).build()),
                 "gpus.index", 0, "appears twice");
-        assertThat(s.nodes()).extracting(Node::name).containsExactly("n1", "n2");
+        assertThat(s.clusters().nodes()).extracting(Node::name).containsExactly("n1", "n2");
     }
 
     @Test
     void nodeWhoseGpuCapacityDisagreesWithItsGpuList() {
-        refused(() -> s.addNode(Node.builder("n3").capacity(gpus(4)).gpus(GpuTopology.nvSwitch8("H100")).build()),
+        refused(() -> s.clusters().addNode(Node.builder("n3").capacity(gpus(4)).gpus(GpuTopology.nvSwitch8("H100")).build()),
                 "node.capacity.nvidia.com/gpu", 4L, "8 GPUs are listed");
     }
 
     @Test
     void nodeNameTwice() {
-        refused(() -> s.addNode(h100("n1")), "node.name", "n1", "already exists");
+        refused(() -> s.clusters().addNode(h100("n1")), "node.name", "n1", "already exists");
     }
 
     @Test
@@ -178,18 +178,18 @@ class BadInputTest {
 
     @Test
     void cohortCycle() {
-        s.addCohort(Cohort.of("a", "b"));
-        refused(() -> s.addCohort(Cohort.of("b", "a")), "cohort[b].parent", "a", "cycle", "b -> a -> b");
+        s.queues().addCohort(Cohort.of("a", "b"));
+        refused(() -> s.queues().addCohort(Cohort.of("b", "a")), "cohort[b].parent", "a", "cycle", "b -> a -> b");
     }
 
     @Test
     void cohortTwice() {
-        refused(() -> s.addCohort(Cohort.of("research", null)), "cohort.name", "research", "already exists");
+        refused(() -> s.queues().addCohort(Cohort.of("research", null)), "cohort.name", "research", "already exists");
     }
 
     @Test
     void borrowingLimitOnAQueueWithNoCohort() {
-        refused(() -> s.addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(List.of(Resources.GPU),
+        refused(() -> s.queues().addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(List.of(Resources.GPU),
                         List.of(new FlavorQuotas("default", List.of(new ResourceQuota(Resources.GPU, 8, 2, ResourceQuota.UNLIMITED))))))
                         .build()),
                 "clusterQueue[new].borrowingLimit", 2L, "no cohort");
@@ -197,28 +197,28 @@ class BadInputTest {
 
     @Test
     void negativeQuota() {
-        refused(() -> s.addClusterQueue(ClusterQueue.builder("new").quota("default", Resources.of(Map.of("cpu", -4000L))).build()),
+        refused(() -> s.queues().addClusterQueue(ClusterQueue.builder("new").quota("default", Resources.of(Map.of("cpu", -4000L))).build()),
                 "resources.cpu", -4000L, "quantity must be >= 0");
-        refused(() -> s.addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(List.of(Resources.GPU),
+        refused(() -> s.queues().addClusterQueue(ClusterQueue.builder("new").resourceGroup(new ResourceGroup(List.of(Resources.GPU),
                         List.of(new FlavorQuotas("default", List.of(ResourceQuota.of(Resources.GPU, -8)))))).build()),
                 "nominalQuota", -8L, "nominalQuota must be >= 0");
     }
 
     @Test
     void localQueueTwice() {
-        refused(() -> s.addLocalQueue(new LocalQueue("default", "lq", "cq")), "localQueue", "default/lq", "already exists");
+        refused(() -> s.queues().addLocalQueue(new LocalQueue("default", "lq", "cq")), "localQueue", "default/lq", "already exists");
     }
 
     @Test
     void flavorTwice() {
-        refused(() -> s.addFlavor(ResourceFlavor.of("default")), "flavor.name", "default", "already exists");
+        refused(() -> s.queues().addFlavor(ResourceFlavor.of("default")), "flavor.name", "default", "already exists");
     }
 
     @Test
     void unknownNodes() {
-        refused(() -> s.removeNode("n9"), "node", "n9", "does not exist");
-        refused(() -> s.cordon("n9", true), "node", "n9", "does not exist");
-        refused(() -> s.drainNode("n9", "spot"), "node", "n9", "does not exist");
+        refused(() -> s.clusters().removeNode("n9"), "node", "n9", "does not exist");
+        refused(() -> s.clusters().cordon("n9", true), "node", "n9", "does not exist");
+        refused(() -> s.clusters().drainNode("n9", "spot"), "node", "n9", "does not exist");
     }
 
     @Test

@@ -111,7 +111,7 @@ class FifoPoliciesTest {
         Scheduler s = cluster("priority", 8, null, h100("n1")).build();
         s.submit(gpuJob("a", 1, 8));
         s.submit(gpuJob("b", 1, 8));
-        assertThat(s.setPriority("b", 3)).isTrue();
+        assertThat(s.jobs().setPriority("b", 3)).isTrue();
         RoundResult r = s.runRound();
         assertThat(r.decisions()).extracting(Decision::jobId).containsExactly("b");
         assertThat(s.status("b").orElseThrow().spec().priority()).isEqualTo(3);

@@ -125,7 +125,7 @@ class GangPlacementTest {
         s.runRound();
         Set<Integer> seen = new HashSet<>();
         int admitted = 0;
-        for (var j : s.jobs()) {
+        for (var j : s.jobs().all()) {
             if (j.admission() != null) {
                 admitted++;
                 for (int g : j.admission().placement().members().get(0).gpus()) {

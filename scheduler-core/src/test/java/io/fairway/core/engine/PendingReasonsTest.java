@@ -42,7 +42,7 @@ class PendingReasonsTest {
         assertThat(r.code()).isEqualTo(Code.QUEUE_NOT_FOUND);
         assertThat(r.message()).contains("nope").contains("team-x");
         // the queue appears later: the job runs
-        s.addLocalQueue(new LocalQueue("team-x", "nope", Fixtures.CQ));
+        s.queues().addLocalQueue(new LocalQueue("team-x", "nope", Fixtures.CQ));
         s.runRound();
         assertThat(state(s, "j")).isEqualTo(JobState.ADMITTED);
     }
@@ -100,7 +100,7 @@ class PendingReasonsTest {
         s.submit(JobSpec.builder("lost").queue("missing").members(1, Resources.builder().gpus(1).build()).build());
         for (int round = 0; round < 3; round++) {
             s.runRound();
-            for (JobStatus j : s.pendingJobs()) {
+            for (JobStatus j : s.jobs().pending()) {
                 assertThat(j.pendingReason()).as(j.id()).isNotNull();
                 assertThat(j.pendingReason().message()).as(j.id()).isNotBlank();
                 assertThat(j.pendingReason().code()).as(j.id()).isNotEqualTo(Code.NOT_YET_CONSIDERED);

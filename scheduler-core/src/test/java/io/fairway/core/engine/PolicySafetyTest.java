@@ -178,7 +178,7 @@ class PolicySafetyTest {
         Scheduler s = cluster("best-effort-fifo", 64, rec, h100("n1")).policy(policy).build();
         s.submit(gpuJob("a", 1, 4));
         s.submit(gpuJob("b", 1, 4));
-        List<JobStatus> before = s.jobs();
+        List<JobStatus> before = s.jobs().all();
 
         RoundResult r = s.runRound();
 
@@ -189,8 +189,8 @@ class PolicySafetyTest {
             assertThat(e.type()).isEqualTo(EventType.PLAN_REFUSED);
             assertThat(e.reason()).contains("bug in policy");
         });
-        assertThat(s.jobs()).extracting(JobStatus::state).containsOnly(JobState.PENDING);
-        assertThat(s.jobs()).extracting(JobStatus::id).isEqualTo(before.stream().map(JobStatus::id).toList());
+        assertThat(s.jobs().all()).extracting(JobStatus::state).containsOnly(JobState.PENDING);
+        assertThat(s.jobs().all()).extracting(JobStatus::id).isEqualTo(before.stream().map(JobStatus::id).toList());
         assertThat(s.checkInvariants()).isEmpty();
 
         // once the policy behaves, the same jobs are admitted: nothing was half-applied

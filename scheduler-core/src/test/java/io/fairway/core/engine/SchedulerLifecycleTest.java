@@ -106,11 +106,11 @@ class SchedulerLifecycleTest {
         Scheduler s = cluster("best-effort-fifo", 8, null, h100("n1")).build();
         s.submit(gpuJob("j1", 1, 16)); // never fits: stays pending
         s.runRound();
-        List<?> before = s.jobs();
+        List<?> before = s.jobs().all();
         assertThat(s.reportStarted("j1")).isFalse();
         assertThat(s.reportStarted("no-such-job")).isFalse();
         assertThat(s.reportFinished("j1")).isFalse();
-        assertThat(s.jobs()).isEqualTo(before);
+        assertThat(s.jobs().all()).isEqualTo(before);
         assertThat(state(s, "j1")).isEqualTo(JobState.PENDING);
     }
 
@@ -121,7 +121,7 @@ class SchedulerLifecycleTest {
         s.submit(gpuJob("j1", 1, 16));
         assertThat(s.cancel("j1")).isTrue();
         assertThat(state(s, "j1")).isEqualTo(JobState.CANCELLED);
-        assertThat(s.pendingJobs()).isEmpty();
+        assertThat(s.jobs().pending()).isEmpty();
         assertThat(s.cancel("j1")).isFalse();
         assertThat(s.cancel("unknown")).isFalse();
         // nothing to stop: it held nothing
@@ -204,7 +204,7 @@ class SchedulerLifecycleTest {
         String lost = gangNodes.iterator().next();
         rec.decisions.clear();
 
-        List<String> requeued = s.removeNode(lost);
+        List<String> requeued = s.clusters().removeNode(lost);
 
         assertThat(requeued).containsExactly("gang");
         assertThat(rec.decisions).singleElement().isInstanceOfSatisfying(Preempt.class, p -> {
@@ -216,18 +216,18 @@ class SchedulerLifecycleTest {
         assertThat(reason(s, "gang").message()).contains(lost);
         assertThat(state(s, "single")).isEqualTo(JobState.RUNNING);
         assertThat(rec.eventsOf("gang")).extracting(SchedulerEvent::type).contains(EventType.REQUEUED);
-        assertThat(s.nodes()).extracting(n -> n.name()).doesNotContain(lost);
+        assertThat(s.clusters().nodes()).extracting(n -> n.name()).doesNotContain(lost);
         assertThat(s.checkInvariants()).isEmpty();
 
         // two nodes are left, one of them busy: the gang of two whole nodes must wait
         s.runRound();
         assertThat(state(s, "gang")).isEqualTo(JobState.PENDING);
         // a replacement node comes up: the gang runs again, on nodes that exist
-        s.addNode(h100("n4"));
+        s.clusters().addNode(h100("n4"));
         s.runRound();
         assertThat(state(s, "gang")).isEqualTo(JobState.ADMITTED);
         Set<String> names = new HashSet<>();
-        s.nodes().forEach(n -> names.add(n.name()));
+        s.clusters().nodes().forEach(n -> names.add(n.name()));
         assertThat(s.status("gang").orElseThrow().admission().placement().members()).extracting(MemberPlacement::node)
                 .allMatch(names::contains).doesNotContain(lost);
         assertThat(s.checkInvariants()).isEmpty();
@@ -239,12 +239,12 @@ class SchedulerLifecycleTest {
         s.submit(gpuJob("a", 1, 4));
         s.runRound();
         s.reportStarted("a");
-        s.cordon("n1", true);
+        s.clusters().cordon("n1", true);
         s.submit(gpuJob("b", 1, 4));
         s.runRound();
         assertThat(state(s, "a")).isEqualTo(JobState.RUNNING);
         assertThat(state(s, "b")).isEqualTo(JobState.PENDING);
-        s.cordon("n1", false);
+        s.clusters().cordon("n1", false);
         s.runRound();
         assertThat(state(s, "b")).isEqualTo(JobState.ADMITTED);
         assertThat(s.checkInvariants()).isEmpty();
@@ -303,6 +303,6 @@ class SchedulerLifecycleTest {
         for (Decision d : rec.decisions) {
             assertThat(s.status(d.jobId())).isPresent();
         }
-        assertThat(s.jobs()).filteredOn(j -> j.state() == JobState.PENDING).hasSize(2);
+        assertThat(s.jobs().all()).filteredOn(j -> j.state() == JobState.PENDING).hasSize(2);
     }
 }

@@ -71,7 +71,7 @@ class MultiClusterTest {
         Scheduler s = scheduler(hub);
         s.submit(job("a", "set", 8));
         s.runRound();
-        String first = s.clusterOf("a");
+        String first = s.clusters().clusterOf("a");
         String other = first.equals("eu") ? "us" : "eu";
         ExecutorHub.WorkItem w = hub.poll(first, 10).items().get(0);
         assertThat(s.reportStarted("a", w.epoch())).isTrue();
@@ -84,7 +84,7 @@ class MultiClusterTest {
         assertThat(hub.checkLiveness()).containsExactly(first);
         assertThat(s.status("a").orElseThrow().state()).isEqualTo(JobState.PENDING);
         s.runRound();
-        assertThat(s.clusterOf("a")).isEqualTo(other);
+        assertThat(s.clusters().clusterOf("a")).isEqualTo(other);
         ExecutorHub.WorkItem w2 = hub.poll(other, 10).items().get(0);
         assertThat(w2.epoch()).isGreaterThan(w.epoch());
         assertThat(s.reportStarted("a", w2.epoch())).isTrue();
@@ -112,18 +112,18 @@ class MultiClusterTest {
         List<EventLog.Entry> first = log.read("sweep", 0, 4);
         assertThat(first).hasSize(4).allMatch(e -> e.event().jobSet().equals("sweep"));
         long cursor = first.get(first.size() - 1).sequence();
-        assertThat(s.setJobSetPriority("sweep", 5)).isEqualTo(3);
-        assertThat(s.cancelJobSet("sweep")).containsExactly("a", "b", "c");
+        assertThat(s.jobs().setJobSetPriority("sweep", 5)).isEqualTo(3);
+        assertThat(s.jobs().cancelJobSet("sweep")).containsExactly("a", "b", "c");
         List<EventLog.Entry> rest = log.read("sweep", cursor, 100);
         assertThat(rest).extracting(e -> e.event().type()).contains(EventType.PRIORITY_CHANGED, EventType.CANCELLED);
         assertThat(rest.get(0).sequence()).isGreaterThan(cursor);
         assertThat(s.status("x").orElseThrow().state()).isNotEqualTo(JobState.CANCELLED);
         // cordon the queue: nothing new is admitted
-        s.stopClusterQueue("cq", true);
+        s.queues().stopClusterQueue("cq", true);
         s.submit(job("late", "other", 1));
         s.runRound();
         assertThat(s.status("late").orElseThrow().state()).isEqualTo(JobState.PENDING);
-        s.stopClusterQueue("cq", false);
+        s.queues().stopClusterQueue("cq", false);
         s.runRound();
         assertThat(s.status("late").orElseThrow().state()).isEqualTo(JobState.ADMITTED);
     }

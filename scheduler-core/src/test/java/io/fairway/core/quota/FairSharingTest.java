@@ -77,7 +77,7 @@ class FairSharingTest {
                 }
             }
             if (t >= 120) { // measure after warm-up
-                for (var j : s.jobs()) {
+                for (var j : s.jobs().all()) {
                     if (j.state().holdsResources()) {
                         gpuSeconds[Integer.parseInt(j.admission().clusterQueue().substring(2))] += 1;
                     }

@@ -155,7 +155,7 @@ class PreemptionDecisionsTest {
             for (int k = 0; k < finish && !running.isEmpty(); k++) {
                 String id = running.remove(random.nextInt(running.size()));
                 s.reportFinished(id);
-                s.forget(id);
+                s.jobs().forget(id);
                 batch.add(job(random, next[0]++, queues, now.get()));
             }
             s.submitAll(batch);

@@ -74,7 +74,7 @@ class QuotaProperties {
         Scheduler s = sb.build();
         Map<String, ResourceFlavor> flavors = Map.of("fa", a, "fb", b);
         Map<String, Node> nodes = new HashMap<>();
-        s.nodes().forEach(n -> nodes.put(n.name(), n));
+        s.clusters().nodes().forEach(n -> nodes.put(n.name(), n));
         List<String> running = new ArrayList<>();
         int id = 0;
         for (int step = 0; step < 12; step++) {

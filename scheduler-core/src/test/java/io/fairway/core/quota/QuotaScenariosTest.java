@@ -213,7 +213,7 @@ class QuotaScenariosTest {
         s.submit(gpuJob("j1", "a", 4, 0));
         s.submit(gpuJob("j2", "a", 4, 0));
         s.runRound();
-        PendingExplanation e = s.explain("j2").orElseThrow();
+        PendingExplanation e = s.jobs().explain("j2").orElseThrow();
         assertThat(e.clusterQueue()).isEqualTo("team-a");
         assertThat(e.jobsAhead()).isEqualTo(1);
         assertThat(e.reason().code()).isEqualTo(PendingReason.Code.QUOTA);
@@ -226,7 +226,7 @@ class QuotaScenariosTest {
         s.submit(gpuJob("j", "a", 1, 0));
         s.runRound();
         assertThat(s.status("j").orElseThrow().pendingReason().code()).isEqualTo(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND);
-        s.addClusterQueue(gpuQueue("not-yet", null, 8, ResourceQuota.UNLIMITED, ResourceQuota.UNLIMITED, PreemptionPolicy.NEVER));
+        s.queues().addClusterQueue(gpuQueue("not-yet", null, 8, ResourceQuota.UNLIMITED, ResourceQuota.UNLIMITED, PreemptionPolicy.NEVER));
         assertThat(admitted(s.runRound())).containsExactly("j");
     }
 
@@ -255,7 +255,7 @@ class QuotaScenariosTest {
     @Test
     void cohortCycleIsRefusedAndNothingChanges() {
         Scheduler s = base(0).cohort(Cohort.of("a", "b")).cohort(Cohort.of("b", "c")).build();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.addCohort(Cohort.of("c", "a")))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.queues().addCohort(Cohort.of("c", "a")))
                 .hasMessageContaining("cycle").hasMessageContaining("c -> a -> b -> c");
         assertThat(s.snapshot().cohorts()).containsOnlyKeys("a", "b");
     }

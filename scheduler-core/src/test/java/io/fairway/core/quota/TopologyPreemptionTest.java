@@ -50,7 +50,7 @@ class TopologyPreemptionTest {
         RoundResult fill = s.runRound();
         assertThat(fill.decisions()).hasSize(32);
         fill.decisions().forEach(d -> nodeOf.put(d.jobId(), ((Admit) d).placement().members().get(0).node()));
-        s.jobs().forEach(j -> s.reportStarted(j.id()));
+        s.jobs().all().forEach(j -> s.reportStarted(j.id()));
         // a 16-GPU gang that must sit in one rack
         s.submit(JobSpec.builder("gang").queue("q").priority(10)
                 .podSet(PodSet.of("workers", 2, Resources.builder().gpus(8).build()).withTopology(TopologyRequest.required(ClusterSpec.RACK_LABEL)))

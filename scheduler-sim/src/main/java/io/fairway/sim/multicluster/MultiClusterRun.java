@@ -285,7 +285,7 @@ public final class MultiClusterRun {
             }
             again = !declared.isEmpty();
             measureConcurrency();
-            boolean allDone = arrivals.isEmpty() && scheduler.jobs().stream().allMatch(j -> j.state().isTerminal());
+            boolean allDone = arrivals.isEmpty() && scheduler.jobs().all().stream().allMatch(j -> j.state().isTerminal());
             if (allDone) {
                 break;
             }
@@ -313,13 +313,13 @@ public final class MultiClusterRun {
                     }
                 }
             }
-            if (interval > 0 && !scheduler.pendingJobs().isEmpty()) {
+            if (interval > 0 && !scheduler.jobs().pending().isEmpty()) {
                 next = Math.min(next, t + interval);
             }
             if (next == Long.MAX_VALUE || next > horizon) {
                 LOG.warn("{} under {}: stopped at t={} s with {} job(s) unfinished", input.name(), policy, t / 1000,
                         jobs.size() - finishedAt.size() - cancelled());
-                scheduler.jobs().stream().filter(j -> !j.state().isTerminal()).limit(5).forEach(j -> LOG.warn("  {} is {} ({})", j.id(),
+                scheduler.jobs().all().stream().filter(j -> !j.state().isTerminal()).limit(5).forEach(j -> LOG.warn("  {} is {} ({})", j.id(),
                         j.state(), j.pendingReason()));
                 break;
             }
@@ -356,12 +356,12 @@ public final class MultiClusterRun {
             e.silentAt = Math.min(e.silentAt, t);
         } else if (a instanceof ClusterAction.JoinCluster j) {
             String name = j.cluster().name();
-            scheduler.addCluster(j.cluster());
+            scheduler.clusters().addCluster(j.cluster());
             hub.register(name);
             Executor e = new Executor(name, t);
             e.joinedAt = t / 1000.0;
             for (Node n : j.nodes()) {
-                scheduler.addNode(n);
+                scheduler.clusters().addNode(n);
                 e.nodes++;
                 e.gpus += n.gpus().size();
             }
@@ -493,7 +493,7 @@ public final class MultiClusterRun {
             return;
         }
         java.util.Set<String> waiting = new java.util.HashSet<>();
-        for (JobStatus j : scheduler.pendingJobs()) {
+        for (JobStatus j : scheduler.jobs().pending()) {
             waiting.add(queueOf.get(j.id()));
         }
         if (!waiting.containsAll(queuesWithJobs)) {
@@ -585,7 +585,7 @@ public final class MultiClusterRun {
 
     private int cancelled() {
         int n = 0;
-        for (JobStatus j : scheduler.jobs()) {
+        for (JobStatus j : scheduler.jobs().all()) {
             if (j.state() == JobState.CANCELLED) {
                 n++;
             }

@@ -169,13 +169,13 @@ public final class MultiClusterSimulation {
         int outside = 0;
         boolean joined = false;
         long limit = 48 * 3_600_000L;
-        while (now.get() < limit && s.jobs().stream().anyMatch(j -> !j.state().isTerminal())) {
+        while (now.get() < limit && s.jobs().all().stream().anyMatch(j -> !j.state().isTerminal())) {
             now.addAndGet(c.stepMillis());
             if (!joined && now.get() >= c.joinAtMillis()) {
                 joined = true;
-                s.addCluster(new ClusterSpec(c.joiningCluster(), List.of(ClusterSpec.RACK_LABEL)));
+                s.clusters().addCluster(new ClusterSpec(c.joiningCluster(), List.of(ClusterSpec.RACK_LABEL)));
                 hub.register(c.joiningCluster());
-                nodesOf(c.joiningCluster(), c.nodesPerCluster()).forEach(s::addNode);
+                nodesOf(c.joiningCluster(), c.nodesPerCluster()).forEach(s.clusters()::addNode);
                 executors.put(c.joiningCluster(), new Executor(c.joiningCluster(), now.get()));
                 LOG.info("cluster {} joined at {} h", c.joiningCluster(), now.get() / 3_600_000.0);
             }
@@ -250,7 +250,7 @@ public final class MultiClusterSimulation {
             }
         }
         Map<String, JobState> finalStates = new TreeMap<>();
-        for (JobStatus j : s.jobs()) {
+        for (JobStatus j : s.jobs().all()) {
             finalStates.put(j.id(), j.state());
         }
         LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", jobs.size(), lost, restartedAfterLoss,

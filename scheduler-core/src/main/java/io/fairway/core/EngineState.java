@@ -1,0 +1,225 @@
+package io.fairway.core;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Cohort;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.spi.AdmissionCheck;
+import io.fairway.api.spi.SchedulingPolicy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * Everything a {@link Scheduler} knows, behind one lock: the configuration (clusters, nodes, flavors, cohorts,
+ * ClusterQueues, LocalQueues, admission checks), the jobs ({@link JobBook}), node pools and requests
+ * ({@link PoolBook}), usage history for fair share over time, and the counters a round and a snapshot need.
+ * The facade and its views ({@link Queues}, {@link Clusters}, {@link Jobs}) read and change it under
+ * {@link #lock}; every change bumps {@link #modCount}, which tells a round whether the state moved while it ran.
+ */
+final class EngineState {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Scheduler.class);
+    final ReentrantLock lock = new ReentrantLock();
+    final SchedulingPolicy policy;
+    final Clock clock;
+    final long seed;
+    final PlacementStrategy placement;
+    final long usageHalfLifeMillis;
+
+    final Map<String, ClusterSpec> clusters = new TreeMap<>();
+    final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
+    final Map<String, ResourceFlavor> flavors = new TreeMap<>();
+    final Map<String, ClusterQueue> clusterQueues = new TreeMap<>();
+    final Map<String, Cohort> cohorts = new TreeMap<>();
+    final Map<String, LocalQueue> localQueues = new TreeMap<>();
+    final Map<String, AdmissionCheck> admissionChecks = new TreeMap<>();
+
+    final JobBook jobs;
+    final PoolBook pools = new PoolBook();
+    final Outbox outbox;
+
+    long round;
+    long modCount;
+    final Map<String, Double> decayedUsage = new TreeMap<>();
+    long usageUpdatedAt = Long.MIN_VALUE;
+    /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
+    long policyWakeAt = RoundResult.NO_WAKE;
+
+    EngineState(SchedulingPolicy policy, io.fairway.api.spi.Actuator actuator, Clock clock, long seed, PlacementStrategy placement,
+                long usageHalfLifeMillis) {
+        this.policy = policy;
+        this.clock = clock;
+        this.seed = seed;
+        this.placement = placement;
+        this.usageHalfLifeMillis = usageHalfLifeMillis;
+        this.outbox = new Outbox(lock, actuator);
+        this.jobs = new JobBook(this);
+    }
+
+    void withLock(Runnable r) {
+        lock.lock();
+        try {
+            r.run();
+            modCount++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    <T> T withLock(Supplier<T> s) {
+        lock.lock();
+        try {
+            T t = s.get();
+            modCount++;
+            return t;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A report about a job: accepted when the job is in a state it applies to (a warning otherwise). */
+    boolean report(String jobId, String what, java.util.function.Predicate<JobStatus> applies,
+                   java.util.function.BiConsumer<JobStatus, List<io.fairway.api.event.SchedulerEvent>> transition) {
+        List<io.fairway.api.event.SchedulerEvent> events = outbox.eventList();
+        boolean ok = withLock(() -> {
+            JobStatus j = jobs.byId.get(jobId);
+            if (j == null || !applies.test(j)) {
+                LOG.warn("{}({}): job is {}", what, jobId, j == null ? "unknown" : j.state());
+                return false;
+            }
+            transition.accept(j, events);
+            outbox.publish(events, List.of());
+            return true;
+        });
+        outbox.deliver(null);
+        return ok;
+    }
+
+    /** Runs a report atomically with the check that it is about the job's current run (its epoch). */
+    boolean ifCurrent(String jobId, long epoch, java.util.function.BooleanSupplier report) {
+        boolean ok;
+        lock.lock();
+        try {
+            JobStatus j = jobs.byId.get(jobId);
+            ok = epoch == (j == null ? -1L : j.preemptions()) && report.getAsBoolean();
+        } finally {
+            lock.unlock();
+        }
+        outbox.deliver(null); // the report published under this lock; delivered once it is released
+        return ok;
+    }
+
+    /** Reads under the lock without counting a change. */
+    <T> T read(Supplier<T> s) {
+        lock.lock();
+        try {
+            return s.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the whole state, for {@link Scheduler#exportState()} (lock held) */
+    SchedulerState export() {
+        return new SchedulerState(seed, placement, usageHalfLifeMillis, round, jobs.nextSequence, usageUpdatedAt, new ArrayList<>(clusters.values()),
+                new ArrayList<>(flavors.values()), new ArrayList<>(cohorts.values()), new ArrayList<>(clusterQueues.values()),
+                new ArrayList<>(localQueues.values()), new ArrayList<>(nodes.values()), new ArrayList<>(pools.nodePools.values()), jobs.all(),
+                decayedUsage, pools.export());
+    }
+
+    /** Takes the jobs, counters, usage and provisioning of a saved state (its configuration was built already; lock held). */
+    void restore(SchedulerState saved) {
+        saved.jobs().forEach(jobs::restore);
+        round = saved.round();
+        jobs.nextSequence = saved.nextSequence();
+        usageUpdatedAt = saved.usageUpdatedAt();
+        decayedUsage.putAll(saved.decayedUsage());
+        pools.restore(saved.provisioning());
+    }
+
+    /** @return the whole state as the round sees it (lock held); running jobs with service up to now */
+    Snapshot snapshotLocked() {
+        long now = clock.millis();
+        List<JobStatus> held = new ArrayList<>(jobs.holding.size());
+        for (JobStatus j : jobs.holding.values()) {
+            held.add(j.asOf(now));
+        }
+        PendingIndex idx = jobs.pendingIndex.freeze();
+        return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
+                idx.inSubmissionOrder(), held, decayedUsage, placement, pools.provisioning(), idx);
+    }
+
+    /**
+     * Fair share over time: each ClusterQueue's usage (its dominant share of the cluster) decays with the
+     * half-life, as HTCondor's RUP(t) = β·RUP(t−δt) + (1−β)·usage, β = 0.5^(δt / half-life). Lock held.
+     */
+    void decayUsage() {
+        long now = clock.millis();
+        if (usageUpdatedAt == Long.MIN_VALUE) {
+            usageUpdatedAt = now;
+            return;
+        }
+        long dt = now - usageUpdatedAt;
+        if (dt <= 0) {
+            return;
+        }
+        Map<String, Long> total = new HashMap<>();
+        for (Node n : nodes.values()) {
+            n.capacity().asMap().forEach((r, v) -> total.merge(r, v, Long::sum));
+        }
+        Map<String, Map<String, Long>> used = new HashMap<>();
+        for (JobStatus j : jobs.holding.values()) {
+            Admit a = j.admission();
+            for (var ps : j.spec().podSets()) {
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                ps.total(m).asMap().forEach((r, v) -> used.computeIfAbsent(a.clusterQueue(), k -> new HashMap<>()).merge(r, v, Long::sum));
+            }
+        }
+        double beta = Math.pow(0.5, (double) dt / usageHalfLifeMillis);
+        Set<String> names = new HashSet<>(clusterQueues.keySet());
+        names.addAll(decayedUsage.keySet());
+        for (String cq : names) {
+            double share = 0;
+            for (Map.Entry<String, Long> e : used.getOrDefault(cq, Map.of()).entrySet()) {
+                long t = total.getOrDefault(e.getKey(), 0L);
+                if (t > 0) {
+                    share = Math.max(share, (double) e.getValue() / t);
+                }
+            }
+            decayedUsage.put(cq, beta * decayedUsage.getOrDefault(cq, 0.0) + (1 - beta) * share);
+        }
+        usageUpdatedAt = now;
+    }
+
+    /** @see Scheduler#nextWakeupMillis */
+    OptionalLong nextWakeupMillis(long checkRetryMillis) {
+        return read(() -> {
+            long now = clock.millis();
+            long best = policyWakeAt > now ? policyWakeAt : Long.MAX_VALUE;
+            for (JobStatus j : jobs.holding.values()) {
+                Admit a = j.admission();
+                if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE && a.leaseExpiresAtMillis() > now) {
+                    best = Math.min(best, a.leaseExpiresAtMillis());
+                }
+                if (j.state() == JobState.QUOTA_RESERVED) {
+                    best = Math.min(best, now + checkRetryMillis);
+                }
+            }
+            best = Math.min(best, pools.nextConsolidation(nodes, now));
+            return best == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(best);
+        });
+    }
+}

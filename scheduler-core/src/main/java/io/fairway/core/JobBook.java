@@ -1,0 +1,260 @@
+package io.fairway.core;
+
+import com.google.common.collect.Interner;
+import com.google.common.collect.Interners;
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.decision.Admit;
+import io.fairway.api.event.EventType;
+import io.fairway.api.event.SchedulerEvent;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.LocalQueue;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The life cycle of every job, in one place (every method runs with the state lock held): the jobs by id, the
+ * pending ones (by sequence, and grouped in the {@link PendingIndex}), the ones holding resources, and each change
+ * of state as a {@link JobStatus} transition with the event it makes.
+ */
+final class JobBook {
+    private final EngineState state;
+    final HashMap<String, JobStatus> byId = new HashMap<>();
+    /**
+     * Pending jobs by sequence. A hash map: the hot paths only put, get and remove (a tree costs a walk of scattered
+     * nodes per operation); the few readers that need submission order sort ({@link #pendingInOrder()}).
+     */
+    final HashMap<Long, JobStatus> pending = new HashMap<>();
+    /** The same pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
+    final PendingIndex.Builder pendingIndex = new PendingIndex.Builder();
+    final TreeMap<Long, JobStatus> holding = new TreeMap<>();
+    long nextSequence;
+
+    /*
+     * Jobs submitted by a driver that parses each request carry their own copy of what many jobs share: pod sets,
+     * node selectors, queue and owner names (most of a pending job's heap with realistic specs). The engine keeps one
+     * copy of each: equal pod set lists and names are interned (weakly: a copy goes when no job holds it).
+     */
+    private final Interner<List<PodSet>> podSetLists = Interners.newWeakInterner();
+    private final Interner<String> names = Interners.newWeakInterner();
+    /**
+     * Equal pending reasons, kept as one object (weakly): a group's jobs given equal reasons in different rounds then
+     * share one, and comparing them (a freeze of the pending index compares a group's reasons) is an identity check
+     * instead of comparing texts and details.
+     */
+    private final Interner<PendingReason> reasonCopies = Interners.newWeakInterner();
+
+    JobBook(EngineState state) {
+        this.state = state;
+    }
+
+    // ---------------------------------------------------------------- arrivals
+
+    /** Accepts a batch: all of it, or (on a duplicate id) none. */
+    List<JobStatus> submit(Collection<JobSpec> batch, List<SchedulerEvent> events) {
+        Set<String> ids = new HashSet<>();
+        for (JobSpec j : batch) {
+            if (byId.containsKey(j.id()) || !ids.add(j.id())) {
+                InvalidSpecException.check(false, "job.id", j.id(), "job id %s already exists", j.id());
+            }
+        }
+        long now = state.clock.millis();
+        List<JobStatus> added = new ArrayList<>(batch.size());
+        PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
+        Map<String, PendingReason> initialByQueue = new HashMap<>();
+        for (JobSpec given : batch) {
+            // submitTimeMillis 0 means "at submission" (JobSpec): stamp the clock, so that ages and finish-time
+            // estimates count from when the scheduler saw the job, not from the clock's epoch
+            JobSpec j = shared(given, given.submitTimeMillis() == 0 ? now : given.submitTimeMillis());
+            // a job whose queue resolves starts with the reason it keeps until a round reaches it
+            String queueKey = j.localQueueKey();
+            PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
+                LocalQueue lq = state.localQueues.get(key);
+                return lq != null && state.clusterQueues.containsKey(lq.clusterQueue())
+                        ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
+            });
+            JobStatus s = JobStatus.submitted(j, initial, now, nextSequence++);
+            byId.put(j.id(), s);
+            pending.put(s.sequence(), s);
+            pendingIndex.add(s);
+            added.add(s);
+            events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, queueKey));
+        }
+        return added;
+    }
+
+    /**
+     * @param j a submitted spec
+     * @param submitTimeMillis its submission time (the clock's when it came without one)
+     * @return the spec with that time and its pod sets and names shared with the engine's other jobs (one copy at most)
+     */
+    private JobSpec shared(JobSpec j, long submitTimeMillis) {
+        List<PodSet> podSets = podSetLists.intern(j.podSets());
+        String namespace = names.intern(j.namespace());
+        String queue = names.intern(j.queue());
+        String owner = j.owner().isEmpty() ? j.owner() : names.intern(j.owner());
+        String jobSet = j.jobSet().equals(j.id()) ? j.jobSet() : names.intern(j.jobSet()); // a job set per job stays the id
+        if (podSets == j.podSets() && namespace == j.namespace() && queue == j.queue() && owner == j.owner() && jobSet == j.jobSet()
+                && submitTimeMillis == j.submitTimeMillis()) {
+            return j;
+        }
+        return new JobSpec(j.id(), namespace, queue, jobSet, owner, j.priority(), submitTimeMillis, podSets, j.estimatedSeconds(),
+                j.sensitivity(), j.checkpointing());
+    }
+
+    // ---------------------------------------------------------------- transitions
+
+    /** A pending job's new reason (shared with equal ones); true when it changed. */
+    boolean waitFor(JobStatus j, PendingReason reason) {
+        if (reason.equals(j.pendingReason())) {
+            return false;
+        }
+        replace(j, j.waitingFor(reasonCopies.intern(reason)));
+        return true;
+    }
+
+    /** A round's admission: admitted, or quota reserved while admission checks run. */
+    JobStatus admit(JobStatus j, Admit a, boolean reserved, long now) {
+        JobStatus n = j.admitted(a, reserved, now);
+        replace(j, n);
+        return n;
+    }
+
+    /** The actuator reports the admitted job runs. */
+    void start(JobStatus j, List<SchedulerEvent> events) {
+        replace(j, j.started(state.clock.millis()));
+        events.add(event(j, EventType.STARTED, ""));
+    }
+
+    /** Back to pending, keeping its place: preempted, its node lost, or evicted; its epoch grows. */
+    void requeue(JobStatus j, PendingReason reason, EventType type, String why, List<SchedulerEvent> events) {
+        long now = state.clock.millis();
+        replace(j, j.asOf(now).requeued(reason, now, true));
+        events.add(event(j, type, why));
+    }
+
+    /** Ends a job: succeeded, failed or cancelled. */
+    void finish(JobStatus j, JobState end, String why, List<SchedulerEvent> events) {
+        long now = state.clock.millis();
+        replace(j, j.asOf(now).ended(end, now));
+        events.add(event(j, end == JobState.SUCCEEDED ? EventType.SUCCEEDED : end == JobState.FAILED ? EventType.FAILED : EventType.CANCELLED, why));
+    }
+
+    /**
+     * Moves a job from one status to the next in every index (the one place a job's status changes).
+     *
+     * @param old its current status
+     * @param now its next status
+     */
+    void replace(JobStatus old, JobStatus now) {
+        byId.put(now.id(), now);
+        if (pending.get(old.sequence()) == old) {
+            if (now.state() == JobState.PENDING && now.sequence() == old.sequence()) {
+                pending.put(now.sequence(), now); // still pending (a new reason, say): same place in both indexes
+                pendingIndex.replace(old, now);
+                state.modCount++;
+                return;
+            }
+            pending.remove(old.sequence());
+            pendingIndex.remove(old);
+        }
+        if (holding.get(old.sequence()) == old) {
+            holding.remove(old.sequence());
+            state.pools.released(old, state.clock.millis());
+        }
+        if (now.state() == JobState.PENDING) {
+            pending.put(now.sequence(), now);
+            pendingIndex.add(now);
+        } else if (now.state().holdsResources()) {
+            holding.put(now.sequence(), now);
+        }
+        state.modCount++;
+    }
+
+    /** Puts a restored job back in its indexes. */
+    void restore(JobStatus j) {
+        byId.put(j.id(), j);
+        if (j.state() == JobState.PENDING) {
+            pending.put(j.sequence(), j);
+            pendingIndex.add(j);
+        } else if (j.state().holdsResources()) {
+            holding.put(j.sequence(), j);
+        }
+    }
+
+    SchedulerEvent event(JobStatus j, EventType type, String reason) {
+        return new SchedulerEvent(state.clock.millis(), j.id(), j.spec().jobSet(), type, reason);
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /** @return the pending jobs by sequence (submission order), as a new list */
+    List<JobStatus> pendingInOrder() {
+        return bySequence(pending.values());
+    }
+
+    /** @return every known job in submission order */
+    List<JobStatus> all() {
+        return bySequence(byId.values());
+    }
+
+    /** @return live (pending or holding) jobs that {@code filter} selects, in submission order */
+    List<JobStatus> live(Predicate<JobStatus> filter) {
+        List<JobStatus> l = new ArrayList<>();
+        for (JobStatus j : pending.values()) {
+            if (filter.test(j)) {
+                l.add(j);
+            }
+        }
+        for (JobStatus j : holding.values()) {
+            if (filter.test(j)) {
+                l.add(j);
+            }
+        }
+        l.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        return l;
+    }
+
+    private static List<JobStatus> bySequence(Collection<JobStatus> jobs) {
+        List<JobStatus> l = new ArrayList<>(jobs);
+        l.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        return l;
+    }
+
+    /** @return index inconsistencies (each job in exactly one state and index, the pending index in step) */
+    List<String> checkIndexes() {
+        List<String> v = new ArrayList<>();
+        for (JobStatus j : byId.values()) {
+            boolean inPending = pending.get(j.sequence()) == j;
+            boolean inHolding = holding.get(j.sequence()) == j;
+            boolean ok = switch (j.state()) {
+                case PENDING -> inPending && !inHolding && j.pendingReason() != null && j.admission() == null;
+                case QUOTA_RESERVED, ADMITTED, RUNNING -> inHolding && !inPending && j.admission() != null;
+                default -> !inPending && !inHolding;
+            };
+            if (!ok) {
+                v.add("job " + j.id() + " in state " + j.state() + " is inconsistent (pending index " + inPending + ", holding index " + inHolding
+                        + ", reason " + j.pendingReason() + ")");
+            }
+        }
+        PendingIndex idx = pendingIndex.freeze();
+        List<JobStatus> inOrder = pendingInOrder();
+        if (idx.size() != pending.size() || !idx.equals(PendingIndex.of(inOrder)) || !idx.inSubmissionOrder().equals(inOrder)) {
+            v.add("the pending index holds " + idx.size() + " jobs in its groups, the pending list " + pending.size());
+        }
+        if (pending.size() + holding.size() > byId.size()) {
+            v.add("indexes hold " + (pending.size() + holding.size()) + " jobs, more than the " + byId.size() + " known");
+        }
+        return v;
+    }
+}

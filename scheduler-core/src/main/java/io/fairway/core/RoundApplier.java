@@ -1,0 +1,260 @@
+package io.fairway.core;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.Deprovision;
+import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.decision.Provision;
+import io.fairway.api.decision.Resize;
+import io.fairway.api.event.EventType;
+import io.fairway.api.event.SchedulerEvent;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.spi.AdmissionCheck;
+import io.fairway.core.internal.Provisioner;
+import io.fairway.core.internal.Validator;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A round's last stage in the engine: its decisions applied to the state (lock held), after re-validation when the
+ * state changed while the round ran — resizes, preemptions, admissions (through admission checks where a
+ * ClusterQueue names some), the pending reasons, lease renewals, reservations and node requests.
+ */
+final class RoundApplier {
+    private static final Logger LOG = LoggerFactory.getLogger(RoundApplier.class);
+
+    private final EngineState state;
+
+    RoundApplier(EngineState state) {
+        this.state = state;
+    }
+
+    /**
+     * @param r what the round decided
+     * @param s the snapshot it decided on
+     * @param mod the state's change count when the snapshot was taken
+     * @param events the events this makes
+     * @param applied the decisions applied, for the actuator
+     * @return the round's result as applied
+     */
+    RoundResult apply(RoundResult r, Snapshot s, long mod, List<SchedulerEvent> events, List<Decision> applied) {
+        List<Preempt> preempts = new ArrayList<>();
+        List<Admit> admits = new ArrayList<>();
+        List<Resize> resizes = new ArrayList<>();
+        for (Decision d : r.decisions()) {
+            if (d instanceof Preempt p) {
+                preempts.add(p);
+            } else if (d instanceof Admit a) {
+                admits.add(a);
+            } else if (d instanceof Resize rz) {
+                resizes.add(rz);
+            }
+        }
+        // the round's reasons as they are (a million pending jobs' worth is not copied), unless some must change
+        Map<String, PendingReason> reasons = r.pendingReasons();
+        List<String> refused = new ArrayList<>(r.refused());
+        boolean moved = state.modCount != mod;
+        if (moved) {
+            // State changed while the round ran: keep only what still holds.
+            Validator.Outcome v = Validator.validate(state.snapshotLocked(), preempts, admits);
+            preempts = v.preemptions();
+            admits = v.admissions();
+            refused.addAll(v.refused());
+            Map<String, PendingReason> changed = new LinkedHashMap<>(reasons);
+            reasons = changed;
+            v.refusedAdmissions().forEach((id, err) -> changed.put(id, PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS,
+                    "state changed during the round: " + err)));
+        }
+        long now = s.nowMillis();
+        resize(resizes, moved, now, refused, events, applied);
+        for (Preempt p : preempts) {
+            state.jobs.requeue(state.jobs.byId.get(p.jobId()), PendingReason.of(PendingReason.Code.PREEMPTED, "preempted: " + p.reason()),
+                    EventType.PREEMPTED, p.reason(), events);
+            applied.add(p);
+        }
+        admit(admits, now, events, applied);
+        applyReasons(reasons, now, events);
+        for (String ref : refused) {
+            events.add(new SchedulerEvent(now, null, null, EventType.PLAN_REFUSED, ref));
+        }
+        Map<String, Long> renewed = renewLeases(r.leaseRenewals());
+        Map<String, Provisioning.Reservation> newReservations = provision(r, admits, now, events, applied);
+        state.policyWakeAt = r.wakeAtMillis();
+        return new RoundResult(r.round(), r.nowMillis(), applied, reasons, refused, r.computeNanos(), renewed, newReservations, r.requests(),
+                r.wakeAtMillis());
+    }
+
+    private void resize(List<Resize> resizes, boolean moved, long now, List<String> refused, List<SchedulerEvent> events, List<Decision> applied) {
+        for (Resize rz : resizes) {
+            JobStatus j = state.jobs.byId.get(rz.jobId());
+            if (j == null || !j.state().holdsResources() || j.admission() == null) {
+                refused.add("resize " + rz.jobId() + ": the job no longer holds resources");
+                continue;
+            }
+            if (moved && !nodesStillThere(rz)) {
+                refused.add("resize " + rz.jobId() + ": state changed during the round");
+                continue;
+            }
+            Map<String, Integer> counts = new LinkedHashMap<>(j.admission().counts());
+            counts.put(rz.podSet(), rz.targetCount());
+            Admit a = j.admission();
+            Admit next = new Admit(a.jobId(), a.clusterQueue(), a.flavors(), counts, rz.placement(), a.admittedAtMillis(), a.leaseExpiresAtMillis(),
+                    a.admissionOrder());
+            // attained service so far is kept; the running clock restarts with the new size
+            state.jobs.replace(j, j.asOf(now).withAdmission(next, j.state() == JobState.RUNNING ? now : j.stateSinceMillis()));
+            events.add(state.jobs.event(j, EventType.RESIZED, rz.podSet() + " " + a.counts().get(rz.podSet()) + " -> " + rz.targetCount()));
+            applied.add(rz);
+        }
+    }
+
+    /** After a concurrent change: a resize is kept only if its new members' nodes still exist. */
+    private boolean nodesStillThere(Resize rz) {
+        for (MemberPlacement m : rz.placement().members()) {
+            if (!state.nodes.containsKey(m.node())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void admit(List<Admit> admits, long now, List<SchedulerEvent> events, List<Decision> applied) {
+        List<Admit> reserved = new ArrayList<>();
+        for (Admit a : admits) {
+            JobStatus j = state.jobs.byId.get(a.jobId());
+            ClusterQueue cq = state.clusterQueues.get(a.clusterQueue());
+            boolean checked = cq != null && !cq.admissionChecks().isEmpty();
+            JobStatus n = state.jobs.admit(j, a, checked, now);
+            if (checked) {
+                reserved.add(a);
+                events.add(state.jobs.event(n, EventType.PENDING, "quota reserved in " + a.clusterQueue() + "; admission checks " + cq.admissionChecks()));
+            } else {
+                if (events != Outbox.UNHEARD) {
+                    events.add(admittedEvent(n, a));
+                }
+                applied.add(a);
+            }
+        }
+        if (!reserved.isEmpty()) {
+            evaluateAdmissionChecks(events, applied);
+        }
+    }
+
+    private void applyReasons(Map<String, PendingReason> reasons, long now, List<SchedulerEvent> events) {
+        PendingReason lastReason = null; // jobs answered together share one reason object: its text is built once
+        String lastText = null;
+        for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
+            JobStatus j = state.jobs.byId.get(e.getKey());
+            if (j != null && j.state() == JobState.PENDING && state.jobs.waitFor(j, e.getValue()) && events != Outbox.UNHEARD) {
+                if (e.getValue() != lastReason) {
+                    lastReason = e.getValue();
+                    lastText = lastReason.code() + ": " + lastReason.message();
+                }
+                events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING, lastText));
+            }
+        }
+    }
+
+    private Map<String, Long> renewLeases(Map<String, Long> renewals) {
+        Map<String, Long> renewed = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> e : renewals.entrySet()) {
+            JobStatus j = state.jobs.byId.get(e.getKey());
+            if (j != null && j.state().holdsResources() && j.admission() != null) {
+                state.jobs.replace(j, j.withAdmission(j.admission().withLease(e.getValue()), j.stateSinceMillis()));
+                renewed.put(e.getKey(), e.getValue());
+            }
+        }
+        return renewed;
+    }
+
+    /** Reservations for jobs waiting on nodes, node requests, and nodes going away. @return the new reservations */
+    private Map<String, Provisioning.Reservation> provision(RoundResult r, List<Admit> admits, long now, List<SchedulerEvent> events,
+                                                           List<Decision> applied) {
+        PoolBook pools = state.pools;
+        for (Admit a : admits) {
+            pools.reservations.remove(a.jobId());
+            if (!pools.emptySince.isEmpty()) {
+                pools.emptySince.keySet().removeAll(a.placement().nodes());
+            }
+        }
+        Map<String, Provisioning.Reservation> newReservations = new LinkedHashMap<>();
+        for (Provisioning.Reservation res : r.reservations().values()) {
+            JobStatus j = state.jobs.byId.get(res.jobId());
+            if (j != null && j.state() == JobState.PENDING) {
+                pools.reservations.put(res.jobId(), res);
+                newReservations.put(res.jobId(), res);
+            }
+        }
+        Provisioner.mergeRequests(pools.inFlight, r.requests()); // a request handed to other jobs replaces itself
+        for (Decision d : r.decisions()) {
+            if (d instanceof Provision || d instanceof Deprovision) {
+                applied.add(d);
+                events.add(new SchedulerEvent(now, null, null, d instanceof Deprovision ? EventType.DEPROVISIONED : EventType.PROVISIONED,
+                        d.toString()));
+            }
+            if (d instanceof Deprovision dp && state.nodes.containsKey(dp.node())) {
+                state.nodes.put(dp.node(), state.nodes.get(dp.node()).withUnschedulable(true)); // nothing new lands on a node going away
+                pools.emptySince.remove(dp.node());
+            }
+        }
+        return newReservations;
+    }
+
+    SchedulerEvent admittedEvent(JobStatus n, Admit a) {
+        return state.jobs.event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
+                + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
+    }
+
+    /** Asks the admission checks about every job with reserved quota (lock held). */
+    void evaluateAdmissionChecks(List<SchedulerEvent> events, List<Decision> admitted) {
+        long now = state.clock.millis();
+        List<JobStatus> reserved = new ArrayList<>(); // collected first: deciding changes the holding index
+        for (JobStatus j : state.jobs.holding.values()) {
+            if (j.state() == JobState.QUOTA_RESERVED) {
+                reserved.add(j);
+            }
+        }
+        for (JobStatus j : reserved) {
+            ClusterQueue cq = state.clusterQueues.get(j.admission().clusterQueue());
+            List<String> names = cq == null ? List.of() : cq.admissionChecks();
+            String rejected = null;
+            boolean allReady = true;
+            for (String name : names) {
+                AdmissionCheck.Result res = ask(name, j, now);
+                if (res.verdict() == AdmissionCheck.Verdict.REJECTED) {
+                    rejected = name + ": " + res.message();
+                    break;
+                }
+                if (res.verdict() != AdmissionCheck.Verdict.READY) {
+                    allReady = false;
+                }
+            }
+            if (rejected != null) {
+                String why = "admission check rejected the job: " + rejected;
+                state.jobs.replace(j, j.requeued(PendingReason.of(PendingReason.Code.ADMISSION_CHECK, why), now, false));
+                events.add(state.jobs.event(j, EventType.PENDING, why));
+            } else if (allReady) {
+                JobStatus n = state.jobs.admit(j, j.admission(), false, now);
+                events.add(admittedEvent(n, j.admission()));
+                admitted.add(j.admission());
+            }
+        }
+    }
+
+    private AdmissionCheck.Result ask(String name, JobStatus j, long now) {
+        AdmissionCheck c = state.admissionChecks.get(name);
+        try {
+            return c == null ? AdmissionCheck.Result.rejected("admission check " + name + " is not registered") : c.evaluate(j, j.admission(), now);
+        } catch (RuntimeException e) {
+            LOG.warn("admission check {} failed on {}", name, j.id(), e);
+            return AdmissionCheck.Result.pending("admission check " + name + " failed: " + e.getMessage());
+        }
+    }
+}
