@@ -105,7 +105,6 @@ final class Round {
         this.items = new LinkedHashMap<>(apps.size() * 2);
     }
 
-
     /**
      * @param j a job holding GPUs
      * @return true when an expired lease makes it revocable: it checkpoints, or revoking without one is configured

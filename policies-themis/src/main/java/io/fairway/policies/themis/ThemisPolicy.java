@@ -193,7 +193,6 @@ public final class ThemisPolicy implements SchedulingPolicy {
         return config;
     }
 
-
     // ---------------------------------------------------------------- the round
 
     @Override
