@@ -12,7 +12,6 @@ import io.fairway.api.event.SchedulerEvent;
 import io.fairway.api.job.Checkpointing;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
-import io.fairway.api.job.PodSet;
 import io.fairway.core.Scheduler;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,60 +31,14 @@ final class SimulationRun {
     private static final int ARRIVAL = 2;
     private static final int LEASE = 3;
     private static final int TICK = 4;
-    private static final int NODES_UP = 5;
-    private static final int SPOT_NOTICE = 6;
-    private static final int SPOT_INTERRUPTION = 7;
-    private static final int WAKE = 8;
-    private static final int RETRY = 9;
-    private static final int PROVISION_RETRY = 10;
+    static final int NODES_UP = 5;
+    static final int SPOT_NOTICE = 6;
+    static final int SPOT_INTERRUPTION = 7;
+    static final int WAKE = 8;
+    static final int RETRY = 9;
+    static final int PROVISION_RETRY = 10;
     /** How often quota reserved behind an admission check asks again, for {@link Scheduler#nextWakeupMillis}. */
     private static final long CHECK_RETRY_MILLIS = 60_000;
-
-    /** Nodes of one Provision decision, coming up. */
-    private record NodesUp(io.fairway.api.model.NodePool pool, io.fairway.api.model.InstanceType type, List<String> names, String rack,
-                           long requestedAt) {
-    }
-
-    /** An admission the actuator is still trying to start (its earlier attempts failed or timed out). */
-    private static final class Start {
-        final JobTrack track;
-        final String clusterQueue;
-        final long epoch;
-        final String key;
-        Placement placement;
-        int attempt;
-
-        Start(JobTrack track, Placement placement, String clusterQueue, long epoch, String key) {
-            this.track = track;
-            this.placement = placement;
-            this.clusterQueue = clusterQueue;
-            this.epoch = epoch;
-            this.key = key;
-        }
-    }
-
-    /** A node request the actuator is still trying to make. */
-    private static final class ProvisionTry {
-        final Provision decision;
-        final SimNodePool pool;
-        final io.fairway.api.model.InstanceType type;
-        final List<String> names;
-        final String rack;
-        final long requestedAt;
-        final String key;
-        int attempt;
-
-        ProvisionTry(Provision decision, SimNodePool pool, io.fairway.api.model.InstanceType type, List<String> names, String rack,
-                     long requestedAt, String key) {
-            this.decision = decision;
-            this.pool = pool;
-            this.type = type;
-            this.names = names;
-            this.rack = rack;
-            this.requestedAt = requestedAt;
-            this.key = key;
-        }
-    }
 
     /** A future event; at one instant completions go first, then cluster actions, arrivals, lease expiries, ticks. */
     private record Event(long time, int kind, long seq, Object payload, long runId) {
@@ -99,7 +52,7 @@ final class SimulationRun {
 
     private final PriorityQueue<Event> queue = new PriorityQueue<>(
             Comparator.comparingLong(Event::time).thenComparingInt(Event::kind).thenComparingLong(Event::seq));
-    private final Map<String, JobTrack> tracks = new HashMap<>();
+    final Map<String, JobTrack> tracks = new HashMap<>();
     private final List<JobTrack> order = new ArrayList<>();
     private final TreeMap<Integer, JobTrack> runningTracks = new TreeMap<>();
     private final List<SkippedJob> skipped = new ArrayList<>();
@@ -108,9 +61,9 @@ final class SimulationRun {
     private final List<TimelinePoint> timeline = new ArrayList<>();
     private final List<long[]> presentSteps = new ArrayList<>(); // {time, jobs present from then on}
 
-    private Scheduler scheduler;
+    Scheduler scheduler;
     private long seq;
-    private long now;
+    long now;
     private long lastTime;
     private long busyGpus;
     private long lastFinish = -1;
@@ -126,25 +79,13 @@ final class SimulationRun {
     private boolean tickScheduled;
     private int lastRoundDecisions;
     private long horizon = Long.MAX_VALUE;
-    private final Infrastructure infra;
-    private final List<String> deprovisioned = new ArrayList<>();
-    private final java.util.Set<Long> wakes = new java.util.HashSet<>();
-    /** The node whose spot interruption is being handled, or null: preemptions now are interruption losses. */
-    private String interrupting;
+    final Infrastructure infra;
+    /** Times a WAKE event is queued for. */
+    final java.util.Set<Long> wakes = new java.util.HashSet<>();
     private final ActuatorFaults faults;
-    /** Admissions being started again after a failed or timed-out attempt, by job. */
-    private final Map<String, Start> starting = new HashMap<>();
-    private final Map<String, Integer> admissionsOf = new HashMap<>();
-    private long provisionSeq;
-    private long attempts;
-    private long failures;
-    private long timeouts;
-    private long retries;
-    private long givenUp;
-    private long backoffMillis;
-    private int maxAttemptsSeen;
-    private long mismatches;
-
+    /** The actuator's retries, when faults are injected. */
+    private final ActuatorRetries actuator;
+    private final NodeEvents nodes;
     SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
         this.input = input;
         this.policy = policy;
@@ -153,6 +94,23 @@ final class SimulationRun {
         this.totalGpus = capacityGpus(input.cluster());
         this.infra = new Infrastructure(input.cluster(), options.seed());
         this.faults = options.actuatorFaults();
+        this.actuator = new ActuatorRetries(this, faults, options.seed());
+        this.nodes = new NodeEvents(this);
+    }
+
+    /** @return the actuator's faults */
+    ActuatorFaults faults() {
+        return faults;
+    }
+
+    /** @return the actuator's retries */
+    ActuatorRetries actuator() {
+        return actuator;
+    }
+
+    /** @return the jobs waiting now */
+    int pending() {
+        return pending;
     }
 
     /** Static GPUs plus the pools' GPU limits (pools without one count their largest instance once). */
@@ -209,17 +167,17 @@ final class SimulationRun {
                     }
                     case LEASE -> effective |= leaseExpires((JobTrack) e.payload(), e.runId());
                     case NODES_UP -> {
-                        nodesUp((NodesUp) e.payload());
+                        nodes.nodesUp((NodeEvents.NodesUp) e.payload());
                         effective = true;
                     }
-                    case SPOT_NOTICE -> effective |= spotNotice((String) e.payload());
-                    case SPOT_INTERRUPTION -> effective |= spotInterruption((String) e.payload());
+                    case SPOT_NOTICE -> effective |= nodes.spotNotice((String) e.payload());
+                    case SPOT_INTERRUPTION -> effective |= nodes.spotInterruption((String) e.payload());
                     case WAKE -> {
                         wakes.remove(e.time());
                         effective = true;
                     }
-                    case RETRY -> effective |= retryStart((Start) e.payload());
-                    case PROVISION_RETRY -> effective |= retryProvision((ProvisionTry) e.payload());
+                    case RETRY -> effective |= actuator.retryStart((ActuatorRetries.Start) e.payload());
+                    case PROVISION_RETRY -> effective |= actuator.retryProvision((ActuatorRetries.ProvisionTry) e.payload());
                     default -> {
                         tickScheduled = false;
                         effective = true;
@@ -237,9 +195,9 @@ final class SimulationRun {
             }
             runRound();
             if (faults.any()) {
-                checkConsistency();
+                actuator.checkConsistency();
             }
-            removeDeprovisioned();
+            nodes.removeDeprovisioned();
             watchLeases();
             watchWakeups();
             recordState();
@@ -266,8 +224,7 @@ final class SimulationRun {
         }
         result = result.withInfra(im);
         if (faults.any()) {
-            result = result.withActuator(new ActuatorMetrics(attempts, failures, timeouts, retries, givenUp, backoffMillis / 1000.0,
-                    maxAttemptsSeen, mismatches));
+            result = result.withActuator(actuator.metrics());
         }
         return result;
     }
@@ -333,7 +290,7 @@ final class SimulationRun {
         }
     }
 
-    private void push(long time, int kind, Object payload, long runId) {
+    void push(long time, int kind, Object payload, long runId) {
         queue.add(new Event(time, kind, seq++, payload, runId));
         if (kind != TICK) {
             nonTickEvents++;
@@ -452,15 +409,15 @@ final class SimulationRun {
             } else if (d instanceof Resize r) {
                 resize(r);
             } else if (d instanceof Provision p) {
-                provision(p);
+                nodes.provision(p);
             } else if (d instanceof Deprovision dp) {
                 record("Deprovision", null, dp.node() + ": " + dp.reason());
-                deprovisioned.add(dp.node());
+                nodes.deprovisioned(dp.node());
             }
         }
     }
 
-    private void record(String kind, String job, String detail) {
+    void record(String kind, String job, String detail) {
         if (options.recordEvents()) {
             actuations.add(new ActuationRecord(now, kind, job, detail));
             if (kind.startsWith("Actuator")) {
@@ -473,7 +430,7 @@ final class SimulationRun {
 
     private void admit(Admit a) {
         JobTrack t = tracks.get(a.jobId());
-        if (t == null || t.running || starting.containsKey(a.jobId())) {
+        if (t == null || t.running || actuator.isStarting(a.jobId())) {
             LOG.warn("t={}s: Admit for job {} that is {}", now / 1000.0, a.jobId(), t == null ? "unknown" : "already running");
             return;
         }
@@ -481,105 +438,11 @@ final class SimulationRun {
             start(t, a.placement(), a.clusterQueue(), 1);
             return;
         }
-        int n = admissionsOf.merge(t.job.id(), 1, Integer::sum);
-        Start s = new Start(t, a.placement(), a.clusterQueue(), scheduler.jobs().epoch(t.job.id()), t.job.id() + "#" + n);
-        starting.put(t.job.id(), s);
-        attemptStart(s);
-    }
-
-    /** One attempt to start an admitted job: it starts, or a retry (or the final give-up) is scheduled. */
-    private void attemptStart(Start s) {
-        s.attempt++;
-        count(s.attempt);
-        String id = s.track.job.id();
-        ActuatorFaults.Outcome o = faults.draw(options.seed(), ActuatorFaults.ADMIT, s.key, s.attempt);
-        if (o == ActuatorFaults.Outcome.APPLIED) {
-            starting.remove(id);
-            start(s.track, s.placement, s.clusterQueue, s.attempt);
-            return;
-        }
-        push(now + failed(o, ActuatorFaults.ADMIT, id, s.attempt), RETRY, s, 0);
-    }
-
-    private void count(int attempt) {
-        attempts++;
-        if (attempt > 1) {
-            retries++;
-        }
-        maxAttemptsSeen = Math.max(maxAttemptsSeen, attempt);
-    }
-
-    /** Counts and records a failed or timed-out attempt. @return the wait until the next attempt (or the give-up) */
-    private long failed(ActuatorFaults.Outcome o, String kind, String subject, int attempt) {
-        boolean last = attempt >= faults.maxAttempts();
-        long wait = last ? 0 : faults.backoffMillis(attempt);
-        String what;
-        if (o == ActuatorFaults.Outcome.TIMED_OUT) {
-            timeouts++;
-            wait += faults.timeoutMillis();
-            what = "timed out (no answer in " + fmt(faults.timeoutSeconds()) + " s)";
-        } else {
-            failures++;
-            what = "failed";
-        }
-        backoffMillis += wait;
-        String next = last ? "; last attempt, giving up" : "; retry in " + fmt(wait / 1000.0) + " s";
-        record(o == ActuatorFaults.Outcome.TIMED_OUT ? "ActuatorTimeout" : "ActuatorFailure", kind.equals(ActuatorFaults.ADMIT) ? subject : null,
-                kind + " attempt " + attempt + " of " + faults.maxAttempts() + (kind.equals(ActuatorFaults.ADMIT) ? "" : " (" + subject + ")")
-                        + " " + what + next);
-        return wait;
-    }
-
-    private static String fmt(double seconds) {
-        return String.format(java.util.Locale.ROOT, "%.1f", seconds);
-    }
-
-    /** The time for a retry (or the give-up) of a start has come. */
-    private boolean retryStart(Start s) {
-        String id = s.track.job.id();
-        if (starting.get(id) != s) {
-            return false; // superseded: the engine preempted or cancelled the admission meanwhile
-        }
-        JobState state = scheduler.status(id).map(JobStatus::state).orElse(null);
-        if (state != JobState.ADMITTED || scheduler.jobs().epoch(id) != s.epoch) {
-            starting.remove(id);
-            record("ActuatorDropped", id, "the engine no longer holds this admission (" + state + "); not retried");
-            return true;
-        }
-        if (s.attempt >= faults.maxAttempts()) {
-            starting.remove(id);
-            givenUp++;
-            String why = "the actuator failed to start it after " + s.attempt + " attempt(s)";
-            record("ActuatorGaveUp", id, why + "; back to pending");
-            scheduler.reportEvicted(id, why);
-            return true;
-        }
-        attemptStart(s);
-        return true;
-    }
-
-    /** Checks that the engine and the simulated machines agree on what runs; counts and logs each disagreement. */
-    private void checkConsistency() {
-        for (JobStatus j : scheduler.jobs().all()) {
-            JobTrack t = tracks.get(j.id());
-            if (t == null) {
-                continue;
-            }
-            boolean ok = switch (j.state()) {
-                case RUNNING -> t.running;
-                case ADMITTED -> starting.containsKey(j.id());
-                default -> !t.running && !starting.containsKey(j.id());
-            };
-            if (!ok) {
-                mismatches++;
-                LOG.warn("t={}s: job {} is {} in the engine but {} in the simulator", now / 1000.0, j.id(), j.state(),
-                        t.running ? "running" : starting.containsKey(j.id()) ? "starting" : "not running");
-            }
-        }
+        actuator.admit(t, a);
     }
 
     /** Starts a job on a placement and reports it started. */
-    private void start(JobTrack t, Placement p, String clusterQueue, int attempt) {
+    void start(JobTrack t, Placement p, String clusterQueue, int attempt) {
         t.running = true;
         runningTracks.put(t.index, t);
         t.runId++;
@@ -622,10 +485,8 @@ final class SimulationRun {
 
     private void resize(Resize r) {
         JobTrack t = tracks.get(r.jobId());
-        Start s = starting.get(r.jobId());
-        if (s != null) {
-            s.placement = r.placement(); // not started yet: the next attempt starts it at the new size
-            return;
+        if (actuator.resizeStart(r.jobId(), r.placement())) {
+            return; // not started yet: the next attempt starts it at the new size
         }
         if (t == null || !t.running) {
             return;
@@ -647,7 +508,7 @@ final class SimulationRun {
 
     private void preempt(Preempt p) {
         JobTrack t = tracks.get(p.jobId());
-        if (starting.remove(p.jobId()) != null) {
+        if (actuator.dropStart(p.jobId())) {
             // never started: nothing runs to stop; the pending retry is dropped (a cancellation is counted by onEvent)
             record("Preempt", p.jobId(), p.reason() + " (before the actuator managed to start it)");
             return;
@@ -663,8 +524,8 @@ final class SimulationRun {
             kept = Math.max(t.kept, Math.floor(done / interval) * interval);
         }
         t.lost += done - kept;
-        if (interrupting != null) {
-            infra.interruptionLoss(t.job.id(), interrupting, done - kept, t.gpus, c == null ? 0 : c.intervalSeconds());
+        if (nodes.interrupting() != null) {
+            infra.interruptionLoss(t.job.id(), nodes.interrupting(), done - kept, t.gpus, c == null ? 0 : c.intervalSeconds());
         }
         t.kept = kept;
         stop(t);
@@ -689,116 +550,6 @@ final class SimulationRun {
     }
 
     // ---------------------------------------------------------------- nodes
-
-    /** A Provision decision: the nodes join after the pool's provisioning delay, sharing one fresh rack. */
-    private void provision(Provision p) {
-        SimNodePool sp = infra.pool(p.nodePool());
-        io.fairway.api.model.InstanceType type = sp == null ? null : sp.pool().instanceType(p.instanceType());
-        if (type == null) {
-            LOG.warn("t={}s: Provision from unknown node pool {} / instance type {}", now / 1000.0, p.nodePool(), p.instanceType());
-            return;
-        }
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < p.count(); i++) {
-            names.add(infra.reserveName(p.nodePool()));
-        }
-        String rack = infra.freshRack(p.nodePool());
-        record("Provision", null, p.count() + " x " + p.instanceType() + " in " + p.nodePool() + " (" + String.join(", ", names) + "): "
-                + p.reason());
-        ProvisionTry pt = new ProvisionTry(p, sp, type, names, rack, now, "provision#" + provisionSeq++);
-        if (!faults.any()) {
-            push(now + sp.pool().provisioningDelayMillis(), NODES_UP, new NodesUp(sp.pool(), type, names, rack, now), 0);
-            return;
-        }
-        attemptProvision(pt);
-    }
-
-    private void attemptProvision(ProvisionTry pt) {
-        pt.attempt++;
-        count(pt.attempt);
-        ActuatorFaults.Outcome o = faults.draw(options.seed(), ActuatorFaults.PROVISION, pt.key, pt.attempt);
-        if (o == ActuatorFaults.Outcome.APPLIED) {
-            push(now + pt.pool.pool().provisioningDelayMillis(), NODES_UP, new NodesUp(pt.pool.pool(), pt.type, pt.names, pt.rack,
-                    pt.requestedAt), 0);
-            return;
-        }
-        push(now + failed(o, ActuatorFaults.PROVISION, String.join(", ", pt.names), pt.attempt), PROVISION_RETRY, pt, 0);
-    }
-
-    /** The time for a retry (or the give-up) of a node request has come. */
-    private boolean retryProvision(ProvisionTry pt) {
-        if (pt.attempt >= faults.maxAttempts()) {
-            givenUp++;
-            infra.requestAbandoned(pt.names.size());
-            record("ActuatorGaveUp", null, "provision of " + String.join(", ", pt.names) + " after " + pt.attempt
-                    + " attempt(s); the engine releases the jobs waiting for these nodes when its node request times out");
-            return true;
-        }
-        attemptProvision(pt);
-        return true;
-    }
-
-    private void nodesUp(NodesUp u) {
-        SimNodePool sp = infra.pool(u.pool().name());
-        for (String name : u.names()) {
-            io.fairway.api.model.Node n = infra.nodeUp(u.pool(), u.type(), name, u.rack(), u.requestedAt());
-            scheduler.clusters().addNode(n);
-            record("NodeUp", null, name + " (" + u.type().name() + ", " + u.rack() + ")");
-            long at = infra.interruptionAt(sp, u.type(), name, now);
-            if (at > 0) {
-                long notice = Math.max(now, at - Math.round(sp.noticeSeconds() * 1000));
-                push(notice, SPOT_NOTICE, name, 0);
-                push(at, SPOT_INTERRUPTION, name, 0);
-            }
-        }
-    }
-
-    private void removeDeprovisioned() {
-        boolean removed = false;
-        for (String node : deprovisioned) {
-            if (infra.present(node)) {
-                scheduler.clusters().removeNode(node);
-                infra.nodeGone(node, now);
-                record("NodeGone", null, node + " (deprovisioned)");
-                removed = true;
-            }
-        }
-        deprovisioned.clear();
-        if (removed && pending > 0 && wakes.add(now)) {
-            push(now, WAKE, null, 0); // the pool's limits have room again: waiting gangs may get nodes now
-        }
-    }
-
-    /** A spot interruption notice: the node's jobs migrate (from their last checkpoint) while it still runs. */
-    private boolean spotNotice(String node) {
-        if (!infra.present(node)) {
-            return false;
-        }
-        infra.interrupted();
-        record("SpotNotice", null, node);
-        interrupting = node;
-        try {
-            scheduler.clusters().drainNode(node, "spot interruption notice");
-        } finally {
-            interrupting = null;
-        }
-        return true;
-    }
-
-    private boolean spotInterruption(String node) {
-        if (!infra.present(node)) {
-            return false;
-        }
-        record("SpotInterruption", null, node);
-        interrupting = node;
-        try {
-            scheduler.clusters().removeNode(node);
-        } finally {
-            interrupting = null;
-        }
-        infra.nodeGone(node, now);
-        return true;
-    }
 
     /**
      * Schedules a round when the scheduler next has something to do by itself: the time its policy asked for

@@ -37,13 +37,11 @@ import io.fairway.testkit.FaultSchedules.FaultSchedule;
 import io.fairway.testkit.FaultSchedules.NodeFailure;
 import io.fairway.testkit.FaultSchedules.SpotInterruption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -75,9 +73,8 @@ public final class ConformanceHarness {
     public final List<RoundRecord> rounds = new ArrayList<>();
     private final Map<String, String> jobSetOf = new LinkedHashMap<>();
     private final Set<String> stoppedQueues = new TreeSet<>();
-    private final Set<String> silentClusters = new TreeSet<>();
     private final List<Recovery> recoveries = new ArrayList<>();
-    private final Map<String, List<Node>> nodesLostWith = new HashMap<>();
+    private final ClusterExecutors executors;
     private long clock = 1_000;
     private int nextJob;
     private int nextNode;
@@ -164,6 +161,7 @@ public final class ConformanceHarness {
         hub.attach(scheduler);
         hub.register(FairwayArbitraries.CLUSTER.name());
         clustersOf(world.nodes()).forEach(hub::register);
+        this.executors = new ClusterExecutors(hub);
     }
 
     private void actuate(List<Decision> decisions) {
@@ -178,7 +176,7 @@ public final class ConformanceHarness {
         }
     }
 
-    private static Set<String> clustersOf(List<Node> nodes) {
+    static Set<String> clustersOf(List<Node> nodes) {
         Set<String> s = new TreeSet<>();
         nodes.forEach(n -> s.add(n.cluster()));
         return s;
@@ -246,16 +244,18 @@ public final class ConformanceHarness {
             inject(f);
             afterEach.accept(f);
         }
-        pollExecutors();
-        List<String> lost = declareSilentClustersLost();
-        if (!lost.isEmpty()) {
-            afterEach.accept("hub declared " + lost + " lost");
+        executors.poll(scheduler);
+        Effect declared = executors.declareSilentClustersLost(scheduler,
+                () -> jobsIn(JobState.QUOTA_RESERVED, JobState.ADMITTED, JobState.RUNNING));
+        if (declared != null) {
+            lastEffect = declared;
+            afterEach.accept(declared.what());
         }
     }
 
     /** After a round: every executor but the silent ones polls the hub; the clock moves {@link #ROUND_MILLIS}. */
     public void afterRound() {
-        pollExecutors();
+        executors.poll(scheduler);
         clock += ROUND_MILLIS;
     }
 
@@ -431,20 +431,13 @@ public final class ConformanceHarness {
             }
         } else if (fault instanceof ClusterLoss f) {
             String cluster = pick(f.pick(), new ArrayList<>(clustersOf(scheduler.clusters().nodes())));
-            if (cluster == null || silentClusters.contains(cluster)) {
+            if (cluster == null || executors.isSilent(cluster)) {
                 return;
             }
             List<Node> lostNodes = scheduler.clusters().nodes().stream().filter(n -> n.cluster().equals(cluster)).toList();
             Runnable back;
             if (f.viaExecutorHub()) {
-                silentClusters.add(cluster);
-                back = () -> {
-                    silentClusters.remove(cluster);
-                    // the nodes the hub's declaration removed (also those that joined while it was silent), or, when
-                    // it was never declared lost, those it had when it fell silent (still there: rejoin adds none)
-                    List<Node> nodes = nodesLostWith.containsKey(cluster) ? nodesLostWith.remove(cluster) : lostNodes;
-                    hub.rejoin(cluster, nodes, Map.of());
-                };
+                back = executors.silence(cluster, lostNodes);
             } else {
                 List<String> requeued = scheduler.clusters().removeCluster(cluster);
                 Set<String> names = new HashSet<>();
@@ -456,57 +449,13 @@ public final class ConformanceHarness {
                 recoveries.add(new Recovery(roundsRun + f.recoverAfterRounds(), "cluster " + cluster + " rejoined", back));
             }
         } else if (fault instanceof ActuatorFailure f) {
-            injectActuatorFailure(f);
+            if (f.kind() == FaultSchedules.ActuatorFailureKind.THROWS) {
+                throwOnNextRound = true;
+            } else {
+                lastEffect = ActuatorFaults.inject(scheduler, f);
+            }
         } else {
             throw new IllegalArgumentException("unknown fault " + fault);
-        }
-    }
-
-    private void injectActuatorFailure(ActuatorFailure f) {
-        switch (f.kind()) {
-            case FAILED_TO_START -> {
-                JobStatus j = pick(f.pick(), jobsIn(JobState.ADMITTED));
-                if (j != null) {
-                    boolean ok = scheduler.reportFailed(j.id(), scheduler.jobs().epoch(j.id()), "actuator: could not create the pods");
-                    lastEffect = new Effect("actuator failed to start " + j.id(), Set.of(j.id()), Set.of(), Map.of(), Set.of(),
-                            ok ? List.of() : List.of("reportFailed(" + j.id() + ", current epoch) was refused"));
-                }
-            }
-            case EVICTED -> {
-                JobStatus j = pick(f.pick(), jobsIn(JobState.RUNNING, JobState.ADMITTED));
-                if (j != null) {
-                    boolean ok = scheduler.reportEvicted(j.id(), "evicted by the kubelet");
-                    lastEffect = new Effect("actuator evicted " + j.id(), Set.of(), Set.of(j.id()), Map.of(), Set.of(),
-                            ok ? List.of() : List.of("reportEvicted(" + j.id() + ") was refused"));
-                }
-            }
-            case THROWS -> throwOnNextRound = true;
-            case STALE_REPORT -> {
-                List<JobStatus> moved = new ArrayList<>();
-                for (JobStatus j : scheduler.jobs().all()) {
-                    if (j.preemptions() > 0 && !j.state().isTerminal()) {
-                        moved.add(j);
-                    }
-                }
-                JobStatus picked = pick(f.pick(), moved);
-                if (picked != null) {
-                    // status() rather than jobs(): a running job's attained service is brought up to date on read
-                    JobStatus j = scheduler.status(picked.id()).orElseThrow();
-                    long stale = scheduler.jobs().epoch(j.id()) - 1;
-                    boolean accepted = j.state() == JobState.ADMITTED ? scheduler.reportStarted(j.id(), stale)
-                            : scheduler.reportFinished(j.id(), stale);
-                    JobStatus after = scheduler.status(j.id()).orElse(null);
-                    List<String> problems = new ArrayList<>();
-                    if (accepted) {
-                        problems.add("a report about " + j.id() + "'s run of epoch " + stale + " was accepted; its epoch is " + (stale + 1));
-                    }
-                    if (!Objects.equals(after, j)) {
-                        problems.add("a refused stale report changed " + j.id() + ": " + j + " -> " + after);
-                    }
-                    lastEffect = new Effect("stale report about " + j.id(), Set.of(), Set.of(), Map.of(), Set.of(), problems);
-                }
-            }
-            default -> throw new IllegalArgumentException("unknown actuator failure " + f.kind());
         }
     }
 
@@ -526,61 +475,6 @@ public final class ConformanceHarness {
         if (scheduler.clusters().clusterOfNode(n.name()) == null) {
             scheduler.clusters().addNode(n);
         }
-    }
-
-    /** Every executor but the silent ones polls the hub and acknowledges what it gets. */
-    private void pollExecutors() {
-        Set<String> clusters = new TreeSet<>(clustersOf(scheduler.clusters().nodes()));
-        clusters.add(FairwayArbitraries.CLUSTER.name());
-        for (String c : clusters) {
-            if (silentClusters.contains(c)) {
-                continue;
-            }
-            ExecutorHub.Poll p;
-            try {
-                p = hub.poll(c, Integer.MAX_VALUE);
-            } catch (io.fairway.api.InvalidSpecException notRegistered) {
-                hub.register(c);
-                p = hub.poll(c, Integer.MAX_VALUE);
-            }
-            for (ExecutorHub.WorkItem w : p.items()) {
-                hub.ack(c, w.id());
-            }
-        }
-    }
-
-    private List<String> declareSilentClustersLost() {
-        if (silentClusters.isEmpty()) {
-            return List.of();
-        }
-        Map<String, String> clusterOfNode = new HashMap<>();
-        scheduler.clusters().nodes().forEach(n -> clusterOfNode.put(n.name(), n.cluster()));
-        Map<String, String> clusterOfJob = new HashMap<>();
-        for (JobStatus j : jobsIn(JobState.QUOTA_RESERVED, JobState.ADMITTED, JobState.RUNNING)) {
-            j.admission().placement().members().stream().map(m -> clusterOfNode.get(m.node())).filter(silentClusters::contains)
-                    .findFirst().ifPresent(c -> clusterOfJob.put(j.id(), c));
-        }
-        List<Node> before = scheduler.clusters().nodes();
-        List<String> lost = hub.checkLiveness();
-        for (String c : lost) {
-            nodesLostWith.put(c, before.stream().filter(n -> n.cluster().equals(c)).toList());
-        }
-        if (!lost.isEmpty()) {
-            Set<String> requeued = new TreeSet<>();
-            clusterOfJob.forEach((id, c) -> {
-                if (lost.contains(c)) {
-                    requeued.add(id);
-                }
-            });
-            Set<String> gone = new TreeSet<>();
-            clusterOfNode.forEach((n, c) -> {
-                if (lost.contains(c)) {
-                    gone.add(n);
-                }
-            });
-            lastEffect = new Effect("hub declared " + lost + " lost", Set.of(), requeued, Map.of(), gone, List.of());
-        }
-        return lost;
     }
 
     // ------------------------------------------------------------------ helpers
@@ -655,6 +549,10 @@ public final class ConformanceHarness {
      * @return the jobs in any of them
      */
     public List<JobStatus> jobsIn(JobState... states) {
+        return jobsIn(scheduler, states);
+    }
+
+    static List<JobStatus> jobsIn(Scheduler scheduler, JobState... states) {
         Set<JobState> s = Set.of(states);
         List<JobStatus> l = new ArrayList<>();
         for (JobStatus j : scheduler.jobs().all()) {
@@ -678,7 +576,7 @@ public final class ConformanceHarness {
         return l;
     }
 
-    private static <T> T pick(int pick, List<T> from) {
+    static <T> T pick(int pick, List<T> from) {
         return from.isEmpty() ? null : from.get(pick % from.size());
     }
 }

@@ -1,5 +1,6 @@
 package io.fairway.policies.fifo;
 
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
@@ -65,7 +66,7 @@ final class Elastic {
         if (shrinkable.isEmpty()) {
             return Attempt.failure(null);
         }
-        shrinkable.sort(Comparator.comparingInt((JobStatus r) -> excess(r)).reversed().thenComparingLong(JobStatus::sequence));
+        shrinkable.sort(Comparator.comparingInt((JobStatus r) -> excess(r)).reversed().thenComparing(JobOrder.SEQUENCE));
         Map<JobStatus, Integer> before = new LinkedHashMap<>();
         for (JobStatus r : shrinkable) {
             PodSet ps = r.spec().podSets().get(0);

@@ -1,10 +1,9 @@
 package io.fairway.policies.fifo;
 
 import io.fairway.api.InvalidSpecException;
-import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.spi.PolicyProvider;
 import io.fairway.api.spi.SchedulingPolicy;
-import java.util.Comparator;
 import java.util.Map;
 
 /**
@@ -20,11 +19,6 @@ import java.util.Map;
 public final class FifoPolicies {
     private FifoPolicies() {
     }
-
-    /** Submission order: submit time, then the order the scheduler accepted the jobs. */
-    static final Comparator<JobStatus> SUBMISSION = Comparator.comparingLong((JobStatus j) -> j.spec().submitTimeMillis());
-    /** Priority (highest first), then submission time. */
-    static final Comparator<JobStatus> PRIORITY = Comparator.comparingInt((JobStatus j) -> -j.spec().priority()).thenComparing(SUBMISSION);
 
     static void noParameters(String policy, Map<String, String> parameters) {
         if (!parameters.isEmpty()) {
@@ -49,7 +43,7 @@ public final class FifoPolicies {
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
             noParameters(name(), parameters);
-            return new OrderedPolicy(name(), SUBMISSION, true);
+            return new OrderedPolicy(name(), JobOrder.SUBMISSION, true);
         }
     }
 
@@ -68,7 +62,7 @@ public final class FifoPolicies {
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
             noParameters(name(), parameters);
-            return new OrderedPolicy(name(), SUBMISSION, false);
+            return new OrderedPolicy(name(), JobOrder.SUBMISSION, false);
         }
     }
 
@@ -87,7 +81,7 @@ public final class FifoPolicies {
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
             noParameters(name(), parameters);
-            return new OrderedPolicy(name(), PRIORITY, false);
+            return new OrderedPolicy(name(), JobOrder.PRIORITY, false);
         }
     }
 

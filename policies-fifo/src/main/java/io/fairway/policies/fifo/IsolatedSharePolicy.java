@@ -1,5 +1,6 @@
 package io.fairway.policies.fifo;
 
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.PolicyContext;
@@ -64,7 +65,7 @@ public final class IsolatedSharePolicy implements SchedulingPolicy {
             }
         }
         List<JobStatus> pending = new ArrayList<>(ctx.pending());
-        pending.sort(Comparator.comparingLong((JobStatus j) -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence));
+        pending.sort(JobOrder.SUBMISSION);
         for (JobStatus j : pending) {
             if (j.spec().totalGpus() == 0) {
                 ctx.tryAdmit(j);
@@ -78,8 +79,7 @@ public final class IsolatedSharePolicy implements SchedulingPolicy {
         double share = (double) ctx.capacity().totalGpus() / apps.size();
         // Apps using as much go by their oldest waiting job: a job is never overtaken for ever by apps that arrive after it.
         PriorityQueue<App> order = new PriorityQueue<>(Comparator.comparingLong((App a) -> a.used)
-                .thenComparingLong(a -> a.waiting.peek().spec().submitTimeMillis())
-                .thenComparingLong(a -> a.waiting.peek().sequence())
+                .thenComparing(a -> a.waiting.peek(), JobOrder.SUBMISSION)
                 .thenComparing(a -> a.name));
         for (App a : apps.values()) {
             if (!a.waiting.isEmpty()) {

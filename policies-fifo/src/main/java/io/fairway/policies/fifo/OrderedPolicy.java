@@ -1,5 +1,6 @@
 package io.fairway.policies.fifo;
 
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
@@ -63,10 +64,10 @@ public class OrderedPolicy implements SchedulingPolicy {
         }
         // Walk the groups' jobs merged into one order: the head of each group waits in a heap keyed by the job at its cursor.
         // The built-in orders compare keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
-        boolean keyed = order == null || order == FifoPolicies.SUBMISSION || order == FifoPolicies.PRIORITY;
-        Comparator<JobStatus> byOrder = (order == null ? FifoPolicies.SUBMISSION : order).thenComparingLong(JobStatus::sequence);
+        boolean keyed = order == null || order == JobOrder.SUBMISSION || order == JobOrder.PRIORITY;
+        Comparator<JobStatus> byOrder = (order == null ? JobOrder.SUBMISSION : order).thenComparing(JobOrder.SEQUENCE);
         PriorityQueue<Cursor> heads = new PriorityQueue<>(keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
-        boolean byPriority = order == FifoPolicies.PRIORITY;
+        boolean byPriority = order == JobOrder.PRIORITY;
         for (PendingGroup g : ctx.pendingGroups()) {
             heads.add(new Cursor(g, byPriority));
         }

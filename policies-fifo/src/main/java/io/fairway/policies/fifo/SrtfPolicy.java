@@ -1,6 +1,7 @@
 package io.fairway.policies.fifo;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.spi.Attempt;
 import io.fairway.api.spi.PolicyContext;
@@ -59,7 +60,7 @@ public final class SrtfPolicy implements SchedulingPolicy {
         long now = ctx.now();
         List<JobStatus> pending = new ArrayList<>(ctx.pending());
         pending.sort(Comparator.comparingDouble((JobStatus j) -> JobEstimates.remainingSeconds(j, now))
-                .thenComparingLong(j -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence));
+                .thenComparing(JobOrder.SUBMISSION));
         List<JobStatus> victims = new ArrayList<>();
         if (preempt) {
             for (JobStatus r : ctx.running()) {
@@ -67,7 +68,7 @@ public final class SrtfPolicy implements SchedulingPolicy {
                     victims.add(r);
                 }
             }
-            victims.sort(Comparator.comparingDouble((JobStatus j) -> -JobEstimates.remainingSeconds(j, now)).thenComparingLong(j -> -j.sequence()));
+            victims.sort(Comparator.comparingDouble((JobStatus j) -> -JobEstimates.remainingSeconds(j, now)).thenComparing(JobOrder.SEQUENCE.reversed()));
         }
         Set<String> preempted = new HashSet<>();
         for (JobStatus p : pending) {

@@ -1,6 +1,7 @@
 package io.fairway.policies.fifo;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.Attempt;
@@ -85,7 +86,7 @@ public final class TiresiasLasPolicy implements SchedulingPolicy {
         long now = ctx.now();
         List<JobStatus> pending = new ArrayList<>(ctx.pending());
         pending.sort(Comparator.comparingInt((JobStatus j) -> effectiveQueue(j, now))
-                .thenComparingLong(j -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence));
+                .thenComparing(JobOrder.SUBMISSION));
         // victims: lowest priority first (highest queue, then the youngest)
         List<JobStatus> victims = new ArrayList<>();
         for (JobStatus r : ctx.running()) {
@@ -93,8 +94,7 @@ public final class TiresiasLasPolicy implements SchedulingPolicy {
                 victims.add(r);
             }
         }
-        victims.sort(Comparator.comparingInt((JobStatus j) -> -queueOf(j)).thenComparingLong(j -> -j.spec().submitTimeMillis())
-                .thenComparingLong(j -> -j.sequence()));
+        victims.sort(Comparator.comparingInt((JobStatus j) -> -queueOf(j)).thenComparing(JobOrder.SUBMISSION.reversed()));
         Set<String> preempted = new HashSet<>();
         if (!pending.isEmpty()) {
             wakeAtNextChange(ctx, pending, victims, now);

@@ -1,6 +1,7 @@
 package io.fairway.api.spi;
 
 import io.fairway.api.decision.Placement;
+import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
@@ -59,7 +60,7 @@ public interface PolicyContext {
         }
         List<PendingGroup> out = new java.util.ArrayList<>();
         groups.forEach((k, jobs) -> {
-            jobs.sort(java.util.Comparator.comparingLong((JobStatus j) -> j.spec().submitTimeMillis()).thenComparingLong(JobStatus::sequence));
+            jobs.sort(JobOrder.SUBMISSION);
             List<JobStatus> frozen = List.copyOf(jobs);
             String cq = queues.get(k);
             out.add(new PendingGroup() {

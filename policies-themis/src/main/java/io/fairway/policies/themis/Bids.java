@@ -1,0 +1,266 @@
+package io.fairway.policies.themis;
+
+import io.fairway.api.job.JobOrder;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.Locality;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.decision.Placement;
+import io.fairway.policies.themis.FinishTimeEstimator.AppView;
+import io.fairway.policies.themis.FinishTimeEstimator.JobView;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Themis' bids: what each app can do with offered GPUs ({@link Item}s: keep a job whose lease expired, start a
+ * waiting one at some size) and what each bundle size is worth to it ({@link Option}s: the speed-up of its
+ * finish-time fairness ρ, from {@link FinishTimeEstimator} and the throughput the engine's placement search gives).
+ */
+final class Bids {
+    private Bids() {
+    }
+
+    /** Something an app can do with offered GPUs: keep a revocable job, or start a pending one at some size. */
+    record Item(JobView job, boolean keep, String elasticPodSet, int minMembers, int maxMembers, int gpusPerMember, int fixedGpus,
+                double tfMin, double tfMax) {
+        int cost(int members) {
+            return fixedGpus + gpusPerMember * members;
+        }
+
+        int minCost() {
+            return cost(minMembers);
+        }
+
+        int maxCost() {
+            return cost(maxMembers);
+        }
+
+        double speed(int members) {
+            double tf = members == maxMembers ? tfMax : tfMin;
+            return job.gpus() == 0 ? 0 : (double) cost(members) / job.gpus() * tf;
+        }
+
+        Map<String, Integer> counts(int members) {
+            Map<String, Integer> m = new LinkedHashMap<>();
+            for (PodSet ps : job.status().spec().podSets()) {
+                m.put(ps.name(), ps.name().equals(elasticPodSet) ? members : ps.count());
+            }
+            return m;
+        }
+    }
+
+    /** One choice: an item at a member count. */
+    record Choice(Item item, int members) {
+        int cost() {
+            return item.cost(members);
+        }
+    }
+
+    /** A bundle size an app values, with the choices that realise it. */
+    record Option(int cost, double valuation, List<Choice> choices) {
+    }
+
+    /** Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first. */
+    static void buildItems(Round r) {
+        for (AppView app : r.apps.values()) {
+            List<Item> keep = new ArrayList<>();
+            List<Item> start = new ArrayList<>();
+            for (JobView j : app.jobs()) {
+                if (j.revocable()) {
+                    int held = j.status().admission().placement().gpuCount();
+                    keep.add(new Item(j, true, null, 0, 0, 0, held, 1, 1));
+                } else if (!j.holding() && !neverFits(j.status())) {
+                    Item it = pendingItem(r, j);
+                    if (it != null) {
+                        start.add(it);
+                    }
+                }
+            }
+            keep.sort(Comparator.comparing(i -> i.job().status(), JobOrder.SEQUENCE));
+            start.sort(Comparator.comparingDouble((Item i) -> i.job().remaining()).thenComparing(i -> i.job().status(), JobOrder.SEQUENCE));
+            List<Item> all = new ArrayList<>(keep);
+            all.addAll(start);
+            if (!all.isEmpty()) {
+                r.items.put(app.name(), all);
+            }
+        }
+    }
+
+
+    private static Item pendingItem(Round r, JobView j) {
+        JobSpec spec = j.status().spec();
+        PodSet elastic = null;
+        int fixed = 0;
+        for (PodSet ps : spec.podSets()) {
+            if (elastic == null && ps.isElastic() && ps.resources().gpus() > 0) {
+                elastic = ps;
+            } else {
+                fixed += (int) (ps.resources().gpus() * ps.count());
+            }
+        }
+        if (elastic == null) {
+            int cost = (int) spec.totalGpus();
+            if (cost > r.ctx.capacity().totalGpus()) {
+                return null;
+            }
+            double tf = throughput(r, j.status(), null, cost);
+            return new Item(j, false, null, 0, 0, 0, cost, tf, tf);
+        }
+        int gpm = (int) elastic.resources().gpus();
+        Item probe = new Item(j, false, elastic.name(), elastic.minCount(), elastic.count(), gpm, fixed, 1, 1);
+        if (probe.minCost() > r.ctx.capacity().totalGpus()) {
+            return null;
+        }
+        int max = elastic.count();
+        while (max > elastic.minCount() && probe.cost(max) > r.ctx.capacity().totalGpus()) {
+            max--;
+        }
+        double tfMin = throughput(r, j.status(), probe.counts(elastic.minCount()), probe.minCost());
+        double tfMax = throughput(r, j.status(), probe.counts(max), probe.cost(max));
+        return new Item(j, false, elastic.name(), elastic.minCount(), max, gpm, fixed, tfMin, tfMax);
+    }
+
+    /**
+     * The throughput factor a job would get at these counts: the engine's placement search on the plan's free
+     * capacity when it finds a place; else, from the job's sensitivity, one node's factor when the gang fits
+     * the largest node seen, one rack's otherwise.
+     */
+    private static double throughput(Round r, JobStatus job, Map<String, Integer> fewer, int gpus) {
+        ShapeKey key = shapeKey(job.spec(), fewer);
+        Double cached = r.findCache.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        Map<String, Integer> counts = fewer == null ? fullCounts(job.spec()) : fewer;
+        double tf;
+        Optional<Placement> p = gpus <= r.ctx.capacity().freeGpus() ? r.ctx.placement().find(job, counts, Map.of()) : Optional.empty();
+        if (p.isPresent()) {
+            tf = p.get().throughputFactor();
+        } else if (gpus <= 1) {
+            tf = 1.0;
+        } else {
+            int node = Math.max(r.ctx.capacity().largestFreeGpusOnOneNode(), r.maxNodeGpus.getOrDefault("max", 0));
+            tf = job.spec().sensitivity().factor(gpus <= node ? Locality.NODE : Locality.RACK);
+        }
+        r.findCache.put(key, tf);
+        return tf;
+    }
+
+    /** The bundle sizes an app values, Pareto-filtered, costing at most the r.pool. */
+    static List<Option> options(Round r, AppView app, List<Item> its) {
+        // the jobs that run in an allocation, as flags and speeds by position in app.jobs() (as fixedRunning's map):
+        // an app values each prefix of its items, and a hash map per valuation cost more than the estimate
+        List<JobView> jobs = app.jobs();
+        boolean[] runs = new boolean[jobs.size()];
+        double[] speeds = new double[jobs.size()];
+        Map<String, Integer> index = jobs.size() > 8 ? new HashMap<>() : null;
+        for (int x = 0; x < jobs.size(); x++) {
+            JobView j = jobs.get(x);
+            if (j.holding() && !j.revocable()) {
+                runs[x] = true;
+                speeds[x] = j.speed();
+            }
+            if (index != null) {
+                index.put(j.id(), x);
+            }
+        }
+        double none = FinishTimeEstimator.sharedWith(app, runs, speeds, r.horizon);
+        List<Option> out = new ArrayList<>();
+        out.add(new Option(0, 1.0, List.of()));
+        int prefix = 0;
+        List<Choice> chosen = new ArrayList<>();
+        double bestV = 1.0;
+        for (Item it : its) {
+            if (prefix + it.minCost() > r.pool) {
+                continue;
+            }
+            int lo = it.keep() ? 0 : it.minMembers();
+            int hi = it.keep() ? 0 : it.maxMembers();
+            int best = lo;
+            int x = position(jobs, index, it.job());
+            for (int m = lo; m <= hi && prefix + it.cost(m) <= r.pool; m++) {
+                best = m;
+                runs[x] = true;
+                speeds[x] = it.keep() ? it.job().speed() : it.speed(m);
+                double v = none / FinishTimeEstimator.sharedWith(app, runs, speeds, r.horizon);
+                if (v > bestV + 1e-12) {
+                    bestV = v;
+                    List<Choice> cs = new ArrayList<>(chosen);
+                    cs.add(new Choice(it, m));
+                    out.add(new Option(prefix + it.cost(m), v, cs));
+                }
+            }
+            runs[x] = true;
+            speeds[x] = it.keep() ? it.job().speed() : it.speed(best);
+            chosen.add(new Choice(it, best));
+            prefix += it.cost(best);
+        }
+        return out;
+    }
+
+    /** @return the position of a job of the app in its job list */
+    private static int position(List<JobView> jobs, Map<String, Integer> index, JobView job) {
+        if (index != null) {
+            return index.get(job.id());
+        }
+        for (int x = 0; x < jobs.size(); x++) {
+            if (jobs.get(x).id().equals(job.id())) {
+                return x;
+            }
+        }
+        throw new IllegalStateException("job " + job.id() + " is not a job of its app");
+    }
+
+    static Map<String, Double> fixedRunning(AppView app) {
+        Map<String, Double> running = new HashMap<>();
+        for (JobView j : app.jobs()) {
+            if (j.holding() && !j.revocable()) {
+                running.put(j.id(), j.speed());
+            }
+        }
+        return running;
+    }
+
+    // ------------------------------------------------------------ actions
+
+    /** A job the core found can never be placed or admitted as it is takes no part in auctions. */
+    static boolean neverFits(JobStatus j) {
+        PendingReason r = j.pendingReason();
+        return r != null && (r.code() == PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN || r.code() == PendingReason.Code.RESOURCE_NOT_IN_QUOTA);
+    }
+
+    static Map<String, Integer> fullCounts(JobSpec spec) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        for (PodSet ps : spec.podSets()) {
+            m.put(ps.name(), ps.count());
+        }
+        return m;
+    }
+
+    /** What a placement search depends on, per pod set: its member count and what each member asks for. */
+    private record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
+                               List<io.fairway.api.model.Toleration> tolerations, io.fairway.api.job.TopologyRequest topology) {
+    }
+
+    /** A job's shape at some counts: equal shapes get the same placement (a record: no text built per job). */
+    record ShapeKey(String namespace, io.fairway.api.job.PlacementSensitivity sensitivity, List<PodSetShape> podSets) {
+    }
+
+    /** @param counts members per pod set, or null for every pod set at its full count */
+    private static ShapeKey shapeKey(JobSpec spec, Map<String, Integer> counts) {
+        List<PodSet> pss = spec.podSets();
+        PodSetShape[] shapes = new PodSetShape[pss.size()];
+        for (int i = 0; i < shapes.length; i++) {
+            PodSet ps = pss.get(i);
+            Integer c = counts == null ? Integer.valueOf(ps.count()) : counts.get(ps.name());
+            shapes[i] = new PodSetShape(c == null ? -1 : c, ps.resources(), ps.nodeSelector(), ps.tolerations(), ps.topology());
+        }
+        return new ShapeKey(spec.namespace(), spec.sensitivity(), List.of(shapes));
+    }
+}

@@ -1,0 +1,276 @@
+package io.fairway.policies.themis;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.decision.Placement;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.spi.Attempt;
+import io.fairway.api.spi.PolicyContext;
+import io.fairway.policies.themis.Bids.Choice;
+import io.fairway.policies.themis.Bids.Item;
+import io.fairway.policies.themis.FinishTimeEstimator.AppView;
+import io.fairway.policies.themis.FinishTimeEstimator.JobView;
+import io.fairway.policies.themis.ThemisPolicy.Config;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The state of one Themis round, shared by its steps ({@link ThemisPolicy#plan}): the apps and their ρ, the items
+ * they bid with, the GPUs on offer, what was kept, started and revoked so far; and the round's actions on the
+ * context (keep a lease, start a job with a lease aligned to its checkpoints, revoke a lease).
+ */
+final class Round {
+    /** Leases aligned with checkpoints end this long after the checkpoint, against rounding of estimates. */
+    static final double CHECKPOINT_MARGIN_SECONDS = 2;
+
+    /** Horizon over which bids value a lease, when leases never expire. */
+    private static final double INFINITE_LEASE_HORIZON_SECONDS = 24 * 3600;
+
+    final Config config;
+    final PolicyContext ctx;
+    final long now;
+    final long leaseMillis;
+    final double horizon;
+    /** Apps by name, in name order (a hash map over the estimator's sorted map: lookups are per job and app). */
+    final Map<String, AppView> apps;
+    /** Items by app, in name order (filled in app order by {@link Bids#buildItems}; hashed for the lookups). */
+    final Map<String, List<Item>> items;
+    final Map<String, Integer> maxNodeGpus = new HashMap<>();
+    /** Throughput factors by job shape ({@link Bids#shapeKey}): jobs of one shape share a placement search. */
+    final Map<Bids.ShapeKey, Double> findCache = new HashMap<>();
+    final Set<String> kept = new HashSet<>();
+    final Set<String> admitted = new HashSet<>();
+    final Set<String> explained = new HashSet<>();
+    final List<JobStatus> pendingGpuJobs = new ArrayList<>();
+    final List<JobStatus> revocable = new ArrayList<>();
+    final List<JobStatus> renewed = new ArrayList<>();
+    /** Jobs preempted to make room for the worst app. */
+    final Set<String> revoked = new HashSet<>();
+    /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
+    final Set<String> held = new HashSet<>();
+    /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
+    final Set<String> heldNodes = new HashSet<>();
+    final Map<String, Double> rhoIfRevoked = new HashMap<>();
+    /** Placements admitted in this round. */
+    final List<Placement> placed = new ArrayList<>();
+    /** Jobs preempted in this round. */
+    final Set<String> preempted = new HashSet<>();
+    long pool;
+
+    Round(PolicyContext ctx, Config config) {
+        this.config = config;
+        this.ctx = ctx;
+        this.now = ctx.now();
+        this.leaseMillis = config.leaseMillis();
+        this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
+        List<JobStatus> live = new ArrayList<>();
+        long revocableGpus = 0;
+        for (JobStatus j : ctx.running()) {
+            if (j.admission() == null || j.spec().totalGpus() == 0) {
+                continue;
+            }
+            live.add(j);
+            for (MemberPlacement m : j.admission().placement().members()) {
+                int top = 0;
+                for (int g : m.gpus()) {
+                    top = Math.max(top, g + 1);
+                }
+                maxNodeGpus.merge("max", top, Math::max);
+            }
+            if (j.admission().leaseExpired(now)) {
+                if (revocable(j)) {
+                    revocable.add(j);
+                    revocableGpus += j.admission().placement().gpuCount();
+                } else {
+                    renewed.add(j);
+                }
+            }
+        }
+        for (JobStatus j : ctx.pending()) {
+            if (j.spec().totalGpus() > 0) {
+                live.add(j);
+                pendingGpuJobs.add(j);
+            }
+        }
+        this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable);
+        this.pool = ctx.capacity().freeGpus() + revocableGpus;
+        this.items = new LinkedHashMap<>(apps.size() * 2);
+    }
+
+    /**
+     * @param j a job holding GPUs
+     * @return true when an expired lease makes it revocable: it checkpoints, or revoking without one is configured
+     */
+    boolean revocable(JobStatus j) {
+        return config.revokeWithoutCheckpoint() || j.spec().checkpointing() != null;
+    }
+
+    /**
+     * An app's ρ if it lost the GPUs of its expired leases now: what it would have as a waiting app. Its jobs may
+     * only be revoked for an app whose ρ is worse than that, so that a job is not started for an app and
+     * revoked again as soon as running has made that app's ρ look good.
+     */
+    double rhoIfRevoked(String app) {
+        return rhoIfRevoked.computeIfAbsent(app, a -> {
+            AppView v = apps.get(a);
+            return v == null ? 0 : FinishTimeEstimator.sharedWith(v, Bids.fixedRunning(v), horizon) / v.idealSeconds();
+        });
+    }
+
+    /** Apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name. */
+    Comparator<String> shortestRemainingFirst() {
+        return Comparator.comparingDouble((String a) -> apps.get(a).sharedSeconds() - apps.get(a).elapsed()).thenComparing(a -> a);
+    }
+
+    long expiry() {
+        return leaseMillis == Admit.NO_LEASE ? Admit.NO_LEASE : now + leaseMillis;
+    }
+
+    /** Drops the items of jobs preempted, held or started by the reservation. */
+    void dropItems() {
+        for (List<Item> its : items.values()) {
+            its.removeIf(it -> revoked.contains(it.job().id()) || held.contains(it.job().id()) || admitted.contains(it.job().id()));
+        }
+    }
+
+    void keep(JobStatus j) {
+        if (kept.add(j.id())) {
+            JobView v = view(j);
+            ctx.setLease(j, v == null ? expiry() : alignedExpiry(j, v.work() - v.remaining(), v.speed(), false));
+        }
+    }
+
+    JobView view(JobStatus j) {
+        AppView a = apps.get(j.spec().jobSet());
+        if (a != null) {
+            for (JobView v : a.jobs()) {
+                if (v.id().equals(j.id())) {
+                    return v;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A lease that ends just after the job's next checkpoint past the nominal expiry, so that revoking it at expiry
+     * loses (almost) no work: the job is at {@code doneSeconds} of its work and runs at {@code speed}; a job
+     * that starts now first restores ({@code restoring}).
+     */
+    long alignedExpiry(JobStatus j, double doneSeconds, double speed, boolean restoring) {
+        long nominal = expiry();
+        io.fairway.api.job.Checkpointing c = j.spec().checkpointing();
+        if (nominal == Admit.NO_LEASE || c == null || speed <= 0) {
+            return nominal;
+        }
+        double lease = leaseMillis / 1000.0;
+        double restore = restoring && doneSeconds > 0 ? c.restoreCostSeconds() : 0;
+        double atExpiry = doneSeconds + Math.max(0, lease - restore) * speed;
+        double next = Math.ceil(atExpiry / c.intervalSeconds() - 1e-9) * c.intervalSeconds();
+        double seconds = restore + (next - doneSeconds) / speed + CHECKPOINT_MARGIN_SECONDS;
+        seconds = Math.max(lease, Math.min(seconds, lease + c.intervalSeconds() / speed + restore + CHECKPOINT_MARGIN_SECONDS));
+        return now + Math.round(seconds * 1000);
+    }
+
+    boolean start(Choice c, long expiry) {
+        JobStatus j = c.item().job().status();
+        if (admitted.contains(j.id())) {
+            return false;
+        }
+        Attempt a = c.item().elasticPodSet() == null ? ctx.tryAdmit(j) : ctx.tryAdmit(j, c.item().counts(c.members()));
+        explained.add(j.id());
+        if (a.admitted()) {
+            admitted.add(j.id());
+            placed.add(a.admission().placement());
+            if (expiry != Admit.NO_LEASE) {
+                JobView v = c.item().job();
+                double speed = FinishTimeEstimator.sizeFraction(j.spec(), a.admission().counts()) * a.admission().placement().throughputFactor();
+                boolean onHeldNode = false;
+                for (String node : a.admission().placement().nodes()) {
+                    onHeldNode |= heldNodes.contains(node);
+                }
+                ctx.setLease(j, expiry == now || onHeldNode ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
+            }
+            return true;
+        }
+        return false;
+    }
+
+    void revoke(JobStatus j, String reason) {
+        if (preempted.add(j.id())) {
+            ctx.preempt(j, reason);
+        }
+    }
+
+    /** @return true when the item's smallest size fits on the free GPUs as they are now */
+    boolean fitsNow(Item it) {
+        JobStatus j = it.job().status();
+        Map<String, Integer> counts = it.elasticPodSet() == null ? Bids.fullCounts(j.spec()) : it.counts(it.minMembers());
+        return it.minCost() <= ctx.capacity().freeGpus() && ctx.placement().find(j, counts, Map.of()).isPresent();
+    }
+
+    /** GPUs of the largest node seen (nodes are assumed alike). */
+    int nodeSize() {
+        return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus.getOrDefault("max", 0));
+    }
+
+    /** Starts whatever still fits on free GPUs, apps by worst ρ, each app's items in order. */
+    void fillFree(List<String> order, long expiry) {
+        for (String app : order) {
+            if (ctx.capacity().freeGpus() <= 0) {
+                return; // every item needs a GPU
+            }
+            for (Item it : items.getOrDefault(app, List.of())) {
+                if (it.keep() || admitted.contains(it.job().id())) {
+                    continue;
+                }
+                long free = ctx.capacity().freeGpus();
+                if (free < it.minCost()) {
+                    continue;
+                }
+                if (it.elasticPodSet() == null) {
+                    start(new Choice(it, 0), expiry);
+                } else {
+                    for (int m = it.maxMembers(); m >= it.minMembers(); m--) {
+                        if (it.cost(m) <= free && start(new Choice(it, m), expiry)) {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    void explainRest(Map<String, String> why) {
+        Map<String, PendingReason> byApp = new HashMap<>(); // one reason per app: its jobs share it
+        long total = ctx.capacity().totalGpus();
+        for (JobStatus j : pendingGpuJobs) {
+            if (explained.contains(j.id()) || admitted.contains(j.id())) {
+                continue;
+            }
+            if (j.spec().totalGpus() > total || Bids.neverFits(j)) {
+                ctx.tryAdmit(j); // the core's own reason (larger than any domain, no quota), refreshed
+            } else {
+                String app = j.spec().jobSet();
+                PendingReason reason = byApp.get(app);
+                if (reason == null) {
+                    String w = why.get(app);
+                    AppView a = apps.get(app);
+                    reason = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, String.format(Locale.ROOT,
+                            "Themis: app %s (rho %.2f) %s", app, a == null ? Double.NaN : a.rho(),
+                            w == null ? "got no GPUs in this round's auction" : w));
+                    byApp.put(app, reason);
+                }
+                ctx.leaveWaiting(j, reason);
+            }
+        }
+    }
+}

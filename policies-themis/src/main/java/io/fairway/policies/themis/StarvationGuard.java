@@ -1,0 +1,261 @@
+package io.fairway.policies.themis;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.job.JobOrder;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import io.fairway.policies.themis.Bids.Choice;
+import io.fairway.policies.themis.Bids.Item;
+import io.fairway.policies.themis.FinishTimeEstimator.AppView;
+import io.fairway.policies.themis.FinishTimeEstimator.JobView;
+import io.fairway.policies.themis.ThemisPolicy.Config;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Themis' starvation guard ({@link Config#reserve()}): the worst app with a waiting job is not starved by gangs larger
+ * than what one auction offers (nodes are revoked or gathered for it), and short jobs stuck behind long jobs' leases
+ * may have leases revoked early ({@link Config#earlyRevoke()}). See {@link ThemisPolicy}'s class comment.
+ */
+final class StarvationGuard {
+    private StarvationGuard() {
+    }
+
+    /**
+     * Runs the guard for the worst app with demand, before the auction.
+     *
+     * @param r the round
+     * @param rank the apps with demand from the worst on, worst ρ first
+     * @param worst the worst app with a waiting job, or null
+     * @param why reasons by app, for the jobs left waiting
+     * @return true when the auction must guarantee the worst app its smallest bundle
+     */
+    static boolean protect(Round r, List<String> rank, String worst, Map<String, String> why) {
+        Config config = r.config;
+        boolean guarded = config.reserve() && !config.infiniteLeases() && worst != null;
+        boolean guarantee = guarded && r.apps.get(worst).rho() >= config.reserveAboveRho() && reserve(r, worst, why);
+        if (guarded && r.apps.get(worst).rho() < config.reserveAboveRho()
+                && r.apps.get(worst).jobs().stream().noneMatch(JobView::holding)) {
+            // An app that holds nothing sees its ρ grow by 1 ÷ T_id a second: ask for a round when it reaches the guard's
+            // threshold. (An app that runs jobs may keep its ρ for hours; its next event brings the next round.)
+            AppView w = r.apps.get(worst);
+            r.ctx.wakeAt(r.now + Math.max(1_000, (long) Math.ceil((config.reserveAboveRho() - w.rho()) * w.idealSeconds() * 1000)));
+        }
+        if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
+            earlyForShortJobs(r, rank, worst, why);
+        }
+        return guarantee;
+    }
+
+    /**
+     * Node-aware starvation guard for the worst app with a waiting job. When its smallest job cannot be placed on the
+     * free GPUs, nodes are chosen that can host its members once the GPUs of better-off apps (lower ρ) on them are
+     * freed: the nodes with the most free GPUs, then the most GPUs held under expired leases, then under running
+     * leases. When the free GPUs and expired leases of those nodes suffice, just enough of those jobs are preempted
+     * (they checkpoint at lease expiry) and the job is started at once. Otherwise the expired leases on those nodes are
+     * neither renewed nor offered, and new jobs placed there get leases that expire at once, so the nodes drain within
+     * one lease; every other node takes part in the auction as usual.
+     *
+     * @return true when the job fits on the free GPUs as they are: the auction then guarantees the app its smallest
+     *     bundle
+     */
+    private static boolean reserve(Round r, String worst, Map<String, String> why) {
+        AppView app = r.apps.get(worst);
+        Item item = null;
+        for (Item it : r.items.get(worst)) {
+            if (!it.keep() && (item == null || it.minCost() < item.minCost())) {
+                item = it;
+            }
+        }
+        if (item == null) {
+            return false;
+        }
+        JobStatus job = item.job().status();
+        Map<String, Integer> counts = item.elasticPodSet() == null ? Bids.fullCounts(job.spec()) : item.counts(item.minMembers());
+        if (item.minCost() <= r.ctx.capacity().freeGpus() && r.ctx.placement().find(job, counts, Map.of()).isPresent()) {
+            return true; // it fits now: the auction guarantees it its smallest bundle
+        }
+        long starvingAt = job.stateSinceMillis() + (long) Math.ceil(Math.min(r.leaseMillis, item.job().remaining() * 1000));
+        if (r.now < starvingAt) {
+            r.ctx.wakeAt(starvingAt); // the guard acts then, whether or not anything else happens
+            return false; // not starving yet: it has waited neither a whole lease (every GPU offered again) nor its own length
+        }
+        Set<String> expired = new HashSet<>();
+        for (JobStatus j : r.revocable) {
+            expired.add(j.id());
+        }
+        Predicate<JobStatus> betterOff = j -> {
+            AppView holder = r.apps.get(j.spec().jobSet());
+            return holder != null && r.rhoIfRevoked(holder.name()) < app.rho() && !r.kept.contains(j.id());
+        };
+        Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> r.apps.get(j.spec().jobSet()).rho())
+                .thenComparing(JobOrder.SEQUENCE);
+        List<JobStatus> victims = Leases.room(r, job, counts, j -> expired.contains(j.id()) && betterOff.test(j), bestOffFirst);
+        if (victims != null) {
+            for (JobStatus v : victims) {
+                r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for app %s, which has the worst rho (%.2f)",
+                        worst, app.rho()));
+                r.revocable.remove(v);
+            }
+            if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
+                r.pool -= item.minCost();
+                why.put(worst, "has the worst rho: its smallest job was started on GPUs of expired leases");
+            }
+            r.dropItems();
+            return false;
+        }
+        return gather(r, worst, item, expired, betterOff, why);
+    }
+
+    /**
+     * Early revocation for the worst app's smallest job, when expired leases cannot make room for it: running leases
+     * of better-off apps' jobs that checkpoint (or may be revoked without) are revoked before they expire when
+     * waiting for them would cost the worst app more than the revocation costs their holders. The victims are chosen
+     * like expired leases (the nodes with the most free GPUs first), the cheapest first; a victim's cost is the rise
+     * of its app's ρ if it lost the job now (its work since the last checkpoint, its restore, and waiting a lease to
+     * get GPUs again), and only victims whose app would still be better off than the worst app are eligible. The
+     * worst app's gain is the time it would otherwise wait for the victims' leases to expire, divided by its T_id;
+     * the revocation goes ahead only when that gain exceeds the sum of the victims' costs. For a short job stuck
+     * behind long jobs' leases the gain is large (minutes of waiting over seconds of ideal time); for a long gang it
+     * is small, and the guard keeps gathering nodes as they expire instead.
+     *
+     * @return true when the job was started
+     */
+    private static boolean earlyRevoke(Round r, AppView app, Item item, Map<String, Integer> counts, Map<String, String> why) {
+        JobStatus job = item.job().status();
+        Map<String, double[]> cost = new HashMap<>();
+        Predicate<JobStatus> eligible = j -> {
+            if (r.kept.contains(j.id()) || r.admitted.contains(j.id()) || j.spec().jobSet().equals(app.name()) || !r.revocable(j)
+                    || j.admission().leaseExpiresAtMillis() == Admit.NO_LEASE) {
+                return false;
+            }
+            double[] c = cost.computeIfAbsent(j.id(), id -> Leases.revocationCost(r, j));
+            return c[0] < app.rho() + c[2] / app.idealSeconds();
+        };
+        Comparator<JobStatus> cheapestFirst = Comparator.comparingDouble((JobStatus j) -> cost.get(j.id())[1]).thenComparing(JobOrder.SEQUENCE);
+        List<JobStatus> victims = Leases.room(r, job, counts, eligible, cheapestFirst);
+        if (victims == null || victims.isEmpty()) {
+            return false;
+        }
+        double waitSaved = 0;
+        double lost = 0;
+        for (JobStatus v : victims) {
+            waitSaved = Math.max(waitSaved, cost.get(v.id())[2]);
+            lost += cost.get(v.id())[1];
+        }
+        double gain = waitSaved / app.idealSeconds();
+        if (gain <= lost) {
+            return false;
+        }
+        for (JobStatus v : victims) {
+            r.revoke(v, String.format(Locale.ROOT, "Themis: lease revoked early for app %s, which has the worst rho (%.2f; %.0f s more "
+                    + "to wait for this lease)", app.name(), app.rho(), Math.max(0, v.admission().leaseExpiresAtMillis() - r.now) / 1000.0));
+            if (!r.revocable.remove(v)) {
+                r.pool += v.admission().placement().gpuCount(); // its GPUs were not offered: they are free now
+            }
+        }
+        if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
+            r.pool -= item.minCost();
+            why.put(app.name(), "has the worst rho: its smallest job was started on GPUs of leases revoked early");
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Early revocation for short jobs: apps whose shortest waiting job is shorter than a lease and does not fit on
+     * the free GPUs, by the ρ they would reach after waiting a lease (worst first), get the test of
+     * {@link #earlyRevoke} at once, without first waiting as the starvation guard does: waiting for a lease to expire
+     * would multiply such an app's ρ, while the holders of long jobs barely notice a revocation at their checkpoint.
+     * Rounds run at events, so a short job that waited for the guard would often wait until the next event.
+     */
+    private static void earlyForShortJobs(Round r, List<String> rank, String worst, Map<String, String> why) {
+        List<Item> shortJobs = new ArrayList<>();
+        for (String a : rank) {
+            if (r.apps.get(a) == null) {
+                continue;
+            }
+            for (Item it : r.items.get(a)) {
+                if (!it.keep() && !r.admitted.contains(it.job().id())) {
+                    if (it.job().remaining() <= r.horizon && !r.fitsNow(it)) {
+                        shortJobs.add(it);
+                    }
+                    break; // its shortest waiting job only
+                }
+            }
+        }
+        shortJobs.sort(Comparator.comparingDouble((Item it) -> {
+            AppView a = r.apps.get(it.job().status().spec().jobSet());
+            return -(a.rho() + r.horizon / a.idealSeconds());
+        }).thenComparing(it -> it.job().status(), JobOrder.SEQUENCE));
+        boolean started = false;
+        for (Item it : shortJobs) {
+            AppView a = r.apps.get(it.job().status().spec().jobSet());
+            Map<String, Integer> counts = it.elasticPodSet() == null ? Bids.fullCounts(it.job().status().spec()) : it.counts(it.minMembers());
+            started |= earlyRevoke(r, a, it, counts, why);
+        }
+        if (started) {
+            r.dropItems();
+        }
+    }
+
+    /**
+     * Gathers nodes for the worst app's smallest job: nodes where better-off apps' leases (expired or not) will make
+     * room drain within one lease; their expired leases are neither renewed nor offered.
+     *
+     * @return false (the auction does not guarantee the app a bundle while its nodes drain)
+     */
+    private static boolean gather(Round r, String worst, Item item, Set<String> expired, Predicate<JobStatus> betterOff,
+                                  Map<String, String> why) {
+        JobStatus job = item.job().status();
+        int perMember = 0;
+        for (PodSet ps : job.spec().podSets()) {
+            perMember = Math.max(perMember, (int) ps.resources().gpus());
+        }
+        int size = r.nodeSize();
+        if (perMember == 0 || perMember > size) {
+            return false;
+        }
+        Map<String, Leases.NodeUse> nodes = Leases.nodeUse(r, j -> expired.contains(j.id()) && betterOff.test(j),
+                j -> j.admission().leaseExpiresAtMillis() != Admit.NO_LEASE && r.revocable(j) && betterOff.test(j));
+        List<Leases.NodeUse> candidates = new ArrayList<>(nodes.values());
+        candidates.sort(Comparator.comparingInt((Leases.NodeUse n) -> n.used).thenComparingInt(n -> n.used - n.revocableGpus)
+                .thenComparingInt(n -> n.used - n.revocableGpus - n.leasedGpus).thenComparing(n -> n.name));
+        int members = item.minCost() / perMember;
+        int slots = 0;
+        List<Leases.NodeUse> chosen = new ArrayList<>();
+        for (Leases.NodeUse n : candidates) {
+            if (slots >= members) {
+                break;
+            }
+            int later = (size - n.used + n.revocableGpus + n.leasedGpus) / perMember;
+            if (later > 0) {
+                chosen.add(n);
+                slots += later;
+            }
+        }
+        if (slots < members) {
+            return false; // better-off apps do not hold enough in one place: nothing to gather
+        }
+        for (Leases.NodeUse n : chosen) {
+            r.heldNodes.add(n.name);
+            for (JobStatus v : n.revocable) {
+                if (r.revocable.remove(v)) {
+                    r.held.add(v.id());
+                    r.pool -= v.admission().placement().gpuCount();
+                }
+            }
+        }
+        r.dropItems();
+        why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it on %s (needs %d GPUs)",
+                r.heldNodes, item.minCost()));
+        return false;
+    }
+}
