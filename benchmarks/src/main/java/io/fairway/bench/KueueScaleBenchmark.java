@@ -5,7 +5,7 @@ import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Snapshot;
-import io.fairway.core.internal.PlanContext;
+import io.fairway.core.plan.PlanContext;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

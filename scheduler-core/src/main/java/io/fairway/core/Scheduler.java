@@ -1,5 +1,6 @@
 package io.fairway.core;
 
+import io.fairway.core.plan.PendingIndex;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
@@ -23,8 +24,8 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.Actuator;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
-import io.fairway.core.internal.Invariants;
-import io.fairway.core.internal.Validator;
+import io.fairway.core.validation.Invariants;
+import io.fairway.core.validation.Validator;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -847,7 +848,7 @@ public final class Scheduler {
                 PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
                     LocalQueue lq = localQueues.get(key);
                     return lq != null && clusterQueues.containsKey(lq.clusterQueue())
-                            ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
+                            ? io.fairway.core.plan.PlanOutput.notReached(lq.clusterQueue()) : fresh;
                 });
                 JobStatus s = new JobStatus(j, JobState.PENDING, initial, null, now, 0, nextSequence++, 0, 0, -1);
                 jobs.put(j.id(), s);
@@ -1207,7 +1208,7 @@ public final class Scheduler {
                     newReservations.put(res.jobId(), res);
                 }
             }
-            io.fairway.core.internal.Provisioner.mergeRequests(inFlight, r.requests()); // a request handed to other jobs replaces itself
+            io.fairway.core.provisioning.Provisioner.mergeRequests(inFlight, r.requests()); // a request handed to other jobs replaces itself
             for (Decision d : r.decisions()) {
                 if (d instanceof io.fairway.api.decision.Provision || d instanceof Deprovision) {
                     applied.add(d);
@@ -1344,7 +1345,7 @@ public final class Scheduler {
             if (j.state() == JobState.PENDING && cq != null) {
                 for (JobStatus o : pending.values()) {
                     LocalQueue olq = localQueues.get(o.spec().localQueueKey());
-                    if (o != j && olq != null && cq.equals(olq.clusterQueue()) && io.fairway.core.internal.PlanContext.KUEUE_ORDER.compare(o, j) < 0) {
+                    if (o != j && olq != null && cq.equals(olq.clusterQueue()) && io.fairway.core.plan.PlanContext.KUEUE_ORDER.compare(o, j) < 0) {
                         ahead++;
                     }
                 }
