@@ -240,15 +240,7 @@ public final class CapacityPlan {
      * @return the mask of their positions (GPUs the node does not have are left out)
      */
     public long gpuMask(int node, List<Integer> gpus) {
-        GpuShape shape = shapes[node];
-        long mask = 0;
-        for (int gi : gpus) {
-            int pos = shape.positionOf(gi);
-            if (pos >= 0) {
-                mask |= 1L << pos;
-            }
-        }
-        return mask;
+        return shapes[node].maskOf(gpus);
     }
 
     /**

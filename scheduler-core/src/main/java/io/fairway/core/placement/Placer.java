@@ -54,41 +54,6 @@ public final class Placer {
         this.strategy = strategy == null ? PlacementStrategy.TOPOLOGY_AWARE : strategy;
     }
 
-    /**
-     * Placement alone, without quota or policy: places the jobs one after another, at full size, on a fresh plan
-     * of the snapshot (each keeps what it took), as the snapshot's placement strategy does. For benchmarks and
-     * capacity planning tools.
-     *
-     * @param snapshot the cluster state
-     * @param jobs the jobs, in order
-     * @return how many of them were placed
-     */
-    public static int placeInOrder(io.fairway.core.Snapshot snapshot, List<JobSpec> jobs) {
-        CapacityPlan cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), new ResourceIndex());
-        for (io.fairway.api.job.JobStatus held : snapshot.holding()) {
-            if (held.admission() == null) {
-                continue;
-            }
-            Map<String, PodSet> podSets = new HashMap<>();
-            held.spec().podSets().forEach(ps -> podSets.put(ps.name(), ps));
-            for (MemberPlacement mp : held.admission().placement().members()) {
-                Integer n = cap.nodeIndex.get(mp.node());
-                PodSet ps = podSets.get(mp.podSet());
-                if (n != null && ps != null) {
-                    cap.take(n, cap.resources.vector(ps.resources()), cap.shapes[n].maskOf(mp.gpus()));
-                }
-            }
-        }
-        Placer placer = new Placer(cap, snapshot.placement());
-        int placed = 0;
-        for (JobSpec job : jobs) {
-            if (placer.place(job, Map.of(), Map.of()).result() != null) {
-                placed++;
-            }
-        }
-        return placed;
-    }
-
     /** A successful placement, with what it took (for release). */
     public record Result(Placement placement, List<Taken> taken) {
     }
