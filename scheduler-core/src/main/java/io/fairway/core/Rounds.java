@@ -11,7 +11,6 @@ import io.fairway.core.plan.PlanOutput;
 import io.fairway.core.provisioning.Provisioner;
 import io.fairway.core.validation.Validator;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;

@@ -50,7 +50,7 @@ public final class PlacementCheck {
             return new Result(null, List.of(), error);
         }
         cap.commit();
-        return new Result(new Placer(cap).describePublic(job, placement.members()), taken, null);
+        return new Result(new Placer(cap).describe(job, placement.members()), taken, null);
     }
 
     /**
@@ -93,7 +93,7 @@ public final class PlacementCheck {
                 return "a gang must land in one cluster; members are in " + cap.clusters.get(cluster).name + " and "
                         + cap.clusters.get(cap.clusterOf[n]).name;
             }
-            if (!new Placer.NodeFilter(ps, flavors.get(ps.name())).matches(cap.nodes[n])) {
+            if (!new NodeFilter(ps, flavors.get(ps.name())).matches(cap.nodes[n])) {
                 return "node " + mp.node() + " does not match pod set \"" + ps.name() + "\" (selector, flavor or taints)";
             }
             if (mp.gpus().size() != ps.resources().gpus()) {

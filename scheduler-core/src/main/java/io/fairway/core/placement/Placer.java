@@ -10,7 +10,6 @@ import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
-import io.fairway.api.model.Toleration;
 import io.fairway.core.PlacementStrategy;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,7 +41,7 @@ public final class Placer {
 
     private final CapacityPlan cap;
     private final PlacementStrategy strategy;
-    private final Map<List<Object>, PendingReason> neverCache = new HashMap<>();
+    private final PlacementFailure failures;
     private final Map<Resources, long[]> vectors = new HashMap<>();
 
     Placer(CapacityPlan cap) {
@@ -52,6 +51,7 @@ public final class Placer {
     public Placer(CapacityPlan cap, PlacementStrategy strategy) {
         this.cap = cap;
         this.strategy = strategy == null ? PlacementStrategy.TOPOLOGY_AWARE : strategy;
+        this.failures = new PlacementFailure(cap);
     }
 
     /** A successful placement, with what it took (for release). */
@@ -137,12 +137,12 @@ public final class Placer {
                         + ci.levels + ")");
             }
         }
-        PlaceState st = new PlaceState(ps, m, g, req, new NodeFilter(ps, flavor), t.sameNvlinkDomain(), out, taken);
+        PlaceState st = new PlaceState(cap, strategy, ps, m, g, req, new NodeFilter(ps, flavor), t.sameNvlinkDomain(), out, taken);
         if ((long) m * g > ci.freeGpus) {
-            return failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
+            return failures.failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
         }
-        boolean placed = strategy == PlacementStrategy.FIRST_FIT ? firstFit(ci, st, top) : topologyAware(ci, st, top, t.spread());
-        return placed ? null : failure(ci, st, top, flavor);
+        boolean placed = strategy == PlacementStrategy.FIRST_FIT ? FirstFit.place(cap, ci, st, top) : topologyAware(ci, st, top, t.spread());
+        return placed ? null : failures.failure(ci, st, top, flavor);
     }
 
     // ------------------------------------------------------------------ topology-aware search
@@ -277,7 +277,7 @@ public final class Placer {
             return c != 0 ? c : Integer.compare(a, b);
         });
         for (int i = 0; i < candidates; i++) {
-            Savepoint sp = st.save();
+            PlaceState.Savepoint sp = st.save();
             if (fillDomain(ci, level, order[i], want, st) == want) {
                 return true;
             }
@@ -288,7 +288,7 @@ public final class Placer {
 
     /** The whole cluster: the fewest broadest-level domains (or nodes), largest first, the last best fit. */
     private boolean fillCluster(CapacityPlan.ClusterIndex ci, PlaceState st) {
-        Savepoint sp = st.save();
+        PlaceState.Savepoint sp = st.save();
         int want = st.remaining();
         int got = ci.levels.isEmpty() ? fillByBuckets(ci, st, want) : fillChildren(ci, 0, ci.rootDomains, want, st);
         if (got == want) {
@@ -468,7 +468,7 @@ public final class Placer {
 
     /** One member per node, the nodes with most room first; round after round until all are placed. */
     private boolean spread(CapacityPlan.ClusterIndex ci, PlaceState st) {
-        Savepoint sp = st.save();
+        PlaceState.Savepoint sp = st.save();
         Set<Integer> used = new HashSet<>();
         while (st.remaining() > 0) {
             int n = largestNode(ci, st, used);
@@ -486,269 +486,17 @@ public final class Placer {
         return true;
     }
 
-    // ------------------------------------------------------------------ first fit
-
-    /** Nodes in order, as many members as fit on each, lowest GPU indexes; required constraints hold. */
-    private boolean firstFit(CapacityPlan.ClusterIndex ci, PlaceState st, int top) {
-        int host = ci.levels.size();
-        if (top == host) {
-            for (int n = ci.members.nextSetBit(0); n >= 0; n = ci.members.nextSetBit(n + 1)) {
-                if (st.ok(n) && cap.membersFit(n, st.req, st.g) >= st.m
-                        && (st.g == 0 || cap.shapes[n].chooseFirstFit(cap.freeGpuMask[n], st.m * st.g, st.nvlink) != 0)) {
-                    st.put(n, st.m);
-                    return true;
-                }
-            }
-            return false;
-        }
-        if (top >= 0) {
-            for (int[] nodes : ci.domainNodes[top]) {
-                Savepoint sp = st.save();
-                if (firstFitNodes(nodes, st) == st.m) {
-                    return true;
-                }
-                st.restore(sp);
-            }
-            return false;
-        }
-        Savepoint sp = st.save();
-        int want = st.remaining();
-        int placed = 0;
-        BitSet full = ci.byFreeGpus[0];
-        int n = ci.members.nextSetBit(0);
-        while (n >= 0 && placed < want) {
-            if (st.g > 0) {
-                n = full.nextClearBit(n); // skip nodes without a free GPU
-                if (n >= cap.nodes.length) {
-                    break;
-                }
-                if (!ci.members.get(n)) {
-                    n = ci.members.nextSetBit(n + 1);
-                    continue;
-                }
-            }
-            if (st.ok(n)) {
-                int k = Math.min(want - placed, cap.membersFit(n, st.req, st.g));
-                if (k > 0) {
-                    st.put(n, k);
-                    placed += k;
-                }
-            }
-            n = ci.members.nextSetBit(n + 1);
-        }
-        if (placed == want) {
-            return true;
-        }
-        st.restore(sp);
-        return false;
-    }
-
-    private int firstFitNodes(int[] nodes, PlaceState st) {
-        for (int n : nodes) {
-            if (st.remaining() == 0) {
-                break;
-            }
-            if (st.ok(n)) {
-                int k = Math.min(st.remaining(), cap.membersFit(n, st.req, st.g));
-                if (k > 0) {
-                    st.put(n, k);
-                }
-            }
-        }
-        return st.placed;
-    }
-
-    // ------------------------------------------------------------------ reasons
-
-    private PendingReason failure(CapacityPlan.ClusterIndex ci, PlaceState st, int top, ResourceFlavor flavor) {
-        PendingReason never = neverFits(ci, st, top, flavor);
-        if (never != null) {
-            return never;
-        }
-        PodSet ps = st.ps;
-        long gpus = (long) st.m * st.g;
-        if (st.nvlink) {
-            return new PendingReason(PendingReason.Code.NO_FITTING_TOPOLOGY, "pod set \"" + ps.name() + "\": no node has " + gpus
-                    + " free GPUs in one NVLink domain now; at most " + cap.largestFree() + " GPUs are free on one node",
-                    Map.of("neededGpus", gpus, "largestFreeOnOneNode", (long) cap.largestFree()));
-        }
-        if (top == ci.levels.size()) {
-            return new PendingReason(PendingReason.Code.NO_FITTING_TOPOLOGY, "pod set \"" + ps.name() + "\": no node has room for all "
-                    + st.m + " members now; at most " + cap.largestFree() + " GPUs are free on one node",
-                    Map.of("neededGpus", gpus, "largestFreeOnOneNode", (long) cap.largestFree()));
-        }
-        if (top >= 0) {
-            String lvl = ci.levels.get(top);
-            long maxFree = 0;
-            for (long f : ci.domainFree[top]) {
-                maxFree = Math.max(maxFree, f);
-            }
-            return new PendingReason(PendingReason.Code.NO_FITTING_TOPOLOGY, "pod set \"" + ps.name() + "\" needs " + st.m + " members ("
-                    + gpus + " GPUs) in one " + lvl + "; at most " + maxFree + " GPUs are free in one " + lvl + " now",
-                    Map.of("neededGpus", gpus, "largestFreeInDomain", maxFree));
-        }
-        String need = st.g > 0 ? gpus + " GPUs" : st.m + " members of " + ps.resources();
-        return new PendingReason(PendingReason.Code.INSUFFICIENT_CAPACITY, "pod set \"" + ps.name() + "\" needs " + need
-                + " on matching nodes; " + cap.freeGpus + " GPUs are free, at most " + cap.largestFree() + " on one node",
-                Map.of("neededGpus", gpus, "freeGpus", cap.freeGpus, "largestFreeOnOneNode", (long) cap.largestFree()));
-    }
-
-    /**
-     * The reason a pod set can never be placed in this cluster, or null: even with every matching node empty
-     * (cordoned ones included), no domain of the constrained level holds it.
-     */
-    private PendingReason neverFits(CapacityPlan.ClusterIndex ci, PlaceState st, int top, ResourceFlavor flavor) {
-        List<Object> key = Arrays.asList(ci.name, st.ps, flavor, top);
-        if (neverCache.containsKey(key)) {
-            return neverCache.get(key);
-        }
-        int host = ci.levels.size();
-        long[] perDomain = top >= 0 && top < host ? new long[ci.domainNodes[top].length] : null;
-        long best = 0;
-        long total = 0;
-        for (int n = ci.members.nextSetBit(0); n >= 0; n = ci.members.nextSetBit(n + 1)) {
-            if (!st.filter.matches(cap.nodes[n])) {
-                continue;
-            }
-            long c = capacityMembers(n, st);
-            best = Math.max(best, c);
-            total += c;
-            if (perDomain != null) {
-                perDomain[ci.domainOf[top][n]] += c;
-            }
-        }
-        String ps = "pod set \"" + st.ps.name() + "\"";
-        long gpus = (long) st.m * st.g;
-        PendingReason r = null;
-        if (top == host && best < st.m) {
-            r = new PendingReason(PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN, ps + " needs " + st.m + " members (" + gpus + " GPUs) on one node"
-                    + (st.nvlink ? " in one NVLink domain" : "") + "; even empty, the largest matching node of cluster " + ci.name
-                    + " holds " + best, Map.of("neededMembers", (long) st.m, "largestDomainMembers", best));
-        } else if (perDomain != null) {
-            long largest = Arrays.stream(perDomain).max().orElse(0);
-            if (largest < st.m) {
-                String lvl = ci.levels.get(top);
-                r = new PendingReason(PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN, ps + " needs " + st.m + " members (" + gpus
-                        + " GPUs) in one " + lvl + "; even empty, the largest " + lvl + " of cluster " + ci.name + " holds " + largest,
-                        Map.of("neededMembers", (long) st.m, "largestDomainMembers", largest));
-            }
-        } else if (top < 0 && total < st.m) {
-            r = new PendingReason(PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN, ps + " needs " + st.m + " members (" + gpus
-                    + " GPUs); even empty, the matching nodes of cluster " + ci.name + " hold " + total,
-                    Map.of("neededMembers", (long) st.m, "largestDomainMembers", total));
-        }
-        neverCache.put(key, r);
-        return r;
-    }
-
-    /** Members a node could hold when empty (for an NVLink constraint: in its largest NVLink domain). */
-    private long capacityMembers(int n, PlaceState st) {
-        long c = Long.MAX_VALUE;
-        for (int r = 0; r < st.req.length && r < cap.width; r++) {
-            if (st.req[r] > 0 && r != cap.resources.gpu) {
-                c = Math.min(c, cap.nodes[n].capacity().get(cap.resources.name(r)) / st.req[r]);
-            }
-        }
-        if (st.g > 0) {
-            GpuShape shape = cap.shapes[n];
-            c = Math.min(c, (st.nvlink ? shape.largestNvlinkDomain() : shape.size()) / st.g);
-        }
-        return c == Long.MAX_VALUE ? Integer.MAX_VALUE : c;
-    }
-
-    // ------------------------------------------------------------------ state
-
-    private record Savepoint(int capMark, int out, int taken, int placed) {
-    }
-
-    /** Per pod set working state. */
-    private final class PlaceState {
-        final PodSet ps;
-        final int m;
-        final int g;
-        final long[] req;
-        final NodeFilter filter;
-        final boolean nvlink;
-        final List<MemberPlacement> out;
-        final List<Taken> taken;
-        int placed;
-
-        PlaceState(PodSet ps, int m, int g, long[] req, NodeFilter filter, boolean nvlink, List<MemberPlacement> out, List<Taken> taken) {
-            this.ps = ps;
-            this.m = m;
-            this.g = g;
-            this.req = req;
-            this.filter = filter;
-            this.nvlink = nvlink;
-            this.out = out;
-            this.taken = taken;
-        }
-
-        int remaining() {
-            return m - placed;
-        }
-
-        boolean ok(int node) {
-            return cap.schedulable[node] && filter.matches(cap.nodes[node]);
-        }
-
-        Savepoint save() {
-            return new Savepoint(cap.mark(), out.size(), taken.size(), placed);
-        }
-
-        void restore(Savepoint sp) {
-            cap.rollbackTo(sp.capMark());
-            out.subList(sp.out(), out.size()).clear();
-            taken.subList(sp.taken(), taken.size()).clear();
-            placed = sp.placed();
-        }
-
-        /** Places k members on the node, choosing their GPUs together. */
-        void put(int node, int k) {
-            long mask = 0;
-            if (g > 0) {
-                GpuShape shape = cap.shapes[node];
-                mask = strategy == PlacementStrategy.FIRST_FIT
-                        ? shape.chooseFirstFit(cap.freeGpuMask[node], k * g, nvlink)
-                        : shape.choose(cap.freeGpuMask[node], k * g, nvlink);
-            }
-            put(node, k, mask);
-        }
-
-        void put(int node, int k, long mask) {
-            GpuShape shape = cap.shapes[node];
-            if (g > 0 && Long.bitCount(mask) != k * g) {
-                throw new IllegalStateException("no set of " + k * g + " GPUs on " + cap.nodes[node].name());
-            }
-            long[] total = new long[req.length];
-            for (int r = 0; r < req.length; r++) {
-                total[r] = req[r] * k;
-            }
-            cap.take(node, total, mask);
-            taken.add(new Taken(node, total, mask));
-            long left = mask;
-            for (int i = 0; i < k; i++) {
-                long sub = 0;
-                if (g > 0) {
-                    sub = strategy == PlacementStrategy.FIRST_FIT ? shape.chooseFirstFit(left, g, false) : shape.choose(left, g, false);
-                }
-                left &= ~sub;
-                out.add(new MemberPlacement(ps.name(), placed++, cap.nodes[node].name(), shape.indexes(sub)));
-            }
-        }
-    }
-
     // ------------------------------------------------------------------ description
-
-    public Placement describePublic(JobSpec job, List<MemberPlacement> members) {
-        return describe(job, members);
-    }
 
     /**
      * Locality and throughput factor of a finished placement: one NVLink domain, one node, one domain of the
      * narrowest level above the host (a rack), or beyond.
+     *
+     * @param job the job
+     * @param members where its members run
+     * @return the placement with its locality and throughput factor
      */
-    private Placement describe(JobSpec job, List<MemberPlacement> members) {
+    public Placement describe(JobSpec job, List<MemberPlacement> members) {
         Set<String> nodes = Placement.nodesOf(members);
         Locality loc;
         if (nodes.size() <= 1) {
@@ -791,38 +539,5 @@ public final class Placer {
             }
         }
         return true;
-    }
-
-    /** Which nodes a pod set may use: its node selector, its flavor's labels, and tolerations for the taints. */
-    static final class NodeFilter {
-        private final Map<String, String> selector;
-        private final Map<String, String> flavorLabels;
-        private final List<Toleration> tolerations;
-
-        NodeFilter(PodSet ps, ResourceFlavor flavor) {
-            this.selector = ps.nodeSelector();
-            this.flavorLabels = flavor == null ? Map.of() : flavor.nodeLabels();
-            if (flavor == null || flavor.tolerations().isEmpty()) {
-                this.tolerations = ps.tolerations();
-            } else {
-                List<Toleration> t = new ArrayList<>(ps.tolerations());
-                t.addAll(flavor.tolerations());
-                this.tolerations = t;
-            }
-        }
-
-        boolean matches(Node n) {
-            for (Map.Entry<String, String> e : selector.entrySet()) {
-                if (!e.getValue().equals(n.label(e.getKey()))) {
-                    return false;
-                }
-            }
-            for (Map.Entry<String, String> e : flavorLabels.entrySet()) {
-                if (!e.getValue().equals(n.label(e.getKey()))) {
-                    return false;
-                }
-            }
-            return n.taints().isEmpty() || Toleration.toleratesAll(tolerations, n.taints());
-        }
     }
 }

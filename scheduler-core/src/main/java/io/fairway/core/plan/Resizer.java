@@ -74,7 +74,7 @@ final class Resizer {
         }
         Map<String, Integer> counts = new LinkedHashMap<>(cur.counts());
         counts.put(ps.name(), target);
-        Placement p = plan.placer.describePublic(held.spec(), members);
+        Placement p = plan.placer.describe(held.spec(), members);
         Admit next = new Admit(job.id(), cqName, cur.flavors(), counts, p, cur.admittedAtMillis(), cur.leaseExpiresAtMillis(), cur.admissionOrder());
         plan.resized(held, next, taken);
         return Attempt.success(next);
@@ -129,7 +129,7 @@ final class Resizer {
             grown.add(new MemberPlacement(m.podSet(), idx++, m.node(), m.gpus()));
         }
         // the new members were searched alone: the whole gang must still be in one cluster and keep its topology
-        String broken = PlacementCheck.constraintError(plan.cap, plan.resources, held.spec(), plan.placer.describePublic(held.spec(), grown),
+        String broken = PlacementCheck.constraintError(plan.cap, plan.resources, held.spec(), plan.placer.describe(held.spec(), grown),
                 plan.flavorSpecs(cur.flavors()), new HashSet<>(members));
         if (broken != null) {
             plan.give(o.result().taken());
