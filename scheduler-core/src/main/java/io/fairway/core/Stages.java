@@ -9,7 +9,6 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.Placer;
-import io.fairway.core.placement.ResourceIndex;
 import io.fairway.core.plan.PlanContext;
 import io.fairway.core.provisioning.Provisioner;
 import java.util.ArrayList;
@@ -50,8 +49,7 @@ public final class Stages {
      * @return how many of them were placed
      */
     public static int placeInOrder(Snapshot snapshot, List<JobSpec> jobs) {
-        ResourceIndex resources = new ResourceIndex();
-        CapacityPlan cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), resources);
+        CapacityPlan cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters());
         for (JobStatus held : snapshot.holding()) {
             if (held.admission() == null) {
                 continue;
@@ -62,7 +60,7 @@ public final class Stages {
                 Integer n = cap.nodeIndex(mp.node());
                 PodSet ps = podSets.get(mp.podSet());
                 if (n != null && ps != null) {
-                    cap.take(n, resources.vector(ps.resources()), cap.gpuMask(n, mp.gpus()));
+                    cap.take(n, cap.vector(ps.resources()), cap.gpuMask(n, mp.gpus()));
                 }
             }
         }

@@ -74,7 +74,15 @@ public final class CapacityPlan {
      * @param nodes the nodes, in the snapshot's order
      * @param clusterSpecs topology levels per cluster (a cluster missing here has none)
      */
-    public CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs, ResourceIndex resources) {
+    /**
+     * @param nodes every node, in order
+     * @param clusterSpecs cluster specs by name
+     */
+    public CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs) {
+        this(nodes, clusterSpecs, new ResourceIndex());
+    }
+
+    CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs, ResourceIndex resources) {
         this.resources = resources;
         for (Node n : nodes) {
             for (String r : n.capacity().names()) {
@@ -200,6 +208,14 @@ public final class CapacityPlan {
                 ci.domainChildren[l][d] = children.get(d).stream().mapToInt(Integer::intValue).toArray();
             }
         }
+    }
+
+    /**
+     * @param r resources
+     * @return them as a vector in this plan's resource numbering
+     */
+    public long[] vector(io.fairway.api.model.Resources r) {
+        return resources.vector(r);
     }
 
     /** @return GPUs on schedulable nodes */

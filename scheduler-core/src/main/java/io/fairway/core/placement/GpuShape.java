@@ -30,7 +30,7 @@ import org.jgrapht.graph.SimpleWeightedGraph;
  * when no direct link exists. Ring scores are exact for nodes of up to 8 GPUs and fall back to the worst
  * pair on larger nodes.
  */
-public final class GpuShape {
+final class GpuShape {
     private static final ConcurrentHashMap<GpuTopology, GpuShape> CACHE = new ConcurrentHashMap<>();
     private static final Cache<GpuTopology, GpuShape> BY_IDENTITY = CacheBuilder.newBuilder().weakKeys().build();
     /** Nodes up to this size get exact ring scores, memoised for every subset. */

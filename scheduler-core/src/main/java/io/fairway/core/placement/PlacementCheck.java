@@ -27,16 +27,31 @@ public final class PlacementCheck {
     private PlacementCheck() {
     }
 
-    public static Result takeIfValid(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors) {
-        return takeIfValid(cap, resources, job, placement, flavors, Set.of());
+    /**
+     * Checks a placement a policy supplied and, when it holds, takes its capacity.
+     *
+     * @param cap the plan's capacity
+     * @param job the job
+     * @param placement where each member runs
+     * @param flavors the flavor per pod set
+     * @return the placement taken (described), or the first constraint it breaks
+     */
+    public static Result takeIfValid(CapacityPlan cap, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors) {
+        return takeIfValid(cap, job, placement, flavors, Set.of());
     }
 
     /**
+     * @param cap the plan's capacity
+     * @param job the job
+     * @param placement where each member runs
+     * @param flavors the flavor per pod set
      * @param staying members that already run where they are (a resize keeps them): a cordon of their node does not
      *     move them, so it is not held against them
+     * @return the placement taken (described), or the first constraint it breaks
      */
-    public static Result takeIfValid(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors,
+    public static Result takeIfValid(CapacityPlan cap, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors,
                               Set<MemberPlacement> staying) {
+        ResourceIndex resources = cap.resources;
         cap.begin();
         String error = check(cap, resources, job, placement, flavors, staying);
         if (error != null) {
@@ -59,9 +74,9 @@ public final class PlacementCheck {
      *
      * @return the first constraint broken, or null
      */
-    public static String constraintError(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors,
+    public static String constraintError(CapacityPlan cap, JobSpec job, Placement placement, Map<String, ResourceFlavor> flavors,
                                   Set<MemberPlacement> staying) {
-        return check(cap, resources, job, placement, flavors, staying);
+        return check(cap, cap.resources, job, placement, flavors, staying);
     }
 
     private static String check(CapacityPlan cap, ResourceIndex resources, JobSpec job, Placement placement,

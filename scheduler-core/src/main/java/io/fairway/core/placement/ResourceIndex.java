@@ -5,12 +5,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** Interns resource names to dense ints for one round, so capacity arithmetic works on long arrays. */
-public final class ResourceIndex {
+final class ResourceIndex {
     private final Map<String, Integer> ids = new HashMap<>();
     private String[] names = new String[8];
     final int gpu;
 
-    public ResourceIndex() {
+    ResourceIndex() {
         gpu = id(Resources.GPU);
     }
 
@@ -43,7 +43,7 @@ public final class ResourceIndex {
     }
 
     /** @return the vector of {@code r}, interning new names; sized to the current index */
-    public long[] vector(Resources r) {
+    long[] vector(Resources r) {
         for (String n : r.names()) {
             id(n);
         }

@@ -233,7 +233,7 @@ public final class PlanContext implements PolicyContext {
             counts.put(ps.name(), placement.count(ps.name()));
         }
         return admitWith(job, counts, true, c -> {
-            PlacementCheck.Result r = PlacementCheck.takeIfValid(plan.cap, plan.resources, job.spec(), placement, plan.flavorSpecs(c.flavors()));
+            PlacementCheck.Result r = PlacementCheck.takeIfValid(plan.cap, job.spec(), placement, plan.flavorSpecs(c.flavors()));
             return r.error() == null ? new Placed(r.placement(), r.taken(), null)
                     : new Placed(null, null, PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "placement refused: " + r.error()));
         });

@@ -129,7 +129,7 @@ final class Resizer {
             grown.add(new MemberPlacement(m.podSet(), idx++, m.node(), m.gpus()));
         }
         // the new members were searched alone: the whole gang must still be in one cluster and keep its topology
-        String broken = PlacementCheck.constraintError(plan.cap, plan.resources, held.spec(), plan.placer.describe(held.spec(), grown),
+        String broken = PlacementCheck.constraintError(plan.cap, held.spec(), plan.placer.describe(held.spec(), grown),
                 plan.flavorSpecs(cur.flavors()), new HashSet<>(members));
         if (broken != null) {
             plan.give(o.result().taken());

@@ -13,7 +13,6 @@ import io.fairway.core.Snapshot;
 import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.Placer;
-import io.fairway.core.placement.ResourceIndex;
 import io.fairway.core.preemption.PreemptionSearch;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,7 +31,6 @@ import java.util.function.Function;
  */
 public final class TentativePlan {
     final Snapshot snapshot;
-    final ResourceIndex resources = new ResourceIndex();
     final CapacityPlan cap;
     final QuotaBook quota;
     final Placer placer;
@@ -66,7 +64,7 @@ public final class TentativePlan {
 
     TentativePlan(Snapshot snapshot, Function<TentativePlan, PreemptionSearch> preemption) {
         this.snapshot = snapshot;
-        this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters(), resources);
+        this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters());
         this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
         this.placer = new Placer(cap, snapshot.placement());
         this.preemption = preemption.apply(this);
@@ -103,11 +101,6 @@ public final class TentativePlan {
     /** @return the capacity as the plan leaves it */
     public CapacityPlan capacityPlan() {
         return cap;
-    }
-
-    /** @return the resource numbering of {@link #capacityPlan()} */
-    public ResourceIndex resources() {
-        return resources;
     }
 
     /** @return admissions by job id, in plan order (mutable: the validator records what it accepts) */
@@ -193,7 +186,7 @@ public final class TentativePlan {
             if (n == null || ps == null) {
                 continue; // node gone: the engine requeues such jobs
             }
-            long[] req = resources.vector(ps.resources());
+            long[] req = cap.vector(ps.resources());
             long mask = cap.gpuMask(n, mp.gpus());
             cap.take(n, req, mask);
             taken.add(new Placer.Taken(n, req, mask));
@@ -216,7 +209,7 @@ public final class TentativePlan {
         if (n == null) {
             return null;
         }
-        return new Placer.Taken(n, resources.vector(ps.resources()), cap.gpuMask(n, m.gpus()));
+        return new Placer.Taken(n, cap.vector(ps.resources()), cap.gpuMask(n, m.gpus()));
     }
 
     void give(List<Placer.Taken> taken) {

@@ -188,7 +188,7 @@ public final class Validator {
                         + " may use " + avail + " more";
             }
         }
-        PlacementCheck.Result r = PlacementCheck.takeIfValid(ctx.plan().capacityPlan(), ctx.plan().resources(), job.spec(), a.placement(), ctx.plan().flavorSpecs(a.flavors()),
+        PlacementCheck.Result r = PlacementCheck.takeIfValid(ctx.plan().capacityPlan(), job.spec(), a.placement(), ctx.plan().flavorSpecs(a.flavors()),
                 staying);
         if (r.error() != null) {
             return r.error();
