@@ -1,6 +1,5 @@
 package io.fairway.core;
 
-import io.fairway.core.plan.PendingIndex;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
@@ -24,6 +23,7 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.Actuator;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
+import io.fairway.core.plan.PendingIndex;
 import io.fairway.core.validation.Invariants;
 import io.fairway.core.validation.Validator;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package io.fairway.core;
 
-import io.fairway.core.plan.PendingIndex;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.ClusterSpec;
@@ -8,6 +7,7 @@ import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
+import io.fairway.core.plan.PendingIndex;
 import java.util.List;
 import java.util.Map;
 

@@ -1,11 +1,11 @@
 package io.fairway.core.preemption;
 
-import io.fairway.core.admission.QuotaBook;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Cohort;
+import io.fairway.core.admission.QuotaBook;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,14 +1,14 @@
 package io.fairway.core.preemption;
 
-import io.fairway.core.admission.Assignment;
-import io.fairway.core.admission.QuotaBook;
-import io.fairway.core.placement.Placer;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.spi.Attempt;
+import io.fairway.core.admission.Assignment;
+import io.fairway.core.admission.QuotaBook;
+import io.fairway.core.placement.Placer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,5 @@
 package io.fairway.core.provisioning;
 
-import io.fairway.core.plan.PlanContext;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Deprovision;
@@ -13,6 +12,7 @@ import io.fairway.api.model.NodePool;
 import io.fairway.api.spi.Attempt;
 import io.fairway.core.Provisioning;
 import io.fairway.core.Snapshot;
+import io.fairway.core.plan.PlanContext;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

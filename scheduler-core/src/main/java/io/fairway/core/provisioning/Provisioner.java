@@ -1,7 +1,5 @@
 package io.fairway.core.provisioning;
 
-import io.fairway.core.admission.Assignment;
-import io.fairway.core.plan.PlanContext;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Deprovision;
@@ -20,6 +18,8 @@ import io.fairway.api.model.Resources;
 import io.fairway.api.model.Toleration;
 import io.fairway.core.Provisioning;
 import io.fairway.core.Snapshot;
+import io.fairway.core.admission.Assignment;
+import io.fairway.core.plan.PlanContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,6 +1,5 @@
 package io.fairway.core.validation;
 
-import io.fairway.core.admission.QuotaBook;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.job.JobStatus;
@@ -8,6 +7,7 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
 import io.fairway.core.Snapshot;
+import io.fairway.core.admission.QuotaBook;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,9 +1,5 @@
 package io.fairway.core.validation;
 
-import io.fairway.core.admission.QuotaBook;
-import io.fairway.core.plan.PlanOutput;
-import io.fairway.core.placement.PlacementCheck;
-import io.fairway.core.plan.PlanContext;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Preempt;
 import io.fairway.api.job.JobStatus;
@@ -11,6 +7,10 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.core.Snapshot;
+import io.fairway.core.admission.QuotaBook;
+import io.fairway.core.placement.PlacementCheck;
+import io.fairway.core.plan.PlanContext;
+import io.fairway.core.plan.PlanOutput;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
