@@ -14,12 +14,9 @@ import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.QuotaView;
 import io.fairway.core.Snapshot;
 import io.fairway.core.admission.Assignment;
-import io.fairway.core.admission.QuotaBook;
-import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.PlacementCheck;
 import io.fairway.core.placement.Placer;
 import io.fairway.core.preemption.PreemptionSearch;
-import io.fairway.core.preemption.SearchPlan;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -34,7 +31,8 @@ import java.util.random.RandomGenerator;
  * The {@link PolicyContext} of one round: what a policy sees and does. It answers from the round's parts — the
  * queues ({@link Queues}), the pending jobs ({@link PendingView}), the tentative plan ({@link TentativePlan}), the
  * quota, capacity and placement views the SPI names ({@link PlanQuota}, {@link PlanCapacity}, {@link PlanSearch}),
- * the preemption search ({@link PreemptionSearch}) — and remembers failed attempts ({@link AttemptMemo}).
+ * the preemption search ({@link PreemptionSearch}, which reads the plan through {@link PlanForSearch}) — and
+ * remembers failed attempts ({@link AttemptMemo}).
  */
 public final class PlanContext implements PolicyContext {
     /** Kueue order inside a ClusterQueue: priority (highest first), then submission time, then sequence. */
@@ -77,7 +75,7 @@ public final class PlanContext implements PolicyContext {
         this.snapshot = snapshot;
         this.queues = new Queues(snapshot);
         this.pending = new PendingView(snapshot, queues);
-        Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new ForSearch(p));
+        Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
         this.plan = new TentativePlan(snapshot, preemption);
         this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
         this.quotaView = new PlanQuota(plan, queues);
@@ -395,7 +393,7 @@ public final class PlanContext implements PolicyContext {
     }
 
     /** @return true when the job would be admitted now (nothing is changed) */
-    private boolean fits(JobStatus job) {
+    boolean fits(JobStatus job) {
         String cqName = queues.resolve(job);
         Map<String, Integer> counts = Assignment.fullCounts(job.spec());
         Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), plan.quota, job.spec(), counts);
@@ -410,84 +408,5 @@ public final class PlanContext implements PolicyContext {
             }
         }
         return false;
-    }
-
-    /** The plan as the preemption search reads and changes it. */
-    private final class ForSearch implements SearchPlan {
-        private final TentativePlan p;
-
-        ForSearch(TentativePlan p) {
-            this.p = p;
-        }
-
-        @Override
-        public Snapshot snapshot() {
-            return p.snapshot;
-        }
-
-        @Override
-        public QuotaBook quota() {
-            return p.quota;
-        }
-
-        @Override
-        public CapacityPlan capacity() {
-            return p.cap;
-        }
-
-        @Override
-        public List<Placer.Taken> held(String jobId) {
-            return p.held(jobId);
-        }
-
-        @Override
-        public boolean outOfPlan(String jobId) {
-            return p.preempted.containsKey(jobId) || p.resized.containsKey(jobId);
-        }
-
-        @Override
-        public String clusterQueueOf(JobStatus job) {
-            return PlanContext.this.clusterQueueOf(job);
-        }
-
-        @Override
-        public long state() {
-            return p.state();
-        }
-
-        @Override
-        public void restoreState(long earlier) {
-            p.restoreState(earlier);
-        }
-
-        @Override
-        public boolean preemptForSearch(JobStatus job, String reason) {
-            return p.preempt(job, reason);
-        }
-
-        @Override
-        public void restore(String jobId) {
-            p.restore(jobId);
-        }
-
-        @Override
-        public boolean fits(JobStatus job) {
-            return PlanContext.this.fits(job);
-        }
-
-        @Override
-        public Attempt tryAdmit(JobStatus job) {
-            return PlanContext.this.tryAdmit(job);
-        }
-
-        @Override
-        public void unadmit(String jobId) {
-            p.unadmit(jobId);
-        }
-
-        @Override
-        public void explainPreemption(String jobId, String reason) {
-            p.explainPreemption(jobId, reason);
-        }
     }
 }
