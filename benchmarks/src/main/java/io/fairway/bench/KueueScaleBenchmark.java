@@ -1,11 +1,12 @@
 package io.fairway.bench;
 
+import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Snapshot;
-import io.fairway.core.internal.PlanContext;
+import io.fairway.core.Stages;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -108,11 +109,11 @@ public class KueueScaleBenchmark {
     /** A fresh plan per invocation. */
     @State(Scope.Thread)
     public static class FreshPlan {
-        PlanContext ctx;
+        PolicyContext ctx;
 
         @Setup(Level.Invocation)
         public void setUp(Kueue s) {
-            ctx = new PlanContext(s.snapshot);
+            ctx = Stages.planContext(s.snapshot);
         }
     }
 

@@ -23,8 +23,7 @@ import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Snapshot;
-import io.fairway.core.internal.PlanContext;
-import io.fairway.core.internal.Placer;
+import io.fairway.core.Stages;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +55,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       placing, and re-validating the admission against the snapshot).</li>
  *   <li><b>singles</b>: 10,000 one-GPU jobs on 1,000 nodes (Fenzo's published benchmark: 1,000 hosts × 8
  *       GPUs; with 8 GPUs per node 8,000 are placed and 2,000 refused, with 16 all are placed).
- *       {@code place} is placement alone ({@code Placer.placeInOrder}: a fresh plan of the 1,000 nodes, then
+ *       {@code place} is placement alone ({@code Stages.placeInOrder}: a fresh plan of the 1,000 nodes, then
  *       the 10,000 placements); {@code tryAdmit} admits them one by one on a fresh plan (quota and placement,
  *       as a policy does);
  *       {@code round} is a whole {@code Rounds.run} with the best-effort FIFO policy.</li>
@@ -96,7 +95,7 @@ public class PlacementBenchmark {
                     .build();
             gang = pending(spec, 1);
             snapshot = snapshot(10_000, "nvswitch-8", List.of(BLOCK, RACK), busyPercent, List.of(gang), strategy);
-            ctx = new PlanContext(snapshot);
+            ctx = Stages.planContext(snapshot);
             policy = Policies.create("best-effort-fifo", Map.of());
             Optional<Placement> p = ctx.placement().find(gang, counts, flavors);
             if (p.isEmpty() || p.get().members().size() != 512) {
@@ -149,7 +148,7 @@ public class PlacementBenchmark {
         @TearDown(Level.Trial)
         public void check() {
             long expected = Math.min(10_000, 1_000L * gpusPerNode);
-            long placed = Placer.placeInOrder(snapshot, specs);
+            long placed = Stages.placeInOrder(snapshot, specs);
             long admitted = RoundBenchmark.admits(Rounds.run(snapshot, policy));
             if (placed != expected || admitted != expected) {
                 throw new IllegalStateException("placed " + placed + " and admitted " + admitted + " of 10,000 jobs, expected " + expected);
@@ -164,7 +163,7 @@ public class PlacementBenchmark {
 
         @Setup(Level.Invocation)
         public void setUp(Singles s) {
-            ctx = new PlanContext(s.snapshot);
+            ctx = Stages.planContext(s.snapshot);
         }
     }
 
@@ -180,7 +179,7 @@ public class PlacementBenchmark {
 
     @Benchmark
     public int singlesPlace(Singles s) {
-        return Placer.placeInOrder(s.snapshot, s.specs);
+        return Stages.placeInOrder(s.snapshot, s.specs);
     }
 
     @Benchmark

@@ -1,5 +1,6 @@
 package io.fairway.bench;
 
+import io.fairway.api.decision.Decision;
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
@@ -11,10 +12,10 @@ import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
+import io.fairway.api.spi.PolicyContext;
 import io.fairway.core.Scheduler;
 import io.fairway.core.Snapshot;
-import io.fairway.core.internal.PlanContext;
-import io.fairway.core.internal.Provisioner;
+import io.fairway.core.Stages;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,7 +40,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * types of 0 to 8 GPUs of four models, varied CPU, memory and prices. Gangs have 1 to 16 members of varied GPU,
  * CPU and memory requests; a quarter ask for on-demand or spot capacity or one GPU model by node selector.
  *
- * <p>Timed: {@code Provisioner.run} alone, on a snapshot and pending reasons prepared once and a fresh plan context
+ * <p>Timed: the provisioning stage alone ({@code Stages.provision}, the documented testing entry point, which runs
+ * the engine's provisioner and lists its decisions), on a snapshot and pending reasons prepared once and a fresh plan context
  * per invocation (the provisioner charges reserved quota to it). Few calls fit in an iteration, so warm-up iterations are
  * long (10 s): the first calls run before the JIT has compiled the hot loops.
  *
@@ -58,7 +60,7 @@ public class ProvisioningBenchmark {
     public static class Input {
         Snapshot snapshot;
         Map<String, PendingReason> reasons;
-        PlanContext ctx;
+        PolicyContext ctx;
 
         /** Builds the pools, the queue and the 10,000 gangs. */
         @Setup(Level.Trial)
@@ -73,7 +75,7 @@ public class ProvisioningBenchmark {
         /** A fresh plan context: the provisioner charges the quota it reserves to it. */
         @Setup(Level.Invocation)
         public void context() {
-            ctx = new PlanContext(snapshot);
+            ctx = Stages.planContext(snapshot);
         }
     }
 
@@ -146,7 +148,7 @@ public class ProvisioningBenchmark {
      * @return the decision
      */
     @Benchmark
-    public Provisioner.Outcome decide(Input in) {
-        return Provisioner.run(in.snapshot, in.ctx, in.reasons, 1);
+    public List<Decision> decide(Input in) {
+        return Stages.provision(in.snapshot, in.ctx, in.reasons);
     }
 }

@@ -11,6 +11,7 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
+import io.fairway.core.plan.PendingIndex;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -12,6 +12,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.LocalQueue;
+import io.fairway.core.plan.PendingIndex;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -81,7 +82,7 @@ final class JobBook {
             PendingReason initial = initialByQueue.computeIfAbsent(queueKey, key -> {
                 LocalQueue lq = state.localQueues.get(key);
                 return lq != null && state.clusterQueues.containsKey(lq.clusterQueue())
-                        ? io.fairway.core.internal.PlanOutput.notReached(lq.clusterQueue()) : fresh;
+                        ? io.fairway.core.plan.PlanOutput.notReached(lq.clusterQueue()) : fresh;
             });
             JobStatus s = JobStatus.submitted(j, initial, now, nextSequence++);
             byId.put(j.id(), s);
@@ -221,13 +222,13 @@ final class JobBook {
                 l.add(j);
             }
         }
-        l.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        l.sort(io.fairway.api.job.JobOrder.SEQUENCE);
         return l;
     }
 
     private static List<JobStatus> bySequence(Collection<JobStatus> jobs) {
         List<JobStatus> l = new ArrayList<>(jobs);
-        l.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        l.sort(io.fairway.api.job.JobOrder.SEQUENCE);
         return l;
     }
 

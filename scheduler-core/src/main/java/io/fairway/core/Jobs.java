@@ -9,7 +9,7 @@ import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.core.internal.PlanContext;
+import io.fairway.api.job.JobOrder;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -61,7 +61,7 @@ public final class Jobs {
             if (j.state() == JobState.PENDING && cq != null) {
                 for (JobStatus o : state.jobs.pending.values()) {
                     LocalQueue olq = state.localQueues.get(o.spec().localQueueKey());
-                    if (o != j && olq != null && cq.equals(olq.clusterQueue()) && PlanContext.KUEUE_ORDER.compare(o, j) < 0) {
+                    if (o != j && olq != null && cq.equals(olq.clusterQueue()) && JobOrder.PRIORITY.compare(o, j) < 0) {
                         ahead++;
                     }
                 }

@@ -19,7 +19,7 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.Actuator;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
-import io.fairway.core.internal.Invariants;
+import io.fairway.core.validation.Invariants;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

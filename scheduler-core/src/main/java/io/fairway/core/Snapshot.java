@@ -7,6 +7,7 @@ import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
+import io.fairway.core.plan.PendingIndex;
 import java.util.List;
 import java.util.Map;
 
@@ -37,7 +38,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
                        Map<String, ResourceFlavor> flavors, Map<String, ClusterQueue> clusterQueues,
                        Map<String, Cohort> cohorts, Map<String, LocalQueue> localQueues, List<JobStatus> pending,
                        List<JobStatus> holding, Map<String, Double> decayedUsage, PlacementStrategy placement,
-                       Provisioning provisioning, PendingIndex pendingIndex) {
+                       Provisioning provisioning, PendingJobs pendingIndex) {
     /**
      * A snapshot whose pending jobs are grouped on first use.
      *
@@ -144,12 +145,12 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         clusterQueues = sorted(clusterQueues);
         cohorts = sorted(cohorts);
         localQueues = sorted(localQueues);
-        pending = pending instanceof PendingIndex.FlatView ? pending : List.copyOf(pending); // a view of an immutable index
+        pending = PendingIndex.isIndexView(pending) ? pending : List.copyOf(pending); // a view of an immutable index
         holding = List.copyOf(holding);
         decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
         placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;
         provisioning = provisioning == null ? Provisioning.NONE : provisioning;
-        pendingIndex = pendingIndex == null ? PendingIndex.of(pending) : pendingIndex;
+        pendingIndex = pendingIndex == null ? PendingJobs.of(pending) : pendingIndex;
     }
 
     /**

@@ -20,7 +20,7 @@ import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Scheduler;
 import io.fairway.core.Snapshot;
-import io.fairway.core.internal.PlanContext;
+import io.fairway.core.plan.PlanContext;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.HashSet;

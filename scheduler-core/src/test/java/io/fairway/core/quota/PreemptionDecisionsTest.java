@@ -121,7 +121,7 @@ class PreemptionDecisionsTest {
                 RoundResult dry = io.fairway.core.Rounds.run(snap, io.fairway.core.Policies.create(policy, Map.of()));
                 List<Preempt> ps = dry.decisions().stream().filter(d -> d instanceof Preempt).map(d -> (Preempt) d).toList();
                 List<Admit> as = dry.decisions().stream().filter(d -> d instanceof Admit).map(d -> (Admit) d).toList();
-                io.fairway.core.internal.Validator.Outcome v = io.fairway.core.internal.Validator.validate(snap, ps, as);
+                io.fairway.core.validation.Validator.Outcome v = io.fairway.core.validation.Validator.validate(snap, ps, as);
                 assertThat(v.refused()).as("round " + round).isEmpty();
                 assertThat(v.admissions()).hasSize(as.size());
                 validatedPreemptions += ps.size();

@@ -1,0 +1,417 @@
+package io.fairway.core.placement;
+
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Node;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Free capacity during one round's plan: per node free quantities and free GPU masks, indexed by free GPU
+ * count (so a best-fit node is found without scanning) and by topology domain (free GPUs per rack, block…).
+ * Changes are recorded in an undo log so a failed gang placement rolls back exactly.
+ */
+public final class CapacityPlan {
+    final ResourceIndex resources;
+    final int width;                 // resource vector width for nodes
+    final Node[] nodes;
+    final GpuShape[] shapes;
+    final Map<String, Integer> nodeIndex;
+    final long[] free;               // nodes.length * width
+    final long[] freeGpuMask;        // positions
+    final boolean[] schedulable;
+    final int[] clusterOf;
+    final List<ClusterIndex> clusters = new ArrayList<>();
+    final Map<String, Integer> clusterIds = new LinkedHashMap<>();
+    long totalGpus;
+    long freeGpus;
+
+    /** The undo log, flat: entries of {node, gpuMaskTaken, r0 .. r(width-1)} (no array per change). */
+    private long[] undo = new long[64];
+    private int undoLength;
+    private long[] undoScratch;
+    private boolean recording;
+
+    /** One cluster's indexes. */
+    static final class ClusterIndex {
+        final String name;
+        final List<String> levels;         // broadest first; host implicit
+        final BitSet[] byFreeGpus = new BitSet[65];
+        final BitSet members = new BitSet();
+        final BitSet cpuOnly = new BitSet(); // schedulable nodes without GPUs
+        // per level: node -> domain id, and domain -> free GPUs / free resources / node list / child domains
+        final int[][] domainOf;
+        final long[][] domainFree;
+        final long[][] domainFreeResources;  // per level: domain * width + resource
+        final int[][][] domainNodes;
+        final int[][][] domainChildren;      // per level: domain -> its domains one level narrower (none on the last)
+        final String[][] domainNames;
+        int[] rootDomains = new int[0];      // the broadest level's domains
+        int maxGpusPerNode;
+        int maxNvlinkDomain;
+        long freeGpus;                       // on schedulable nodes
+
+        ClusterIndex(String name, List<String> levels, int nodeCount) {
+            this.name = name;
+            this.levels = levels;
+            for (int i = 0; i < byFreeGpus.length; i++) {
+                byFreeGpus[i] = new BitSet();
+            }
+            domainOf = new int[levels.size()][nodeCount];
+            domainFree = new long[levels.size()][];
+            domainFreeResources = new long[levels.size()][];
+            domainNodes = new int[levels.size()][][];
+            domainChildren = new int[levels.size()][][];
+            domainNames = new String[levels.size()][];
+        }
+    }
+
+    /**
+     * @param nodes the nodes, in the snapshot's order
+     * @param clusterSpecs topology levels per cluster (a cluster missing here has none)
+     */
+    /**
+     * @param nodes every node, in order
+     * @param clusterSpecs cluster specs by name
+     */
+    public CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs) {
+        this(nodes, clusterSpecs, new ResourceIndex());
+    }
+
+    CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs, ResourceIndex resources) {
+        this.resources = resources;
+        for (Node n : nodes) {
+            for (String r : n.capacity().names()) {
+                resources.id(r);
+            }
+        }
+        this.width = Math.max(1, resources.size());
+        int count = nodes.size();
+        this.nodes = nodes.toArray(new Node[0]);
+        this.shapes = new GpuShape[count];
+        this.nodeIndex = new HashMap<>(count * 2);
+        this.free = new long[count * width];
+        this.freeGpuMask = new long[count];
+        this.schedulable = new boolean[count];
+        this.clusterOf = new int[count];
+        Map<String, List<Integer>> byCluster = new LinkedHashMap<>();
+        Map<io.fairway.api.model.Resources, long[]> vectors = new HashMap<>(); // most nodes share a few capacities
+        for (int i = 0; i < count; i++) {
+            Node n = this.nodes[i];
+            nodeIndex.put(n.name(), i);
+            shapes[i] = GpuShape.of(n.gpus());
+            long[] cap = vectors.computeIfAbsent(n.capacity(), resources::vector);
+            System.arraycopy(cap, 0, free, i * width, Math.min(cap.length, width));
+            freeGpuMask[i] = shapes[i].fullMask();
+            schedulable[i] = !n.unschedulable();
+            byCluster.computeIfAbsent(n.cluster(), k -> new ArrayList<>()).add(i);
+        }
+        List<String> clusterNames = new ArrayList<>(byCluster.keySet());
+        java.util.Collections.sort(clusterNames);
+        for (String c : clusterNames) {
+            ClusterSpec spec = clusterSpecs.get(c);
+            List<String> levels = spec == null ? List.of() : spec.topologyLevels();
+            ClusterIndex ci = new ClusterIndex(c, levels, count);
+            clusterIds.put(c, clusters.size());
+            clusters.add(ci);
+            List<Integer> members = byCluster.get(c);
+            for (int l = 0; l < levels.size(); l++) {
+                // A domain is named by the label values of every level down to this one: it is looked up by
+                // its label value among the children of its parent domain. A node without the label of a level
+                // is a domain of its own there: it is never assumed to share a rack with another.
+                List<Map<String, Integer>> byParent = new ArrayList<>();
+                List<List<Integer>> dn = new ArrayList<>();
+                List<String> names = new ArrayList<>();
+                String level = levels.get(l);
+                for (int i : members) {
+                    int parent = l == 0 ? 0 : ci.domainOf[l - 1][i];
+                    while (byParent.size() <= parent) {
+                        byParent.add(new HashMap<>());
+                    }
+                    String v = this.nodes[i].label(level);
+                    String key = v == null ? "\u0000" + this.nodes[i].name() : v;
+                    Map<String, Integer> ids = byParent.get(parent);
+                    Integer id = ids.get(key);
+                    if (id == null) {
+                        id = dn.size();
+                        ids.put(key, id);
+                        dn.add(new ArrayList<>());
+                        names.add((l == 0 ? "" : ci.domainNames[l - 1][parent] + "/") + (v == null ? "?" + this.nodes[i].name() : v));
+                    }
+                    ci.domainOf[l][i] = id;
+                    dn.get(id).add(i);
+                }
+                ci.domainFree[l] = new long[dn.size()];
+                ci.domainFreeResources[l] = new long[dn.size() * width];
+                ci.domainNodes[l] = new int[dn.size()][];
+                ci.domainNames[l] = names.toArray(new String[0]);
+                for (int d = 0; d < dn.size(); d++) {
+                    ci.domainNodes[l][d] = dn.get(d).stream().mapToInt(Integer::intValue).toArray();
+                }
+            }
+            linkDomains(ci, members);
+            for (int i : members) {
+                clusterOf[i] = clusters.size() - 1;
+                ci.members.set(i);
+                ci.maxGpusPerNode = Math.max(ci.maxGpusPerNode, shapes[i].size());
+                ci.maxNvlinkDomain = Math.max(ci.maxNvlinkDomain, shapes[i].largestNvlinkDomain());
+                if (schedulable[i]) {
+                    totalGpus += shapes[i].size();
+                    freeGpus += shapes[i].size();
+                    ci.freeGpus += shapes[i].size();
+                    ci.byFreeGpus[shapes[i].size()].set(i);
+                    if (shapes[i].size() == 0) {
+                        ci.cpuOnly.set(i);
+                    }
+                    for (int l = 0; l < levels.size(); l++) {
+                        int d = ci.domainOf[l][i];
+                        ci.domainFree[l][d] += shapes[i].size();
+                        for (int r = 0; r < width; r++) {
+                            ci.domainFreeResources[l][d * width + r] += free[i * width + r];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Links each domain to its children one level narrower, and lists the broadest level's domains. */
+    private static void linkDomains(ClusterIndex ci, List<Integer> members) {
+        int levels = ci.levels.size();
+        if (levels == 0) {
+            return;
+        }
+        java.util.LinkedHashSet<Integer> roots = new java.util.LinkedHashSet<>();
+        for (int i : members) {
+            roots.add(ci.domainOf[0][i]);
+        }
+        ci.rootDomains = roots.stream().mapToInt(Integer::intValue).toArray();
+        for (int l = 0; l < levels; l++) {
+            int count = ci.domainNodes[l].length;
+            if (l == levels - 1) {
+                ci.domainChildren[l] = new int[count][0];
+                continue;
+            }
+            List<java.util.LinkedHashSet<Integer>> children = new ArrayList<>();
+            for (int d = 0; d < count; d++) {
+                children.add(new java.util.LinkedHashSet<>());
+            }
+            for (int i : members) {
+                children.get(ci.domainOf[l][i]).add(ci.domainOf[l + 1][i]);
+            }
+            ci.domainChildren[l] = new int[count][];
+            for (int d = 0; d < count; d++) {
+                ci.domainChildren[l][d] = children.get(d).stream().mapToInt(Integer::intValue).toArray();
+            }
+        }
+    }
+
+    /**
+     * @param r resources
+     * @return them as a vector in this plan's resource numbering
+     */
+    public long[] vector(io.fairway.api.model.Resources r) {
+        return resources.vector(r);
+    }
+
+    /** @return GPUs on schedulable nodes */
+    public long totalGpus() {
+        return totalGpus;
+    }
+
+    /** @return GPUs free in the plan on schedulable nodes */
+    public long freeGpus() {
+        return freeGpus;
+    }
+
+    /**
+     * @param resource a resource name
+     * @return its total capacity on schedulable nodes
+     */
+    public long total(String resource) {
+        long t = 0;
+        for (int i = 0; i < nodes.length; i++) {
+            if (schedulable[i]) {
+                t += nodes[i].capacity().get(resource);
+            }
+        }
+        return t;
+    }
+
+    /**
+     * @param name a node name
+     * @return the node's index in this plan, or null when it is not part of it
+     */
+    public Integer nodeIndex(String name) {
+        return nodeIndex.get(name);
+    }
+
+    /**
+     * @param node a node index
+     * @param gpus GPU indexes of the node
+     * @return the mask of their positions (GPUs the node does not have are left out)
+     */
+    public long gpuMask(int node, List<Integer> gpus) {
+        return shapes[node].maskOf(gpus);
+    }
+
+    /**
+     * @param node a node index
+     * @return its free GPU count in the plan
+     */
+    public int freeGpuCount(int node) {
+        return Long.bitCount(freeGpuMask[node]);
+    }
+
+    long free(int node, int resource) {
+        return resource < width ? free[node * width + resource] : 0;
+    }
+
+    /** @return how many members needing {@code req} (and {@code gpus} GPUs each) fit on the node's free capacity */
+    int membersFit(int node, long[] req, int gpus) {
+        long fit = Integer.MAX_VALUE;
+        for (int r = 0; r < req.length; r++) {
+            if (req[r] <= 0 || r == resources.gpu) {
+                continue;
+            }
+            long f = free(node, r);
+            fit = Math.min(fit, f / req[r]);
+            if (fit == 0) {
+                return 0;
+            }
+        }
+        if (gpus > 0) {
+            fit = Math.min(fit, freeGpuCount(node) / gpus);
+        }
+        return (int) fit;
+    }
+
+    /** @return true while changes are being recorded for rollback */
+    boolean recording() {
+        return recording;
+    }
+
+    /** Starts recording changes for {@link #rollback()}. */
+    public void begin() {
+        undoLength = 0;
+        recording = true;
+    }
+
+    void commit() {
+        undoLength = 0;
+        recording = false;
+    }
+
+    /** @return a savepoint for {@link #rollbackTo(int)} */
+    int mark() {
+        return undoLength;
+    }
+
+    void rollback() {
+        rollbackTo(0);
+        recording = false;
+    }
+
+    /** Undoes every change recorded since the savepoint. */
+    void rollbackTo(int mark) {
+        int stride = width + 2;
+        if (undoScratch == null) {
+            undoScratch = new long[width];
+        }
+        while (undoLength > mark) {
+            undoLength -= stride;
+            int node = (int) undo[undoLength];
+            long mask = undo[undoLength + 1];
+            System.arraycopy(undo, undoLength + 2, undoScratch, 0, width);
+            change(node, undoScratch, mask, +1, false);
+        }
+    }
+
+    /** Takes {@code req} and the GPUs in {@code gpuMask} from the node. */
+    public void take(int node, long[] req, long gpuMask) {
+        change(node, req, gpuMask, -1, recording);
+    }
+
+    /** Gives back {@code req} and the GPUs in {@code gpuMask}. */
+    public void give(int node, long[] req, long gpuMask) {
+        change(node, req, gpuMask, +1, false);
+    }
+
+    private void change(int node, long[] req, long gpuMask, int sign, boolean record) {
+        if (record) {
+            int stride = width + 2;
+            if (undoLength + stride > undo.length) {
+                undo = Arrays.copyOf(undo, Math.max(undo.length * 2, undoLength + stride));
+            }
+            undo[undoLength] = node;
+            undo[undoLength + 1] = gpuMask;
+            int n = Math.min(req.length, width);
+            System.arraycopy(req, 0, undo, undoLength + 2, n);
+            Arrays.fill(undo, undoLength + 2 + n, undoLength + stride, 0L);
+            undoLength += stride;
+        }
+        int before = freeGpuCount(node);
+        ClusterIndex ci = schedulable[node] ? clusters.get(clusterOf[node]) : null;
+        for (int r = 0; r < req.length && r < width; r++) {
+            if (r != resources.gpu && req[r] != 0) {
+                free[node * width + r] += sign * req[r];
+                if (ci != null) {
+                    for (int l = 0; l < ci.levels.size(); l++) {
+                        ci.domainFreeResources[l][ci.domainOf[l][node] * width + r] += sign * req[r];
+                    }
+                }
+            }
+        }
+        if (sign < 0) {
+            freeGpuMask[node] &= ~gpuMask;
+        } else {
+            freeGpuMask[node] |= gpuMask;
+        }
+        int after = freeGpuCount(node);
+        if (resources.gpu < width) {
+            free[node * width + resources.gpu] = after;
+        }
+        if (before != after && ci != null) {
+            ci.byFreeGpus[before].clear(node);
+            ci.byFreeGpus[after].set(node);
+            for (int l = 0; l < ci.levels.size(); l++) {
+                int d = ci.domainOf[l][node];
+                ci.domainFree[l][d] += after - before;
+                if (resources.gpu < width) {
+                    ci.domainFreeResources[l][d * width + resources.gpu] += after - before;
+                }
+            }
+            freeGpus += after - before;
+            ci.freeGpus += after - before;
+        }
+    }
+
+    /** @return the largest free GPU count on one schedulable node */
+    public int largestFree() {
+        int best = 0;
+        for (ClusterIndex ci : clusters) {
+            for (int k = 64; k > best; k--) {
+                if (!ci.byFreeGpus[k].isEmpty()) {
+                    best = k;
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    /** @return the number of schedulable nodes */
+    public int schedulableCount() {
+        int c = 0;
+        for (boolean s : schedulable) {
+            if (s) {
+                c++;
+            }
+        }
+        return c;
+    }
+}

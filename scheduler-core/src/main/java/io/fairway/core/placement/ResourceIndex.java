@@ -1,0 +1,54 @@
+package io.fairway.core.placement;
+
+import io.fairway.api.model.Resources;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Interns resource names to dense ints for one round, so capacity arithmetic works on long arrays. */
+final class ResourceIndex {
+    private final Map<String, Integer> ids = new HashMap<>();
+    private String[] names = new String[8];
+    final int gpu;
+
+    ResourceIndex() {
+        gpu = id(Resources.GPU);
+    }
+
+    int id(String name) {
+        Integer i = ids.get(name);
+        if (i != null) {
+            return i;
+        }
+        int n = ids.size();
+        if (n == names.length) {
+            names = java.util.Arrays.copyOf(names, n * 2);
+        }
+        names[n] = name;
+        ids.put(name, n);
+        return n;
+    }
+
+    /** @return the id, or -1 when no node or quota ever named it */
+    int find(String name) {
+        Integer i = ids.get(name);
+        return i == null ? -1 : i;
+    }
+
+    int size() {
+        return ids.size();
+    }
+
+    String name(int id) {
+        return names[id];
+    }
+
+    /** @return the vector of {@code r}, interning new names; sized to the current index */
+    long[] vector(Resources r) {
+        for (String n : r.names()) {
+            id(n);
+        }
+        long[] v = new long[Math.max(size(), 1)];
+        r.asMap().forEach((k, a) -> v[ids.get(k)] = a);
+        return v;
+    }
+}

@@ -1,0 +1,551 @@
+package io.fairway.core.plan;
+
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobOrder;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.core.PendingJobs;
+import io.fairway.core.Snapshot;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine's {@link PendingJobs}: the pending jobs of a {@link Snapshot}, grouped by what they need: one LocalQueue, equal pod sets and one
+ * priority ({@link Key}). Jobs of a group are interchangeable for admission, so a round answers a group whose
+ * head does not fit with one reason instead of a search per job; and the engine keeps the groups up to date as
+ * jobs arrive and leave ({@link Builder}), so a snapshot of a million pending jobs costs only the groups that
+ * changed since the last one.
+ *
+ * <p>Immutable once built. A snapshot built from a plain list of pending jobs groups them on first use.
+ */
+public final class PendingIndex implements PendingJobs {
+    /** Kueue order within a group (one priority): submission time, then the order the scheduler accepted the jobs. */
+    /** The order of a group's jobs and of the groups by their first jobs: {@link JobOrder#SUBMISSION}. */
+    public static final Comparator<JobStatus> GROUP_ORDER = JobOrder.SUBMISSION;
+
+    private final List<JobStatus> source;
+    private volatile List<Group> groups;
+
+    private PendingIndex(List<JobStatus> source, List<Group> groups) {
+        this.source = source;
+        this.groups = groups;
+    }
+
+    /**
+     * @param pending pending jobs (in any order)
+     * @return an index that groups them on first use
+     */
+    public static PendingIndex of(List<JobStatus> pending) {
+        return new PendingIndex(List.copyOf(pending), null);
+    }
+
+    /**
+     * @param snapshot a snapshot
+     * @return its pending jobs' groups: its own index, or one formed from its jobs when it carries another kind
+     */
+    public static PendingIndex of(Snapshot snapshot) {
+        PendingJobs p = snapshot.pendingIndex();
+        return p instanceof PendingIndex i ? i : of(p.inSubmissionOrder());
+    }
+
+    /**
+     * @param pending a snapshot's pending list
+     * @return true when it is the list view of an index (immutable already: a snapshot need not copy it)
+     */
+    public static boolean isIndexView(List<JobStatus> pending) {
+        return pending instanceof FlatView;
+    }
+
+    /** @return the groups, ordered by their first jobs ({@link #GROUP_ORDER}) */
+    @Override
+    public List<Group> groups() {
+        List<Group> g = groups;
+        if (g == null) {
+            synchronized (this) {
+                g = groups;
+                if (g == null) {
+                    g = group(source);
+                    groups = g;
+                }
+            }
+        }
+        return g;
+    }
+
+    private volatile List<JobStatus> flat;
+
+    /**
+     * The index's jobs as one list in submission order (by sequence), merged from the groups on first use: a
+     * round whose policy walks groups never pays for it.
+     *
+     * @return the pending jobs in submission order
+     */
+    @Override
+    public List<JobStatus> inSubmissionOrder() {
+        return new FlatView(this);
+    }
+
+    private List<JobStatus> flat() {
+        List<JobStatus> f = flat;
+        if (f == null) {
+            synchronized (this) {
+                f = flat;
+                if (f == null) {
+                    if (source != null) {
+                        f = source;
+                    } else {
+                        List<Group> gs = groups();
+                        int n = 0;
+                        for (Group g : gs) {
+                            n += g.size();
+                        }
+                        JobStatus[] all = new JobStatus[n];
+                        int i = 0;
+                        for (Group g : gs) {
+                            System.arraycopy(g.jobs, 0, all, i, g.jobs.length);
+                            i += g.jobs.length;
+                        }
+                        Arrays.sort(all, JobOrder.SEQUENCE);
+                        f = Collections.unmodifiableList(Arrays.asList(all));
+                    }
+                    flat = f;
+                }
+            }
+        }
+        return f;
+    }
+
+    /** The pending list of a snapshot built from an index: immutable, materialised on first read. */
+    static final class FlatView extends java.util.AbstractList<JobStatus> implements java.util.RandomAccess {
+        private final PendingIndex index;
+
+        FlatView(PendingIndex index) {
+            this.index = index;
+        }
+
+        @Override
+        public JobStatus get(int i) {
+            return index.flat().get(i);
+        }
+
+        @Override
+        public int size() {
+            return index.flat().size();
+        }
+
+        @Override
+        public Object[] toArray() {
+            return index.flat().toArray();
+        }
+
+        @Override
+        public <T> T[] toArray(T[] a) {
+            return index.flat().toArray(a);
+        }
+    }
+
+    /** @return how many pending jobs the index holds */
+    @Override
+    public int size() {
+        int n = 0;
+        for (Group g : groups()) {
+            n += g.size();
+        }
+        return n;
+    }
+
+    private static List<Group> group(List<JobStatus> pending) {
+        Map<Key, List<JobStatus>> byKey = new LinkedHashMap<>();
+        Map<JobSpec, Key> keyOfSpec = new java.util.IdentityHashMap<>(); // specs are shared between a job's statuses
+        Key last = null;
+        for (JobStatus j : pending) {
+            JobSpec s = j.spec();
+            Key k = keyOfSpec.get(s);
+            if (k == null) {
+                k = Key.of(s);
+                if (k.equals(last)) {
+                    k = last; // consecutive jobs of one shape share one key
+                }
+                keyOfSpec.put(s, k);
+            }
+            last = k;
+            byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(j);
+        }
+        List<Group> out = new ArrayList<>(byKey.size());
+        byKey.forEach((k, jobs) -> out.add(Group.of(k, jobs.toArray(new JobStatus[0]), false)));
+        out.sort(Comparator.comparing(Group::head, GROUP_ORDER));
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * What makes pending jobs interchangeable for admission: namespace, LocalQueue, pod sets and priority. Its
+     * hash is computed once (pod sets are deep records).
+     */
+    public static final class Key {
+        private final String namespace;
+        private final String queue;
+        private final List<PodSet> podSets;
+        private final int priority;
+        private final int hash;
+
+        /**
+         * @param namespace the namespace
+         * @param queue the LocalQueue
+         * @param podSets the pod sets
+         * @param priority the priority
+         */
+        public Key(String namespace, String queue, List<PodSet> podSets, int priority) {
+            this.namespace = namespace;
+            this.queue = queue;
+            this.podSets = podSets;
+            this.priority = priority;
+            this.hash = ((namespace.hashCode() * 31 + queue.hashCode()) * 31 + podSets.hashCode()) * 31 + priority;
+        }
+
+        /**
+         * @param spec a job
+         * @return its key
+         */
+        public static Key of(JobSpec spec) {
+            return new Key(spec.namespace(), spec.queue(), spec.podSets(), spec.priority());
+        }
+
+        /** @return the namespace */
+        public String namespace() {
+            return namespace;
+        }
+
+        /** @return the LocalQueue */
+        public String queue() {
+            return queue;
+        }
+
+        /** @return the pod sets */
+        public List<PodSet> podSets() {
+            return podSets;
+        }
+
+        /** @return the priority */
+        public int priority() {
+            return priority;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || o instanceof Key k && hash == k.hash && priority == k.priority && namespace.equals(k.namespace)
+                    && queue.equals(k.queue) && podSets.equals(k.podSets);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** One group: its key, its jobs in {@link #GROUP_ORDER}, and the reason they all carry, when they carry one. */
+    public static final class Group implements PendingJobs.Group {
+        private final Key key;
+        private final JobStatus[] jobs;
+        private final PendingReason commonReason;
+        private final List<JobStatus> view;
+
+        private Group(Key key, JobStatus[] jobs, PendingReason commonReason) {
+            this.key = key;
+            this.jobs = jobs;
+            this.commonReason = commonReason;
+            this.view = Collections.unmodifiableList(Arrays.asList(jobs));
+        }
+
+        static Group of(Key key, JobStatus[] jobs, boolean sorted) {
+            if (!sorted) {
+                for (int i = 1; i < jobs.length; i++) {
+                    if (GROUP_ORDER.compare(jobs[i - 1], jobs[i]) > 0) {
+                        Arrays.sort(jobs, GROUP_ORDER);
+                        break;
+                    }
+                }
+            }
+            PendingReason common = jobs[0].pendingReason();
+            PendingReason same = common; // the last object found equal: jobs given one reason share the object
+            for (int i = 1; i < jobs.length && common != null; i++) {
+                PendingReason r = jobs[i].pendingReason();
+                if (r != same) {
+                    if (!common.equals(r)) {
+                        common = null;
+                    }
+                    same = r;
+                }
+            }
+            return new Group(key, jobs, common);
+        }
+
+        /** @return the key */
+        public Key key() {
+            return key;
+        }
+
+        /** @return the jobs, in {@link #GROUP_ORDER} */
+        @Override
+        public List<JobStatus> jobs() {
+            return view;
+        }
+
+        /** @return the first job */
+        public JobStatus head() {
+            return jobs[0];
+        }
+
+        /** @return the number of jobs */
+        public int size() {
+            return jobs.length;
+        }
+
+        /** @return the reason every job of the group carries, or null when they differ (or carry none) */
+        public PendingReason commonReason() {
+            return commonReason;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Group g && key.equals(g.key) && Arrays.equals(jobs, g.jobs);
+        }
+
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + jobs.length;
+        }
+
+        @Override
+        public String toString() {
+            return "Group[" + key.namespace() + "/" + key.queue() + ", priority " + key.priority() + ", " + jobs.length + " jobs]";
+        }
+    }
+
+    /**
+     * The engine's mutable side of the index: jobs are added and removed as they enter and leave pending; a
+     * {@link #freeze()} rebuilds only the groups that changed since the previous one.
+     */
+    public static final class Builder {
+        private final Map<Key, MutableGroup> groups = new HashMap<>();
+        private PendingIndex last;
+        /** The groups of the last freeze, in order: the next freeze starts from it, so its sort has little to move. */
+        private List<MutableGroup> lastOrder = List.of();
+        private long freezes;
+
+        /**
+         * One group's jobs in {@link #GROUP_ORDER}, as arrays: the jobs and their order keys (submission time,
+         * sequence). A job that leaves becomes a hole (its keys stay, so binary search still works) until the next
+         * {@link #compact()}; jobs arrive at the end in the common case. Copying the group out at a freeze is then a
+         * pass over one array, not a walk over a tree's scattered nodes.
+         */
+        private static final class MutableGroup {
+            final Key key;
+            JobStatus[] jobs = new JobStatus[4];
+            long[] submitted = new long[4];
+            long[] sequence = new long[4];
+            int size; // slots used, holes included
+            int live; // jobs present
+            Group frozen;
+            /** True once it left the builder's map (a group that empties is replaced by a new one if jobs return). */
+            boolean gone;
+            /** The freeze that last listed it. */
+            long listedIn;
+
+            MutableGroup(Key key) {
+                this.key = key;
+            }
+
+            /** @return the slot with the job's keys (possibly a hole), or {@code -(insertion point) - 1} */
+            private int find(JobStatus j) {
+                long t = j.spec().submitTimeMillis();
+                long q = j.sequence();
+                int lo = 0;
+                int hi = size - 1;
+                while (lo <= hi) {
+                    int mid = (lo + hi) >>> 1;
+                    int c = submitted[mid] != t ? Long.compare(submitted[mid], t) : Long.compare(sequence[mid], q);
+                    if (c < 0) {
+                        lo = mid + 1;
+                    } else if (c > 0) {
+                        hi = mid - 1;
+                    } else {
+                        return mid;
+                    }
+                }
+                return -(lo + 1);
+            }
+
+            /** Adds the job, or replaces the status with its keys. @return true when it was not there */
+            boolean add(JobStatus j) {
+                int i = find(j);
+                if (i >= 0) {
+                    boolean added = jobs[i] == null;
+                    jobs[i] = j;
+                    if (added) {
+                        live++;
+                    }
+                    return added;
+                }
+                int at = -i - 1;
+                if (at > 0 && jobs[at - 1] == null) {
+                    at--; // a hole just before: its keys are smaller than the previous live job's, still in order
+                } else {
+                    if (size == jobs.length) {
+                        int n = Math.max(4, size * 2);
+                        jobs = Arrays.copyOf(jobs, n);
+                        submitted = Arrays.copyOf(submitted, n);
+                        sequence = Arrays.copyOf(sequence, n);
+                    }
+                    if (at < size) {
+                        System.arraycopy(jobs, at, jobs, at + 1, size - at);
+                        System.arraycopy(submitted, at, submitted, at + 1, size - at);
+                        System.arraycopy(sequence, at, sequence, at + 1, size - at);
+                    }
+                    size++;
+                }
+                jobs[at] = j;
+                submitted[at] = j.spec().submitTimeMillis();
+                sequence[at] = j.sequence();
+                live++;
+                return true;
+            }
+
+            /** @return true when the job (by its keys) was there and is removed */
+            boolean remove(JobStatus j) {
+                int i = find(j);
+                if (i < 0 || jobs[i] == null) {
+                    return false;
+                }
+                jobs[i] = null;
+                live--;
+                if (live == 0) {
+                    size = 0;
+                }
+                return true;
+            }
+
+            /** @return the jobs present, in order (and the holes closed) */
+            JobStatus[] compact() {
+                if (live != size) {
+                    int w = 0;
+                    for (int r = 0; r < size; r++) {
+                        if (jobs[r] != null) {
+                            jobs[w] = jobs[r];
+                            submitted[w] = submitted[r];
+                            sequence[w] = sequence[r];
+                            w++;
+                        }
+                    }
+                    Arrays.fill(jobs, w, size, null);
+                    size = w;
+                }
+                return Arrays.copyOf(jobs, size);
+            }
+        }
+
+        /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
+        public void add(JobStatus j) {
+            MutableGroup g = groups.computeIfAbsent(Key.of(j.spec()), MutableGroup::new);
+            g.add(j); // the same job with an older status is replaced in place
+            g.frozen = null;
+            last = null;
+        }
+
+        /** @param j a job that left pending */
+        public void remove(JobStatus j) {
+            MutableGroup g = groups.get(Key.of(j.spec()));
+            if (g != null && g.remove(j)) {
+                g.frozen = null;
+                last = null;
+                if (g.live == 0) {
+                    groups.remove(g.key);
+                    g.gone = true;
+                }
+            }
+        }
+
+        /**
+         * A pending job's status changed (its reason, say) but not its spec: the job keeps its place.
+         *
+         * @param old its old status
+         * @param now its new status
+         */
+        public void replace(JobStatus old, JobStatus now) {
+            MutableGroup g = old.spec() == now.spec() ? groups.get(Key.of(old.spec())) : null;
+            if (g == null || old.sequence() != now.sequence() || !g.remove(old)) {
+                remove(old);
+                add(now);
+                return;
+            }
+            g.add(now);
+            g.frozen = null;
+            last = null;
+        }
+
+        /** Forgets every job. */
+        public void clear() {
+            groups.values().forEach(g -> g.gone = true);
+            groups.clear();
+            last = null;
+        }
+
+        /** @return an immutable index of the jobs now pending (the same object while nothing changes) */
+        public PendingIndex freeze() {
+            if (last != null) {
+                return last;
+            }
+            // the previous order, without the groups that left, then the new groups; sorted by their heads (a total
+            // order: the result does not depend on where the sort starts, only its cost does)
+            long freeze = ++freezes;
+            List<MutableGroup> order = new ArrayList<>(groups.size());
+            for (MutableGroup g : lastOrder) {
+                if (!g.gone) {
+                    g.listedIn = freeze;
+                    order.add(g);
+                }
+            }
+            for (MutableGroup g : groups.values()) {
+                if (g.listedIn != freeze) {
+                    g.listedIn = freeze;
+                    order.add(g);
+                }
+            }
+            for (MutableGroup g : order) {
+                if (g.frozen == null) {
+                    g.frozen = Group.of(g.key, g.compact(), true);
+                }
+            }
+            order.sort((a, b) -> GROUP_ORDER.compare(a.frozen.head(), b.frozen.head()));
+            lastOrder = order;
+            List<Group> out = new ArrayList<>(order.size());
+            for (MutableGroup g : order) {
+                out.add(g.frozen);
+            }
+            last = new PendingIndex(null, Collections.unmodifiableList(out));
+            return last;
+        }
+    }
+
+    /** Two indexes are equal when they hold the same groups of the same jobs. */
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof PendingIndex other && groups().equals(other.groups());
+    }
+
+    @Override
+    public int hashCode() {
+        return groups().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "PendingIndex" + groups();
+    }
+}

@@ -1,0 +1,151 @@
+package io.fairway.core.plan;
+
+import io.fairway.api.job.JobOrder;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.spi.PendingGroup;
+import io.fairway.core.Provisioning;
+import io.fairway.core.Snapshot;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The pending jobs a policy may admit in one round: in submission order, per ClusterQueue in Kueue order, and in
+ * groups of the snapshot's {@link PendingIndex}; each built on first use. Jobs whose queues are missing or stopped,
+ * and jobs waiting for nodes under reserved quota, are left out. Also keeps the reasons the policy gave whole
+ * groups at once.
+ */
+final class PendingView {
+    private final Snapshot snapshot;
+    private final Queues queues;
+    /** The admissible pending jobs in submission order, listed on first use (a policy that walks groups never asks). */
+    private List<JobStatus> admissible;
+    private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
+    /** The policy's view of the pending groups, built on first use. */
+    private List<PendingGroup> groupViews;
+    /** Per group of the snapshot's index: the reason given to its jobs from some position on. */
+    private final IdentityHashMap<PendingIndex.Group, Bulk> bulk = new IdentityHashMap<>();
+
+    PendingView(Snapshot snapshot, Queues queues) {
+        this.snapshot = snapshot;
+        this.queues = queues;
+    }
+
+    /** The snapshot's groups, resolved once: {@link #bulk} is keyed by their identity. */
+    private PendingIndex index;
+
+    /** @return the snapshot's pending index */
+    PendingIndex index() {
+        if (index == null) {
+            index = PendingIndex.of(snapshot);
+        }
+        return index;
+    }
+
+    /** The reason given to the jobs of a group from position {@code from} on. */
+    record Bulk(int from, PendingReason reason) {
+    }
+
+    /** A group as the policy sees it; {@code source} is null when jobs waiting for nodes were left out of it. */
+    private record GroupView(PendingIndex.Group source, String clusterQueue, List<JobStatus> jobs) implements PendingGroup {
+    }
+
+    /** @return the reason the policy gave a group of the index from some position on, or null */
+    Bulk bulk(PendingIndex.Group g) {
+        return bulk.get(g);
+    }
+
+    /** @return the admissible pending jobs in submission order */
+    List<JobStatus> admissible() {
+        if (admissible == null) {
+            List<JobStatus> l = new ArrayList<>();
+            Map<String, Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
+            boolean anyReserved = !reservations.isEmpty();
+            for (JobStatus j : snapshot.pending()) {
+                if (anyReserved && reservations.containsKey(j.id())) {
+                    continue;
+                }
+                if (queues.resolve(j) != null) {
+                    l.add(j);
+                }
+            }
+            admissible = l;
+        }
+        return admissible;
+    }
+
+    /** @return the admissible pending jobs of each ClusterQueue in Kueue order, built on first use */
+    Map<String, List<JobStatus>> byClusterQueue() {
+        if (pendingByCq.isEmpty() && !admissible().isEmpty()) {
+            for (JobStatus j : admissible()) {
+                pendingByCq.computeIfAbsent(queues.resolve(j), k -> new ArrayList<>()).add(j);
+            }
+            for (List<JobStatus> l : pendingByCq.values()) {
+                if (!sorted(l)) {
+                    l.sort(JobOrder.PRIORITY);
+                }
+            }
+        }
+        return pendingByCq;
+    }
+
+    private static boolean sorted(List<JobStatus> l) {
+        for (int i = 1; i < l.size(); i++) {
+            if (JobOrder.PRIORITY.compare(l.get(i - 1), l.get(i)) > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the groups of admissible jobs, built on first use */
+    List<PendingGroup> groups() {
+        if (groupViews == null) {
+            Map<String, Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
+            List<PendingGroup> views = new ArrayList<>();
+            for (PendingIndex.Group g : index().groups()) {
+                String cq = queues.resolve(g.head());
+                if (cq == null) {
+                    continue;
+                }
+                List<JobStatus> jobs = g.jobs();
+                boolean filtered = false;
+                if (!reservations.isEmpty()) {
+                    List<JobStatus> kept = new ArrayList<>();
+                    for (JobStatus j : jobs) {
+                        if (!reservations.containsKey(j.id())) {
+                            kept.add(j);
+                        }
+                    }
+                    filtered = kept.size() != jobs.size();
+                    jobs = List.copyOf(kept);
+                }
+                if (!jobs.isEmpty()) {
+                    views.add(new GroupView(filtered ? null : g, cq, jobs));
+                }
+            }
+            groupViews = Collections.unmodifiableList(views);
+        }
+        return groupViews;
+    }
+
+    /**
+     * Records one reason for a group's jobs from a position on, when the group is one of {@link #groups()} as the
+     * index holds it.
+     *
+     * @return false when the group is not such a one (the caller then records the reason per job)
+     */
+    boolean leaveWaiting(PendingGroup group, int fromIndex, PendingReason reason) {
+        if (group instanceof GroupView v && v.source() != null && groupViews != null && fromIndex >= 0) {
+            if (fromIndex < v.jobs().size()) {
+                bulk.put(v.source(), new Bulk(fromIndex, reason));
+            }
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,406 @@
+package io.fairway.core.plan;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Placement;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.spi.Attempt;
+import io.fairway.api.spi.CapacityView;
+import io.fairway.api.spi.PendingGroup;
+import io.fairway.api.spi.PlacementSearch;
+import io.fairway.api.spi.PolicyContext;
+import io.fairway.api.spi.QuotaView;
+import io.fairway.core.Snapshot;
+import io.fairway.core.admission.Assignment;
+import io.fairway.core.placement.PlacementCheck;
+import io.fairway.core.placement.Placer;
+import io.fairway.core.preemption.PreemptionSearch;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+import java.util.random.RandomGenerator;
+
+/**
+ * The {@link PolicyContext} of one round: what a policy sees and does. It answers from the round's parts — the
+ * queues ({@link Queues}), the pending jobs ({@link PendingView}), the tentative plan ({@link TentativePlan}), the
+ * quota, capacity and placement views the SPI names ({@link PlanQuota}, {@link PlanCapacity}, {@link PlanSearch}),
+ * the preemption search ({@link PreemptionSearch}, which reads the plan through {@link PlanForSearch}) — and
+ * remembers failed attempts ({@link AttemptMemo}).
+ */
+public final class PlanContext implements PolicyContext {
+    private final Snapshot snapshot;
+    private final Queues queues;
+    private final PendingView pending;
+    private final TentativePlan plan;
+    private final AttemptMemo memo = new AttemptMemo();
+    private final RandomGenerator random;
+    private final QuotaView quotaView;
+    private final CapacityView capacityView;
+    private final PlacementSearch placementSearch;
+    /** Jobs admitted under quota and waiting for nodes: placed by {@link #placeReserved()}, not by the policy. */
+    private final List<JobStatus> reserved = new ArrayList<>();
+    /** True once the policy admitted a job on a placement of its own (rather than one the engine searched). */
+    private boolean policyPlacements;
+    /** True once the policy preempted a job itself (rather than through the engine's preemption search). */
+    private boolean policyPreemptions;
+
+    /**
+     * Builds the plan's starting point from a snapshot.
+     *
+     * @param snapshot the round's input
+     */
+    public PlanContext(Snapshot snapshot) {
+        this(snapshot, true);
+    }
+
+    /**
+     * @param snapshot the round's input
+     * @param indexPending false for a context that only checks given admissions (the validator): pending jobs
+     *     are then resolved on demand instead of being listed for a policy
+     */
+    public PlanContext(Snapshot snapshot, boolean indexPending) {
+        this.snapshot = snapshot;
+        this.queues = new Queues(snapshot);
+        this.pending = new PendingView(snapshot, queues);
+        Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
+        this.plan = new TentativePlan(snapshot, preemption);
+        this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
+        this.quotaView = new PlanQuota(plan, queues);
+        this.capacityView = new PlanCapacity(plan.cap);
+        this.placementSearch = new PlanSearch(plan);
+        if (indexPending && !snapshot.provisioning().reservations().isEmpty()) {
+            for (JobStatus j : snapshot.pending()) {
+                if (queues.reserved(j)) {
+                    reserved.add(j);
+                }
+            }
+        }
+    }
+
+    /** @return the round's tentative plan */
+    public TentativePlan plan() {
+        return plan;
+    }
+
+    /**
+     * Places the jobs whose quota is reserved while nodes come up, before the policy runs: they were admitted
+     * under quota already. A job that still has no room keeps its reservation.
+     */
+    public void placeReserved() {
+        plan.placeReserved(reserved);
+    }
+
+    /** @return the snapshot's pending index, as {@link #pendingGroups()} groups it */
+    PendingIndex pendingIndex() {
+        return pending.index();
+    }
+
+    /** @return the ClusterQueue of a group of the index, or null when its queues are missing or stopped */
+    String clusterQueueOf(PendingIndex.Group g) {
+        return queues.resolve(g.head());
+    }
+
+    /** @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves */
+    PendingReason unresolvedReasonOf(JobStatus j) {
+        return queues.unresolvedReasonOf(j);
+    }
+
+    /** @return the reason the policy gave a group of the index from some position on, or null */
+    PendingView.Bulk bulk(PendingIndex.Group g) {
+        return pending.bulk(g);
+    }
+
+    @Override
+    public List<PendingGroup> pendingGroups() {
+        return pending.groups();
+    }
+
+    @Override
+    public void leaveWaiting(PendingGroup group, int fromIndex, PendingReason reason) {
+        if (!pending.leaveWaiting(group, fromIndex, reason)) {
+            PolicyContext.super.leaveWaiting(group, fromIndex, reason);
+        }
+    }
+
+    @Override
+    public long now() {
+        return snapshot.nowMillis();
+    }
+
+    @Override
+    public RandomGenerator random() {
+        return random;
+    }
+
+    @Override
+    public List<ClusterQueue> clusterQueues() {
+        return List.copyOf(snapshot.clusterQueues().values());
+    }
+
+    @Override
+    public List<JobStatus> pending() {
+        return Collections.unmodifiableList(pending.admissible());
+    }
+
+    @Override
+    public List<JobStatus> pending(String clusterQueue) {
+        return Collections.unmodifiableList(pending.byClusterQueue().getOrDefault(clusterQueue, List.of()));
+    }
+
+    @Override
+    public String clusterQueueOf(JobStatus job) {
+        if (job.admission() != null && plan.holding(job.id()) != null) {
+            return job.admission().clusterQueue();
+        }
+        return queues.resolve(job);
+    }
+
+    @Override
+    public List<JobStatus> running() {
+        return snapshot.holding();
+    }
+
+    @Override
+    public List<JobStatus> runningElastic() {
+        return Collections.unmodifiableList(plan.runningElastic);
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job) {
+        AttemptMemo.AttemptKey key = null;
+        if (precheck(job, Assignment.fullCounts(job.spec())) == null) {
+            key = memo.attemptKey(queues.resolve(job), job);
+            AttemptMemo.Failed f = memo.failedAdmission(key, plan.state());
+            if (f != null) {
+                return fail(job, f.reason()); // the same attempt on the same plan: the same failure
+            }
+        }
+        Attempt a = tryAdmit(job, Assignment.fullCounts(job.spec()));
+        if (key != null && !a.admitted() && a.reason() != null) {
+            memo.admissionFailed(key, plan.state(), a.reason());
+        }
+        return a;
+    }
+
+    private PendingReason precheck(JobStatus job, Map<String, Integer> counts) {
+        if (plan.admitted.containsKey(job.id())) {
+            return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "already admitted in this round");
+        }
+        if (plan.holding(job.id()) != null) {
+            return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "job " + job.id() + " already holds resources");
+        }
+        String cq = queues.resolve(job);
+        if (cq == null) {
+            return queues.unresolvedReason(job);
+        }
+        for (PodSet ps : job.spec().podSets()) {
+            Integer m = counts.get(ps.name());
+            if (m == null || m < ps.minCount() || m > ps.count()) {
+                return PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "pod set \"" + ps.name() + "\": size " + m
+                        + " outside minCount..count " + ps.minCount() + ".." + ps.count());
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job, Map<String, Integer> counts) {
+        return admitWith(job, counts, false, c -> {
+            Placer.Outcome o = plan.placer.place(job.spec(), counts, plan.flavorSpecs(c.flavors()));
+            return o.result() != null ? new Placed(o.result().placement(), o.result().taken(), null) : new Placed(null, null, o.reason());
+        });
+    }
+
+    @Override
+    public Attempt tryAdmit(JobStatus job, Placement placement) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (PodSet ps : job.spec().podSets()) {
+            counts.put(ps.name(), placement.count(ps.name()));
+        }
+        return admitWith(job, counts, true, c -> {
+            PlacementCheck.Result r = PlacementCheck.takeIfValid(plan.cap, job.spec(), placement, plan.flavorSpecs(c.flavors()));
+            return r.error() == null ? new Placed(r.placement(), r.taken(), null)
+                    : new Placed(null, null, PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "placement refused: " + r.error()));
+        });
+    }
+
+    /** A placement found (or checked) for one flavor choice, with what it takes, or why there is none. */
+    private record Placed(Placement placement, List<Placer.Taken> taken, PendingReason reason) {
+    }
+
+    /**
+     * Admission shared by both {@code tryAdmit}s: checks, flavor assignment under quota, then for each candidate
+     * flavor choice the given placement step; the first that places is charged and recorded.
+     */
+    private Attempt admitWith(JobStatus job, Map<String, Integer> counts, boolean policySupplied, Function<Assignment.Choice, Placed> place) {
+        PendingReason pre = precheck(job, counts);
+        if (pre != null) {
+            return fail(job, pre);
+        }
+        String cqName = queues.resolve(job);
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts);
+        if (ar.reason() != null) {
+            return fail(job, ar.reason());
+        }
+        PendingReason last = null;
+        for (Assignment.Choice c : ar.choices()) {
+            Placed p = place.apply(c);
+            if (p.placement() != null) {
+                policyPlacements |= policySupplied;
+                c.charge(plan.quota, cqName, 1);
+                Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
+                        plan.nextAdmissionOrder());
+                plan.admit(job, a, p.taken());
+                return Attempt.success(a);
+            }
+            last = p.reason();
+        }
+        return fail(job, last);
+    }
+
+    /**
+     * Whether the whole plan came from the engine's own services: every admission's flavors and placement were
+     * searched by {@link #tryAdmit(JobStatus, Map)} (or are reserved jobs placed by {@link #placeReserved()}) on
+     * this context's capacity and quota, with no resize, no placement supplied by the policy, and no preemption but
+     * those the engine's own preemption search chose ({@link #tryAdmitPreempting}: its victims only free capacity
+     * and quota, and the admission they make room for is searched on what they free). Such a plan holds every
+     * invariant by construction; a plan with anything policy-supplied is re-validated.
+     *
+     * @return true when nothing in the plan was supplied by the policy
+     */
+    public boolean plannedByEngineOnly() {
+        return !policyPlacements && !policyPreemptions && plan.resized.isEmpty();
+    }
+
+    /** @return the first quota invariant the plan breaks, or null */
+    public String quotaViolation() {
+        return plan.quota.violation();
+    }
+
+    private Attempt fail(JobStatus job, PendingReason reason) {
+        if (!plan.admitted.containsKey(job.id()) && queues.resolve(job) != null) {
+            plan.reasons.put(job.id(), reason);
+        }
+        return Attempt.failure(reason);
+    }
+
+    @Override
+    public boolean preempt(JobStatus job, String reason) {
+        boolean done = plan.preempt(job, reason);
+        policyPreemptions |= done;
+        return done;
+    }
+
+    @Override
+    public Attempt resize(JobStatus job, String podSet, int targetCount) {
+        return Resizer.resize(plan, job, podSet, targetCount);
+    }
+
+    @Override
+    public boolean setLease(JobStatus job, long expiresAtMillis) {
+        Admit a = plan.admitted.get(job.id());
+        if (a != null) {
+            plan.admitted.put(job.id(), a.withLease(expiresAtMillis));
+            return true;
+        }
+        if (plan.holding(job.id()) != null && !plan.preempted.containsKey(job.id())) {
+            plan.leaseRenewals.put(job.id(), expiresAtMillis);
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public void wakeAt(long atMillis) {
+        if (atMillis > now()) {
+            plan.wakeAt = Math.min(plan.wakeAt, atMillis);
+        }
+    }
+
+    @Override
+    public void leaveWaiting(JobStatus job, PendingReason reason) {
+        if (!plan.admitted.containsKey(job.id()) && queues.resolve(job) != null) {
+            plan.reasons.put(job.id(), reason);
+        }
+    }
+
+    @Override
+    public QuotaView quota() {
+        return quotaView;
+    }
+
+    @Override
+    public PlacementSearch placement() {
+        return placementSearch;
+    }
+
+    @Override
+    public CapacityView capacity() {
+        return capacityView;
+    }
+
+    @Override
+    public Attempt tryAdmitPreempting(JobStatus job) {
+        Attempt first = tryAdmit(job);
+        if (first.admitted()) {
+            return first;
+        }
+        String cqName = queues.resolve(job);
+        if (cqName == null) {
+            return first;
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        PreemptionSearch.Rank rank = plan.preemption.rank(job, cq);
+        AttemptMemo.SearchKey key = rank == null ? null : new AttemptMemo.SearchKey(memo.attemptKey(cq.name(), job), rank);
+        if (key != null) {
+            AttemptMemo.Failed f = memo.failedSearch(key, plan.state());
+            if (f != null) {
+                // the same search on the same plan, over the same candidates: it would fail the same way, and leave the
+                // plan as it found it but for the admission numbers it used
+                plan.skipAdmissions(f.admissions());
+                if (f.admissions() > 0) {
+                    plan.reasons.remove(job.id());
+                }
+                plan.reasons.put(job.id(), f.reason());
+                return Attempt.failure(f.reason());
+            }
+        }
+        long before = plan.state();
+        long admissionsBefore = plan.admissions();
+        Attempt a = plan.preemption.run(job, cq, first.reason());
+        if (!a.admitted()) {
+            plan.restoreState(before); // a failed search undid all it tried
+            if (key != null) {
+                memo.searchFailed(key, new AttemptMemo.Failed(plan.state(), a.reason(), plan.admissions() - admissionsBefore));
+            }
+            plan.reasons.put(job.id(), a.reason());
+        }
+        return a;
+    }
+
+    /** @return true when the job would be admitted now (nothing is changed) */
+    boolean fits(JobStatus job) {
+        String cqName = queues.resolve(job);
+        Map<String, Integer> counts = Assignment.fullCounts(job.spec());
+        Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), plan.quota, job.spec(), counts);
+        if (ar.reason() != null) {
+            return false;
+        }
+        for (Assignment.Choice c : ar.choices()) {
+            Placer.Outcome o = plan.placer.place(job.spec(), counts, plan.flavorSpecs(c.flavors()));
+            if (o.result() != null) {
+                plan.give(o.result().taken());
+                return true;
+            }
+        }
+        return false;
+    }
+}

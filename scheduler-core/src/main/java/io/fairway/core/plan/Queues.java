@@ -1,0 +1,75 @@
+package io.fairway.core.plan;
+
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.core.Provisioning;
+import io.fairway.core.Snapshot;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Admission's first step for one round: which ClusterQueue a pending job is admitted through (its LocalQueue's,
+ * or the one that reserved its quota while nodes come up), or why it has none.
+ */
+final class Queues {
+    private final Snapshot snapshot;
+    /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
+    private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
+    /** The ClusterQueue of each job whose quota is reserved while it waits for nodes. */
+    private final Map<String, String> reservedIn = new HashMap<>();
+
+    Queues(Snapshot snapshot) {
+        this.snapshot = snapshot;
+        for (LocalQueue lq : snapshot.localQueues().values()) {
+            localQueueIndex.computeIfAbsent(lq.namespace(), k -> new HashMap<>()).put(lq.name(), lq);
+        }
+        for (Provisioning.Reservation r : snapshot.provisioning().reservations().values()) {
+            if (snapshot.clusterQueues().containsKey(r.clusterQueue())) {
+                reservedIn.put(r.jobId(), r.clusterQueue());
+            }
+        }
+    }
+
+    /** @return true when the job's quota is reserved while it waits for nodes */
+    boolean reserved(JobStatus j) {
+        return reservedIn.containsKey(j.id());
+    }
+
+    /** @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped */
+    String resolve(JobStatus j) {
+        String reserved = reservedIn.get(j.id());
+        if (reserved != null) {
+            return reserved;
+        }
+        Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
+        LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
+        if (lq == null) {
+            return null;
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
+        return cq == null || cq.stopped() ? null : cq.name();
+    }
+
+    /** @return why a job's queue does not resolve (call only when {@link #resolve} gave null) */
+    PendingReason unresolvedReason(JobStatus j) {
+        Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
+        LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
+        if (lq == null) {
+            return PendingReason.of(PendingReason.Code.QUEUE_NOT_FOUND,
+                    "LocalQueue " + j.spec().queue() + " not found in namespace " + j.spec().namespace());
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
+        if (cq == null) {
+            return PendingReason.of(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND,
+                    "LocalQueue " + lq.key() + " points to ClusterQueue " + lq.clusterQueue() + ", which does not exist");
+        }
+        return PendingReason.of(PendingReason.Code.QUEUE_STOPPED, "ClusterQueue " + cq.name() + " is stopped: it admits nothing new");
+    }
+
+    /** @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves */
+    PendingReason unresolvedReasonOf(JobStatus j) {
+        return resolve(j) != null ? null : unresolvedReason(j);
+    }
+}

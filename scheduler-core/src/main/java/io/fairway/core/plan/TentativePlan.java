@@ -1,0 +1,362 @@
+package io.fairway.core.plan;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.core.Provisioning;
+import io.fairway.core.Snapshot;
+import io.fairway.core.admission.QuotaBook;
+import io.fairway.core.placement.CapacityPlan;
+import io.fairway.core.placement.Placer;
+import io.fairway.core.preemption.PreemptionSearch;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The round's tentative plan: capacity and quota as the plan leaves them, and what it admits, preempts, resizes
+ * and renews so far. Every change can be undone ({@link #unadmit}, {@link #restore}) and takes a new state number;
+ * equal state numbers mean equal plans, which is what lets {@link PlanContext} remember failed attempts.
+ */
+public final class TentativePlan {
+    final Snapshot snapshot;
+    final CapacityPlan cap;
+    final QuotaBook quota;
+    final Placer placer;
+    final PreemptionSearch preemption;
+
+    /** Jobs admitted in this plan, by id. */
+    private final Map<String, JobStatus> admittedJobs;
+    private final Map<String, JobStatus> holdingById = new HashMap<>();
+    private final Map<String, List<Placer.Taken>> heldCapacity;
+    final Map<String, PendingReason> reasons = new LinkedHashMap<>();
+    final LinkedHashMap<String, Admit> admitted;
+    final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
+    final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
+    final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
+    /** The earliest round the policy asked for, {@code Long.MAX_VALUE} for none. */
+    long wakeAt = Long.MAX_VALUE;
+    /** Listed while the plan is built (it walks the running jobs anyway, to charge their capacity). */
+    final List<JobStatus> runningElastic = new ArrayList<>();
+    private final Set<String> releasedReservations = new HashSet<>();
+
+    /** The plan's current state number. */
+    private long state;
+    /** The last state number taken. */
+    private long lastState;
+    private long admissions;
+
+    /** @return a hash table capacity that holds {@code entries} without resizing */
+    private static int tableFor(int entries) {
+        return (int) Math.min(1 << 30, entries / 0.75 + 1);
+    }
+
+    TentativePlan(Snapshot snapshot, Function<TentativePlan, PreemptionSearch> preemption) {
+        this.snapshot = snapshot;
+        this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters());
+        this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
+        this.placer = new Placer(cap, snapshot.placement());
+        this.preemption = preemption.apply(this);
+        // Sized for as many admissions as there are free GPUs (a round at scale admits tens of thousands: growing
+        // the tables step by step cost more than the puts)
+        int expected = (int) Math.min(1 << 20, cap.freeGpus()) + 16;
+        this.admittedJobs = new HashMap<>(tableFor(expected));
+        this.admitted = new LinkedHashMap<>(tableFor(expected));
+        this.heldCapacity = new HashMap<>(tableFor(expected + snapshot.holding().size()));
+        for (JobStatus j : snapshot.holding()) {
+            holdingById.put(j.id(), j);
+            heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
+            if (j.spec().isElastic()) {
+                runningElastic.add(j);
+            }
+        }
+        for (Provisioning.Reservation r : snapshot.provisioning().reservations().values()) {
+            if (quota.hasQueue(r.clusterQueue())) {
+                reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+            }
+        }
+    }
+
+    /** @return the round's input */
+    public Snapshot snapshot() {
+        return snapshot;
+    }
+
+    /** @return the quota book as the plan leaves it */
+    public QuotaBook quotaBook() {
+        return quota;
+    }
+
+    /** @return the capacity as the plan leaves it */
+    public CapacityPlan capacityPlan() {
+        return cap;
+    }
+
+    /** @return admissions by job id, in plan order (mutable: the validator records what it accepts) */
+    public Map<String, Admit> admitted() {
+        return admitted;
+    }
+
+    /** @return preemptions by job id, in plan order */
+    public Map<String, Preempt> preempted() {
+        return Collections.unmodifiableMap(preempted);
+    }
+
+    /** @return the new admissions of resized jobs, by job id */
+    public Map<String, Admit> resized() {
+        return Collections.unmodifiableMap(resized);
+    }
+
+    /** @return the running job of that id, or null */
+    JobStatus holding(String jobId) {
+        return holdingById.get(jobId);
+    }
+
+    /** @return what a running job holds on its nodes in the plan (empty when nothing) */
+    List<Placer.Taken> held(String jobId) {
+        return heldCapacity.getOrDefault(jobId, List.of());
+    }
+
+    long state() {
+        return state;
+    }
+
+    void restoreState(long earlier) {
+        state = earlier;
+    }
+
+    /** Records that the plan changed. */
+    void changed() {
+        state = ++lastState;
+    }
+
+    /** @return the next admission's order: the round in the high bits, the admission within the round in the low bits */
+    long nextAdmissionOrder() {
+        return (snapshot.round() << 24) + ++admissions;
+    }
+
+    /** The admission numbers used so far (a failed search that admitted and took back counts them). */
+    long admissions() {
+        return admissions;
+    }
+
+    void skipAdmissions(long n) {
+        admissions += n;
+    }
+
+    /** Adds an admission found on the plan's capacity and quota (quota already charged). */
+    void admit(JobStatus job, Admit a, List<Placer.Taken> taken) {
+        changed();
+        admitted.put(job.id(), a);
+        admittedJobs.put(job.id(), job);
+        heldCapacity.put(job.id(), taken);
+        reasons.remove(job.id());
+    }
+
+    /** Records a resized job's new admission and what it now holds. */
+    void resized(JobStatus held, Admit next, List<Placer.Taken> taken) {
+        resized.put(held.id(), next);
+        preemption.touched(held);
+        heldCapacity.put(held.id(), taken);
+    }
+
+    private List<Placer.Taken> charge(JobSpec spec, Admit a) {
+        List<Placer.Taken> taken = new ArrayList<>();
+        if (a == null) {
+            return taken;
+        }
+        Map<String, PodSet> podSets = new HashMap<>();
+        for (PodSet ps : spec.podSets()) {
+            podSets.put(ps.name(), ps);
+        }
+        for (MemberPlacement mp : a.placement().members()) {
+            Integer n = cap.nodeIndex(mp.node());
+            PodSet ps = podSets.get(mp.podSet());
+            if (n == null || ps == null) {
+                continue; // node gone: the engine requeues such jobs
+            }
+            long[] req = cap.vector(ps.resources());
+            long mask = cap.gpuMask(n, mp.gpus());
+            cap.take(n, req, mask);
+            taken.add(new Placer.Taken(n, req, mask));
+        }
+        if (a.clusterQueue() != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : spec.podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (flavor != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), v));
+                }
+            }
+        }
+        return taken;
+    }
+
+    /** What one member holds on its node, or null when the node is gone. */
+    Placer.Taken takenBy(MemberPlacement m, PodSet ps) {
+        Integer n = cap.nodeIndex(m.node());
+        if (n == null) {
+            return null;
+        }
+        return new Placer.Taken(n, cap.vector(ps.resources()), cap.gpuMask(n, m.gpus()));
+    }
+
+    void give(List<Placer.Taken> taken) {
+        for (Placer.Taken t : taken) {
+            cap.give(t.node(), t.req(), t.gpuMask());
+        }
+    }
+
+    /**
+     * @param flavorByPodSet a flavor name per pod set
+     * @return the flavors' specs per pod set
+     */
+    public Map<String, ResourceFlavor> flavorSpecs(Map<String, String> flavorByPodSet) {
+        if (flavorByPodSet.size() == 1) {
+            Map.Entry<String, String> e = flavorByPodSet.entrySet().iterator().next();
+            return Collections.singletonMap(e.getKey(), snapshot.flavors().get(e.getValue()));
+        }
+        Map<String, ResourceFlavor> m = new HashMap<>();
+        flavorByPodSet.forEach((ps, f) -> m.put(ps, snapshot.flavors().get(f)));
+        return m;
+    }
+
+    private Map<String, Long> reservationUsage(Provisioning.Reservation r) {
+        Map<String, Long> usage = new LinkedHashMap<>();
+        JobStatus j = null;
+        for (JobStatus p : snapshot.pending()) {
+            if (p.id().equals(r.jobId())) {
+                j = p;
+                break;
+            }
+        }
+        if (j == null) {
+            return usage;
+        }
+        for (PodSet ps : j.spec().podSets()) {
+            String flavor = r.flavors().get(ps.name());
+            int m = r.counts().getOrDefault(ps.name(), ps.count());
+            if (flavor != null) {
+                ps.total(m).asMap().forEach((res, v) -> usage.merge(QuotaBook.fr(flavor, res), v, Long::sum));
+            }
+        }
+        return usage;
+    }
+
+    /**
+     * Gives back the quota a job holds while it waits for nodes (before it is charged for its admission).
+     *
+     * @param jobId a job
+     */
+    public void releaseReservationQuota(String jobId) {
+        Provisioning.Reservation r = snapshot.provisioning().reservations().get(jobId);
+        if (r != null && releasedReservations.add(jobId) && quota.hasQueue(r.clusterQueue())) {
+            changed();
+            reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
+        }
+    }
+
+    /**
+     * Places the jobs whose quota is reserved while nodes come up: they were admitted under quota already. A job
+     * that still has no room keeps its reservation.
+     */
+    void placeReserved(List<JobStatus> reserved) {
+        changed();
+        Map<String, Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
+        for (JobStatus j : reserved) {
+            Provisioning.Reservation r = reservations.get(j.id());
+            Map<String, Long> usage = reservationUsage(r);
+            usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
+            Placer.Outcome o = placer.place(j.spec(), r.counts(), flavorSpecs(r.flavors()));
+            if (o.result() != null) {
+                usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+                admitted.put(j.id(), new Admit(j.id(), r.clusterQueue(), r.flavors(), r.counts(), o.result().placement(), snapshot.nowMillis(),
+                        Admit.NO_LEASE, nextAdmissionOrder()));
+                heldCapacity.put(j.id(), o.result().taken());
+            } else {
+                usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+            }
+        }
+    }
+
+    /** Replaces the reason of a preemption already in the plan. */
+    void explainPreemption(String jobId, String reason) {
+        Preempt p = preempted.get(jobId);
+        if (p != null) {
+            preempted.put(jobId, new Preempt(jobId, reason, p.checkpoint(), p.migration()));
+        }
+    }
+
+    /** Preempts a running job: its capacity and quota are free for the rest of the plan. */
+    boolean preempt(JobStatus job, String reason) {
+        JobStatus held = holdingById.get(job.id());
+        if (held == null || preempted.containsKey(job.id())) {
+            return false;
+        }
+        changed();
+        give(heldCapacity.getOrDefault(job.id(), List.of()));
+        Admit current = resized.remove(job.id());
+        chargeQuota(current == null ? held : new JobStatus(held.spec(), held.state(), held.pendingReason(), current, held.stateSinceMillis(),
+                held.preemptions(), held.sequence(), held.attainedGpuMillis(), held.runningMillis(), held.progress()), -1);
+        preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
+        preemption.touched(held);
+        return true;
+    }
+
+    /** Undoes an admission made in this plan: its capacity and quota are free again. */
+    void unadmit(String jobId) {
+        Admit a = admitted.remove(jobId);
+        if (a == null) {
+            return;
+        }
+        changed();
+        give(heldCapacity.getOrDefault(jobId, List.of()));
+        heldCapacity.remove(jobId);
+        JobStatus j = admittedJobs.remove(jobId);
+        if (j != null) {
+            for (PodSet ps : j.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), -v));
+            }
+        }
+    }
+
+    /** Undoes a preemption made in this plan: the job holds its capacity and quota again. */
+    public void restore(String jobId) {
+        if (preempted.remove(jobId) == null) {
+            return;
+        }
+        changed();
+        JobStatus held = holdingById.get(jobId);
+        for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
+            cap.take(t.node(), t.req(), t.gpuMask());
+        }
+        chargeQuota(held, +1);
+        preemption.touched(held);
+    }
+
+    private void chargeQuota(JobStatus held, int sign) {
+        Admit a = held.admission();
+        if (a != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : held.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (flavor != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), sign * v));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package io.fairway.core.validation;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.ResourceGroup;
+import io.fairway.core.Snapshot;
+import io.fairway.core.admission.QuotaBook;
+import io.fairway.core.placement.PlacementCheck;
+import io.fairway.core.plan.PlanContext;
+import io.fairway.core.plan.PlanOutput;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Re-checks a whole plan from the snapshot, independently of how it was made: preemptions name jobs that
+ * hold resources; each admission names a pending job of the right ClusterQueue, sizes within min..max,
+ * flavors of that queue, quota within what the queue may use at every level of the cohort tree, and a
+ * placement that holds every capacity, exclusivity, gang and topology invariant. What fails is refused.
+ */
+public final class Validator {
+    /** The accepted part of a plan and the refusals. */
+    public record Outcome(List<Preempt> preemptions, List<Admit> admissions, Map<String, String> refusedAdmissions, List<String> refused,
+                          List<Admit> resizes) {
+    }
+
+    /**
+     * @param snapshot the state the plan must hold on
+     * @param preemptions proposed preemptions
+     * @param admissions proposed admissions, in order
+     * @return what holds
+     */
+    public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> admissions) {
+        return validate(snapshot, preemptions, List.of(), admissions);
+    }
+
+    private Validator() {
+    }
+
+    /**
+     * The outcome of a plan made by the engine's services alone ({@link PlanContext#plannedByEngineOnly()}): its
+     * admissions were searched on the same capacity and quota the validator would rebuild, so they are accepted
+     * without the rebuild; the quota invariant is still checked on the plan's own books, and a plan that breaks it
+     * (or that is not engine-only) goes through {@link #validate} in full.
+     *
+     * @param snapshot the state the plan must hold on
+     * @param ctx the planned context
+     * @param out its output
+     * @return what holds
+     */
+    public static Outcome validate(Snapshot snapshot, PlanContext ctx, PlanOutput out) {
+        if (ctx.plannedByEngineOnly() && ctx.quotaViolation() == null) {
+            return new Outcome(out.preemptions(), out.admissions(), Map.of(), List.of(), out.resizes());
+        }
+        return validate(snapshot, out.preemptions(), out.resizes(), out.admissions());
+    }
+
+    /**
+     * @param snapshot the state the plan must hold on
+     * @param preemptions proposed preemptions
+     * @param resizes proposed new admissions of resized jobs that hold resources
+     * @param admissions proposed admissions, in order
+     * @return what holds
+     */
+    public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> resizes, List<Admit> admissions) {
+        PlanContext ctx = new PlanContext(snapshot, false);
+        Map<String, JobStatus> holding = new HashMap<>();
+        for (JobStatus j : snapshot.holding()) {
+            holding.put(j.id(), j);
+        }
+        // only the admitted jobs are looked up: one pass over the pending list, no index of all of it
+        java.util.Set<String> wanted = new java.util.HashSet<>();
+        for (Admit a : admissions) {
+            wanted.add(a.jobId());
+        }
+        Map<String, JobStatus> pending = new HashMap<>();
+        if (!wanted.isEmpty()) {
+            for (JobStatus j : snapshot.pending()) {
+                if (wanted.contains(j.id())) {
+                    pending.put(j.id(), j);
+                }
+            }
+        }
+        List<Preempt> okPreempt = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (Preempt p : preemptions) {
+            JobStatus j = holding.get(p.jobId());
+            if (j == null || !ctx.preempt(j, p.reason())) {
+                refused.add("preempt " + p.jobId() + ": the job holds no resources");
+            } else {
+                okPreempt.add(p);
+            }
+        }
+        List<Admit> okResizes = new ArrayList<>();
+        // Shrinks first: a job grown into GPUs another job gave up by shrinking in the same plan is checked after
+        // that shrink, whatever order the policy made them in.
+        List<Admit> ordered = new ArrayList<>();
+        List<Admit> grows = new ArrayList<>();
+        for (Admit r : resizes) {
+            JobStatus j = holding.get(r.jobId());
+            boolean shrinkOnly = j != null && j.admission() != null
+                    && new java.util.HashSet<>(j.admission().placement().members()).containsAll(r.placement().members());
+            (shrinkOnly ? ordered : grows).add(r);
+        }
+        ordered.addAll(grows);
+        for (Admit r : ordered) {
+            JobStatus j = holding.get(r.jobId());
+            if (j == null || !ctx.preempt(j, "")) {
+                refused.add("resize " + r.jobId() + ": the job holds no resources");
+                continue;
+            }
+            String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue(), new java.util.HashSet<>(j.admission().placement().members()));
+            if (err != null) {
+                refused.add("resize " + r.jobId() + ": " + err);
+                ctx.plan().restore(j.id());
+            } else {
+                okResizes.add(r);
+            }
+        }
+        List<Admit> ok = new ArrayList<>();
+        Map<String, String> refusedAdmissions = new LinkedHashMap<>();
+        for (Admit a : admissions) {
+            String err = check(ctx, snapshot, pending.get(a.jobId()), a);
+            if (err != null) {
+                refused.add("admit " + a.jobId() + ": " + err);
+                refusedAdmissions.put(a.jobId(), err);
+            } else {
+                ok.add(a);
+            }
+        }
+        String quotaViolation = ctx.plan().quotaBook().violation();
+        if (quotaViolation != null) {
+            // Cannot happen when every admission passed its check; kept as a last line of defence.
+            throw new IllegalStateException("quota invariant broken after validation: " + quotaViolation);
+        }
+        return new Outcome(okPreempt, ok, refusedAdmissions, refused, okResizes);
+    }
+
+    private static String check(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a) {
+        if (job == null) {
+            return "the job is not pending";
+        }
+        if (ctx.plan().admitted().containsKey(a.jobId())) {
+            return "admitted twice in one plan";
+        }
+        String cqName = ctx.clusterQueueOf(job);
+        if (cqName == null || !cqName.equals(a.clusterQueue())) {
+            return "charged to ClusterQueue " + a.clusterQueue() + " but the job's queue resolves to " + cqName;
+        }
+        return checkAdmission(ctx, snapshot, job, a, cqName, java.util.Set.of());
+    }
+
+    private static String checkAdmission(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a, String cqName,
+                                         java.util.Set<io.fairway.api.decision.MemberPlacement> staying) {
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        if (cq == null) {
+            return "ClusterQueue " + cqName + " does not exist";
+        }
+        ctx.plan().releaseReservationQuota(a.jobId()); // a job waiting for nodes is charged for its admission instead
+        Map<String, Long> usage = new LinkedHashMap<>();
+        for (PodSet ps : job.spec().podSets()) {
+            Integer m = a.counts().get(ps.name());
+            if (m == null || m < ps.minCount() || m > ps.count()) {
+                return "pod set \"" + ps.name() + "\": size " + m + " outside " + ps.minCount() + ".." + ps.count();
+            }
+            if (a.placement().count(ps.name()) != m) {
+                return "pod set \"" + ps.name() + "\": " + a.placement().count(ps.name()) + " members placed, " + m + " admitted";
+            }
+            String flavor = a.flavors().get(ps.name());
+            for (String r : ps.resources().names()) {
+                ResourceGroup g = cq.groupFor(r);
+                if (g == null || g.flavors().stream().noneMatch(f -> f.flavor().equals(flavor))) {
+                    return "flavor " + flavor + " gives no quota for " + r + " in ClusterQueue " + cqName;
+                }
+            }
+            final int members = m;
+            ps.total(members).asMap().forEach((r, v) -> usage.merge(QuotaBook.fr(flavor, r), v, Long::sum));
+        }
+        for (Map.Entry<String, Long> e : usage.entrySet()) {
+            long avail = ctx.plan().quotaBook().available(cqName, e.getKey());
+            if (e.getValue() > avail) {
+                return "quota: needs " + e.getValue() + " of " + e.getKey().replace('\u0000', '/') + ", ClusterQueue " + cqName
+                        + " may use " + avail + " more";
+            }
+        }
+        PlacementCheck.Result r = PlacementCheck.takeIfValid(ctx.plan().capacityPlan(), job.spec(), a.placement(), ctx.plan().flavorSpecs(a.flavors()),
+                staying);
+        if (r.error() != null) {
+            return r.error();
+        }
+        usage.forEach((fr, v) -> ctx.plan().quotaBook().add(cqName, fr, v));
+        ctx.plan().admitted().put(a.jobId(), a);
+        return null;
+    }
+}
