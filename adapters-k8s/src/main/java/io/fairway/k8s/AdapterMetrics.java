@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class AdapterMetrics {
     private final MultiGauge pending;
     private final MultiGauge admitted;
+    private final Map<Tags, AtomicInteger> pendingValues = new HashMap<>();
+    private final Map<Tags, AtomicInteger> admittedValues = new HashMap<>();
     private final Timer admissionWait;
     private final Timer roundDuration;
     private final Counter errors;
@@ -64,7 +68,11 @@ public final class AdapterMetrics {
         leader.set(leading ? 1 : 0);
     }
 
-    /** Refreshes the per-queue gauges from the engine's jobs. */
+    /**
+     * Refreshes the per-queue gauges from the engine's jobs. Each row keeps one value holder for as long as its queue
+     * exists, and only rows of queues gone are removed: re-registering every row on every pass (as before) let a scrape
+     * that overlapped a pass miss the gauges altogether.
+     */
     void queues(List<JobStatus> jobs, Map<String, LocalQueue> localQueues) {
         Map<String, Integer> pend = new TreeMap<>();
         Map<String, Integer> adm = new TreeMap<>();
@@ -79,16 +87,28 @@ public final class AdapterMetrics {
                 adm.merge(j.admission().clusterQueue(), 1, Integer::sum);
             }
         }
-        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        Map<Tags, Integer> pendingRows = new LinkedHashMap<>();
         pend.forEach((key, n) -> {
             LocalQueue lq = localQueues.get(key);
             int slash = key.indexOf('/');
-            rows.add(MultiGauge.Row.of(Tags.of("namespace", key.substring(0, slash), "local_queue", key.substring(slash + 1),
-                    "cluster_queue", lq == null ? "" : lq.clusterQueue()), n));
+            pendingRows.put(Tags.of("namespace", key.substring(0, slash), "local_queue", key.substring(slash + 1),
+                    "cluster_queue", lq == null ? "" : lq.clusterQueue()), n);
         });
-        pending.register(rows, true);
-        List<MultiGauge.Row<?>> arows = new ArrayList<>();
-        adm.forEach((cq, n) -> arows.add(MultiGauge.Row.of(Tags.of("cluster_queue", cq), n)));
-        admitted.register(arows, true);
+        Map<Tags, Integer> admittedRows = new LinkedHashMap<>();
+        adm.forEach((cq, n) -> admittedRows.put(Tags.of("cluster_queue", cq), n));
+        update(pending, pendingValues, pendingRows);
+        update(admitted, admittedValues, admittedRows);
+    }
+
+    /** Sets each row's value, registers the rows new since the last call and removes the rows gone. */
+    private static void update(MultiGauge gauge, Map<Tags, AtomicInteger> values, Map<Tags, Integer> rows) {
+        values.keySet().retainAll(rows.keySet());
+        List<MultiGauge.Row<?>> all = new ArrayList<>();
+        rows.forEach((tags, n) -> {
+            AtomicInteger v = values.computeIfAbsent(tags, t -> new AtomicInteger());
+            v.set(n);
+            all.add(MultiGauge.Row.of(tags, v, AtomicInteger::get));
+        });
+        gauge.register(all, false);
     }
 }

@@ -1,6 +1,7 @@
 package io.fairway.k8s;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.config.QueuesConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ import java.util.Objects;
  * @param nodeClassRef the Karpenter node class the NodeClaims of the configured node pools name
  * @param clock the engine's clock (the wall clock; tests pass their own)
  */
-public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueueConfig queues,
+public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueuesConfig queues,
                              String configMapNamespace, String configMapName, String configMapKey, Path configFile,
                              boolean leaderElection, String leaseNamespace, String leaseName, String identity,
                              Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
@@ -114,7 +115,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         private String namespace;
         private final List<String> queueLabels = new ArrayList<>(List.of(Keys.QUEUE_LABEL));
         private List<String> excluded = List.of();
-        private QueueConfig queues;
+        private QueuesConfig queues;
         private String cmNamespace;
         private String cmName;
         private String cmKey = DEFAULT_CONFIG_KEY;
@@ -157,7 +158,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         }
 
         /** @param config a fixed queue configuration @return this */
-        public Builder queues(QueueConfig config) {
+        public Builder queues(QueuesConfig config) {
             this.queues = config;
             return this;
         }

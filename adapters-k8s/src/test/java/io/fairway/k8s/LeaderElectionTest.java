@@ -91,25 +91,6 @@ class LeaderElectionTest {
                 .extracting(Event::getReportingInstance).containsExactly("replica-two");
     }
 
-    private static final Duration LEASE = Duration.ofSeconds(3);
-
-    private static Lease lease(String holder, ZonedDateTime renewed) {
-        return new LeaseBuilder().withNewSpec().withHolderIdentity(holder).withRenewTime(renewed).endSpec().build();
-    }
-
-    @Test
-    void aLeaseProvesTheHoldOnlyWithARecentRenewTimeOurClockCanVouchFor() {
-        ZonedDateTime now = ZonedDateTime.now();
-        assertThat(FairwayAdapter.holds(lease("me", now.minusSeconds(1)), "me", LEASE, now)).isTrue();
-        assertThat(FairwayAdapter.holds(lease("me", null), "me", LEASE, now)).as("a null renewTime proves nothing").isFalse();
-        assertThat(FairwayAdapter.holds(lease("other", now), "me", LEASE, now)).isFalse();
-        assertThat(FairwayAdapter.holds(lease("me", now.minusSeconds(4)), "me", LEASE, now)).as("expired").isFalse();
-        // clock skew: a renewTime far ahead of this replica's clock (written by a clock that runs ahead) is not trusted
-        assertThat(FairwayAdapter.holds(lease("me", now.plusSeconds(60)), "me", LEASE, now)).isFalse();
-        assertThat(FairwayAdapter.holds(lease("me", now.plusSeconds(2)), "me", LEASE, now)).as("within one lease duration").isTrue();
-        assertThat(FairwayAdapter.holds(null, "me", LEASE, now)).isFalse();
-    }
-
     /** Writes the Lease over to replica-two, retrying while replica-one's elector renews it concurrently. */
     private void takeOverForReplicaTwo() {
         for (int attempt = 0; ; attempt++) {
@@ -136,14 +117,14 @@ class LeaderElectionTest {
         one = replica("replica-one");
         until(one::isLeader, "replica-one leads");
         // another replica (with a clock ahead, say) takes the Lease after replica-one checked it at the start of its pass
-        one.beforeWrites = this::takeOverForReplicaTwo;
+        one.state.beforeWrites = this::takeOverForReplicaTwo;
         one.reconcileOnce();
-        assertThat(one.fencedWrites).as("admissions dropped after the takeover").isPositive();
+        assertThat(one.state.fencedWrites).as("admissions dropped after the takeover").isPositive();
         for (String j : List.of("job-1", "job-2", "job-3", "job-4")) {
             assertThat(suspended(cluster.job("default", j))).as("%s was not started by the deposed leader", j).isTrue();
             assertThat(cluster.events("default", j)).filteredOn(e -> Keys.REASON_ADMITTED.equals(e.getReason())).isEmpty();
         }
-        one.beforeWrites = () -> { };
+        one.state.beforeWrites = () -> { };
 
         two = replica("replica-two");
         until(two::isLeader, "replica-two leads");

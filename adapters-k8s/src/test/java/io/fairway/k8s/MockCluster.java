@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fairway.config.QueuesConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,8 +63,8 @@ final class MockCluster implements AutoCloseable {
         }
     }
 
-    static QueueConfig config(String yaml) {
-        return QueueConfig.parse("test", yaml);
+    static QueuesConfig config(String yaml) {
+        return QueuesConfig.parse("test", yaml);
     }
 
     /** A node with CPUs, memory in GiB, GPUs (H100 SXM when > 0) and labels. */

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.job.JobState;
+import io.fairway.config.QueuesConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -152,12 +153,12 @@ class NodeClaimTest {
 
     @Test
     void aPoolsConsolidationPolicyIsReadAndAnUnknownOneRefused() {
-        QueueConfig under = QueueConfig.parse("cm", QUEUES.replace("consolidationDelaySeconds: 300",
+        QueuesConfig under = QueuesConfig.parse("cm", QUEUES.replace("consolidationDelaySeconds: 300",
                 "consolidationDelaySeconds: 300\n    consolidation: WhenUnderutilized"));
-        assertThat(under.nodePools().get(0).toModel().consolidation()).isEqualTo(io.fairway.api.model.NodePool.Consolidation.WHEN_UNDERUTILIZED);
-        assertThat(QueueConfig.parse("cm", QUEUES).nodePools().get(0).toModel().consolidation())
+        assertThat(under.nodePools().get(0).toModel(null).consolidation()).isEqualTo(io.fairway.api.model.NodePool.Consolidation.WHEN_UNDERUTILIZED);
+        assertThat(QueuesConfig.parse("cm", QUEUES).nodePools().get(0).toModel(null).consolidation())
                 .isEqualTo(io.fairway.api.model.NodePool.Consolidation.WHEN_EMPTY);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueueConfig.parse("cm", QUEUES.replace("consolidationDelaySeconds: 300",
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueuesConfig.parse("cm", QUEUES.replace("consolidationDelaySeconds: 300",
                         "consolidationDelaySeconds: 300\n    consolidation: Sometimes")))
                 .hasMessageContaining("consolidation").hasMessageContaining("Sometimes");
     }

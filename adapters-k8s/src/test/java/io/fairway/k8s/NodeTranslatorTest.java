@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fairway.api.model.LinkKind;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
+import io.fairway.config.QueuesConfig;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -83,16 +84,16 @@ class NodeTranslatorTest {
 
     @Test
     void configErrorsNameTheLineAndField() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueueConfig.parse("cm", "flavors:\n  - name: a\nclusterQueues:\n  - name: q\n    cohort: [x]\n"))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueuesConfig.parse("cm", "flavors:\n  - name: a\nclusterQueues:\n  - name: q\n    cohort: [x]\n"))
                 .hasMessageContaining("cm line 5").hasMessageContaining("clusterQueues[0].cohort");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueueConfig.parse("cm", "clusterQueues:\n  - name: q\n    resourceGroups:\n"
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - name: q\n    resourceGroups:\n"
                 + "      - coveredResources: [cpu]\n        flavors: [{name: ghost, resources: [{name: cpu, nominalQuota: 1}]}]\n"))
                 .hasMessageContaining("flavor ghost is not defined");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueueConfig.parse("cm", "flavors: [{name: a}]\nclusterQueues:\n  - name: q\n"
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueuesConfig.parse("cm", "flavors: [{name: a}]\nclusterQueues:\n  - name: q\n"
                 + "    resourceGroups: [{coveredResources: [cpu], flavors: [{name: a, resources: [{name: cpu, nominalQuota: lots}]}]}]\n"))
                 .hasMessageContaining("lots");
-        QueueConfig ok = QueueConfig.parse("cm", CedanaScenarioTest.QUEUES);
-        assertThat(ok.policy()).isEqualTo(QueueConfig.DEFAULT_POLICY);
+        QueuesConfig ok = QueuesConfig.parse("cm", CedanaScenarioTest.QUEUES);
+        assertThat(ok.policy()).isEqualTo(QueuesConfig.DEFAULT_POLICY);
         assertThat(ok.clusterQueueModels().get(0).resourceGroups().get(0).flavors().get(0).quota("cpu").nominal()).isEqualTo(64_000);
     }
 }

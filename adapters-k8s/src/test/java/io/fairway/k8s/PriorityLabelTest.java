@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fairway.api.InvalidSpecException;
+import io.fairway.config.QueuesConfig;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -58,9 +59,9 @@ class PriorityLabelTest {
     /** A sibling of the CLI's YAML bound: the controller's queue configuration (file or ConfigMap) is bounded too. */
     @Test
     void aQueueConfigurationWithAHugeLineOrTooManyCharactersIsRefusedBeforeParsing() {
-        assertThatThrownBy(() -> QueueConfig.parse("configmap fairway-system/q", "policy: fifo\nflavors: [{name: " + "x".repeat(200_000) + "}]\n"))
+        assertThatThrownBy(() -> QueuesConfig.parse("configmap fairway-system/q", "policy: fifo\nflavors: [{name: " + "x".repeat(200_000) + "}]\n"))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("configmap fairway-system/q line 2: the line is 200019 characters long; at most 65536");
-        assertThatThrownBy(() -> QueueConfig.parse("f.yaml", "# x\n".repeat(300_000)))
+        assertThatThrownBy(() -> QueuesConfig.parse("f.yaml", "# x\n".repeat(300_000)))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("f.yaml: the configuration is 1200000 characters; at most 1048576");
     }
 }

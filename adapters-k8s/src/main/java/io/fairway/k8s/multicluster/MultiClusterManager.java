@@ -1,60 +1,34 @@
 package io.fairway.k8s.multicluster;
 
-import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
-import io.fairway.api.job.JobSpec;
-import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
-import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterSpec;
 import io.fairway.api.model.ResourceFlavor;
+import io.fairway.config.QueuesConfig;
 import io.fairway.core.Clock;
 import io.fairway.core.ExecutorHub;
 import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
-import io.fairway.k8s.AdmissionRecord;
 import io.fairway.k8s.JobTranslator;
 import io.fairway.k8s.Keys;
-import io.fairway.k8s.QueueConfig;
+import io.fairway.k8s.LeaseElection;
 import io.fairway.k8s.RestoringPolicy;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,13 +59,12 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * MultiClusterManager m = new MultiClusterManager(managerClient, Map.of("eu", euClient, "us", usClient),
- *         QueueConfig.parse("queues.yaml", yaml), System::currentTimeMillis, MultiClusterManager.Settings.defaults());
+ *         QueuesConfig.parse("queues.yaml", yaml), System::currentTimeMillis, MultiClusterManager.Settings.defaults());
  * m.runInBackground(Duration.ofSeconds(1)); // or, in tests: m.reconcileOnce(); m.worker("eu").pollOnce(); ...
  * }</pre>
  */
 public final class MultiClusterManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MultiClusterManager.class);
-    private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
 
     /** Label on the copies of Jobs in the workers. */
     public static final String COPY_LABEL = "fairway.io/multicluster-copy";
@@ -140,7 +113,7 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     private final KubernetesClient manager;
-    private final QueueConfig config;
+    private final QueuesConfig config;
     private final Clock clock;
     private final Settings settings;
     private final JobTranslator translator;
@@ -156,33 +129,11 @@ public final class MultiClusterManager implements AutoCloseable {
     private volatile boolean closed;
     /** When (System.nanoTime) this manager last read the Lease and found it its own; 0: never. */
     private volatile long leaseConfirmedNanos;
-    private CompletableFuture<?> elector;
-    private final AtomicLong eventSeq = new AtomicLong(System.nanoTime());
+    private LeaseElection elector;
     private boolean recovered;
     private ScheduledExecutorService loop;
 
-    private final Map<String, Tracked> byId = new LinkedHashMap<>();
-    private final Map<String, String> idOfUid = new HashMap<>();
-    private final Map<String, String[]> outcomes = new HashMap<>();
-
-    /** A user's Job the engine knows. */
-    private static final class Tracked {
-        final String id;
-        final String uid;
-        final String namespace;
-        final String name;
-        String publishedState;
-        String publishedWorker;
-        String publishedReason;
-        int priority;
-
-        Tracked(String id, String uid, String namespace, String name) {
-            this.id = id;
-            this.uid = uid;
-            this.namespace = namespace;
-            this.name = name;
-        }
-    }
+    private final UserJobs userJobs;
 
     /**
      * How managers of one manager cluster elect the one that acts.
@@ -242,7 +193,7 @@ public final class MultiClusterManager implements AutoCloseable {
      * @param clock the clock of the engine and of the grace period
      * @param settings how to run
      */
-    public MultiClusterManager(KubernetesClient manager, Map<String, KubernetesClient> workers, QueueConfig config, Clock clock, Settings settings) {
+    public MultiClusterManager(KubernetesClient manager, Map<String, KubernetesClient> workers, QueuesConfig config, Clock clock, Settings settings) {
         InvalidSpecException.check(workers != null && !workers.isEmpty(), "workers", workers, "at least one worker cluster is needed");
         this.manager = manager;
         this.config = config;
@@ -263,6 +214,7 @@ public final class MultiClusterManager implements AutoCloseable {
         config.localQueueModels().forEach(b::localQueue);
         this.scheduler = b.build();
         hub.attach(scheduler);
+        this.userJobs = new UserJobs(this, manager, scheduler, policy, translator, settings);
         this.startedMillis = clock.millis();
         new TreeMap<>(workers).forEach((w, c) -> {
             hub.register(w);
@@ -288,17 +240,8 @@ public final class MultiClusterManager implements AutoCloseable {
             election = le;
             leading = false;
         }
-        elector = manager.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-                .withName("fairway-multicluster")
-                .withLock(new LeaseLock(le.namespace(), le.leaseName(), le.candidate()))
-                .withLeaseDuration(le.leaseDuration())
-                .withRenewDeadline(le.renewDeadline())
-                .withRetryPeriod(le.retryPeriod())
-                .withReleaseOnCancel(true)
-                .withLeaderCallbacks(new LeaderCallbacks(this::startedLeading, this::stoppedLeading,
-                        leader -> LOG.info("{}: the Lease is now held by {}", le.candidate(), leader == null ? "nobody" : leader)))
-                .build()).build().start();
-        LOG.info("{} is a candidate for the Lease {}/{}", le.candidate(), le.namespace(), le.leaseName());
+        elector = new LeaseElection(manager, le.namespace(), le.leaseName(), le.candidate(), le.leaseDuration(), le.renewDeadline(),
+                le.retryPeriod()).start("fairway-multicluster", this::startedLeading, this::stoppedLeading);
         return this;
     }
 
@@ -346,21 +289,12 @@ public final class MultiClusterManager implements AutoCloseable {
         if (le == null) {
             return true;
         }
-        try {
-            Lease l = manager.leases().inNamespace(le.namespace()).withName(le.leaseName()).get();
-            if (l == null || l.getSpec() == null || !le.candidate().equals(l.getSpec().getHolderIdentity())) {
-                return false;
-            }
-            java.time.ZonedDateTime renewed = l.getSpec().getRenewTime();
-            boolean held = renewed == null || renewed.plus(le.leaseDuration()).isAfter(java.time.ZonedDateTime.now());
-            if (held) {
-                leaseConfirmedNanos = System.nanoTime();
-            }
-            return held;
-        } catch (KubernetesClientException e) {
-            LOG.warn("cannot read the Lease {}/{}: {}", le.namespace(), le.leaseName(), e.getMessage());
-            return false;
+        LeaseElection e = elector;
+        boolean held = e != null && e.holdsNow();
+        if (held) {
+            leaseConfirmedNanos = System.nanoTime();
         }
+        return held;
     }
 
     /**
@@ -453,22 +387,16 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     boolean isOrigin(String id, String uid) {
-        Tracked t = byId.get(id);
-        return t != null && t.uid.equals(uid);
+        return userJobs.isOrigin(id, uid);
     }
 
     /** @return the user's Job as the manager cluster has it now, or null */
     Job userJob(String id) {
-        Tracked t = byId.get(id);
-        if (t == null) {
-            return null;
-        }
-        Job j = manager.batch().v1().jobs().inNamespace(t.namespace).withName(t.name).get();
-        return j == null || !t.uid.equals(j.getMetadata().getUid()) ? null : j;
+        return userJobs.userJob(id);
     }
 
     void recordOutcome(String id, String outcome, String message) {
-        outcomes.put(id, new String[] {outcome, message});
+        userJobs.recordOutcome(id, outcome, message);
     }
 
     // ------------------------------------------------------------------ the loop
@@ -486,15 +414,15 @@ public final class MultiClusterManager implements AutoCloseable {
             if (!mayAct()) {
                 return new ReconcileResult(false, scheduler.round(), List.of(), List.of());
             }
-            List<Job> jobs = listUserJobs();
-            Map<String, Admitted> copies = recovered ? Map.of() : copiesInWorkers();
+            List<Job> jobs = userJobs.listUserJobs();
+            Map<String, UserJobs.Admitted> copies = recovered ? Map.of() : userJobs.copiesInWorkers();
             if (!recovered) {
                 boolean allAnswered = workers.values().stream().allMatch(WorkerExecutor::reachable);
                 if (!allAnswered && clock.millis() - startedMillis <= settings.grace().toMillis()) {
                     return new ReconcileResult(false, scheduler.round(), List.of(), List.of());
                 }
             }
-            syncJobs(jobs, copies);
+            userJobs.syncJobs(jobs, copies);
             recovered = true;
             List<String> lost = hub.checkLiveness();
             RoundResult r = scheduler.runRound();
@@ -507,251 +435,8 @@ public final class MultiClusterManager implements AutoCloseable {
             for (String id : policy.pinned()) {
                 policy.unpin(id); // a pin is one attempt: a copy not re-admitted is stale and deleted
             }
-            mirror();
+            userJobs.mirror();
             return new ReconcileResult(true, r.round(), admitted, lost);
-        }
-    }
-
-    private List<Job> listUserJobs() {
-        List<Job> jobs = new ArrayList<>(settings.namespace() == null
-                ? manager.batch().v1().jobs().inAnyNamespace().list().getItems()
-                : manager.batch().v1().jobs().inNamespace(settings.namespace()).list().getItems());
-        jobs.removeIf(j -> translator.queueLabel(j) == null || "true".equals(j.getMetadata().getLabels().get(COPY_LABEL)));
-        jobs.sort(Comparator.comparingLong((Job j) -> Jobs.creationMillis(j)).thenComparing(Jobs::key));
-        return jobs;
-    }
-
-    /** A copy found in a worker at start: where its Job ran. */
-    private record Admitted(String worker, String uid, AdmissionRecord admission, String outcome, String message) {
-    }
-
-    /** At start: the copies in each worker that answers (an executor pass first, so the workers' nodes are known). */
-    private Map<String, Admitted> copiesInWorkers() {
-        Map<String, Admitted> out = new HashMap<>();
-        for (WorkerExecutor w : workers.values()) {
-            w.pollOnce();
-            if (!w.reachable()) {
-                continue;
-            }
-            for (Job c : w.copies()) {
-                String id = Jobs.annotation(c, JOB_ID_ANNOTATION);
-                String adm = Jobs.annotation(c, Keys.ADMISSION_ANNOTATION);
-                if (id == null || adm == null || !owns(c) || out.containsKey(id) && out.get(id).outcome() != null) {
-                    continue;
-                }
-                String cond = Jobs.finishedCondition(c);
-                String outcome = cond == null ? null : "Complete".equals(cond) ? "Succeeded" : "Failed";
-                try {
-                    out.put(id, new Admitted(w.name(), Jobs.annotation(c, ORIGIN_UID_ANNOTATION), AdmissionRecord.parse(adm), outcome,
-                            "Failed".equals(outcome) ? Jobs.failureMessage(c) : ""));
-                } catch (IllegalArgumentException e) {
-                    LOG.warn("copy {} in worker {} has an unreadable admission; it will be deleted", Jobs.key(c), w.name());
-                }
-            }
-        }
-        return out;
-    }
-
-    private void syncJobs(List<Job> jobs, Map<String, Admitted> copies) {
-        Set<String> seen = new HashSet<>();
-        for (Job job : jobs) {
-            String uid = job.getMetadata().getUid();
-            if (uid == null) {
-                continue;
-            }
-            seen.add(uid);
-            if (idOfUid.containsKey(uid)) {
-                updatePriority(byId.get(idOfUid.get(uid)), job);
-                continue;
-            }
-            if (Jobs.annotation(job, Keys.FINISHED_ANNOTATION) != null) {
-                continue;
-            }
-            String id = Jobs.key(job);
-            Admitted copy = copies.get(id);
-            if (copy != null && copy.outcome() != null && uid.equals(copy.uid())) {
-                // it ended in its worker while no manager was watching: record the end, never run it again
-                Map<String, String> ann = new LinkedHashMap<>();
-                ann.put(Keys.FINISHED_ANNOTATION, copy.outcome());
-                ann.put(STATE_ANNOTATION, "Succeeded".equals(copy.outcome()) ? "SUCCEEDED" : "FAILED");
-                ann.put(Keys.PENDING_REASON_ANNOTATION, null);
-                if (patchUserJob(job, ann, REASON_FINISHED, "Succeeded".equals(copy.outcome()) ? "Normal" : "Warning",
-                        copy.outcome() + " in worker " + copy.worker() + (copy.message().isEmpty() ? "" : ": " + copy.message()))) {
-                    idOfUid.put(uid, id);
-                }
-                continue;
-            }
-            Tracked old = byId.get(id);
-            if (old != null) {
-                forgetJob(old); // deleted and created again under the same name
-            }
-            JobSpec spec;
-            try {
-                spec = translator.toSpec(job, id);
-                scheduler.submit(spec);
-            } catch (InvalidSpecException e) {
-                String text = Keys.REASON_INVALID + ": " + e.getMessage();
-                if (!text.equals(Jobs.annotation(job, Keys.PENDING_REASON_ANNOTATION))) {
-                    patchUserJob(job, Map.of(Keys.PENDING_REASON_ANNOTATION, text), Keys.REASON_INVALID, "Warning", e.getMessage());
-                }
-                continue; // read again on the next pass: the user may fix it
-            }
-            Tracked t = new Tracked(id, uid, job.getMetadata().getNamespace(), job.getMetadata().getName());
-            t.priority = spec.priority();
-            t.publishedState = Jobs.annotation(job, STATE_ANNOTATION);
-            t.publishedWorker = Jobs.annotation(job, WORKER_ANNOTATION);
-            byId.put(id, t);
-            idOfUid.put(uid, id);
-            if (!Jobs.suspended(job)) {
-                try {
-                    manager.batch().v1().jobs().inNamespace(t.namespace).withName(t.name).patch(MERGE, Jobs.json(Map.of("spec", Map.of("suspend", true))));
-                    LOG.info("Job {} suspended: it runs in a worker cluster once admitted", id);
-                } catch (KubernetesClientException e) {
-                    LOG.warn("cannot suspend {}: {}", id, e.getMessage());
-                }
-            }
-            Admitted a = copies.get(id);
-            if (a != null && a.outcome() == null && uid.equals(a.uid())) {
-                policy.pin(id, a.admission().placement());
-                LOG.info("Job {} has a copy in worker {}; restoring its admission there", id, a.worker());
-            }
-        }
-        for (String uid : new ArrayList<>(idOfUid.keySet())) {
-            if (!seen.contains(uid)) {
-                String id = idOfUid.remove(uid);
-                Tracked t = byId.get(id);
-                if (t != null && t.uid.equals(uid)) {
-                    LOG.info("Job {} was deleted from the manager cluster; cancelling it", id);
-                    forgetJob(t);
-                }
-            }
-        }
-    }
-
-    /** A queued or running Job whose priority label changed gets its new priority (which may preempt, or let it be). */
-    private void updatePriority(Tracked t, Job job) {
-        if (t == null || !t.uid.equals(job.getMetadata().getUid())) {
-            return;
-        }
-        int p;
-        try {
-            p = translator.toSpec(job, t.id).priority();
-        } catch (InvalidSpecException e) {
-            return;
-        }
-        if (p != t.priority && scheduler.jobs().setPriority(t.id, p)) {
-            LOG.info("Job {}: priority {} -> {}", t.id, t.priority, p);
-            t.priority = p;
-        }
-    }
-
-    private void forgetJob(Tracked t) {
-        byId.remove(t.id);
-        policy.unpin(t.id);
-        outcomes.remove(t.id);
-        scheduler.cancel(t.id);
-        scheduler.jobs().forget(t.id);
-    }
-
-    /** Mirrors each Job's state onto the user's Job (annotations and an Event at each change). */
-    private void mirror() {
-        for (Tracked t : new ArrayList<>(byId.values())) {
-            JobStatus s = scheduler.status(t.id).orElse(null);
-            if (s == null) {
-                continue;
-            }
-            String state = s.state().name();
-            String worker = s.state().holdsResources() ? scheduler.clusters().clusterOf(t.id) : null;
-            String reason = s.state() == JobState.PENDING && s.pendingReason() != null
-                    && s.pendingReason().code() != PendingReason.Code.NOT_YET_CONSIDERED
-                    ? s.pendingReason().code() + ": " + s.pendingReason().message() : null;
-            if (state.equals(t.publishedState) && java.util.Objects.equals(worker, t.publishedWorker)
-                    && (reason == null || reason.equals(t.publishedReason))) {
-                continue;
-            }
-            Job job = manager.batch().v1().jobs().inNamespace(t.namespace).withName(t.name).get();
-            if (job == null || !t.uid.equals(job.getMetadata().getUid())) {
-                continue;
-            }
-            Map<String, String> ann = new LinkedHashMap<>();
-            ann.put(STATE_ANNOTATION, state);
-            ann.put(WORKER_ANNOTATION, worker);
-            ann.put(EPOCH_ANNOTATION, worker == null ? null : Long.toString(scheduler.jobs().epoch(t.id)));
-            ann.put(Keys.PENDING_REASON_ANNOTATION, reason);
-            String eventReason;
-            String message;
-            String type = "Normal";
-            switch (s.state()) {
-                case ADMITTED -> {
-                    eventReason = REASON_DISPATCHED;
-                    message = "Admitted by ClusterQueue " + s.admission().clusterQueue() + " into worker " + worker + " on "
-                            + String.join(", ", s.admission().placement().nodes());
-                }
-                case RUNNING -> {
-                    eventReason = REASON_RUNNING;
-                    message = "Running in worker " + worker;
-                }
-                case SUCCEEDED, FAILED, CANCELLED -> {
-                    String[] o = outcomes.getOrDefault(t.id, new String[] {s.state() == JobState.SUCCEEDED ? "Succeeded" : "Failed", ""});
-                    ann.put(Keys.FINISHED_ANNOTATION, o[0]);
-                    eventReason = REASON_FINISHED;
-                    message = o[0] + " in worker " + t.publishedWorker + (o[1].isEmpty() ? "" : ": " + o[1]);
-                    type = s.state() == JobState.SUCCEEDED ? "Normal" : "Warning";
-                }
-                default -> {
-                    boolean requeued = t.publishedWorker != null;
-                    eventReason = requeued ? REASON_REQUEUED : Keys.REASON_PENDING;
-                    message = requeued ? "Back to pending (was in worker " + t.publishedWorker + ")" + (reason == null ? "" : "; " + reason)
-                            : reason == null ? "Pending" : reason;
-                }
-            }
-            if (worker != null && t.publishedWorker != null && !worker.equals(t.publishedWorker)) {
-                event(job, "Normal", REASON_REQUEUED, "Back to pending (was in worker " + t.publishedWorker + ", lost or preempted)");
-            }
-            if (patchUserJob(job, ann, eventReason, type, message)) {
-                t.publishedState = state;
-                t.publishedWorker = worker;
-                t.publishedReason = reason;
-                if (s.state().isTerminal()) {
-                    byId.remove(t.id);
-                    outcomes.remove(t.id);
-                    scheduler.jobs().forget(t.id);
-                }
-            }
-        }
-    }
-
-    private boolean patchUserJob(Job job, Map<String, String> annotations, String eventReason, String type, String message) {
-        try {
-            Map<String, Object> ann = new LinkedHashMap<>(annotations); // null values remove the annotation
-            manager.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
-                    .patch(MERGE, Jobs.json(Map.of("metadata", Map.of("annotations", ann))));
-        } catch (KubernetesClientException e) {
-            LOG.warn("cannot annotate {}: {}", Jobs.key(job), e.getMessage());
-            return false;
-        }
-        event(job, type, eventReason, message);
-        LOG.info("Job {}: {}", Jobs.key(job), message);
-        return true;
-    }
-
-    private void event(Job about, String type, String reason, String message) {
-        String now = DateTimeFormatter.ISO_INSTANT.format(Instant.now().atOffset(ZoneOffset.UTC));
-        String ns = about.getMetadata().getNamespace();
-        try {
-            manager.v1().events().inNamespace(ns).resource(new EventBuilder()
-                    .withNewMetadata().withName(about.getMetadata().getName() + "." + Long.toHexString(eventSeq.incrementAndGet()))
-                    .withNamespace(ns).endMetadata()
-                    .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion("batch/v1").withKind("Job")
-                            .withName(about.getMetadata().getName()).withNamespace(ns).withUid(about.getMetadata().getUid()).build())
-                    .withType(type).withReason(reason)
-                    .withMessage(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
-                    .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
-                    .withNewSource().withComponent(Keys.COMPONENT).endSource()
-                    .withReportingComponent("fairway.io/" + Keys.COMPONENT).withReportingInstance(settings.identity())
-                    .build()).create();
-        } catch (KubernetesClientException e) {
-            LOG.warn("could not record event {} on {}: {}", reason, Jobs.key(about), e.getMessage());
         }
     }
 
@@ -810,7 +495,7 @@ public final class MultiClusterManager implements AutoCloseable {
             leading = false;
         }
         if (elector != null) {
-            elector.cancel(true);
+            elector.close();
         }
     }
 
@@ -822,71 +507,6 @@ public final class MultiClusterManager implements AutoCloseable {
      * @throws Exception when the configuration cannot be read
      */
     public static void main(String[] args) throws Exception {
-        Path managerConfig = null;
-        Path queues = null;
-        String namespace = null;
-        String lease = null;
-        long grace = 120;
-        Map<String, Path> workerConfigs = new TreeMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--manager-kubeconfig" -> managerConfig = Path.of(args[i + 1]);
-                case "--config" -> queues = Path.of(args[i + 1]);
-                case "--namespace" -> namespace = args[i + 1];
-                case "--leader-elect" -> lease = args[i + 1];
-                case "--grace-seconds" -> grace = Long.parseLong(args[i + 1]);
-                case "--worker" -> {
-                    String[] kv = args[i + 1].split("=", 2);
-                    if (kv.length != 2) {
-                        throw new IllegalArgumentException("--worker takes NAME=KUBECONFIG, was " + args[i + 1]);
-                    }
-                    workerConfigs.put(kv[0], Path.of(kv[1]));
-                }
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
-        if (queues == null || workerConfigs.isEmpty()) {
-            System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
-                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME]");
-            System.exit(2);
-        }
-        KubernetesClient managerClient = managerConfig == null ? new KubernetesClientBuilder().build()
-                : new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(null, managerConfig.toFile())).build();
-        Map<String, KubernetesClient> workerClients = new TreeMap<>();
-        for (Map.Entry<String, Path> e : workerConfigs.entrySet()) {
-            workerClients.put(e.getKey(), new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(null, e.getValue().toFile())).build());
-        }
-        QueueConfig config = QueueConfig.parse(queues.toString(), Files.readString(queues, StandardCharsets.UTF_8));
-        String pod = System.getenv().getOrDefault("POD_NAME", System.getenv().getOrDefault("HOSTNAME", "fairway-manager"));
-        String[] leaseRef = lease == null ? null : lease.split("/", 2);
-        if (leaseRef != null && (leaseRef.length != 2 || leaseRef[0].isBlank() || leaseRef[1].isBlank())) {
-            throw new IllegalArgumentException("--leader-elect takes LEASE_NAMESPACE/LEASE_NAME, was " + lease);
-        }
-        // replicas of one manager share the owner identity on the copies (the Lease name); each is a candidate by its pod name
-        Settings settings = new Settings(Duration.ofSeconds(grace), Duration.ofSeconds(30), namespace,
-                leaseRef == null ? System.getenv().getOrDefault("HOSTNAME", "fairway-manager") : leaseRef[1]);
-        MultiClusterManager m = new MultiClusterManager(managerClient, workerClients, config, System::currentTimeMillis, settings);
-        if (leaseRef != null) {
-            m.startLeaderElection(LeaderElection.of(leaseRef[0], leaseRef[1], pod));
-            ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "fairway-multicluster-lease");
-                t.setDaemon(true);
-                return t;
-            });
-            watch.scheduleWithFixedDelay(() -> {
-                if (m.lostLeadership()) {
-                    System.err.println("this manager lost the Lease; exiting so that it restarts as a candidate");
-                    System.exit(1);
-                }
-            }, 1, 1, TimeUnit.SECONDS);
-        }
-        m.runInBackground(Duration.ofSeconds(1));
-        System.out.println("fairway multi-cluster manager running over workers " + workerClients.keySet());
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            m.close();
-            workerClients.values().forEach(KubernetesClient::close);
-            managerClient.close();
-        }));
-        Thread.currentThread().join();
+        ManagerMain.run(args);
     }
 }

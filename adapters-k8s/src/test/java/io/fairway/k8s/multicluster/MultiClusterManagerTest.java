@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fairway.api.job.JobState;
+import io.fairway.config.QueuesConfig;
 import io.fairway.k8s.Keys;
-import io.fairway.k8s.QueueConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -62,7 +62,7 @@ class MultiClusterManagerTest {
         }
         Map<String, io.fabric8.kubernetes.client.KubernetesClient> clients = new LinkedHashMap<>();
         workerApis.forEach((w, api) -> clients.put(w, api.client));
-        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueueConfig.parse("test", queues(gpuQuota)), now::get,
+        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueuesConfig.parse("test", queues(gpuQuota)), now::get,
                 new MultiClusterManager.Settings(GRACE, Duration.ofSeconds(10), null, "test-manager"));
         managers.add(m);
         return m;

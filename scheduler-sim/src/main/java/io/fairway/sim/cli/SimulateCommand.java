@@ -9,7 +9,7 @@ import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.config.ClusterConfig;
 import io.fairway.sim.config.Defaults;
-import io.fairway.sim.config.QueuesConfig;
+import io.fairway.sim.config.QueueFiles;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import io.fairway.sim.multicluster.MultiClusterRun;
@@ -213,7 +213,7 @@ public final class SimulateCommand implements Runnable {
         }
         QueueModel q;
         if (queues != null) {
-            q = QueuesConfig.load(queues);
+            q = QueueFiles.load(queues);
         } else if (cluster == null) {
             q = Defaults.withMissingLocalQueues(Defaults.queues(), t.localQueueKeys());
         } else {

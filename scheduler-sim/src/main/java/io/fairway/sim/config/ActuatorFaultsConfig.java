@@ -1,5 +1,6 @@
 package io.fairway.sim.config;
 
+import io.fairway.config.Validated;
 import io.fairway.sim.ActuatorFaults;
 import java.util.Map;
 

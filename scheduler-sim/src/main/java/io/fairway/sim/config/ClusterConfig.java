@@ -6,6 +6,10 @@ import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
 import io.fairway.api.model.Taint;
+import io.fairway.config.Names;
+import io.fairway.config.NodePoolConfig;
+import io.fairway.config.TaintConfig;
+import io.fairway.config.Validated;
 import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.SimNodePool;
@@ -207,7 +211,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
                 if (!poolNames.add(p.name())) {
                     throw new ConfigException(source, 0, 0, "cluster " + c.name() + ": node pool " + p.name() + " is listed twice", null);
                 }
-                pools.add(p.toPool(c.name()));
+                pools.add(new SimNodePool(p.toModel(c.name()), p.interruptionRates(), p.interruptionNoticeSeconds()));
             }
         }
         try {
@@ -319,20 +323,6 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
                 out.add(node(cluster, i));
             }
             return out;
-        }
-    }
-
-    /**
-     * A node taint.
-     *
-     * @param key the key
-     * @param value the value
-     * @param effect NoSchedule, PreferNoSchedule or NoExecute
-     */
-    public record TaintConfig(String key, String value, String effect) {
-        /** Normalises and validates. */
-        public TaintConfig {
-            new Taint(key, value, effect);
         }
     }
 }

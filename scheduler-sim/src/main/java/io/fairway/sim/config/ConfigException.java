@@ -8,11 +8,8 @@ package io.fairway.sim.config;
  * queues.yaml:12:7: clusterQueues[0].resourceGroups[0]: flavor default: no quota for covered resource memory
  * </pre>
  */
-public class ConfigException extends RuntimeException {
+public class ConfigException extends io.fairway.config.ConfigException {
     private static final long serialVersionUID = 1L;
-    private final String file;
-    private final int line;
-    private final int column;
 
     /**
      * @param file the file (or resource) name
@@ -22,24 +19,11 @@ public class ConfigException extends RuntimeException {
      * @param cause the underlying error, or null
      */
     public ConfigException(String file, int line, int column, String message, Throwable cause) {
-        super(file + (line > 0 ? ":" + line + (column > 0 ? ":" + column : "") : "") + ": " + message, cause);
-        this.file = file;
-        this.line = line;
-        this.column = column;
+        super(file, line, column, message, cause);
     }
 
-    /** @return the file (or resource) name */
-    public String file() {
-        return file;
-    }
-
-    /** @return the 1-based line, 0 when unknown */
-    public int line() {
-        return line;
-    }
-
-    /** @return the 1-based column, 0 when unknown */
-    public int column() {
-        return column;
+    /** @param e the configuration module's error, as the simulator's */
+    ConfigException(io.fairway.config.ConfigException e) {
+        super(e);
     }
 }

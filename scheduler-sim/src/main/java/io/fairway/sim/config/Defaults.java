@@ -47,7 +47,7 @@ public final class Defaults {
 
     /** @return the bundled queues, made for the bundled cluster and trace */
     public static QueueModel queues() {
-        return QueuesConfig.loadResource(QUEUES_RESOURCE);
+        return QueueFiles.loadResource(QUEUES_RESOURCE);
     }
 
     /** @return the bundled Philly sample */

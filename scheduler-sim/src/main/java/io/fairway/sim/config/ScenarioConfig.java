@@ -7,14 +7,17 @@ import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.PlacementSensitivity;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.Resources;
+import io.fairway.config.Names;
+import io.fairway.config.QueuesConfig.ClusterQueueConfig;
+import io.fairway.config.QueuesConfig.LocalQueueConfig;
+import io.fairway.config.QueuesConfig;
+import io.fairway.config.Validated;
 import io.fairway.sim.ActuatorFaults;
 import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.QueueModel;
 import io.fairway.sim.SimJob;
 import io.fairway.sim.SimulationInput;
-import io.fairway.sim.config.QueuesConfig.ClusterQueueConfig;
-import io.fairway.sim.config.QueuesConfig.LocalQueueConfig;
 import io.fairway.sim.trace.GangShape;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -108,7 +111,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
         }
         ClusterConfig.Setup setup = cluster.toSetup(source, joins, losses);
         ClusterModel c = setup.model();
-        QueueModel q = queues.toModel(source);
+        QueueModel q = QueueFiles.toModel(queues, source);
         List<SimJob> js = new ArrayList<>();
         Set<String> levels = new java.util.TreeSet<>();
         levels.add(io.fairway.api.model.Node.HOSTNAME_LABEL);

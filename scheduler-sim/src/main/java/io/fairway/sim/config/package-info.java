@@ -1,6 +1,6 @@
 /**
  * YAML descriptions of clusters ({@link io.fairway.sim.config.ClusterConfig}), queues with Kueue's field names
- * ({@link io.fairway.sim.config.QueuesConfig}) and self-contained scenarios
+ * (the configuration module's {@link io.fairway.config.QueuesConfig}, read by {@link io.fairway.sim.config.QueueFiles}) and self-contained scenarios
  * ({@link io.fairway.sim.config.ScenarioConfig}); errors name file and line
  * ({@link io.fairway.sim.config.ConfigException}); the bundled {@link io.fairway.sim.config.Defaults}.
  */

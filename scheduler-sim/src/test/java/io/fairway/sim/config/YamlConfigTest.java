@@ -120,7 +120,7 @@ class YamlConfigTest {
                   - {name: gpu, namespace: team-a, clusterQueue: team-a}
                   - {name: gpu, clusterQueue: team-b}
                 """);
-        QueueModel q = QueuesConfig.load(p);
+        QueueModel q = QueueFiles.load(p);
         ClusterQueue a = q.clusterQueues().get(0);
         assertThat(a.cohort()).isEqualTo("research");
         assertThat(a.queueingStrategy()).isEqualTo(QueueingStrategy.STRICT_FIFO);
@@ -145,7 +145,7 @@ class YamlConfigTest {
                   - name: cq
                     cohort: a: b
                 """);
-        assertThatThrownBy(() -> QueuesConfig.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(p + ":5:")
                 .satisfies(e -> assertThat(((ConfigException) e).line()).isEqualTo(5));
     }
@@ -159,7 +159,7 @@ class YamlConfigTest {
                   - name: cq
                     nominalQuotas: 5
                 """);
-        assertThatThrownBy(() -> QueuesConfig.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(p + ":5:")
                 .hasMessageStartingWith(p + ":5:5: clusterQueues[0]: unknown field")
                 .hasMessageContaining("unknown field \"nominalQuotas\"; known fields: cohort, fairSharing");
@@ -179,7 +179,7 @@ class YamlConfigTest {
                             resources:
                               - {name: cpu, nominalQuota: plenty}
                 """);
-        assertThatThrownBy(() -> QueuesConfig.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(p + ":10:")
                 .hasMessageContaining("resource cpu: \"plenty\" is not a quantity");
         Path strategy = file("bad-strategy.yaml", """
@@ -187,7 +187,7 @@ class YamlConfigTest {
                   - name: cq
                     queueingStrategy: Random
                 """);
-        assertThatThrownBy(() -> QueuesConfig.load(strategy)).hasMessageStartingWith(strategy + ":2:")
+        assertThatThrownBy(() -> QueueFiles.load(strategy)).hasMessageStartingWith(strategy + ":2:")
                 .hasMessageContaining("unknown value \"Random\"; known: StrictFIFO, BestEffortFIFO");
         Path shape = file("bad-shape.yaml", "clusters:\n  - nodeGroups:\n      - {namePrefix: n, count: 1, gpuShape: octopus}\n");
         assertThatThrownBy(() -> ClusterConfig.load(shape)).hasMessageStartingWith(shape + ":3:").hasMessageContaining("unknown GPU shape \"octopus\"");
@@ -203,7 +203,7 @@ class YamlConfigTest {
                       - coveredResources: [cpu]
                         flavors: [{name: spot, resources: [{name: cpu, nominalQuota: 4}]}]
                 """);
-        assertThatThrownBy(() -> QueuesConfig.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
                 .hasMessage(p + ": ClusterQueue cq: flavor spot is not defined under flavors (defined: [default])");
     }
 

@@ -12,7 +12,7 @@ import io.fairway.sim.SimulationResult;
 import io.fairway.sim.Simulator;
 import io.fairway.sim.config.ClusterConfig;
 import io.fairway.sim.config.ConfigException;
-import io.fairway.sim.config.QueuesConfig;
+import io.fairway.sim.config.QueueFiles;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import io.fairway.sim.trace.Trace;
@@ -43,7 +43,7 @@ class MultiClusterRunTest {
     static void runTheExample() {
         ClusterConfig.Setup setup = ClusterConfig.loadSetup(EXAMPLE.resolve("clusters.yaml"));
         Trace t = Traces.read(EXAMPLE.resolve("jobs.csv"), null);
-        example = new SimulationInput("example", setup.model(), QueuesConfig.load(EXAMPLE.resolve("queues.yaml")), t.jobs(), setup.actions());
+        example = new SimulationInput("example", setup.model(), QueueFiles.load(EXAMPLE.resolve("queues.yaml")), t.jobs(), setup.actions());
         fair = MultiClusterRun.run(example, "fair-share-over-time", SimulationOptions.DEFAULTS);
     }
 

@@ -1,4 +1,4 @@
-package io.fairway.sim.config;
+package io.fairway.config;
 
 /**
  * A config record that can check itself once built. The YAML reader calls {@link #validate()} right after

@@ -1,4 +1,4 @@
-package io.fairway.sim.config;
+package io.fairway.config;
 
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.model.Quantities;
@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Small conversions shared by the config records: Kueue's CamelCase enum values, quantities, required fields. */
-final class Names {
+/** Small conversions shared by the config records (here and in the simulator's scenario files): Kueue's CamelCase enum values, quantities, required fields, lists without empty entries. */
+public final class Names {
     private Names() {
     }
 
@@ -15,7 +15,7 @@ final class Names {
      * Reads a Kueue-style value ({@code StrictFIFO}, {@code LowerOrNewerEqualPriority}) as a Java enum constant
      * ({@code STRICT_FIFO}, {@code LOWER_OR_NEWER_EQUAL_PRIORITY}); case and separators are ignored.
      */
-    static <E extends Enum<E>> E enumValue(Class<E> type, String field, String value) {
+    public static <E extends Enum<E>> E enumValue(Class<E> type, String field, String value) {
         if (value == null || value.isBlank()) {
             return null;
         }
@@ -31,7 +31,7 @@ final class Names {
     }
 
     /** STRICT_FIFO → StrictFIFO, LOWER_PRIORITY → LowerPriority. */
-    static String kueueName(Enum<?> e) {
+    public static String kueueName(Enum<?> e) {
         StringBuilder sb = new StringBuilder();
         for (String part : e.name().split("_")) {
             if (part.equals("FIFO")) {
@@ -43,16 +43,16 @@ final class Names {
         return sb.toString();
     }
 
-    static String require(String field, String value) {
+    public static String require(String field, String value) {
         return InvalidSpecException.requireName(field, value);
     }
 
-    static long quantity(String resource, String field, String value) {
+    public static long quantity(String resource, String field, String value) {
         InvalidSpecException.check(value != null && !value.isBlank(), field, value, "%s: a quantity is required", field);
         return Quantities.parse(resource, value);
     }
 
-    static <T> List<T> list(String field, List<T> l) {
+    public static <T> List<T> list(String field, List<T> l) {
         if (l == null) {
             return List.of();
         }

@@ -1,13 +1,12 @@
-package io.fairway.sim.config;
+package io.fairway.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.api.model.NodePool;
-import java.io.StringReader;
 import org.junit.jupiter.api.Test;
 
-/** A node pool's consolidation policy, as Karpenter spells it, read from the cluster YAML. */
+/** A node pool's consolidation policy, as Karpenter spells it, read from YAML. */
 class NodePoolConsolidationTest {
     private static final String POOL = """
             name: gpu
@@ -17,8 +16,8 @@ class NodePoolConsolidationTest {
             """;
 
     private static NodePool read(String line) throws Exception {
-        NodePoolConfig c = YamlFiles.read("pool.yaml", new StringReader(POOL.formatted(line)), NodePoolConfig.class);
-        return c.toPool("default").pool();
+        NodePoolConfig c = ConfigYaml.read("pool.yaml", POOL.formatted(line), NodePoolConfig.class);
+        return c.toModel("default");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.fairway.sim.config;
+package io.fairway.config;
 
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.model.ClusterQueue;
@@ -6,17 +6,15 @@ import io.fairway.api.model.Cohort;
 import io.fairway.api.model.FlavorFungibility;
 import io.fairway.api.model.FlavorQuotas;
 import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.NodePool;
 import io.fairway.api.model.PreemptionPolicy;
+import io.fairway.api.model.Quantities;
 import io.fairway.api.model.QueueingStrategy;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
-import io.fairway.api.model.Taint;
 import io.fairway.api.model.Toleration;
 import io.fairway.api.job.JobSpec;
-import io.fairway.sim.QueueModel;
-import io.fairway.sim.config.ClusterConfig.TaintConfig;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -24,14 +22,24 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Flavors, cohorts, ClusterQueues and LocalQueues, as read from YAML. Field names follow Kueue's
- * ({@code nominalQuota}, {@code borrowingLimit}, {@code lendingLimit}, {@code coveredResources},
- * {@code queueingStrategy}, {@code preemption}, {@code fairSharing.weight}); all of the mapping from YAML to
- * the model lives in this file.
+ * The Kueue vocabulary as read from YAML, one model for the simulator's queues files (and a scenario's
+ * {@code queues:} section) and the Kubernetes adapter's queue configuration: ResourceFlavors, cohorts,
+ * ClusterQueues and LocalQueues with Kueue's field names ({@code nominalQuota}, {@code borrowingLimit},
+ * {@code lendingLimit}, {@code coveredResources}, {@code queueingStrategy}, {@code preemption},
+ * {@code fairSharing.weight}), node pools (Karpenter's NodePool), the cluster's topology levels and the policy.
+ * All of the mapping from YAML to the api model lives in this module. The simulator takes its policies from the
+ * command line or the scenario, its topology levels and node pools from the cluster file; the adapter takes them
+ * all from here.
  *
  * <pre>
+ * policy: best-effort-fifo                 # any policy on the class path; default best-effort-fifo
+ * policyParameters: {}
+ * topologyLevels: [topology.kubernetes.io/zone, fairway.io/rack]   # broadest first; the host is implicit
  * flavors:
  *   - name: default
+ *   - name: h100
+ *     nodeLabels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+ *     tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
  * cohorts:
  *   - name: research
  * clusterQueues:
@@ -50,25 +58,51 @@ import java.util.Set;
  *               - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8, lendingLimit: 4}
  * localQueues:
  *   - {name: gpu, namespace: team-a, clusterQueue: team-a}
+ * nodePools:                               # see NodePoolConfig
+ *   - name: gpu
+ *     instanceTypes:
+ *       - {name: p5.48xlarge, cpu: "190", memory: 1900Gi, gpuShape: nvswitch-8, gpuModel: H100, pricePerHour: 98.32}
  * </pre>
  *
+ * @param policy the policy name (default {@value #DEFAULT_POLICY})
+ * @param policyParameters the policy's parameters
+ * @param topologyLevels node label keys of the topology levels, broadest first
  * @param flavors the ResourceFlavors
  * @param cohorts the cohorts
  * @param clusterQueues the ClusterQueues
  * @param localQueues the LocalQueues
+ * @param nodePools node pools nodes may be provisioned from (empty: none)
  */
-public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohorts, List<ClusterQueueConfig> clusterQueues,
-                           List<LocalQueueConfig> localQueues) {
-    /** Validates names unique per kind. */
+public record QueuesConfig(String policy, Map<String, String> policyParameters, List<String> topologyLevels,
+                           List<FlavorConfig> flavors, List<CohortConfig> cohorts, List<ClusterQueueConfig> clusterQueues,
+                           List<LocalQueueConfig> localQueues, List<NodePoolConfig> nodePools) implements Validated {
+    /** The policy used when the file names none. */
+    public static final String DEFAULT_POLICY = "best-effort-fifo";
+    /** The largest configuration {@link #parse} reads: 1 MiB, the most a ConfigMap holds. */
+    public static final int MAX_CHARS = 1 << 20;
+    /** The longest line {@link #parse} reads: one long scalar makes the YAML parser quadratic in its length. */
+    public static final int MAX_LINE = 64 << 10;
+
+    /** Defaults and validates names unique per kind; {@link #checkFlavors()} checks the flavors quotas name. */
     public QueuesConfig {
+        policy = policy == null || policy.isBlank() ? DEFAULT_POLICY : policy;
+        policyParameters = policyParameters == null ? Map.of() : Map.copyOf(policyParameters);
+        topologyLevels = Names.list("topologyLevels", topologyLevels);
         flavors = Names.list("flavors", flavors);
         cohorts = Names.list("cohorts", cohorts);
         clusterQueues = Names.list("clusterQueues", clusterQueues);
         localQueues = Names.list("localQueues", localQueues);
+        nodePools = Names.list("nodePools", nodePools);
         unique("flavors", flavors.stream().map(FlavorConfig::name).toList());
         unique("cohorts", cohorts.stream().map(CohortConfig::name).toList());
         unique("clusterQueues", clusterQueues.stream().map(ClusterQueueConfig::name).toList());
         unique("localQueues", localQueues.stream().map(q -> q.namespace() + "/" + q.name()).toList());
+        unique("nodePools", nodePools.stream().map(NodePoolConfig::name).toList());
+    }
+
+    /** Nothing more: each entry is checked as it is read (being {@link Validated} places errors on their lines). */
+    @Override
+    public void validate() {
     }
 
     private static void unique(String field, List<String> names) {
@@ -79,60 +113,100 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
     }
 
     /**
-     * @param file a queues YAML file
-     * @return the queue model
-     * @throws ConfigException naming the file and line of the first error
+     * Reads a whole configuration (a file or a ConfigMap's value) of at most {@link #MAX_CHARS} characters and lines of
+     * at most {@link #MAX_LINE}, and checks that every flavor a quota names is defined.
+     *
+     * @param source where the text came from, for messages ({@code configmap fairway-system/fairway-queues})
+     * @param yaml the text
+     * @return the configuration
+     * @throws InvalidSpecException naming the source, the line and the field of the first error
      */
-    public static QueueModel load(Path file) {
-        return YamlFiles.read(file, QueuesConfig.class).toModel(file.toString());
+    public static QueuesConfig parse(String source, String yaml) {
+        if (yaml == null || yaml.isBlank()) {
+            throw new InvalidSpecException("config", source, source + ": the configuration is empty");
+        }
+        checkBounds(source, yaml);
+        QueuesConfig c;
+        try {
+            c = ConfigYaml.read(source, yaml, QueuesConfig.class);
+        } catch (ConfigException e) {
+            if (e.path().isEmpty() && e.line() == 0) {
+                throw new InvalidSpecException("config", source, source + ": the configuration " + e.detail());
+            }
+            throw new InvalidSpecException(e.path().isEmpty() ? "config" : e.path(), source,
+                    source + (e.line() > 0 ? " line " + e.line() : "") + ": " + (e.path().isEmpty() ? "" : e.path() + ": ") + e.detail());
+        }
+        c.checkFlavors();
+        return c;
     }
 
-    /**
-     * @param resource a class-path resource
-     * @return the queue model
-     */
-    public static QueueModel loadResource(String resource) {
-        return YamlFiles.readResource(resource, QueuesConfig.class).toModel("classpath:" + resource);
-    }
-
-    /**
-     * @param source the file name used in errors
-     * @return the model
-     * @throws ConfigException on an error across entries (a ClusterQueue naming an undefined flavor)
-     */
-    public QueueModel toModel(String source) {
-        Set<String> flavorNames = new HashSet<>();
-        List<ResourceFlavor> fs = new ArrayList<>();
-        for (FlavorConfig f : flavors) {
-            fs.add(f.toModel());
-            flavorNames.add(f.name());
+    /** Refuses a configuration too large, or with a line too long, before it reaches the YAML parser. */
+    private static void checkBounds(String source, String yaml) {
+        if (yaml.length() > MAX_CHARS) {
+            throw new InvalidSpecException("config", source, source + ": the configuration is " + yaml.length() + " characters; at most "
+                    + MAX_CHARS + " are read");
         }
-        List<Cohort> cs = new ArrayList<>();
-        for (CohortConfig c : cohorts) {
-            checkFlavors(source, "cohort " + c.name(), c.resourceGroups(), flavorNames);
-            cs.add(c.toModel());
-        }
-        List<ClusterQueue> qs = new ArrayList<>();
-        for (ClusterQueueConfig q : clusterQueues) {
-            checkFlavors(source, "ClusterQueue " + q.name(), q.resourceGroups(), flavorNames);
-            qs.add(q.toModel());
-        }
-        List<LocalQueue> ls = new ArrayList<>();
-        for (LocalQueueConfig l : localQueues) {
-            ls.add(l.toModel());
-        }
-        return new QueueModel(fs, cs, qs, ls);
-    }
-
-    private static void checkFlavors(String source, String owner, List<ResourceGroupConfig> groups, Set<String> flavorNames) {
-        for (ResourceGroupConfig g : groups) {
-            for (FlavorQuotasConfig f : g.flavors()) {
-                if (!flavorNames.contains(f.name())) {
-                    throw new ConfigException(source, 0, 0, owner + ": flavor " + f.name() + " is not defined under flavors (defined: "
-                            + flavorNames.stream().sorted().toList() + ")", null);
+        int line = 1;
+        int start = 0;
+        for (int i = 0; i <= yaml.length(); i++) {
+            if (i == yaml.length() || yaml.charAt(i) == '\n') {
+                if (i - start > MAX_LINE) {
+                    throw new InvalidSpecException("config", source, source + " line " + line + ": the line is " + (i - start)
+                            + " characters long; at most " + MAX_LINE);
                 }
+                line++;
+                start = i + 1;
             }
         }
+    }
+
+    /**
+     * Checks what no single entry can: every flavor a cohort's or ClusterQueue's quota names is defined under flavors.
+     *
+     * @throws InvalidSpecException naming the owner and the flavor
+     */
+    public void checkFlavors() {
+        Set<String> flavorNames = new HashSet<>(flavors.stream().map(FlavorConfig::name).toList());
+        for (CohortConfig c : cohorts) {
+            checkFlavors("cohort " + c.name(), c.resourceGroups(), flavorNames);
+        }
+        for (ClusterQueueConfig q : clusterQueues) {
+            checkFlavors("ClusterQueue " + q.name(), q.resourceGroups(), flavorNames);
+        }
+    }
+
+    private static void checkFlavors(String owner, List<ResourceGroupConfig> groups, Set<String> flavorNames) {
+        for (ResourceGroupConfig g : groups) {
+            for (FlavorQuotasConfig f : g.flavors()) {
+                InvalidSpecException.check(flavorNames.contains(f.name()), "flavors", f.name(),
+                        "%s: flavor %s is not defined under flavors (defined: %s)", owner, f.name(), flavorNames.stream().sorted().toList());
+            }
+        }
+    }
+
+    /** @return the ResourceFlavors */
+    public List<ResourceFlavor> flavorModels() {
+        return flavors.stream().map(FlavorConfig::toModel).toList();
+    }
+
+    /** @return the cohorts */
+    public List<Cohort> cohortModels() {
+        return cohorts.stream().map(CohortConfig::toModel).toList();
+    }
+
+    /** @return the ClusterQueues */
+    public List<ClusterQueue> clusterQueueModels() {
+        return clusterQueues.stream().map(ClusterQueueConfig::toModel).toList();
+    }
+
+    /** @return the LocalQueues */
+    public List<LocalQueue> localQueueModels() {
+        return localQueues.stream().map(LocalQueueConfig::toModel).toList();
+    }
+
+    /** @return the node pools, in the order given, of no named cluster */
+    public List<NodePool> nodePoolModels() {
+        return nodePools.stream().map(p -> p.toModel(null)).toList();
     }
 
     /**
@@ -157,16 +231,10 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        ResourceFlavor toModel() {
-            List<Taint> ts = new ArrayList<>();
-            for (TaintConfig t : nodeTaints) {
-                ts.add(new Taint(t.key(), t.value(), t.effect()));
-            }
-            List<Toleration> tol = new ArrayList<>();
-            for (TolerationConfig t : tolerations) {
-                tol.add(t.toModel());
-            }
-            return new ResourceFlavor(name, nodeLabels, ts, tol);
+        /** @return the api model (checked) */
+        public ResourceFlavor toModel() {
+            return new ResourceFlavor(name, nodeLabels, nodeTaints.stream().map(TaintConfig::toModel).toList(),
+                    tolerations.stream().map(TolerationConfig::toModel).toList());
         }
     }
 
@@ -184,7 +252,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        Toleration toModel() {
+        /** @return the api model (checked) */
+        public Toleration toModel() {
             return new Toleration(key, operator, value, effect);
         }
     }
@@ -209,7 +278,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        Cohort toModel() {
+        /** @return the api model (checked) */
+        public Cohort toModel() {
             List<ResourceGroup> gs = new ArrayList<>();
             for (ResourceGroupConfig g : resourceGroups) {
                 gs.add(g.toModel());
@@ -252,7 +322,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        ClusterQueue toModel() {
+        /** @return the api model (checked) */
+        public ClusterQueue toModel() {
             ClusterQueue.Builder b = ClusterQueue.builder(name)
                     .cohort(cohort)
                     .queueingStrategy(Names.enumValue(QueueingStrategy.class, "queueingStrategy", queueingStrategy))
@@ -288,7 +359,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        ResourceGroup toModel() {
+        /** @return the api model (checked) */
+        public ResourceGroup toModel() {
             List<FlavorQuotas> fq = new ArrayList<>();
             for (FlavorQuotasConfig f : flavors) {
                 fq.add(f.toModel());
@@ -315,7 +387,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        FlavorQuotas toModel() {
+        /** @return the api model (checked) */
+        public FlavorQuotas toModel() {
             List<ResourceQuota> qs = new ArrayList<>();
             for (ResourceQuotaConfig r : resources) {
                 qs.add(r.toModel());
@@ -344,8 +417,11 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        ResourceQuota toModel() {
-            return new ResourceQuota(name, Names.quantity(name, "nominalQuota", nominalQuota),
+        /** @return the api model (checked) */
+        public ResourceQuota toModel() {
+            InvalidSpecException.check(nominalQuota != null && !nominalQuota.isBlank(), "nominalQuota", nominalQuota,
+                    "resource %s: nominalQuota is required", name);
+            return new ResourceQuota(name, Quantities.parse(name, nominalQuota),
                     borrowingLimit == null ? ResourceQuota.UNLIMITED : Names.quantity(name, "borrowingLimit", borrowingLimit),
                     lendingLimit == null ? ResourceQuota.UNLIMITED : Names.quantity(name, "lendingLimit", lendingLimit));
         }
@@ -365,7 +441,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        PreemptionPolicy toModel() {
+        /** @return the api model (checked) */
+        public PreemptionPolicy toModel() {
             return new PreemptionPolicy(
                     Names.enumValue(PreemptionPolicy.WithinClusterQueue.class, "withinClusterQueue", withinClusterQueue),
                     Names.enumValue(PreemptionPolicy.ReclaimWithinCohort.class, "reclaimWithinCohort", reclaimWithinCohort),
@@ -408,7 +485,8 @@ public record QueuesConfig(List<FlavorConfig> flavors, List<CohortConfig> cohort
             toModel();
         }
 
-        FlavorFungibility toModel() {
+        /** @return the api model (checked) */
+        public FlavorFungibility toModel() {
             if (whenCanBorrow == null || whenCanBorrow.equals("Borrow")) {
                 return FlavorFungibility.BORROW_FIRST;
             }

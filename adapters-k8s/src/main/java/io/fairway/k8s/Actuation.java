@@ -1,0 +1,266 @@
+package io.fairway.k8s;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.Deprovision;
+import io.fairway.api.decision.Placement;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.decision.Provision;
+import io.fairway.api.decision.Resize;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.NodePool;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.core.RoundResult;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The adapter's actuation: the engine's decisions written to the API server — an admission unsuspends the Job with its
+ * flavor and placement, a preemption suspends it and restores its template, a resize sets its parallelism — and the
+ * round's node decisions carried out as Karpenter NodeClaims. Every write is fenced by the Lease
+ * ({@link AdapterState#mayWrite()}).
+ */
+final class Actuation {
+    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+
+    private final AdapterState state;
+
+    Actuation(AdapterState state) {
+        this.state = state;
+    }
+
+    /** The engine's actuator: carries each decision out on the API server. Runs on the reconcile thread. */
+    void apply(List<Decision> decisions) {
+        state.beforeWrites.run();
+        for (Decision d : decisions) {
+            if ((d instanceof Admit || d instanceof Preempt || d instanceof Resize) && !state.mayWrite()) {
+                state.fencedWrites++;
+                continue;
+            }
+            try {
+                if (d instanceof Admit a) {
+                    applyAdmit(a);
+                } else if (d instanceof Preempt p) {
+                    applyPreempt(p);
+                } else if (d instanceof Resize r) {
+                    applyResize(r);
+                } else if (d instanceof Provision p) {
+                    state.roundProvisions.add(p); // carried out once the round's node requests are known (actuateNodes)
+                } else if (d instanceof Deprovision dp) {
+                    state.roundDeprovisions.add(dp);
+                } else {
+                    LOG.info("{} is left to the cluster's autoscaler", d);
+                }
+            } catch (KubernetesClientException | IllegalArgumentException e) {
+                LOG.warn("could not apply {}: {}", d, e.getMessage());
+                if (d instanceof Admit) {
+                    state.actuationFailures.add(new String[] {d.jobId(), e.getMessage()});
+                } else if (d instanceof Preempt) {
+                    state.evictionsToRetry.add(d.jobId());
+                }
+            }
+        }
+    }
+
+    private void applyAdmit(Admit a) {
+        Tracked t = state.byId.get(a.jobId());
+        if (t == null) {
+            LOG.warn("admission of unknown job {}", a.jobId());
+            return;
+        }
+        AdmissionRecord rec = AdmissionRecord.of(a);
+        Job job = state.kube.fetch(t.namespace, t.name);
+        if (job == null || !t.uid.equals(job.getMetadata().getUid())) {
+            state.actuationFailures.add(new String[] {a.jobId(), "the Job is gone"});
+            return;
+        }
+        if (state.restoring.remove(a.jobId())) {
+            String cur = Kube.annotation(job, Keys.ADMISSION_ANNOTATION);
+            if (cur == null || !AdmissionRecord.parse(cur).equals(rec)) {
+                state.kube.recordAdmission(job, rec);
+            }
+            LOG.info("Job {}: admission restored on {}", t.key(), a.placement().nodes());
+            return;
+        }
+        ResourceFlavor flavor = flavorOf(a.flavors().get(JobTranslator.POD_SET));
+        state.kube.admit(job, rec, flavor, a.counts().getOrDefault(JobTranslator.POD_SET, 1));
+        t.published = null;
+        t.members.clear();
+        state.roundAdmitted.add(a.jobId());
+        state.metrics.admitted(System.currentTimeMillis() - t.spec.submitTimeMillis());
+        state.kube.event(job, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with flavor "
+                + a.flavors().get(JobTranslator.POD_SET) + " on " + String.join(", ", a.placement().nodes()));
+        LOG.info("Job {} admitted by {} on {}", t.key(), a.clusterQueue(), a.placement().nodes());
+    }
+
+    private ResourceFlavor flavorOf(String name) {
+        if (name == null) {
+            return null;
+        }
+        for (ResourceFlavor f : state.config.flavorModels()) {
+            if (f.name().equals(name)) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    private void applyPreempt(Preempt p) {
+        Tracked t = state.byId.get(p.jobId());
+        state.restoring.remove(p.jobId());
+        if (t == null) {
+            return;
+        }
+        state.policy.unpin(p.jobId());
+        t.members.clear();
+        Job job = state.kube.fetch(t.namespace, t.name);
+        if (job == null || !t.uid.equals(job.getMetadata().getUid())) {
+            return;
+        }
+        state.kube.evict(job);
+        state.roundEvicted.add(p.jobId());
+        state.kube.event(job, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
+        LOG.info("Job {} evicted: {}", t.key(), p.reason());
+    }
+
+    private void applyResize(Resize r) {
+        Tracked t = state.byId.get(r.jobId());
+        JobStatus s = state.scheduler.status(r.jobId()).orElse(null);
+        if (t == null || s == null || s.admission() == null) {
+            return;
+        }
+        Job job = state.kube.fetch(t.namespace, t.name);
+        if (job == null) {
+            return;
+        }
+        Admit a = s.admission();
+        state.kube.resize(job, r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), a.counts(), r.placement()));
+        state.kube.event(job, "Normal", Keys.REASON_RESIZED, "Parallelism set to " + r.targetCount());
+        LOG.info("Job {} resized to {}", t.key(), r.targetCount());
+    }
+
+    /** Evictions whose write failed are retried while the engine still has the job waiting. */
+    void retryEvictions() {
+        for (String id : new ArrayList<>(state.evictionsToRetry)) {
+            Tracked t = state.byId.get(id);
+            JobStatus s = state.scheduler.status(id).orElse(null);
+            if (t == null || s == null || s.state() != JobState.PENDING) {
+                state.evictionsToRetry.remove(id);
+                continue;
+            }
+            try {
+                state.evictFresh(t);
+                state.evictionsToRetry.remove(id);
+                LOG.info("Job {}: eviction retried", t.key());
+            } catch (KubernetesClientException e) {
+                LOG.warn("Job {}: eviction failed again: {}", t.key(), e.getMessage());
+            }
+        }
+    }
+
+    void handleActuationFailures() {
+        for (String[] f : state.actuationFailures) {
+            state.scheduler.reportEvicted(f[0], "could not apply the admission: " + f[1]);
+        }
+        state.actuationFailures.clear();
+    }
+
+    /** Restores that the round made are done; restores that cannot be made because a node is gone become evictions. */
+    void settleRestores(RoundResult r) {
+        Set<String> admitted = new HashSet<>();
+        for (Decision d : r.decisions()) {
+            if (d instanceof Admit a) {
+                admitted.add(a.jobId());
+            }
+        }
+        for (String id : state.policy.pinned()) {
+            if (admitted.contains(id)) {
+                state.policy.unpin(id);
+                continue;
+            }
+            Placement p = state.policy.pinOf(id);
+            Tracked t = state.byId.get(id);
+            if (p == null || t == null || state.modelNodes.keySet().containsAll(p.nodes())) {
+                continue;
+            }
+            state.policy.unpin(id);
+            state.restoring.remove(id);
+            Job job = state.kube.fetch(t.namespace, t.name);
+            if (job != null) {
+                state.kube.evict(job);
+                state.kube.event(job, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: a node it ran on is gone");
+                state.roundEvicted.add(id);
+            }
+        }
+    }
+
+    /**
+     * Carries out the round's node decisions: a Provision becomes NodeClaims for the jobs of its node request (none
+     * when they exist already), a Deprovision deletes the node's NodeClaim and keeps new work off the node.
+     */
+    void actuateNodes(RoundResult r) {
+        if (state.roundProvisions.isEmpty() && state.roundDeprovisions.isEmpty() || !state.mayWrite()) {
+            return;
+        }
+        Map<String, NodePool> pools = new HashMap<>();
+        state.config.nodePoolModels().forEach(p -> pools.put(p.name(), p));
+        List<io.fairway.core.Provisioning.Request> requests = new ArrayList<>(r.requests());
+        for (Provision p : state.roundProvisions) {
+            io.fairway.core.Provisioning.Request req = null;
+            for (io.fairway.core.Provisioning.Request q : requests) {
+                if (q.pool().equals(p.nodePool()) && q.instanceType().equals(p.instanceType()) && q.count() == p.count()) {
+                    req = q;
+                    break;
+                }
+            }
+            requests.remove(req);
+            NodePool pool = pools.get(p.nodePool());
+            io.fairway.api.model.InstanceType type = pool == null ? null : pool.instanceType(p.instanceType());
+            if (type == null) {
+                LOG.warn("{}: no node pool {} with instance type {} in the configuration", p, p.nodePool(), p.instanceType());
+                continue;
+            }
+            List<JobSpec> specs = new ArrayList<>();
+            for (String id : req == null ? List.<String>of() : req.jobs()) {
+                Tracked t = state.byId.get(id);
+                if (t != null) {
+                    specs.add(t.spec);
+                }
+            }
+            try {
+                Set<String> registered = new HashSet<>(state.claimOfNode.values());
+                state.claims.provision(pool, type, p.count(), specs, p.reason(), state.claimCache, registered);
+            } catch (KubernetesClientException e) {
+                LOG.warn("could not create the NodeClaims of {}: {}", p, e.getMessage());
+            }
+        }
+        for (Deprovision d : state.roundDeprovisions) {
+            String claim = state.claimOfNode.get(d.node());
+            if (claim == null && state.deprovisioning.contains(d.node())) {
+                LOG.debug("{}: its NodeClaim is deleted already; the node is going away", d);
+                continue;
+            }
+            if (claim == null) {
+                LOG.warn("{}: node {} has no NodeClaim of Fairway's; it is left to the cluster", d, d.node());
+                continue;
+            }
+            try {
+                state.claims.delete(d.node(), claim);
+                state.claimCache.remove(claim);
+                state.deprovisioning.add(d.node());
+            } catch (KubernetesClientException e) {
+                LOG.warn("could not delete NodeClaim {} of node {}: {}", claim, d.node(), e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package io.fairway.k8s;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.model.ClusterSpec;
+import io.fairway.api.model.Node;
+import io.fairway.config.QueuesConfig;
+import io.fairway.core.Policies;
+import io.fairway.core.Scheduler;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The adapter's life cycle: the informers, leader election (the engine is dropped when leadership changes hands and
+ * rebuilt from the API server), and the configuration — read from the options, a file or a ConfigMap, reloaded when
+ * it changes, and the engine built from it.
+ */
+final class AdapterLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+
+    private final AdapterState state;
+    private final Actuation actuation;
+    private String configText;
+    private long configFileModified = Long.MIN_VALUE;
+    private boolean waitingForConfigLogged;
+
+    AdapterLifecycle(AdapterState state, Actuation actuation) {
+        this.state = state;
+        this.actuation = actuation;
+    }
+
+    /**
+     * Starts the informers (waiting up to a minute for their first list) and, when configured, leader election.
+     *
+     * @return this
+     * @throws IllegalStateException when the informers do not sync in time
+     */
+    void start() {
+        long resync = state.options.resyncPeriod().toMillis();
+        ResourceEventHandler<Object> wake = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Object obj) {
+                state.dirty.set(true);
+            }
+
+            @Override
+            public void onUpdate(Object oldObj, Object newObj) {
+                state.dirty.set(true);
+            }
+
+            @Override
+            public void onDelete(Object obj, boolean deletedFinalStateUnknown) {
+                state.dirty.set(true);
+            }
+        };
+        state.nodeInformer = state.client.nodes().runnableInformer(resync);
+        state.jobInformer = state.options.namespace() == null
+                ? state.client.batch().v1().jobs().inAnyNamespace().runnableInformer(resync)
+                : state.client.batch().v1().jobs().inNamespace(state.options.namespace()).runnableInformer(resync);
+        var pods = state.options.namespace() == null || state.options.countUnmanagedPods()
+                ? state.client.pods().inAnyNamespace() : state.client.pods().inNamespace(state.options.namespace());
+        state.podInformer = pods.runnableInformer(resync);
+        state.podInformer.addIndexers(Map.of(AdapterState.JOB_INDEX, p -> {
+            String j = Kube.jobNameOf(p);
+            return j == null ? List.of() : List.of(p.getMetadata().getNamespace() + "/" + j);
+        }));
+        if (state.options.configMapName() != null) {
+            state.configMapInformer = state.client.configMaps().inNamespace(state.options.configMapNamespace()).withName(state.options.configMapName())
+                    .runnableInformer(resync);
+        }
+        informers().forEach(i -> i.addEventHandler(wake));
+        try {
+            CompletableFuture.allOf(informers().stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
+                    .get(60, TimeUnit.SECONDS);
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the informers did not sync: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the informers synced", e);
+        }
+        if (state.options.leaderElection()) {
+            state.election = new LeaseElection(state.client, state.options.leaseNamespace(), state.options.leaseName(), state.options.identity(), state.options.leaseDuration(),
+                    state.options.renewDeadline(), state.options.retryPeriod()).start("fairway", this::startedLeading, this::stoppedLeading);
+        }
+        LOG.info("Fairway adapter started: namespace {}, queue labels {}, leader election {}",
+                state.options.namespace() == null ? "(all)" : state.options.namespace(), state.options.queueLabels(), state.options.leaderElection());
+    }
+
+    /** Gives up the Lease (if held) and stops the informers. */
+    void stop() {
+        if (state.election != null) {
+            state.election.close();
+        }
+        state.leading = false;
+        for (SharedIndexInformer<?> i : state.nodeInformer == null ? List.<SharedIndexInformer<?>>of() : informers()) {
+            i.close();
+        }
+        state.metrics.leading(false);
+    }
+
+    /** An engine and the policy wrapper that restores admissions into it. */
+    private record Engine(Scheduler scheduler, RestoringPolicy policy) {
+    }
+
+    void refreshConfig() {
+        if (state.options.queues() != null) {
+            if (state.config == null) {
+                state.config = state.options.queues();
+                state.rebuildNeeded = true;
+            }
+            return;
+        }
+        String source;
+        String text;
+        if (state.options.configMapName() != null) {
+            source = "ConfigMap " + state.options.configMapNamespace() + "/" + state.options.configMapName();
+            ConfigMap cm = state.configMapInformer.getStore().getByKey(state.options.configMapNamespace() + "/" + state.options.configMapName());
+            text = cm == null || cm.getData() == null ? null : cm.getData().get(state.options.configMapKey());
+        } else {
+            source = state.options.configFile().toString();
+            text = readConfigFile();
+        }
+        if (text == null) {
+            if (state.config == null && !waitingForConfigLogged) {
+                LOG.warn("waiting for the configuration in {} (key {})", source, state.options.configMapKey());
+                waitingForConfigLogged = true;
+            }
+            return;
+        }
+        if (text.equals(configText)) {
+            return;
+        }
+        configText = text;
+        try {
+            QueuesConfig c = QueuesConfig.parse(source, text);
+            buildEngine(c);
+            state.config = c;
+            state.rebuildNeeded = true;
+            LOG.info("configuration from {}: policy {}, {} ClusterQueues, {} LocalQueues", source, c.policy(), c.clusterQueues().size(),
+                    c.localQueues().size());
+        } catch (InvalidSpecException e) {
+            LOG.error("the configuration in {} is invalid; {}: {}", source, state.config == null ? "waiting for a valid one" : "keeping the previous one",
+                    e.getMessage());
+            if (state.configMapInformer != null) {
+                ConfigMap cm = state.configMapInformer.getStore().getByKey(state.options.configMapNamespace() + "/" + state.options.configMapName());
+                if (cm != null) {
+                    state.kube.event(cm, "Warning", Keys.REASON_INVALID_CONFIG, e.getMessage());
+                }
+            }
+        }
+    }
+
+    private String readConfigFile() {
+        try {
+            long m = Files.getLastModifiedTime(state.options.configFile()).toMillis();
+            if (m == configFileModified && configText != null) {
+                return configText;
+            }
+            configFileModified = m;
+            return Files.readString(state.options.configFile(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private Engine buildEngine(QueuesConfig c) {
+        RestoringPolicy p = new RestoringPolicy(Policies.create(c.policy(), c.policyParameters()));
+        Scheduler.Builder b = Scheduler.builder()
+                .policy(p)
+                .actuator(actuation::apply)
+                .clock(state.options.clock())
+                .cluster(new ClusterSpec(Node.DEFAULT_CLUSTER, c.topologyLevels()));
+        c.nodePoolModels().forEach(b::nodePool);
+        c.flavorModels().forEach(b::flavor);
+        c.cohortModels().forEach(b::cohort);
+        c.clusterQueueModels().forEach(b::clusterQueue);
+        c.localQueueModels().forEach(b::localQueue);
+        return new Engine(b.build(), p);
+    }
+
+    void rebuild() {
+        dropEngine();
+        Engine e = buildEngine(state.config);
+        state.scheduler = e.scheduler();
+        state.policy = e.policy();
+        state.rebuildNeeded = false;
+        state.lastRebuildMillis = System.currentTimeMillis();
+        state.priorityClasses.clear();
+        LOG.info("engine (re)built; reading Nodes and Jobs from the API server");
+    }
+
+    private void dropEngine() {
+        state.scheduler = null;
+        state.byUid.clear();
+        state.byId.clear();
+        state.modelNodes.clear();
+        state.restoring.clear();
+        state.actuationFailures.clear();
+        state.evictionsToRetry.clear();
+    }
+
+    List<Job> listJobsFromServer() {
+        return new ArrayList<>(state.options.namespace() == null
+                ? state.client.batch().v1().jobs().inAnyNamespace().list().getItems()
+                : state.client.batch().v1().jobs().inNamespace(state.options.namespace()).list().getItems());
+    }
+
+    private void startedLeading() {
+        LOG.info("{} leads: rebuilding the state from the API server", state.options.identity());
+        synchronized (state.lock) {
+            dropEngine();
+            state.leading = true;
+        }
+        state.metrics.leading(true);
+        state.dirty.set(true);
+    }
+
+    private void stoppedLeading() {
+        LOG.info("{} stopped leading", state.options.identity());
+        state.leading = false;
+        state.metrics.leading(false);
+        synchronized (state.lock) {
+            dropEngine();
+        }
+    }
+
+    private List<SharedIndexInformer<?>> informers() {
+        List<SharedIndexInformer<?>> l = new ArrayList<>(List.of(state.nodeInformer, state.jobInformer, state.podInformer));
+        if (state.configMapInformer != null) {
+            l.add(state.configMapInformer);
+        }
+        return l;
+    }
+}

@@ -1,0 +1,159 @@
+package io.fairway.k8s;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fairway.api.decision.Deprovision;
+import io.fairway.api.decision.Provision;
+import io.fairway.api.model.Node;
+import io.fairway.config.QueuesConfig;
+import io.fairway.core.Scheduler;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the adapter's parts share: the client and writers, the informers, the Lease, and the engine with what the
+ * adapter knows of each Job and Node. Its mutable state is guarded by {@link #lock}; a reconcile pass holds it
+ * throughout.
+ */
+final class AdapterState {
+    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    /** The pod informer's index: pods by their Job's namespace/name. */
+    static final String JOB_INDEX = "fairway-job";
+
+    final KubernetesClient client;
+    final AdapterOptions options;
+    final KubeWriter kube;
+    final AdapterMetrics metrics;
+    final JobTranslator translator;
+    final NodeClaims claims;
+    final Object lock = new Object();
+    final AtomicBoolean dirty = new AtomicBoolean(true);
+    volatile boolean leading;
+    volatile boolean closed;
+
+    SharedIndexInformer<io.fabric8.kubernetes.api.model.Node> nodeInformer;
+    SharedIndexInformer<Job> jobInformer;
+    SharedIndexInformer<Pod> podInformer;
+    SharedIndexInformer<ConfigMap> configMapInformer;
+    LeaseElection election;
+
+    // The engine and what it was built from; guarded by lock.
+    Scheduler scheduler;
+    RestoringPolicy policy;
+    QueuesConfig config;
+    boolean rebuildNeeded;
+    /** Set during a pass once the Lease is found lost: nothing more is written in that pass. */
+    boolean fenced;
+    /** Writes dropped because the Lease was lost mid-pass (for tests and logs). */
+    int fencedWrites;
+    /** Test seam: runs before each batch of decisions is written (a test takes the Lease over here, mid-pass). */
+    Runnable beforeWrites = () -> { };
+    long lastRebuildMillis;
+    final Map<String, Tracked> byUid = new LinkedHashMap<>();
+    final Map<String, Tracked> byId = new HashMap<>();
+    final Map<String, Node> modelNodes = new LinkedHashMap<>();
+    final Set<String> restoring = new HashSet<>();
+    final Map<String, String> invalidPublished = new HashMap<>();
+    final Map<String, Integer> priorityClasses = new HashMap<>();
+    final List<String[]> actuationFailures = new ArrayList<>();
+    final Set<String> evictionsToRetry = new HashSet<>();
+    final List<String> roundAdmitted = new ArrayList<>();
+    final List<String> roundEvicted = new ArrayList<>();
+    final List<Provision> roundProvisions = new ArrayList<>();
+    final List<Deprovision> roundDeprovisions = new ArrayList<>();
+    /** Nodes whose NodeClaim was deleted, while they are still there: nothing new is placed on them. */
+    final Set<String> deprovisioning = new HashSet<>();
+    /** Fairway's NodeClaims as last listed, by name; and which node each registered one became. */
+    Map<String, GenericKubernetesResource> claimCache = new TreeMap<>();
+    final Map<String, String> claimOfNode = new HashMap<>();
+
+    AdapterState(KubernetesClient client, AdapterOptions options, MeterRegistry registry) {
+        this.client = client;
+        this.options = options;
+        this.kube = new KubeWriter(client, options.identity());
+        this.claims = new NodeClaims(client, options.nodeClassRef());
+        this.metrics = new AdapterMetrics(registry == null ? new SimpleMeterRegistry() : registry);
+        this.translator = new JobTranslator(options.queueLabels(), options.excludedResourcePrefixes(), this::priorityClassValue);
+        this.leading = !options.leaderElection();
+        metrics.leading(leading);
+    }
+
+    /** @return true when this replica proves, by reading the Lease now, that it holds it */
+    boolean holdsLease() {
+        return election != null && election.holdsNow();
+    }
+
+    /**
+     * Fencing inside a pass: before each write that admits, stops, resizes, binds or provisions, a replica with
+     * leader election checks it still holds the Lease; once it finds it lost (taken over mid-pass) it writes nothing
+     * more in this pass and rebuilds from the API server on the next one it leads.
+     *
+     * @return true when this replica may write
+     */
+    boolean mayWrite() {
+        if (!options.leaderElection()) {
+            return true;
+        }
+        if (fenced) {
+            return false;
+        }
+        if (!holdsLease()) {
+            fenced = true;
+            rebuildNeeded = true;
+            LOG.warn("{}: the Lease was lost during a pass; its remaining writes are dropped", options.identity());
+            return false;
+        }
+        return true;
+    }
+
+    Integer priorityClassValue(String name) {
+        return priorityClasses.computeIfAbsent(name, n -> {
+            PriorityClass pc = client.scheduling().v1().priorityClasses().withName(n).get();
+            return pc == null ? null : pc.getValue();
+        });
+    }
+
+    List<Pod> podsOf(Tracked t) {
+        List<Pod> out = new ArrayList<>();
+        for (Pod p : podInformer.getIndexer().byIndex(JOB_INDEX, t.key())) {
+            boolean ours = true;
+            if (p.getMetadata().getOwnerReferences() != null) {
+                for (OwnerReference o : p.getMetadata().getOwnerReferences()) {
+                    if ("Job".equals(o.getKind()) && o.getUid() != null && !o.getUid().equals(t.uid)) {
+                        ours = false;
+                    }
+                }
+            }
+            if (ours) {
+                out.add(p);
+            }
+        }
+        out.sort(Comparator.comparing((Pod p) -> Kube.creationMillis(p)).thenComparing(p -> p.getMetadata().getName()));
+        return out;
+    }
+
+    void evictFresh(Tracked t) {
+        Job fresh = kube.fetch(t.namespace, t.name);
+        if (fresh != null && t.uid.equals(fresh.getMetadata().getUid())) {
+            kube.evict(fresh);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.fairway.k8s.multicluster;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fairway.config.QueuesConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** The command line of a multi-cluster manager ({@link MultiClusterManager#main}): options, clients, leader election, the loop. */
+final class ManagerMain {
+    private ManagerMain() {
+    }
+
+    static void run(String[] args) throws Exception {
+        Path managerConfig = null;
+        Path queues = null;
+        String namespace = null;
+        String lease = null;
+        long grace = 120;
+        Map<String, Path> workerConfigs = new TreeMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--manager-kubeconfig" -> managerConfig = Path.of(args[i + 1]);
+                case "--config" -> queues = Path.of(args[i + 1]);
+                case "--namespace" -> namespace = args[i + 1];
+                case "--leader-elect" -> lease = args[i + 1];
+                case "--grace-seconds" -> grace = Long.parseLong(args[i + 1]);
+                case "--worker" -> {
+                    String[] kv = args[i + 1].split("=", 2);
+                    if (kv.length != 2) {
+                        throw new IllegalArgumentException("--worker takes NAME=KUBECONFIG, was " + args[i + 1]);
+                    }
+                    workerConfigs.put(kv[0], Path.of(kv[1]));
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        if (queues == null || workerConfigs.isEmpty()) {
+            System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
+                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME]");
+            System.exit(2);
+        }
+        KubernetesClient managerClient = managerConfig == null ? new KubernetesClientBuilder().build()
+                : new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(null, managerConfig.toFile())).build();
+        Map<String, KubernetesClient> workerClients = new TreeMap<>();
+        for (Map.Entry<String, Path> e : workerConfigs.entrySet()) {
+            workerClients.put(e.getKey(), new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(null, e.getValue().toFile())).build());
+        }
+        QueuesConfig config = QueuesConfig.parse(queues.toString(), Files.readString(queues, StandardCharsets.UTF_8));
+        String pod = System.getenv().getOrDefault("POD_NAME", System.getenv().getOrDefault("HOSTNAME", "fairway-manager"));
+        String[] leaseRef = lease == null ? null : lease.split("/", 2);
+        if (leaseRef != null && (leaseRef.length != 2 || leaseRef[0].isBlank() || leaseRef[1].isBlank())) {
+            throw new IllegalArgumentException("--leader-elect takes LEASE_NAMESPACE/LEASE_NAME, was " + lease);
+        }
+        // replicas of one manager share the owner identity on the copies (the Lease name); each is a candidate by its pod name
+        MultiClusterManager.Settings settings = new MultiClusterManager.Settings(Duration.ofSeconds(grace), Duration.ofSeconds(30), namespace,
+                leaseRef == null ? System.getenv().getOrDefault("HOSTNAME", "fairway-manager") : leaseRef[1]);
+        MultiClusterManager m = new MultiClusterManager(managerClient, workerClients, config, System::currentTimeMillis, settings);
+        if (leaseRef != null) {
+            m.startLeaderElection(MultiClusterManager.LeaderElection.of(leaseRef[0], leaseRef[1], pod));
+            ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fairway-multicluster-lease");
+                t.setDaemon(true);
+                return t;
+            });
+            watch.scheduleWithFixedDelay(() -> {
+                if (m.lostLeadership()) {
+                    System.err.println("this manager lost the Lease; exiting so that it restarts as a candidate");
+                    System.exit(1);
+                }
+            }, 1, 1, TimeUnit.SECONDS);
+        }
+        m.runInBackground(Duration.ofSeconds(1));
+        System.out.println("fairway multi-cluster manager running over workers " + workerClients.keySet());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            m.close();
+            workerClients.values().forEach(KubernetesClient::close);
+            managerClient.close();
+        }));
+        Thread.currentThread().join();
+    }
+}
