@@ -28,7 +28,7 @@ class LeaseTest {
 
         @Override
         public void plan(PolicyContext ctx) {
-            for (JobStatus r : ctx.running()) {
+            for (JobStatus r : ctx.holding()) {
                 if (r.admission().leaseExpired(ctx.now())) {
                     if (r.id().startsWith("keep")) {
                         ctx.setLease(r, ctx.now() + 600_000);

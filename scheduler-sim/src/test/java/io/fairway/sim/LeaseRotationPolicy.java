@@ -31,7 +31,7 @@ public final class LeaseRotationPolicy implements SchedulingPolicy {
     public void plan(PolicyContext ctx) {
         long now = ctx.now();
         List<JobStatus> pending = ctx.pending();
-        for (JobStatus r : ctx.running()) {
+        for (JobStatus r : ctx.holding()) {
             if (r.admission() != null && r.admission().leaseExpired(now)) {
                 if (pending.isEmpty()) {
                     ctx.setLease(r, now + leaseMillis);

@@ -82,8 +82,8 @@ public final class RecordingPolicy implements SchedulingPolicy {
         }
 
         @Override
-        public List<JobStatus> running() {
-            return ctx.running();
+        public List<JobStatus> holding() {
+            return ctx.holding();
         }
 
         @Override

@@ -123,7 +123,7 @@ class BrokenPoliciesTest {
 
         @Override
         public void plan(PolicyContext ctx) {
-            for (JobStatus r : ctx.running()) {
+            for (JobStatus r : ctx.holding()) {
                 if (ctx.preempt(r, "making room")) {
                     dropped.add(r.id());
                 }

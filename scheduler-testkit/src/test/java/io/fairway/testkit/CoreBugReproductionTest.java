@@ -43,7 +43,7 @@ class CoreBugReproductionTest {
 
         @Override
         public void plan(PolicyContext ctx) {
-            for (JobStatus j : ctx.running()) {
+            for (JobStatus j : ctx.holding()) {
                 resizes.add(ctx.resize(j, "ps0", 2));
             }
             for (JobStatus j : ctx.pending()) {

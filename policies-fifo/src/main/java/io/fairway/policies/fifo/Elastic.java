@@ -23,7 +23,7 @@ final class Elastic {
 
     /** After admission, grows running elastic jobs (oldest first) one member at a time while room and quota allow. */
     static void growIntoIdleCapacity(PolicyContext ctx) {
-        for (JobStatus r : ctx.runningElastic()) {
+        for (JobStatus r : ctx.holdingElastic()) {
             if (r.admission() == null || r.spec().podSets().size() != 1 || !r.spec().isElastic()) {
                 continue;
             }
@@ -42,7 +42,7 @@ final class Elastic {
      * minimum, largest excess first, until the job fits; if it never fits, the shrunk jobs are grown back.
      */
     static Attempt shrinkToAdmit(PolicyContext ctx, JobStatus job) {
-        if (ctx.runningElastic().isEmpty()) {
+        if (ctx.holdingElastic().isEmpty()) {
             return Attempt.failure(null); // nothing to shrink (the common case: asked for every job that does not fit)
         }
         String cq = ctx.clusterQueueOf(job);
@@ -56,7 +56,7 @@ final class Elastic {
             return Attempt.failure(null);
         }
         List<JobStatus> shrinkable = new ArrayList<>();
-        for (JobStatus r : ctx.runningElastic()) {
+        for (JobStatus r : ctx.holdingElastic()) {
             if (r.admission() != null && cq.equals(r.admission().clusterQueue()) && r.spec().podSets().size() == 1 && r.spec().isElastic()
                     && r.spec().priority() < job.spec().priority()
                     && r.admission().counts().getOrDefault(r.spec().podSets().get(0).name(), 0) > r.spec().podSets().get(0).minCount()) {

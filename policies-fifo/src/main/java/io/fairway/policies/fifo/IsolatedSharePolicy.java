@@ -59,7 +59,7 @@ public final class IsolatedSharePolicy implements SchedulingPolicy {
     @Override
     public void plan(PolicyContext ctx) {
         Map<String, App> apps = new TreeMap<>();
-        for (JobStatus r : ctx.running()) {
+        for (JobStatus r : ctx.holding()) {
             if (r.admission() != null && r.spec().totalGpus() > 0) {
                 apps.computeIfAbsent(r.spec().jobSet(), App::new).used += r.admission().placement().gpuCount();
             }

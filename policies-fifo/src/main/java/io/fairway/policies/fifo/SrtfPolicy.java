@@ -63,7 +63,7 @@ public final class SrtfPolicy implements SchedulingPolicy {
                 .thenComparing(JobOrder.SUBMISSION));
         List<JobStatus> victims = new ArrayList<>();
         if (preempt) {
-            for (JobStatus r : ctx.running()) {
+            for (JobStatus r : ctx.holding()) {
                 if (r.admission() != null && r.spec().totalGpus() > 0 && r.spec().estimatedSeconds() > 0) {
                     victims.add(r);
                 }

@@ -89,7 +89,7 @@ public final class TiresiasLasPolicy implements SchedulingPolicy {
                 .thenComparing(JobOrder.SUBMISSION));
         // victims: lowest priority first (highest queue, then the youngest)
         List<JobStatus> victims = new ArrayList<>();
-        for (JobStatus r : ctx.running()) {
+        for (JobStatus r : ctx.holding()) {
             if (r.admission() != null && r.spec().totalGpus() > 0) {
                 victims.add(r);
             }

@@ -92,7 +92,7 @@ class OrderedPolicyTest {
         }
 
         @Override
-        public List<JobStatus> running() {
+        public List<JobStatus> holding() {
             return List.of();
         }
 

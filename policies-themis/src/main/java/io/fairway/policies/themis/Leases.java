@@ -111,7 +111,7 @@ final class Leases {
      */
     static Map<String, NodeUse> nodeUse(Round r, Predicate<JobStatus> candidate, Predicate<JobStatus> later) {
         Map<String, NodeUse> nodes = new TreeMap<>();
-        for (JobStatus j : r.ctx.running()) {
+        for (JobStatus j : r.ctx.holding()) {
             if (j.admission() == null || j.spec().totalGpus() == 0 || r.preempted.contains(j.id())) {
                 continue;
             }

@@ -73,7 +73,7 @@ final class Round {
         this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
         List<JobStatus> live = new ArrayList<>();
         long revocableGpus = 0;
-        for (JobStatus j : ctx.running()) {
+        for (JobStatus j : ctx.holding()) {
             if (j.admission() == null || j.spec().totalGpus() == 0) {
                 continue;
             }

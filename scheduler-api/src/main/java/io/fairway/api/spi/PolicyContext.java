@@ -98,18 +98,24 @@ public interface PolicyContext {
      */
     String clusterQueueOf(JobStatus job);
 
-    /** @return jobs holding resources (admitted or running), in submission order */
-    List<JobStatus> running();
+    /**
+     * The jobs that hold resources: quota reserved (admission checks pending), admitted, or running — the
+     * candidates for preemption, resizing and lease renewal. (Named {@code running()} until 0.1.0-SNAPSHOT of 25 Nov 2026: it always
+     * returned all three states.)
+     *
+     * @return jobs holding resources, in submission order
+     */
+    List<JobStatus> holding();
 
     /**
-     * The elastic ones among {@link #running()}: what a policy that grows jobs into idle capacity walks, without
+     * The elastic ones among {@link #holding()}: what a policy that grows jobs into idle capacity walks, without
      * looking at every running job each round.
      *
-     * @return running jobs with an elastic pod set, in submission order
+     * @return holding jobs with an elastic pod set, in submission order
      */
-    default List<JobStatus> runningElastic() {
+    default List<JobStatus> holdingElastic() {
         List<JobStatus> out = new java.util.ArrayList<>();
-        for (JobStatus j : running()) {
+        for (JobStatus j : holding()) {
             if (j.spec().isElastic()) {
                 out.add(j);
             }

@@ -163,12 +163,12 @@ public final class PlanContext implements PolicyContext {
     }
 
     @Override
-    public List<JobStatus> running() {
+    public List<JobStatus> holding() {
         return snapshot.holding();
     }
 
     @Override
-    public List<JobStatus> runningElastic() {
+    public List<JobStatus> holdingElastic() {
         return Collections.unmodifiableList(plan.runningElastic);
     }
 

@@ -92,7 +92,7 @@ class ElasticJobsTest {
             @Override
             public void plan(io.fairway.api.spi.PolicyContext ctx) {
                 ctx.pending().forEach(ctx::tryAdmit);
-                ctx.running().forEach(r -> ctx.resize(r, "workers", 2));
+                ctx.holding().forEach(r -> ctx.resize(r, "workers", 2));
             }
         };
         Scheduler s = Scheduler.builder().clock(now::get).policy(shrinker)

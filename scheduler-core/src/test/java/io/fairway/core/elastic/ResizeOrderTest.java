@@ -44,8 +44,8 @@ class ResizeOrderTest {
                 }
                 return;
             }
-            JobStatus a = ctx.running().stream().filter(j -> j.id().equals("a")).findFirst().orElseThrow();
-            JobStatus b = ctx.running().stream().filter(j -> j.id().equals("b")).findFirst().orElseThrow();
+            JobStatus a = ctx.holding().stream().filter(j -> j.id().equals("a")).findFirst().orElseThrow();
+            JobStatus b = ctx.holding().stream().filter(j -> j.id().equals("b")).findFirst().orElseThrow();
             ctx.resize(a, "w", 1);
             ctx.resize(b, "w", 1);
             grew = ctx.resize(a, "w", 3).admitted();

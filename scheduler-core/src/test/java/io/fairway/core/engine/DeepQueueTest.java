@@ -146,7 +146,7 @@ class DeepQueueTest {
             @Override public List<JobStatus> pending() { return ctx.pending(); }
             @Override public List<JobStatus> pending(String cq) { return ctx.pending(cq); }
             @Override public String clusterQueueOf(JobStatus job) { return ctx.clusterQueueOf(job); }
-            @Override public List<JobStatus> running() { return ctx.running(); }
+            @Override public List<JobStatus> holding() { return ctx.holding(); }
             @Override public io.fairway.api.spi.Attempt tryAdmit(JobStatus job) { return ctx.tryAdmit(job); }
             @Override public io.fairway.api.spi.Attempt tryAdmit(JobStatus job, Map<String, Integer> c) { return ctx.tryAdmit(job, c); }
             @Override public io.fairway.api.spi.Attempt tryAdmit(JobStatus job, io.fairway.api.decision.Placement p) { return ctx.tryAdmit(job, p); }

@@ -67,7 +67,7 @@ class PolicySafetyTest {
         public void plan(PolicyContext ctx) {
             List<JobStatus> pending = ctx.pending();
             Placement taken = null;
-            for (JobStatus r : ctx.running()) {
+            for (JobStatus r : ctx.holding()) {
                 taken = r.admission().placement(); // GPUs held since an earlier round
             }
             int i = 0;
