@@ -21,7 +21,7 @@ import java.util.TreeMap;
  */
 final class PendingView {
     private final Snapshot snapshot;
-    private final Queues queues;
+    private final QueueResolver queues;
     /** The admissible pending jobs in submission order, listed on first use (a policy that walks groups never asks). */
     private List<JobStatus> admissible;
     private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
@@ -30,7 +30,7 @@ final class PendingView {
     /** Per group of the snapshot's index: the reason given to its jobs from some position on. */
     private final IdentityHashMap<PendingIndex.Group, Bulk> bulk = new IdentityHashMap<>();
 
-    PendingView(Snapshot snapshot, Queues queues) {
+    PendingView(Snapshot snapshot, QueueResolver queues) {
         this.snapshot = snapshot;
         this.queues = queues;
     }

@@ -29,14 +29,14 @@ import java.util.random.RandomGenerator;
 
 /**
  * The {@link PolicyContext} of one round: what a policy sees and does. It answers from the round's parts — the
- * queues ({@link Queues}), the pending jobs ({@link PendingView}), the tentative plan ({@link TentativePlan}), the
+ * queues ({@link QueueResolver}), the pending jobs ({@link PendingView}), the tentative plan ({@link TentativePlan}), the
  * quota, capacity and placement views the SPI names ({@link PlanQuota}, {@link PlanCapacity}, {@link PlanSearch}),
  * the preemption search ({@link PreemptionSearch}, which reads the plan through {@link PlanForSearch}) — and
  * remembers failed attempts ({@link AttemptMemo}).
  */
 public final class PlanContext implements PolicyContext {
     private final Snapshot snapshot;
-    private final Queues queues;
+    private final QueueResolver queues;
     private final PendingView pending;
     private final TentativePlan plan;
     private final AttemptMemo memo = new AttemptMemo();
@@ -67,7 +67,7 @@ public final class PlanContext implements PolicyContext {
      */
     public PlanContext(Snapshot snapshot, boolean indexPending) {
         this.snapshot = snapshot;
-        this.queues = new Queues(snapshot);
+        this.queues = new QueueResolver(snapshot);
         this.pending = new PendingView(snapshot, queues);
         Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
         this.plan = new TentativePlan(snapshot, preemption);

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The policy's read-only view of quota, as the round's plan leaves it. */
-record PlanQuota(TentativePlan plan, Queues queues) implements QuotaView {
+record PlanQuota(TentativePlan plan, QueueResolver queues) implements QuotaView {
     @Override
     public Optional<PendingReason> check(JobStatus job, Map<String, Integer> counts) {
         String cqName = queues.resolve(job);

@@ -13,14 +13,14 @@ import java.util.Map;
  * Admission's first step for one round: which ClusterQueue a pending job is admitted through (its LocalQueue's,
  * or the one that reserved its quota while nodes come up), or why it has none.
  */
-final class Queues {
+final class QueueResolver {
     private final Snapshot snapshot;
     /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
     private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
     /** The ClusterQueue of each job whose quota is reserved while it waits for nodes. */
     private final Map<String, String> reservedIn = new HashMap<>();
 
-    Queues(Snapshot snapshot) {
+    QueueResolver(Snapshot snapshot) {
         this.snapshot = snapshot;
         for (LocalQueue lq : snapshot.localQueues().values()) {
             localQueueIndex.computeIfAbsent(lq.namespace(), k -> new HashMap<>()).put(lq.name(), lq);
