@@ -307,8 +307,7 @@ public final class TentativePlan {
         changed();
         give(heldCapacity.getOrDefault(job.id(), List.of()));
         Admit current = resized.remove(job.id());
-        chargeQuota(current == null ? held : new JobStatus(held.spec(), held.state(), held.pendingReason(), current, held.stateSinceMillis(),
-                held.preemptions(), held.sequence(), held.attainedGpuMillis(), held.runningMillis(), held.progress()), -1);
+        chargeQuota(current == null ? held : held.withAdmission(current, held.stateSinceMillis()), -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
         preemption.touched(held);
         return true;

@@ -5,7 +5,6 @@ import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Deprovision;
 import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.decision.Preempt;
-import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.NodePool;
@@ -142,16 +141,15 @@ final class Consolidator {
         for (JobStatus j : s.holding()) {
             Admit resized = ctx.plan().resized().get(j.id());
             if (moving.contains(j.id())) {
-                pending.add(new JobStatus(j.spec(), JobState.PENDING, null, null, s.nowMillis(), j.preemptions(), j.sequence(),
-                        j.attainedGpuMillis(), j.runningMillis(), j.progress()));
+                pending.add(j.requeued(null, s.nowMillis(), false)); // a hypothetical move: no reason, no new epoch
             } else {
-                holding.add(resized == null ? j : withAdmission(j, j.state(), resized));
+                holding.add(resized == null ? j : j.withAdmission(resized, j.stateSinceMillis()));
             }
         }
         for (JobStatus j : s.pending()) {
             Admit a = ctx.plan().admitted().get(j.id());
             if (a != null) {
-                holding.add(withAdmission(j, JobState.ADMITTED, a)); // what this round placed takes its room
+                holding.add(j.admitted(a, false, j.stateSinceMillis())); // what this round placed takes its room
             }
         }
         holding.sort(io.fairway.api.job.JobOrder.SEQUENCE);
@@ -178,10 +176,5 @@ final class Consolidator {
             out.add(new Admit(t.jobId(), t.clusterQueue(), t.flavors(), t.counts(), t.placement(), s.nowMillis(), t.leaseExpiresAtMillis(), ++order));
         }
         return out;
-    }
-
-    private static JobStatus withAdmission(JobStatus j, JobState state, Admit a) {
-        return new JobStatus(j.spec(), state, null, a, j.stateSinceMillis(), j.preemptions(), j.sequence(), j.attainedGpuMillis(),
-                j.runningMillis(), j.progress());
     }
 }
