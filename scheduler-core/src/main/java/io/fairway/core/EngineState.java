@@ -114,8 +114,7 @@ final class EngineState {
         boolean ok;
         lock.lock();
         try {
-            JobStatus j = jobs.byId.get(jobId);
-            ok = epoch == (j == null ? -1L : j.preemptions()) && report.getAsBoolean();
+            ok = epoch == jobs.epoch(jobId) && report.getAsBoolean();
         } finally {
             lock.unlock();
         }

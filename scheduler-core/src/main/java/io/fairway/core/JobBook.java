@@ -171,7 +171,9 @@ final class JobBook {
         }
         if (holding.get(old.sequence()) == old) {
             holding.remove(old.sequence());
-            state.pools.released(old, state.clock.millis());
+            if (!state.pools.nodePools.isEmpty()) {
+                state.pools.released(old, state.clock.millis()); // the clock is read only where pool nodes are tracked
+            }
         }
         if (now.state() == JobState.PENDING) {
             pending.put(now.sequence(), now);
@@ -191,6 +193,12 @@ final class JobBook {
         } else if (j.state().holdsResources()) {
             holding.put(j.sequence(), j);
         }
+    }
+
+    /** @return the job's epoch (its preemption count; it grows each time the job goes back to pending), -1 when unknown */
+    long epoch(String jobId) {
+        JobStatus j = byId.get(jobId);
+        return j == null ? -1L : j.preemptions();
     }
 
     SchedulerEvent event(JobStatus j, EventType type, String reason) {

@@ -78,10 +78,7 @@ public final class Jobs {
      * @return its epoch, or -1 when unknown
      */
     public long epoch(String jobId) {
-        return state.read(() -> {
-            JobStatus j = state.jobs.byId.get(jobId);
-            return j == null ? -1L : j.preemptions();
-        });
+        return state.read(() -> state.jobs.epoch(jobId));
     }
 
     /**

@@ -66,7 +66,7 @@ final class PoolBook {
 
     /** A job that held resources let them go at {@code now}: its pool nodes may be empty from then on. */
     void released(JobStatus old, long now) {
-        if (!nodePools.isEmpty() && old.admission() != null) {
+        if (old.admission() != null) {
             for (MemberPlacement m : old.admission().placement().members()) {
                 releasedAt.put(m.node(), now);
             }
