@@ -40,13 +40,16 @@ import java.util.Objects;
  * @param countUnmanagedPods true to subtract what pods Fairway does not manage request from each node
  * @param nodeClassRef the Karpenter node class the NodeClaims of the configured node pools name
  * @param clock the engine's clock (the wall clock; tests pass their own)
+ * @param integrations the kinds to queue, by {@link io.fairway.k8s.integration.Integration#name() integration name}
+ *     ({@code batch/v1.Job}); empty: the configuration's {@code integrations:}, and without those
+ *     {@link io.fairway.k8s.integration.Integrations#DEFAULT}
  */
 public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueuesConfig queues,
                              String configMapNamespace, String configMapName, String configMapKey, Path configFile,
                              boolean leaderElection, String leaseNamespace, String leaseName, String identity,
                              Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
                              Duration resyncPeriod, Duration reconcileInterval, boolean countUnmanagedPods, NodeClassRef nodeClassRef,
-                             io.fairway.core.Clock clock) {
+                             io.fairway.core.Clock clock, List<String> integrations) {
     /** The default key of the YAML in the ConfigMap. */
     public static final String DEFAULT_CONFIG_KEY = "queues.yaml";
 
@@ -72,6 +75,10 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         Objects.requireNonNull(reconcileInterval, "reconcileInterval");
         nodeClassRef = nodeClassRef == null ? NodeClassRef.DEFAULT : nodeClassRef;
         clock = clock == null ? io.fairway.core.Clock.system() : clock;
+        integrations = List.copyOf(integrations == null ? List.of() : integrations);
+        if (!integrations.isEmpty()) {
+            io.fairway.k8s.integration.Integrations.enabled(integrations); // unknown names fail here, naming the value
+        }
     }
 
     /**
@@ -132,6 +139,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         private boolean countUnmanaged = true;
         private NodeClassRef nodeClassRef = NodeClassRef.DEFAULT;
         private io.fairway.core.Clock clock = io.fairway.core.Clock.system();
+        private List<String> integrations = List.of();
 
         private Builder() {
         }
@@ -241,11 +249,21 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
             return this;
         }
 
+        /**
+         * @param names the integrations to enable ({@code batch/v1.Job}, {@code jobset.x-k8s.io/v1alpha2.JobSet} …);
+         *     overrides the configuration's {@code integrations:}
+         * @return this
+         */
+        public Builder integrations(List<String> names) {
+            this.integrations = List.copyOf(names);
+            return this;
+        }
+
         /** @return the options */
         public AdapterOptions build() {
             return new AdapterOptions(namespace, queueLabels, excluded, queues, cmNamespace, cmName, cmKey, configFile, leaderElection,
                     leaseNamespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod, resync, interval, countUnmanaged, nodeClassRef,
-                    clock);
+                    clock, integrations);
         }
     }
 }

@@ -62,6 +62,7 @@ import java.util.Set;
  *   - name: gpu
  *     instanceTypes:
  *       - {name: p5.48xlarge, cpu: "190", memory: 1900Gi, gpuShape: nvswitch-8, gpuModel: H100, pricePerHour: 98.32}
+ * integrations: [batch/v1.Job, jobset.x-k8s.io/v1alpha2.JobSet]   # Kubernetes adapter: kinds it queues; default batch/v1.Job
  * </pre>
  *
  * @param policy the policy name (default {@value #DEFAULT_POLICY})
@@ -72,10 +73,12 @@ import java.util.Set;
  * @param clusterQueues the ClusterQueues
  * @param localQueues the LocalQueues
  * @param nodePools node pools nodes may be provisioned from (empty: none)
+ * @param integrations the Kubernetes adapter's integrations to enable, by name (empty: the adapter's default); the
+ *     adapter checks the names
  */
 public record QueuesConfig(String policy, Map<String, String> policyParameters, List<String> topologyLevels,
                            List<FlavorConfig> flavors, List<CohortConfig> cohorts, List<ClusterQueueConfig> clusterQueues,
-                           List<LocalQueueConfig> localQueues, List<NodePoolConfig> nodePools) implements Validated {
+                           List<LocalQueueConfig> localQueues, List<NodePoolConfig> nodePools, List<String> integrations) implements Validated {
     /** The policy used when the file names none. */
     public static final String DEFAULT_POLICY = "best-effort-fifo";
     /** The largest configuration {@link #parse} reads: 1 MiB, the most a ConfigMap holds. */
@@ -93,11 +96,13 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
         clusterQueues = Names.list("clusterQueues", clusterQueues);
         localQueues = Names.list("localQueues", localQueues);
         nodePools = Names.list("nodePools", nodePools);
+        integrations = Names.list("integrations", integrations);
         unique("flavors", flavors.stream().map(FlavorConfig::name).toList());
         unique("cohorts", cohorts.stream().map(CohortConfig::name).toList());
         unique("clusterQueues", clusterQueues.stream().map(ClusterQueueConfig::name).toList());
         unique("localQueues", localQueues.stream().map(q -> q.namespace() + "/" + q.name()).toList());
         unique("nodePools", nodePools.stream().map(NodePoolConfig::name).toList());
+        unique("integrations", integrations);
     }
 
     /** Nothing more: each entry is checked as it is read (being {@link Validated} places errors on their lines). */

@@ -1,0 +1,152 @@
+package io.fairway.k8s.integration;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How Fairway queues one Kubernetes kind: in the spirit of Kueue's {@code GenericJob} (its {@code jobframework}),
+ * an integration reads an object of its kind as pod sets, says whether it is suspended, and edits it to suspend,
+ * resume, admit (per pod set: node selector, tolerations, scheduling gates, pod count) and resize it. It reads
+ * whether the object ended, and which object, pod set and member each pod runs for.
+ *
+ * <p><b>Reading and editing.</b> Objects are read as fabric8 {@link GenericKubernetesResource}s (a kind fabric8 has a
+ * typed model for, such as {@code batch/v1} Job, is converted). Edits are made on a copy of the object's JSON
+ * ({@link ObjectNode}, as the API server returns it); the adapter turns the difference into a JSON patch of exactly the
+ * changed paths, guarded by the object's {@code resourceVersion}, so an integration never talks to the API server.
+ * Only {@link #setSuspended}, {@link #admit} and {@link #setCount} edit; every other method reads.
+ *
+ * <p><b>Restoring.</b> Before an admission's edit is written, the adapter records the previous value of every path
+ * it changes (or that the path was absent) in the annotation {@code fairway.io/original-template}; preemption
+ * writes them back and suspends the object, so the object's spec is again exactly what its author wrote. An
+ * integration has nothing to restore itself; while an object is admitted, {@link #podSets} is called on the restored
+ * view, so the engine sees the object as it was submitted.
+ *
+ * <p><b>Discovery.</b> Integrations are found with {@link java.util.ServiceLoader}: list the implementing class (public,
+ * with a public no-argument constructor) in {@code META-INF/services/io.fairway.k8s.integration.Integration}. The
+ * adapter queues a kind only when its {@link #name()} is enabled in the configuration ({@code integrations:} in the
+ * queues YAML, or {@code AdapterOptions.Builder#integrations}); the default enables {@code batch/v1.Job} only. See
+ * {@link Integrations}.
+ *
+ * <pre>{@code
+ * public final class SleeperIntegration implements Integration {
+ *     public KindRef kind() { return new KindRef("example.com", "v1", "Sleeper", "sleepers"); }
+ *     public List<PodSetTemplate> podSets(GenericKubernetesResource o) {
+ *         return List.of(PodSetTemplate.of("main", Specs.intAt(o, "/spec/replicas", 1), "/spec/template", Specs.template(o, "/spec/template")));
+ *     }
+ *     public boolean isSuspended(GenericKubernetesResource o) { return Specs.boolAt(o, "/spec/suspend", false); }
+ *     public void setSuspended(ObjectNode o, boolean s) { Specs.set(o, "/spec/suspend", s); }
+ *     public Optional<PodRef> podOf(Pod p) { return Specs.label(p, "example.com/sleeper").map(n -> new PodRef(n, "main", null)); }
+ *     public WorkloadOutcome outcome(GenericKubernetesResource o, List<Pod> pods) { return Specs.podsOutcome(pods, podSets(o)); }
+ * }
+ * }</pre>
+ *
+ * <p>Implementations are stateless and thread-safe; every method may be called for any object of the kind.
+ */
+public interface Integration {
+    /** @return the kind this integration queues */
+    KindRef kind();
+
+    /** @return the name it is enabled by in the configuration: {@link KindRef#name()} ({@code batch/v1.Job}) by default */
+    default String name() {
+        return kind().name();
+    }
+
+    /**
+     * The object's pod sets, as its author wrote them. Each multi-pod-set object is admitted as one gang: all its
+     * pod sets or none.
+     *
+     * @param object an object of the kind
+     * @return its pod sets (at least one, names unique)
+     * @throws io.fairway.api.InvalidSpecException naming the field and value when the object cannot be queued as it is
+     */
+    List<PodSetTemplate> podSets(GenericKubernetesResource object);
+
+    /**
+     * @param object an object of the kind
+     * @return true when it is suspended (its pods are not, or no longer, to run)
+     */
+    boolean isSuspended(GenericKubernetesResource object);
+
+    /**
+     * Suspends or resumes the object: writes only the kind's documented suspend field ({@code spec.suspend},
+     * {@code spec.runPolicy.suspend} …).
+     *
+     * @param object the object's JSON, edited in place
+     * @param suspended true to suspend, false to resume
+     */
+    void setSuspended(ObjectNode object, boolean suspended);
+
+    /**
+     * Admits the object (the adapter resumes it with {@link #setSuspended} afterwards, in the same write): for each
+     * pod set, merges {@link PodSetAdmission#nodeSelector()} into the template's node selector, adds the
+     * tolerations and scheduling gates not yet there, and sets the pod count with {@link #setCount} when it differs
+     * from what the author wrote. Override only when a kind keeps these elsewhere.
+     *
+     * @param object the object's JSON, edited in place
+     * @param podSets the object's pod sets, as {@link #podSets} read them
+     * @param admissions one per pod set
+     */
+    default void admit(ObjectNode object, List<PodSetTemplate> podSets, List<PodSetAdmission> admissions) {
+        for (PodSetAdmission a : admissions) {
+            PodSetTemplate ps = podSets.stream().filter(p -> p.name().equals(a.name())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no pod set " + a.name() + " in " + kind().name()));
+            Specs.injectIntoTemplate(object, ps.templatePointer(), a);
+            if (a.count() != ps.count()) {
+                setCount(object, ps.name(), a.count());
+            }
+        }
+    }
+
+    /**
+     * @return true when an admitted object's pod count may change in place ({@link #setCount} on a running object):
+     *     elastic kinds such as a batch/v1 Job's parallelism
+     */
+    default boolean resizable() {
+        return false;
+    }
+
+    /**
+     * Sets a pod set's pod count: at admission when an elastic pod set is admitted below its most, and on a resize.
+     *
+     * @param object the object's JSON, edited in place
+     * @param podSet the pod set's name
+     * @param count the new pod count
+     * @throws UnsupportedOperationException when the kind's pod counts are fixed (the default)
+     */
+    default void setCount(ObjectNode object, String podSet, int count) {
+        throw new UnsupportedOperationException(kind().name() + " cannot change the pod count of pod set " + podSet);
+    }
+
+    /**
+     * @param pod any pod in a namespace the adapter watches
+     * @return the object, pod set and member the pod runs for, when it is one of this kind's pods
+     */
+    Optional<PodRef> podOf(Pod pod);
+
+    /**
+     * Whether the object ended, read from its status (conditions) and, where the kind says little, its pods.
+     *
+     * @param object an admitted object of the kind
+     * @param pods its pods ({@link #podOf} names it), oldest first
+     * @return active, succeeded or failed (with the kind's message)
+     */
+    WorkloadOutcome outcome(GenericKubernetesResource object, List<Pod> pods);
+
+    /**
+     * @param object an object of the kind
+     * @return the PriorityClass it names, or null: by default the first pod set template's
+     *     {@code spec.priorityClassName}
+     */
+    default String priorityClassName(GenericKubernetesResource object) {
+        for (PodSetTemplate p : podSets(object)) {
+            String pc = p.template().getSpec().getPriorityClassName();
+            if (pc != null && !pc.isBlank()) {
+                return pc;
+            }
+        }
+        return null;
+    }
+}
