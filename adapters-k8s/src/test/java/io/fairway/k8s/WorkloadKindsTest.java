@@ -101,7 +101,7 @@ class WorkloadKindsTest {
                         }
                     }
                 })));
-        adapter = new FairwayAdapter(audited, AdapterOptions.builder().queues(MockCluster.config(KINDS)).integrations(KindScenario.ALL)
+        adapter = new FairwayAdapter(audited, AdapterOptions.builder().queues(MockCluster.config(KINDS)).integrations(List.of("batch/v1.Job", s.integration.name()))
                 .build(), null).start();
         String integration = s.integration.name();
         reconcileUntil(adapter, () -> !s.suspended(), "the " + example + " is admitted");
@@ -152,6 +152,7 @@ class WorkloadKindsTest {
         // resumed when the urgent Job is done, then finished
         reconcileUntil(adapter, () -> !suspended(cluster.job("team-a", "urgent")), "the urgent job runs");
         cluster.createPods("team-a", "urgent");
+        reconcileUntil(adapter, () -> cluster.pods("team-a", "urgent").stream().noneMatch(Kube::hasGate), "the urgent job's pod is bound");
         cluster.setPhase("team-a", "urgent", "Succeeded");
         reconcileUntil(adapter, () -> !s.suspended(), "the " + example + " is resumed");
         s.finish();
