@@ -119,6 +119,8 @@ class SpecEditTest {
                 .hasMessageContaining("unknown integration \"ray.io/v1.RayJobz\"")
                 .hasMessageContaining("jobset.x-k8s.io/v1alpha2.JobSet")
                 .satisfies(x -> assertThat(((InvalidSpecException) x).field()).isEqualTo("integrations"));
+        assertThatThrownBy(() -> AdapterOptions.builder().queues(MockCluster.config("integrations: [batch/v1.Job, JobSet]\n" + JobLifecycleTest.PREEMPTING))
+                .build()).isInstanceOf(InvalidSpecException.class).hasMessageContaining("unknown integration \"JobSet\"");
         assertThat(Integrations.enabled(List.of())).extracting(i -> i.name()).containsExactly("batch/v1.Job");
     }
 }
