@@ -63,7 +63,7 @@ class WorkloadKindsTest {
     private static final Map<String, List<String>> ALLOWED = Map.of(
             // https://jobset.sigs.k8s.io/docs/reference/jobset.v1alpha2/
             "JobSet", List.of("/spec/suspend", "/spec/replicatedJobs/\\d+/template/spec/template" + POD_FIELDS),
-            // https://www.kubeflow.org/docs/components/trainer/legacy-v1/reference/training-operator/
+            // https://github.com/kubeflow/training-operator/tree/release-1.9/pkg/apis/kubeflow.org/v1
             "Kubeflow", List.of("/spec/runPolicy/suspend", "/spec/(pytorch|tf|xgb|paddle|jax)ReplicaSpecs/[A-Za-z]+/template" + POD_FIELDS),
             // https://github.com/kubeflow/mpi-operator/blob/master/pkg/apis/kubeflow/v2beta1/types.go
             "MPIJob", List.of("/spec/runPolicy/suspend", "/spec/mpiReplicaSpecs/(Launcher|Worker)/template" + POD_FIELDS),
