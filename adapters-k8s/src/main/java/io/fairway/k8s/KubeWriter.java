@@ -204,11 +204,29 @@ final class KubeWriter {
         return n;
     }
 
-    /** Changes an admitted elastic object's pod count and records its new placement. */
+    /**
+     * Changes an admitted elastic object's pod count and records its new placement; the count as written before
+     * admission is kept in {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION} (so preemption restores it, and the object
+     * still reads as submitted).
+     */
     void resize(Kind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
-        ObjectNode edited = Specs.toJson(object);
+        ObjectNode before = Specs.toJson(object);
+        ObjectNode edited = before.deepCopy();
         kind.integration.setCount(edited, podSet, count);
-        annotations(edited).put(Keys.ADMISSION_ANNOTATION, admission.toJson());
+        Map<String, JsonNode> prev = new LinkedHashMap<>();
+        JsonDiff.changes(before, edited).keySet().forEach(p -> prev.put(p, JsonDiff.previous(before, p)));
+        OriginalTemplate original = new OriginalTemplate(prev);
+        String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        if (origText != null) {
+            try {
+                original = OriginalTemplate.parse(origText).plus(original); // the value before admission wins
+            } catch (IllegalArgumentException e) {
+                LOG.warn("{}: unreadable {} replaced: {}", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION, e.getMessage());
+            }
+        }
+        ObjectNode ann = annotations(edited);
+        ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
+        ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
         write(kind, object, edited);
     }
 
