@@ -1,0 +1,186 @@
+// Fairway UI: a hash router over the visibility API, live updates by polling, and the simulation's time control.
+// No framework and no build step: ES modules served from the jar.
+import { h } from './dom.js';
+import { ApiError } from './api.js';
+import { queuesView, queueView, pendingView } from './queues.js';
+import { jobView } from './job.js';
+import { nodesView, nodeView } from './nodes.js';
+import { eventsView } from './events.js';
+import { SimulationControl } from './simulation.js';
+
+const REFRESH_MS = 2000;
+
+// Each route: a pattern over the path segments after '#/', the section its nav link marks, and the view.
+// A view is { title(params), load(params, query) → data, render(data, params, query) → Node, summary(data) }.
+const ROUTES = [
+  { match: [], section: 'queues', view: queuesView },
+  { match: ['queues'], section: 'queues', view: queuesView },
+  { match: ['queues', ':queue'], section: 'queues', view: queueView },
+  { match: ['pending'], section: 'pending', view: pendingView },
+  { match: ['jobs', ':job'], section: 'pending', view: jobView },
+  { match: ['nodes'], section: 'nodes', view: nodesView },
+  { match: ['nodes', ':node'], section: 'nodes', view: nodeView },
+  { match: ['events'], section: 'events', view: eventsView },
+];
+
+const main = document.getElementById('main');
+const announcer = document.getElementById('announce');
+const updated = document.getElementById('updated');
+const liveToggle = document.getElementById('live-toggle');
+
+let current = null; // { route, params, query, key, dataJson, summary }
+let generation = 0; // bumps on every navigation, so a slow answer for an old route is dropped
+let timer = null;
+const simulation = new SimulationControl(() => refresh(false));
+
+/** Splits '#/queues/team-a?offset=50' into decoded segments and a query. */
+function parseHash() {
+  const raw = window.location.hash.replace(/^#\/?/, '');
+  const [path, search] = raw.split('?');
+  const segments = path.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  return { segments, query: new URLSearchParams(search || '') };
+}
+
+function resolve(segments) {
+  for (const route of ROUTES) {
+    if (route.match.length !== segments.length) continue;
+    const params = {};
+    const ok = route.match.every((part, i) => {
+      if (part.startsWith(':')) {
+        params[part.slice(1)] = segments[i];
+        return true;
+      }
+      return part === segments[i];
+    });
+    if (ok) return { route, params };
+  }
+  return null;
+}
+
+function markSection(section) {
+  for (const a of document.querySelectorAll('nav a[data-section]')) {
+    if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+function announce(text) {
+  // Re-setting the same text is not announced again by screen readers: clear first.
+  announcer.textContent = '';
+  window.setTimeout(() => { announcer.textContent = text; }, 50);
+}
+
+function showError(error) {
+  const message = error instanceof ApiError
+    ? (error.status === 404 ? 'Not found: ' : (error.status ? `The API answered ${error.status}: ` : '')) + error.message
+    : 'Something went wrong: ' + error.message;
+  return h('div.error', { role: 'alert' }, h('p', null, message),
+    h('p', null, h('a', { href: '#/queues' }, 'Back to the queues')));
+}
+
+/** Navigation: load and render the route of the current hash, then move focus to its heading. */
+async function navigate() {
+  const { segments, query } = parseHash();
+  const resolved = resolve(segments);
+  const gen = ++generation;
+  if (!resolved) {
+    markSection(null);
+    main.replaceChildren(h('h2', { tabindex: '-1' }, 'No such page'), showError(new Error('unknown address ' + window.location.hash)));
+    current = null;
+    return;
+  }
+  const { route, params } = resolved;
+  markSection(route.section);
+  document.title = route.view.title(params) + ' · Fairway';
+  current = { route, params, query, key: window.location.hash, dataJson: null, summary: null };
+  main.setAttribute('aria-busy', 'true');
+  await load(gen, true);
+  if (gen !== generation) return;
+  main.removeAttribute('aria-busy');
+  const heading = main.querySelector('h2');
+  if (heading && navigated) {
+    heading.setAttribute('tabindex', '-1');
+    heading.focus({ preventScroll: false });
+  }
+  navigated = true;
+}
+let navigated = false; // the first load keeps focus where the browser put it (the top of the page)
+
+async function load(gen, firstRender) {
+  const { route, params, query } = current;
+  let data;
+  try {
+    data = await route.view.load(params, query);
+  } catch (error) {
+    if (gen !== generation) return;
+    if (firstRender) {
+      main.replaceChildren(h('h2', null, route.view.title(params)), showError(error));
+      main.dataset.view = 'error';
+    } else {
+      updated.textContent = 'update failed';
+    }
+    return;
+  }
+  if (gen !== generation) return;
+  const json = JSON.stringify(data);
+  if (!firstRender && json === current.dataJson) {
+    stamp();
+    return;
+  }
+  current.dataJson = json;
+  render(route, data, params, query);
+  const summary = route.view.summary ? route.view.summary(data, params) : null;
+  if (!firstRender && summary && summary !== current.summary) announce('Updated: ' + summary);
+  current.summary = summary;
+  stamp();
+  if (firstRender && route.view === queuesView && !performance.getEntriesByName('fairway:queues-rendered').length) {
+    // Read by the browser test and the load-time measurement in docs/guides/ui.md.
+    performance.mark('fairway:queues-rendered');
+  }
+}
+
+/** Replaces the view, keeping keyboard focus on the same link or control when it still exists. */
+function render(route, data, params, query) {
+  const focusKey = document.activeElement && main.contains(document.activeElement)
+    ? document.activeElement.dataset.key : null;
+  const scroll = window.scrollY;
+  const node = route.view.render(data, params, query);
+  main.replaceChildren(node);
+  main.dataset.view = route.section + ':' + (route.match[1] ? 'one' : 'all');
+  if (focusKey) {
+    const again = main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
+  window.scrollTo(0, scroll);
+}
+
+function stamp() {
+  updated.textContent = 'updated ' + new Date().toLocaleTimeString('en-GB');
+}
+
+async function refresh(force) {
+  if (!current) return;
+  if (force) current.dataJson = null;
+  await Promise.all([load(generation, false), simulation.poll()]);
+}
+
+function schedule() {
+  window.clearInterval(timer);
+  timer = null;
+  if (liveToggle.checked) {
+    timer = window.setInterval(() => {
+      if (!document.hidden) refresh(false);
+    }, REFRESH_MS);
+  }
+}
+
+liveToggle.addEventListener('change', () => {
+  schedule();
+  announce(liveToggle.checked ? 'Live updates on' : 'Live updates paused');
+});
+window.addEventListener('hashchange', navigate);
+document.addEventListener('visibilitychange', () => { if (!document.hidden) refresh(false); });
+
+simulation.start();
+navigate();
+schedule();

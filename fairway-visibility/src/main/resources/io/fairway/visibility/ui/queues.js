@@ -1,0 +1,176 @@
+// Queues and cohorts (usage against quota, borrowing and lending), one ClusterQueue with its pending jobs (paged),
+// and the pending overview of every queue.
+import { get, seg } from './api.js';
+import { h, link, table, quantity, formatNumber, stateBadge } from './dom.js';
+
+const PAGE = 50;
+
+/** One usage bar: used against nominal quota, the part above nominal (borrowed) hatched. */
+export function usageBar(u) {
+  const nominal = u.nominal || 0;
+  const used = u.used || 0;
+  const scale = Math.max(nominal, used, 1);
+  const within = Math.min(used, nominal);
+  const borrowed = Math.max(0, used - nominal);
+  const label = `${u.resource} (${u.flavor})`;
+  const words = `${quantity(u.resource, used)} of ${quantity(u.resource, nominal)} used`
+    + (borrowed ? `, ${quantity(u.resource, borrowed)} borrowed` : '')
+    + (u.lent ? `, ${quantity(u.resource, u.lent)} lent` : '');
+  return h('div.usage', { 'data-resource': u.resource, 'data-flavor': u.flavor },
+    h('div.label', null, h('span', null, label), h('span.words', null, words)),
+    h('div.bar', { 'aria-hidden': 'true' },
+      h('span.fill', { style: { width: pct(within, scale) } }),
+      borrowed ? h('span.fill.borrowed', { style: { left: pct(within, scale), width: pct(borrowed, scale) } }) : null,
+      h('span.nominal', { style: { left: pct(nominal, scale) } })));
+}
+
+function pct(part, whole) {
+  return (100 * part / whole).toFixed(2) + '%';
+}
+
+function legend() {
+  return h('p.legend', { 'aria-hidden': 'true' },
+    h('span', null, h('span.swatch.used'), 'used within nominal quota'),
+    h('span', null, h('span.swatch.borrowed'), 'borrowed from the cohort'),
+    h('span', null, h('span.swatch.nominal'), 'nominal quota'),
+    h('span', null, h('span.swatch.free'), 'unused'));
+}
+
+function queueCard(q) {
+  return h('article.card', { 'data-queue': q.name, 'aria-labelledby': 'cq-' + q.name },
+    h('h4', { id: 'cq-' + q.name }, link('/queues/' + seg(q.name), q.name, { 'data-key': 'cq:' + q.name }),
+      q.stopped ? h('span.badge.state-failed', null, ' stopped') : null),
+    h('ul.facts', null,
+      h('li', null, 'pending ', h('strong', { 'data-field': 'pending' }, formatNumber(q.pendingJobs || 0))),
+      h('li', null, 'admitted ', h('strong', { 'data-field': 'admitted' }, formatNumber(q.admittedJobs || 0))),
+      q.cohort ? h('li', null, 'cohort ', h('strong', null, q.cohort)) : null),
+    (q.usage || []).length ? (q.usage || []).map(usageBar) : h('p.empty', null, 'no quota'));
+}
+
+export const queuesView = {
+  title: () => 'Queues',
+  load: () => get('/queues'),
+  summary: (data) => (data.clusterQueues || [])
+    .map((q) => `${q.name} ${q.pendingJobs || 0} pending, ${q.admittedJobs || 0} admitted`).join('; '),
+  render(data) {
+    const queues = data.clusterQueues || [];
+    const cohorts = data.cohorts || [];
+    const byCohort = new Map(cohorts.map((c) => [c.name, []]));
+    const alone = [];
+    for (const q of queues) {
+      if (q.cohort && byCohort.has(q.cohort)) byCohort.get(q.cohort).push(q);
+      else alone.push(q);
+    }
+    return h('div', null,
+      h('h2', null, 'Queues and cohorts'),
+      h('p.lead', null, `${queues.length} ClusterQueues in ${cohorts.length} cohorts. `
+        + 'Each bar is one flavor and resource: used against nominal quota; hatched is borrowed from the cohort.'),
+      legend(),
+      cohorts.map((c) => h('section.cohort', { 'aria-labelledby': 'cohort-' + c.name, 'data-cohort': c.name },
+        h('h3', { id: 'cohort-' + c.name }, 'Cohort ', c.name),
+        (c.usage || []).length ? h('div', null, (c.usage || []).map(usageBar)) : null,
+        h('div.cards', null, byCohort.get(c.name).map(queueCard)))),
+      alone.length ? h('section', { 'aria-labelledby': 'no-cohort' },
+        h('h3', { id: 'no-cohort' }, 'Without a cohort'), h('div.cards', null, alone.map(queueCard))) : null,
+      localQueues(data.localQueues || []));
+  },
+};
+
+function localQueues(locals) {
+  if (!locals.length) return null;
+  return h('section', { 'aria-labelledby': 'lq' },
+    h('h3', { id: 'lq' }, 'LocalQueues'),
+    table(null, ['Namespace', 'LocalQueue', 'ClusterQueue', 'Pending', 'Admitted'],
+      locals.map((l) => [l.namespace, l.name, link('/queues/' + seg(l.clusterQueue), l.clusterQueue,
+        { 'data-key': 'lq:' + l.namespace + '/' + l.name }),
+      formatNumber(l.pendingJobs || 0), formatNumber(l.admittedJobs || 0)])));
+}
+
+/** A table of pending jobs in the order the engine considers them, with positions and reasons. */
+export function pendingTable(caption, jobs) {
+  if (!jobs.length) return h('p.empty', null, 'No job is pending here.');
+  return table(caption, ['Position', 'Job', 'LocalQueue', 'Priority', 'Reason'],
+    jobs.map((j) => [
+      h('span', { 'data-field': 'position' }, formatNumber(j.position)),
+      link('/jobs/' + seg(j.id), j.id, { 'data-key': 'job:' + j.id, 'data-job': j.id }),
+      j.namespace ? `${j.namespace}/${j.localQueue}` : j.localQueue,
+      formatNumber(j.priority || 0),
+      h('span.reason', null, h('span.code', null, j.reason ? j.reason.code : ''), ' ', j.reason ? j.reason.message : ''),
+    ]), { class: 'pending', 'data-pending': '' });
+}
+
+function pager(route, page) {
+  const from = page.total ? page.offset + 1 : 0;
+  const to = page.offset + page.items.length;
+  const prev = Math.max(0, page.offset - page.limit);
+  const next = page.offset + page.limit;
+  const go = (offset) => () => { window.location.hash = `#${route}?offset=${offset}`; };
+  return h('nav.pager', { 'aria-label': 'Pages of pending jobs' },
+    h('button', { type: 'button', onclick: go(prev), disabled: page.offset === 0, 'data-key': 'page:prev' }, '← Previous'),
+    h('span', { 'data-field': 'range' }, `${formatNumber(from)}–${formatNumber(to)} of ${formatNumber(page.total)}`),
+    h('button', { type: 'button', onclick: go(next), disabled: next >= page.total, 'data-key': 'page:next' }, 'Next →'));
+}
+
+export const queueView = {
+  title: (p) => 'Queue ' + p.queue,
+  async load(p, query) {
+    const offset = Math.max(0, parseInt(query.get('offset') || '0', 10) || 0);
+    const [queue, pending, running] = await Promise.all([
+      get('/clusterqueues/' + seg(p.queue)),
+      get('/clusterqueues/' + seg(p.queue) + '/pending', { offset, limit: PAGE }),
+      get('/clusterqueues/' + seg(p.queue) + '/running').catch(() => null),
+    ]);
+    return { queue, pending, running };
+  },
+  summary: (d) => `${d.queue.name}: ${d.pending.total} pending, ${d.queue.admittedJobs || 0} admitted`,
+  render({ queue, pending, running }, p) {
+    const route = '/queues/' + seg(p.queue);
+    return h('div', null,
+      h('p.crumbs', null, link('/queues', 'Queues'), ' › ClusterQueue'),
+      h('h2', null, 'ClusterQueue ', queue.name),
+      h('ul.facts', null,
+        queue.cohort ? h('li', null, 'cohort ', h('strong', null, queue.cohort)) : null,
+        h('li', null, 'pending ', h('strong', null, formatNumber(pending.total))),
+        h('li', null, 'admitted ', h('strong', null, formatNumber(queue.admittedJobs || 0))),
+        queue.queueingStrategy ? h('li', null, 'queueing ', h('strong', null, queue.queueingStrategy)) : null,
+        queue.stopped ? h('li', null, h('strong', null, 'stopped')) : null),
+      legend(),
+      h('div.cards', null, h('div.card', null, (queue.usage || []).map(usageBar))),
+      h('h3', { id: 'pending-heading' }, 'Pending, in the order the scheduler considers them'),
+      pager(route, pending),
+      pendingTable(null, pending.items),
+      running ? runningTable(running.items || []) : null);
+  },
+};
+
+function runningTable(items) {
+  return h('section', { 'aria-labelledby': 'running-heading' },
+    h('h3', { id: 'running-heading' }, 'Admitted and running'),
+    items.length ? table(null, ['Job', 'State', 'Nodes'], items.map((j) => [
+      link('/jobs/' + seg(j.id), j.id, { 'data-key': 'job:' + j.id, 'data-job': j.id }),
+      stateBadge(j.state),
+      [...new Set((j.placement || []).map((m) => m.node))].map((n, i) => [i ? ', ' : '',
+        link('/nodes/' + seg(n), n, { 'data-key': 'run-node:' + j.id + ':' + n })]),
+    ])) : h('p.empty', null, 'Nothing admitted.'));
+}
+
+export const pendingView = {
+  title: () => 'Pending',
+  async load() {
+    const queues = await get('/queues');
+    const tops = await Promise.all((queues.clusterQueues || []).map((q) =>
+      get('/clusterqueues/' + seg(q.name) + '/pending', { offset: 0, limit: 5 }).then((page) => ({ q, page }))));
+    return tops;
+  },
+  summary: (tops) => tops.map(({ q, page }) => `${q.name} ${page.total} pending`).join('; '),
+  render(tops) {
+    return h('div', null,
+      h('h2', null, 'Pending jobs'),
+      h('p.lead', null, 'The first jobs of each ClusterQueue, in the order the scheduler considers them, '
+        + 'with why each waits. Open a queue for all of them, or a job for its history.'),
+      tops.map(({ q, page }) => h('section', { 'aria-labelledby': 'p-' + q.name, 'data-queue': q.name },
+        h('h3', { id: 'p-' + q.name }, link('/queues/' + seg(q.name), q.name, { 'data-key': 'pq:' + q.name }),
+          ` — ${formatNumber(page.total)} pending`),
+        pendingTable(null, page.items))));
+  },
+};
