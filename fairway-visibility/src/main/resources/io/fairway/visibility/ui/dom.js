@@ -51,13 +51,22 @@ export function table(caption, headers, rows, attrs = {}) {
     h('tbody', null, rows.map((cells) => h('tr', null, cells.map((c) => h('td', null, c))))));
 }
 
-/** Formats a count of a resource: GPUs and CPUs as plain numbers, memory in GiB. */
+/**
+ * Formats a quantity in its base unit (the API's convention): cpu in millicores → cores, memory in bytes → GiB,
+ * anything else (nvidia.com/gpu) as a plain number.
+ */
 export function quantity(resource, value) {
   if (value === null || value === undefined) return '–';
-  if (/memory|storage/i.test(resource) && value >= 1024 * 1024 * 1024) {
-    return formatNumber(value / (1024 * 1024 * 1024)) + ' GiB';
-  }
+  if (resource === 'cpu') return formatNumber(value / 1000);
+  if (/memory|storage/i.test(resource)) return formatNumber(value / (1024 * 1024 * 1024)) + ' GiB';
   return formatNumber(value);
+}
+
+/** A short unit-free name of a resource for running text: "nvidia.com/gpu" → "GPUs". */
+export function resourceName(resource) {
+  if (resource === 'nvidia.com/gpu') return 'GPUs';
+  if (resource === 'cpu') return 'CPUs';
+  return resource;
 }
 
 /** A number with grouping and at most two decimals. */
@@ -65,7 +74,7 @@ export function formatNumber(value) {
   return Number(value).toLocaleString('en-US', { maximumFractionDigits: 2 });
 }
 
-/** Simulated or real seconds as "1h 02m 03s" / "2m 05s" / "42s". */
+/** Seconds as "1h 02m 03s" / "2m 05s" / "42s". */
 export function duration(seconds) {
   if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return '–';
   const s = Math.round(seconds);
@@ -75,6 +84,16 @@ export function duration(seconds) {
   if (hours) return `${hours}h ${String(minutes).padStart(2, '0')}m ${String(rest).padStart(2, '0')}s`;
   if (minutes) return `${minutes}m ${String(rest).padStart(2, '0')}s`;
   return `${rest}s`;
+}
+
+// Under a controller the scheduler's clock is epoch milliseconds; in a simulation, milliseconds from the start.
+const EPOCH_FROM = 365 * 24 * 3600 * 1000 * 10;
+
+/** A time of the scheduler's clock: "t+2m 30s" in a simulation, a local date and time under a controller. */
+export function when(millis) {
+  if (millis === null || millis === undefined) return '–';
+  if (millis < EPOCH_FROM) return 't+' + duration(millis / 1000);
+  return new Date(millis).toLocaleString('en-GB');
 }
 
 /** A short readable name for a job state: "QUOTA_RESERVED" → "quota reserved". */

@@ -1,6 +1,6 @@
 // One job: its state and why it waits, where each member runs (node and GPU ids), and its state history.
 import { get, seg } from './api.js';
-import { h, link, table, formatNumber, duration, stateBadge, stateLabel, quantity } from './dom.js';
+import { h, link, table, formatNumber, stateBadge, stateLabel, quantity, when } from './dom.js';
 
 function reasonBox(job) {
   if (!job.reason) return null;
@@ -16,22 +16,23 @@ function reasonBox(job) {
 }
 
 function placement(job) {
-  const members = job.placement || [];
+  const members = job.placement ? job.placement.members : [];
   if (!members.length) {
-    return h('p.empty', null, job.state === 'PENDING' ? 'Not placed: the job is waiting.' : 'No placement.');
+    return h('p.empty', null, job.state === 'PENDING' ? 'Not placed: the job is waiting.' : 'Holds no resources now.');
   }
-  return table(null, ['Pod set', 'Member', 'Node', 'GPU ids'], members.map((m) => [
-    m.podSet, String(m.index),
-    link('/nodes/' + seg(m.node) + '?job=' + seg(job.id), m.node, { 'data-key': 'place:' + m.podSet + ':' + m.index, 'data-node': m.node }),
-    h('span', { 'data-field': 'gpus' }, (m.gpus || []).length ? m.gpus.join(', ') : 'none'),
+  return table(null, ['Pod set', 'Member', 'Flavor', 'Node', 'GPU ids'], members.map((m) => [
+    m.podSet, String(m.index), job.placement.flavors ? job.placement.flavors[m.podSet] || '' : '',
+    link('/nodes/' + seg(m.node) + '?job=' + seg(job.id), m.node,
+      { 'data-key': 'place:' + m.podSet + ':' + m.index, 'data-node': m.node }),
+    h('span', { 'data-field': 'gpus', 'data-node': m.node }, m.gpus.length ? m.gpus.join(', ') : 'none'),
   ]), { 'data-placement': '' });
 }
 
 function history(job) {
   const entries = job.history || [];
   if (!entries.length) return h('p.empty', null, 'No history recorded.');
-  return table(null, ['Time', 'State', 'Why'], entries.map((e) => [
-    duration(e.timeSeconds), stateBadge(e.state), e.message || '',
+  return table(null, ['Time', 'Event', 'Why'], entries.map((e) => [
+    when(e.timeMillis), h('span.code', null, e.type), e.reason || '',
   ]), { 'data-history': '' });
 }
 
@@ -47,23 +48,27 @@ export const jobView = {
   load: (p) => get('/jobs/' + seg(p.job)),
   summary: (job) => `${job.id} is ${stateLabel(job.state)}` + (job.reason ? ': ' + job.reason.message : ''),
   render(job) {
-    return h('div', { 'data-job': job.id },
+    const nodes = job.placement ? job.placement.nodes : [];
+    return h('div', { 'data-job': job.id, 'data-state': job.state },
       h('p.crumbs', null, link('/queues', 'Queues'), ' › ',
         job.clusterQueue ? link('/queues/' + seg(job.clusterQueue), job.clusterQueue, { 'data-key': 'crumb-cq' }) : '', ' › job'),
       h('h2', null, 'Job ', job.id, ' ', stateBadge(job.state)),
       h('ul.facts', null,
-        h('li', null, 'state ', h('strong', { 'data-field': 'state' }, stateLabel(job.state))),
-        job.localQueue ? h('li', null, 'LocalQueue ', h('strong', null, `${job.namespace}/${job.localQueue}`)) : null,
-        job.clusterQueue ? h('li', null, 'ClusterQueue ', h('strong', null, job.clusterQueue)) : null,
+        h('li', null, 'state ', h('strong', { 'data-field': 'state' }, stateLabel(job.state)), ' since ', when(job.stateSinceMillis)),
+        h('li', null, 'LocalQueue ', h('strong', null, `${job.namespace}/${job.localQueue}`)),
         job.jobSet ? h('li', null, 'job set ', h('strong', null, job.jobSet)) : null,
+        job.owner ? h('li', null, 'owner ', h('strong', null, job.owner)) : null,
         h('li', null, 'priority ', h('strong', null, formatNumber(job.priority || 0))),
-        job.preemptions ? h('li', null, 'preempted ', h('strong', null, formatNumber(job.preemptions)), ' times') : null,
-        job.flavor ? h('li', null, 'flavor ', h('strong', null, job.flavor)) : null),
+        h('li', null, 'submitted ', h('strong', null, when(job.submitTimeMillis))),
+        job.preemptions ? h('li', null, 'preempted ', h('strong', null, formatNumber(job.preemptions)), '×') : null,
+        job.progress >= 0 ? h('li', null, 'progress ', h('strong', null, Math.round(job.progress * 100) + '%')) : null),
       reasonBox(job),
       h('div.two-col', null,
         h('section', { 'aria-labelledby': 'placement-h' },
           h('h3', { id: 'placement-h' }, 'Placement'),
-          job.locality ? h('p', null, 'Slowest link crossed: ', h('strong', null, stateLabel(job.locality))) : null,
+          nodes.length ? h('p', null, `${nodes.length === 1 ? 'On node' : 'Across nodes'} `,
+            nodes.map((n, i) => [i ? ', ' : '', link('/nodes/' + seg(n) + '?job=' + seg(job.id), n, { 'data-key': 'pn:' + n })]),
+            job.placement.locality ? ` · slowest link: ${stateLabel(job.placement.locality)}` : '') : null,
           placement(job)),
         h('section', { 'aria-labelledby': 'history-h' },
           h('h3', { id: 'history-h' }, 'State history'),

@@ -1,18 +1,21 @@
 // The time control of a served simulation: shown only when GET /api/v1/simulation answers (a simulated run),
-// hidden over a live scheduler (the API answers 404 there).
+// hidden over a live scheduler (the API answers 404 there). A run served at its final state (no --pace) shows the
+// time only: its control paths answer 409.
 import { get, post } from './api.js';
 import { duration } from './dom.js';
 
 export class SimulationControl {
-  /** @param {() => void} onChange called after a control changed the simulated time, to refresh the view */
+  /** @param {() => void} onChange called after a control moved the simulated time, to refresh the view */
   constructor(onChange) {
     this.onChange = onChange;
     this.bar = document.getElementById('simbar');
+    this.controls = document.getElementById('sim-controls');
     this.time = document.getElementById('sim-time');
     this.end = document.getElementById('sim-end');
     this.progress = document.getElementById('sim-progress');
     this.toggle = document.getElementById('sim-toggle');
     this.step = document.getElementById('sim-step');
+    this.stepSize = document.getElementById('sim-step-size');
     this.speed = document.getElementById('sim-speed');
     this.stateText = document.getElementById('sim-state');
     this.available = null; // unknown until the first answer
@@ -21,9 +24,9 @@ export class SimulationControl {
 
   start() {
     this.toggle.addEventListener('click', () => this.act(this.state && this.state.paused ? 'resume' : 'pause'));
-    this.step.addEventListener('click', () => this.act('step'));
-    this.speed.addEventListener('change', () => this.act('speed', { speed: this.speed.value }));
-    this.poll();
+    this.step.addEventListener('click', () => this.act('step', { seconds: this.stepSize.value }));
+    this.speed.addEventListener('change', () => this.act('speed', { value: this.speed.value }));
+    return this.poll();
   }
 
   async poll() {
@@ -46,14 +49,9 @@ export class SimulationControl {
       this.onChange();
     } catch (error) {
       this.stateText.textContent = 'The time control failed: ' + error.message;
-    } finally {
       this.toggle.disabled = false;
-      this.step.disabled = !(this.state && this.state.paused) || this.finished();
+      this.step.disabled = !(this.state && this.state.paused);
     }
-  }
-
-  finished() {
-    return this.state && this.state.finished;
   }
 
   show(state) {
@@ -61,25 +59,26 @@ export class SimulationControl {
     this.available = true;
     this.state = state;
     this.bar.hidden = false;
-    const now = state.timeSeconds;
-    const end = state.endSeconds;
-    this.time.textContent = duration(now);
-    this.time.dataset.seconds = String(now);
-    this.end.textContent = end === null || end === undefined ? '–' : duration(end);
-    if (end) {
-      this.progress.max = end;
-      this.progress.value = Math.min(now, end);
+    this.bar.dataset.paused = String(state.paused);
+    this.bar.dataset.finished = String(state.finished);
+    this.time.textContent = duration(state.timeMillis / 1000);
+    this.time.dataset.millis = String(state.timeMillis);
+    this.end.textContent = state.endMillis === null || state.endMillis === undefined ? '–' : duration(state.endMillis / 1000);
+    if (state.endMillis) {
+      this.progress.max = state.endMillis;
+      this.progress.value = Math.min(state.timeMillis, state.endMillis);
     }
+    // A finished run (or one served at its final state, without --pace) has nothing left to steer.
+    this.controls.hidden = Boolean(state.finished);
     this.toggle.textContent = state.paused ? 'Resume' : 'Pause';
-    this.toggle.setAttribute('aria-pressed', state.paused ? 'true' : 'false');
-    this.step.disabled = !state.paused || Boolean(state.finished);
+    this.toggle.disabled = false;
+    this.step.disabled = !state.paused;
     if (document.activeElement !== this.speed) {
       const value = String(state.speed);
-      if (![...this.speed.options].some((o) => o.value === value)) {
-        this.speed.append(new Option(value + '×', value));
-      }
+      if (![...this.speed.options].some((o) => o.value === value)) this.speed.append(new Option(value + '×', value));
       this.speed.value = value;
     }
-    this.stateText.textContent = state.finished ? 'finished' : (state.paused ? 'paused' : 'running');
+    this.stateText.textContent = state.finished ? 'finished'
+      : (state.paused ? 'paused at ' + duration(state.timeMillis / 1000) : 'running');
   }
 }
