@@ -1,0 +1,103 @@
+package io.fairway.sim.ui;
+
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Debian's Chromium, headless, driven through its chromium-driver. Both paths are set explicitly (so Selenium Manager
+ * never looks for, or downloads, a browser or a driver); {@code -Dfairway.chromium=...} / {@code FAIRWAY_CHROMIUM}
+ * and {@code -Dfairway.chromedriver=...} / {@code FAIRWAY_CHROMEDRIVER} point elsewhere.
+ *
+ * <p>When either binary is missing the test is skipped with a message naming it and the packages to install,
+ * unless {@code FAIRWAY_REQUIRE_BROWSER=1} (or {@code -Dfairway.requireBrowser=true}) is set, as {@code .ci/run}
+ * does: then it fails.
+ */
+final class HeadlessChromium implements AutoCloseable {
+    /** The window of the laptop screen the UI is laid out for. */
+    static final int WIDTH = 1366;
+    static final int HEIGHT = 768;
+
+    final ChromeDriver driver;
+
+    private HeadlessChromium(ChromeDriver driver) {
+        this.driver = driver;
+    }
+
+    /** Starts the browser, or skips (fails, where a browser is required) the calling test when it cannot. */
+    static HeadlessChromium startOrSkip() {
+        Path chromium = binary("fairway.chromium", "FAIRWAY_CHROMIUM", "/usr/bin/chromium");
+        Path driverBinary = binary("fairway.chromedriver", "FAIRWAY_CHROMEDRIVER", "/usr/bin/chromedriver");
+        List<String> missing = new ArrayList<>();
+        if (!Files.isExecutable(chromium)) {
+            missing.add("the browser " + chromium + " (Debian package chromium; or set FAIRWAY_CHROMIUM)");
+        }
+        if (!Files.isExecutable(driverBinary)) {
+            missing.add("the driver " + driverBinary + " (Debian package chromium-driver; or set FAIRWAY_CHROMEDRIVER)");
+        }
+        if (!missing.isEmpty()) {
+            String message = "No headless browser for the UI test: missing " + String.join(" and ", missing)
+                    + ". Install them with: sudo apt-get install chromium chromium-driver";
+            if (browserRequired()) {
+                fail(message + " (FAIRWAY_REQUIRE_BROWSER is set, so this fails rather than skips)");
+            }
+            assumeTrue(false, message);
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(chromium.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-extensions", "--no-first-run", "--hide-scrollbars", "--force-device-scale-factor=1",
+                "--window-size=" + WIDTH + "," + HEIGHT);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(driverBinary.toFile())
+                .usingAnyFreePort()
+                .build();
+        ChromeDriver driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(20));
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+        return new HeadlessChromium(driver);
+    }
+
+    /** Saves what the window shows as a PNG. */
+    Path screenshot(Path file) {
+        try {
+            Files.createDirectories(file.getParent());
+            File png = driver.getScreenshotAs(OutputType.FILE);
+            Files.copy(png.toPath(), file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot save the screenshot " + file, e);
+        }
+    }
+
+    private static boolean browserRequired() {
+        String env = System.getenv("FAIRWAY_REQUIRE_BROWSER");
+        return Boolean.getBoolean("fairway.requireBrowser")
+                || (env != null && !env.isBlank() && !env.equals("0") && !env.equalsIgnoreCase("false"));
+    }
+
+    private static Path binary(String property, String env, String fallback) {
+        String value = System.getProperty(property);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(env);
+        }
+        return Path.of(value == null || value.isBlank() ? fallback : value);
+    }
+
+    @Override
+    public void close() {
+        driver.quit();
+    }
+}
