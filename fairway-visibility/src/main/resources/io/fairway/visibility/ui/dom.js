@@ -93,7 +93,9 @@ const EPOCH_FROM = 365 * 24 * 3600 * 1000 * 10;
 export function when(millis) {
   if (millis === null || millis === undefined) return '–';
   if (millis < EPOCH_FROM) return 't+' + duration(millis / 1000);
-  return new Date(millis).toLocaleString('en-GB');
+  const date = new Date(millis);
+  const time = date.toLocaleTimeString('en-GB');
+  return date.toDateString() === new Date().toDateString() ? time : date.toISOString().slice(0, 10) + ' ' + time;
 }
 
 /** A short readable name for a job state: "QUOTA_RESERVED" → "quota reserved". */

@@ -6,12 +6,14 @@ function reasonBox(job) {
   if (!job.reason) return null;
   return h('section.card', { 'aria-labelledby': 'why', 'data-reason': job.reason.code },
     h('h3', { id: 'why' }, 'Why it is pending'),
-    h('p', null, h('span.code', null, job.reason.code)),
-    h('p.reason', { 'data-field': 'reason' }, job.reason.message),
+    h('p.reason', null, h('span.code', { 'data-field': 'reason-code' }, job.reason.code), ' ',
+      h('span', { 'data-field': 'reason' }, job.reason.message)),
     job.position ? h('p', null, 'Position ', h('strong', { 'data-field': 'position' }, formatNumber(job.position)),
-      ' in ', link('/queues/' + seg(job.clusterQueue), job.clusterQueue, { 'data-key': 'job-cq' })) : null,
+      ' in ClusterQueue ', link('/queues/' + seg(job.clusterQueue), job.clusterQueue, { 'data-key': 'job-cq' }),
+      ` (${formatNumber(job.jobsAhead)} ${job.jobsAhead === 1 ? 'job' : 'jobs'} ahead)`) : null,
     job.reason.details && Object.keys(job.reason.details).length
-      ? table(null, ['Figure', 'Value'], Object.entries(job.reason.details).map(([k, v]) => [k, formatNumber(v)]))
+      ? h('ul.facts', { 'aria-label': 'The numbers behind the reason' },
+        Object.entries(job.reason.details).map(([k, v]) => h('li', null, k, ' ', h('strong', null, formatNumber(v)))))
       : null);
 }
 

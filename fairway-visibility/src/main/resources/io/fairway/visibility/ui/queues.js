@@ -117,13 +117,16 @@ export function pendingTable(caption, jobs) {
 function pager(route, page) {
   const from = page.total ? page.offset + 1 : 0;
   const to = page.offset + page.items.length;
-  const prev = Math.max(0, page.offset - page.limit);
-  const next = page.offset + page.limit;
+  const last = Math.max(0, Math.floor((page.total - 1) / page.limit) * page.limit);
   const go = (offset) => () => { window.location.hash = `#${route}?offset=${offset}`; };
+  const button = (label, offset, disabled, key) =>
+    h('button', { type: 'button', onclick: go(offset), disabled, 'data-key': 'page:' + key }, label);
   return h('nav.pager', { 'aria-label': 'Pages of pending jobs' },
-    h('button', { type: 'button', onclick: go(prev), disabled: page.offset === 0, 'data-key': 'page:prev' }, '← Previous'),
+    button('« First', 0, page.offset === 0, 'first'),
+    button('← Previous', Math.max(0, page.offset - page.limit), page.offset === 0, 'prev'),
     h('span', { 'data-field': 'range' }, `${formatNumber(from)}–${formatNumber(to)} of ${formatNumber(page.total)}`),
-    h('button', { type: 'button', onclick: go(next), disabled: next >= page.total, 'data-key': 'page:next' }, 'Next →'));
+    button('Next →', page.offset + page.limit, page.offset + page.limit >= page.total, 'next'),
+    button('Last »', last, page.offset >= last, 'last'));
 }
 
 export const queueView = {
