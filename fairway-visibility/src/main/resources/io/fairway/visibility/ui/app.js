@@ -13,14 +13,14 @@ const REFRESH_MS = 2000;
 // Each route: a pattern over the path segments after '#/', the section its nav link marks, and the view.
 // A view is { title(params), load(params, query) → data, render(data, params, query) → Node, summary(data) }.
 const ROUTES = [
-  { match: [], section: 'queues', view: queuesView },
-  { match: ['queues'], section: 'queues', view: queuesView },
-  { match: ['queues', ':queue'], section: 'queues', view: queueView },
-  { match: ['pending'], section: 'pending', view: pendingView },
-  { match: ['jobs', ':job'], section: 'pending', view: jobView },
-  { match: ['nodes'], section: 'nodes', view: nodesView },
-  { match: ['nodes', ':node'], section: 'nodes', view: nodeView },
-  { match: ['events'], section: 'events', view: eventsView },
+  { name: 'queues', match: [], section: 'queues', view: queuesView },
+  { name: 'queues', match: ['queues'], section: 'queues', view: queuesView },
+  { name: 'queue', match: ['queues', ':queue'], section: 'queues', view: queueView },
+  { name: 'pending', match: ['pending'], section: 'pending', view: pendingView },
+  { name: 'job', match: ['jobs', ':job'], section: 'pending', view: jobView },
+  { name: 'nodes', match: ['nodes'], section: 'nodes', view: nodesView },
+  { name: 'node', match: ['nodes', ':node'], section: 'nodes', view: nodeView },
+  { name: 'events', match: ['events'], section: 'events', view: eventsView },
 ];
 
 const main = document.getElementById('main');
@@ -116,6 +116,7 @@ async function load(gen, firstRender) {
     if (firstRender) {
       main.replaceChildren(h('h2', null, route.view.title(params)), showError(error));
       main.dataset.view = 'error';
+      main.dataset.route = current.key;
     } else {
       updated.textContent = 'update failed';
     }
@@ -133,9 +134,9 @@ async function load(gen, firstRender) {
   if (!firstRender && summary && summary !== current.summary) announce('Updated: ' + summary);
   current.summary = summary;
   stamp();
-  if (firstRender && route.view === queuesView && !performance.getEntriesByName('fairway:queues-rendered').length) {
-    // Read by the browser test and the load-time measurement in docs/guides/ui.md.
-    performance.mark('fairway:queues-rendered');
+  if (firstRender) {
+    // "fairway:queues-rendered" etc.: read by the browser test for the load times in docs/guides/ui.md.
+    performance.mark(`fairway:${route.name}-rendered`);
   }
 }
 
@@ -146,7 +147,9 @@ function render(route, data, params, query) {
   const scroll = window.scrollY;
   const node = route.view.render(data, params, query);
   main.replaceChildren(node);
-  main.dataset.view = route.section + ':' + (route.match[1] ? 'one' : 'all');
+  // Which page is shown, for tests and scripts: the view's name and the address it was rendered for.
+  main.dataset.view = route.name;
+  main.dataset.route = current.key;
   if (focusKey) {
     const again = main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
     if (again) again.focus({ preventScroll: true });
