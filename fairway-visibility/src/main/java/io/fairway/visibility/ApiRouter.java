@@ -192,7 +192,11 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
         o.put("timeMillis", st.timeMillis());
         o.put("endMillis", st.endMillis());
         o.put("paused", st.paused());
-        o.put("speed", st.speed());
+        if (Double.isInfinite(st.speed())) {
+            o.putNull("speed"); // as fast as possible
+        } else {
+            o.put("speed", st.speed());
+        }
         o.put("finished", st.finished());
         o.put("controllable", st.controllable());
         return o;
