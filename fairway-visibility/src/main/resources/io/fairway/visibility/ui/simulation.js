@@ -63,19 +63,27 @@ export class SimulationControl {
     this.bar.dataset.finished = String(state.finished);
     this.time.textContent = duration(state.timeMillis / 1000);
     this.time.dataset.millis = String(state.timeMillis);
-    this.end.textContent = state.endMillis === null || state.endMillis === undefined ? '–' : duration(state.endMillis / 1000);
-    if (state.endMillis) {
-      this.progress.max = state.endMillis;
+    // endMillis is -1 while the run goes on: its end is not known before it happens.
+    const ended = state.endMillis !== null && state.endMillis !== undefined && state.endMillis >= 0;
+    this.end.textContent = ended ? 'of ' + duration(state.endMillis / 1000) : '';
+    this.progress.hidden = !ended;
+    if (ended) {
+      this.progress.max = Math.max(1, state.endMillis);
       this.progress.value = Math.min(state.timeMillis, state.endMillis);
     }
-    // A finished run (or one served at its final state, without --pace) has nothing left to steer.
-    this.controls.hidden = Boolean(state.finished);
+    // A run shown only at its final state (no --pace), or one that is over, has nothing left to steer.
+    this.controls.hidden = state.controllable === false || Boolean(state.finished);
     this.toggle.textContent = state.paused ? 'Resume' : 'Pause';
     this.toggle.disabled = false;
     this.step.disabled = !state.paused;
     if (document.activeElement !== this.speed) {
-      const value = String(state.speed);
-      if (![...this.speed.options].some((o) => o.value === value)) this.speed.append(new Option(value + '×', value));
+      // speed null: unpaced, as fast as the machine goes (a run held at --pause-at without --pace).
+      const value = state.speed === null || state.speed === undefined ? 'max' : String(state.speed);
+      if (![...this.speed.options].some((o) => o.value === value)) {
+        const option = new Option(value === 'max' ? 'as fast as possible' : value + '×', value);
+        option.disabled = value === 'max';
+        this.speed.append(option);
+      }
       this.speed.value = value;
     }
     this.stateText.textContent = state.finished ? 'finished'

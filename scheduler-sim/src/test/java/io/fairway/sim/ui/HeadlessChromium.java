@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -67,6 +68,11 @@ final class HeadlessChromium implements AutoCloseable {
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(20));
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+        // --window-size is the outer window: grow it so that the page itself gets the whole laptop screen.
+        List<?> inner = (List<?>) driver.executeScript("return [window.innerWidth, window.innerHeight];");
+        Dimension outer = driver.manage().window().getSize();
+        driver.manage().window().setSize(new Dimension(outer.getWidth() + WIDTH - ((Number) inner.get(0)).intValue(),
+                outer.getHeight() + HEIGHT - ((Number) inner.get(1)).intValue()));
         return new HeadlessChromium(driver);
     }
 

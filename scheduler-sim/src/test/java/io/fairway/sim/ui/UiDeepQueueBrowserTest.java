@@ -47,8 +47,11 @@ class UiDeepQueueBrowserTest {
                 .node(node("node-2", GpuTopology.hybridCubeMesh8("V100")))
                 .actuator(decisions -> { })
                 .build();
+        // Both queues use their whole quota, so the cohort has nothing to lend: every job submitted after waits.
         scheduler.submit(JobSpec.builder("gang-1").namespace("team-a").queue("gpu")
                 .members(2, Resources.builder().cpu(8).gpus(4).build()).build());
+        scheduler.submit(JobSpec.builder("b-1").namespace("team-b").queue("gpu")
+                .members(1, Resources.builder().cpu(8).gpus(8).build()).build());
         scheduler.runRound();
         List<JobSpec> deep = new ArrayList<>(PENDING);
         for (int i = 0; i < PENDING; i++) {
@@ -77,6 +80,7 @@ class UiDeepQueueBrowserTest {
 
     @Test
     void aQueueOf100000PendingJobsPagesToItsLastJob() {
+        assertThat(pages.api("/clusterqueues/team-a").get("pending").asInt()).isEqualTo(PENDING);
         pages.open("#/queues", "queues");
         assertThat(pages.text("[data-queue='team-a'] [data-field=pending]")).isEqualTo("100,000");
 
@@ -96,13 +100,13 @@ class UiDeepQueueBrowserTest {
     void loadTimesAt100000Pending() {
         List<Double> queues = new ArrayList<>();
         List<Double> queue = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 7; i++) {
             queues.add(pages.loadMillis("#/queues", "queues"));
             queue.add(pages.loadMillis("#/queues/team-a", "queue"));
         }
         assertThat(queues).allSatisfy(m -> assertThat(m).isPositive());
         assertThat(queue).allSatisfy(m -> assertThat(m).isPositive());
-        pages.record("queues page, 100,000 pending (embedded scheduler)", queues);
-        pages.record("team-a's page with its first 50 pending, 100,000 pending (embedded scheduler)", queue);
+        pages.record("deep-queues", "queues page, 100,000 pending (embedded scheduler)", queues);
+        pages.record("deep-queue", "team-a's page with its first 50 pending, 100,000 pending (embedded scheduler)", queue);
     }
 }

@@ -13,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -135,8 +134,8 @@ final class UiPages {
         return ((Number) mark).doubleValue();
     }
 
-    /** Appends load times (and their median) to target/ui-load-times.txt, for docs/guides/ui.md. */
-    void record(String what, List<Double> millis) {
+    /** Writes load times (and their median) to target/ui-load-times/NAME.txt, for docs/guides/ui.md. */
+    void record(String name, String what, List<Double> millis) {
         List<Double> sorted = new ArrayList<>(millis);
         Collections.sort(sorted);
         double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
@@ -144,9 +143,9 @@ final class UiPages {
         String line = String.format(Locale.ROOT, "%s: median %.0f ms over %d loads %s%n", what, median, millis.size(),
                 sorted.stream().map(m -> String.format(Locale.ROOT, "%.0f", m)).toList());
         try {
-            Files.createDirectories(Path.of("target"));
-            Files.writeString(Path.of("target/ui-load-times.txt"), line, StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Path file = Path.of("target/ui-load-times", name + ".txt");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, line, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
