@@ -17,7 +17,7 @@ const ROUTES = [
   { name: 'queues', match: ['queues'], section: 'queues', view: queuesView },
   { name: 'queue', match: ['queues', ':queue'], section: 'queues', view: queueView },
   { name: 'pending', match: ['pending'], section: 'pending', view: pendingView },
-  { name: 'job', match: ['jobs', ':job'], section: 'pending', view: jobView },
+  { name: 'job', match: ['jobs', ':job'], section: null, view: jobView },
   { name: 'nodes', match: ['nodes'], section: 'nodes', view: nodesView },
   { name: 'node', match: ['nodes', ':node'], section: 'nodes', view: nodeView },
   { name: 'events', match: ['events'], section: 'events', view: eventsView },
