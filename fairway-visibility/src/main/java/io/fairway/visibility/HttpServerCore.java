@@ -56,6 +56,7 @@ final class HttpServerCore implements AutoCloseable {
     private final Thread acceptor;
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicInteger streamThreads = new AtomicInteger();
+    private final java.util.Set<Socket> openStreams = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     HttpServerCore(InetAddress bind, int port, Function<HttpRequest, HttpResponse> handler, int threads, long timeoutMillis,
@@ -148,6 +149,7 @@ final class HttpServerCore implements AutoCloseable {
             }
             deadline.cancel(false);
             ScheduledFuture<?> streamDeadline = watchdog.schedule(() -> closeQuietly(s), maxStreamMillis + timeoutMillis, TimeUnit.MILLISECONDS);
+            openStreams.add(s);
             Thread t = daemon(() -> {
                 try {
                     OutputStream out = s.getOutputStream();
@@ -160,6 +162,7 @@ final class HttpServerCore implements AutoCloseable {
                 } finally {
                     streamDeadline.cancel(false);
                     closeQuietly(s);
+                    openStreams.remove(s);
                     streams.release();
                 }
             }, "fairway-api-stream-" + streamThreads.incrementAndGet());
@@ -334,5 +337,6 @@ final class HttpServerCore implements AutoCloseable {
         }
         pool.shutdownNow();
         watchdog.shutdownNow();
+        openStreams.forEach(HttpServerCore::closeQuietly); // a stream notices at its next write (keep-alive at the latest)
     }
 }
