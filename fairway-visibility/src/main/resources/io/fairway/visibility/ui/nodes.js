@@ -38,12 +38,24 @@ function domainLabel(group, n) {
   return `${group.kind === 'NVSWITCH' ? 'NVSwitch' : 'NVLink'} domain ${n + 1} · ${range}`;
 }
 
-function gpuMap(node, highlight) {
+function gpuMap(node, highlight, mini) {
   const groups = domains(node);
-  return h('div.domains', { role: 'group', 'aria-label': `GPU map of ${node.name}, by NVLink domain` },
+  return h('div.domains' + (mini ? '.mini' : ''), { role: 'group', 'aria-label': `GPU map of ${node.name}, by NVLink domain` },
     groups.map((group, n) => h('fieldset.domain', { class: group.kind ? group.kind.toLowerCase() : 'pcie', 'data-domain': String(n) },
       h('legend', null, domainLabel(group, n)),
-      gpuList(node, group.gpus, highlight))));
+      mini ? miniList(node, group.gpus) : gpuList(node, group.gpus, highlight))));
+}
+
+/** The overview's small GPU boxes: the index and the holder's colour; the words are for screen readers and hover. */
+function miniList(node, indexes) {
+  const byIndex = new Map((node.gpus || []).map((g) => [g.index, g]));
+  return h('ul.gpus', null, indexes.map((i) => {
+    const holder = (byIndex.get(i) || {}).job;
+    const words = `GPU ${i}: ${holder ? 'job ' + holder : 'free'}`;
+    return h('li.gpu' + (holder ? '' : '.free'), { 'data-gpu': String(i), 'data-holder': holder || '', title: words,
+      style: holder ? { background: jobColour(holder) } : null }, h('span', { 'aria-hidden': 'true' }, String(i)),
+    h('span.visually-hidden', null, words));
+  }));
 }
 
 function holders(node) {
@@ -64,10 +76,18 @@ function gpuBar(n) {
 }
 
 const PAGE = 60;
+const MAPS_UP_TO = 24;
 
 export const nodesView = {
   title: () => 'Nodes',
-  load: (p, query) => get('/nodes', { offset: Math.max(0, parseInt(query.get('offset') || '0', 10) || 0), limit: PAGE }),
+  async load(p, query) {
+    const page = await get('/nodes', { offset: Math.max(0, parseInt(query.get('offset') || '0', 10) || 0), limit: PAGE });
+    // A small cluster gets every node's GPU map on this page; a large one, a bar per node (one request per page).
+    if (page.items.length <= MAPS_UP_TO) {
+      page.details = await Promise.all(page.items.map((n) => get('/nodes/' + seg(n.name))));
+    }
+    return page;
+  },
   summary: (page) => {
     const used = page.items.reduce((s, n) => s + n.gpusUsed, 0);
     const total = page.items.reduce((s, n) => s + n.gpus, 0);
@@ -86,7 +106,9 @@ export const nodesView = {
           n.unschedulable ? [' ', h('span.badge.state-failed', null, 'cordoned')] : null),
         n.cluster ? h('p.lead', null, 'cluster ', n.cluster) : null,
         gpuBar(n),
+        page.details ? gpuMap(page.details.find((d) => d.name === n.name), null, true) : null,
         n.jobs.length ? h('p', null, 'Jobs: ', n.jobs.map((j, i) => [i ? ', ' : '',
+          h('span.swatch', { 'aria-hidden': 'true', style: { background: jobColour(j) } }),
           link('/nodes/' + seg(n.name) + '?job=' + seg(j), j, { 'data-key': 'node-job:' + n.name + ':' + j })])) : h('p.empty', null, 'idle')))));
   },
 };
