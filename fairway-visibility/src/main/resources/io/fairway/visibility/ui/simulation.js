@@ -1,5 +1,5 @@
-// The time control of a served simulation: shown only when GET /api/v1/simulation answers (a simulated run),
-// hidden over a live scheduler (the API answers 404 there). A run served at its final state (no --pace) shows the
+// The time control of a served simulation: shown only when the API serves one (GET /api/v1 says mode "simulation"),
+// hidden over a live scheduler. A run served at its final state (no --pace) shows the
 // time only: its control paths answer 409.
 import { get, post } from './api.js';
 import { duration } from './dom.js';
@@ -22,10 +22,17 @@ export class SimulationControl {
     this.state = null;
   }
 
-  start() {
+  async start() {
     this.toggle.addEventListener('click', () => this.act(this.state && this.state.paused ? 'resume' : 'pause'));
     this.step.addEventListener('click', () => this.act('step', { seconds: this.stepSize.value }));
     this.speed.addEventListener('change', () => this.act('speed', { value: this.speed.value }));
+    try {
+      // GET /api/v1 says what is served: only a simulation has a time control.
+      const info = await get('');
+      this.available = info.mode === 'simulation' ? null : false;
+    } catch (error) {
+      this.available = null; // ask /simulation itself
+    }
     return this.poll();
   }
 

@@ -11,11 +11,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Level;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 
 /**
  * Debian's Chromium, headless, driven through its chromium-driver. Both paths are set explicitly (so Selenium Manager
@@ -61,6 +64,8 @@ final class HeadlessChromium implements AutoCloseable {
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-extensions", "--no-first-run", "--hide-scrollbars", "--force-device-scale-factor=1",
                 "--window-size=" + WIDTH + "," + HEIGHT);
+        // The browser's console (script errors, Content-Security-Policy violations), read by severeConsoleMessages().
+        options.setCapability("goog:loggingPrefs", java.util.Map.of("browser", "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(driverBinary.toFile())
                 .usingAnyFreePort()
@@ -86,6 +91,14 @@ final class HeadlessChromium implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot save the screenshot " + file, e);
         }
+    }
+
+    /** The console's errors since the last call: script errors, failed loads, Content-Security-Policy violations. */
+    List<String> severeConsoleMessages() {
+        return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
+                .map(LogEntry::getMessage)
+                .toList();
     }
 
     private static boolean browserRequired() {

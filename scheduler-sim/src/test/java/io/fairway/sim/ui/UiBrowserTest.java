@@ -13,9 +13,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.interactions.Actions;
 
 /**
@@ -98,12 +96,10 @@ class UiBrowserTest {
         assertThat(pending.get("total").asInt()).isEqualTo(1);
         JsonNode a2 = pending.get("items").get(0);
         assertThat(a2.get("id").asText()).isEqualTo("a2");
-        List<WebElement> rows = pages.findAll("table[data-pending] tbody tr");
-        assertThat(rows).hasSize(1);
-        assertThat(rows.get(0).findElement(By.cssSelector("[data-field=position]")).getText()).isEqualTo("1");
-        assertThat(rows.get(0).findElement(By.cssSelector("[data-field=reason]")).getText())
-                .contains(a2.get("reason").get("code").asText())
-                .contains(a2.get("reason").get("message").asText());
+        assertThat(pages.texts("table[data-pending] tbody tr")).hasSize(1);
+        assertThat(pages.texts("table[data-pending] [data-field=position]")).containsExactly("1");
+        assertThat(pages.text("table[data-pending] [data-field=reason]"))
+                .isEqualTo(a2.get("reason").get("code").asText() + " " + a2.get("reason").get("message").asText());
         pages.shot("ui-queue.png");
 
         // 5. a2's page: why it waits, and its history (admitted, then preempted when team-b reclaimed its quota).
@@ -130,8 +126,8 @@ class UiBrowserTest {
         pages.shot("ui-nodes.png");
         pages.find("[data-node='" + node + "'] a[data-key='node-job:" + node + ":b1']").click();
         pages.awaitView("node");
-        Set<Integer> shown = pages.findAll("li.gpu[data-holder='b1']").stream()
-                .map(e -> Integer.parseInt(e.getAttribute("data-gpu"))).collect(Collectors.toCollection(TreeSet::new));
+        Set<Integer> shown = pages.texts("li.gpu[data-holder='b1'] .idx").stream()
+                .map(t -> Integer.parseInt(t.replace("GPU", "").trim())).collect(Collectors.toCollection(TreeSet::new));
         assertThat(shown).as("the GPUs the map shows for b1 on " + node).isEqualTo(b1Gpus);
         assertThat(pages.findAll("li.gpu.mine")).hasSize(b1Gpus.size());
         assertThat(pages.text("[data-field=highlight]")).contains("holds GPUs " + joined(b1Gpus));
@@ -143,6 +139,7 @@ class UiBrowserTest {
         pages.awaitView("job");
         assertThat(pages.text("[data-placement] [data-node='" + node + "'][data-field=gpus]")).isEqualTo(joined(b1Gpus));
         pages.shot("ui-job-running.png");
+        assertThat(browser.severeConsoleMessages()).as("errors in the browser's console").isEmpty();
     }
 
     @Test

@@ -89,11 +89,11 @@ class UiDeepQueueBrowserTest {
         assertThat(pages.findAll("table[data-pending] tbody tr")).hasSize(50);
         pages.find("button[data-key='page:last']").click();
         pages.waitUntil("the last page", () -> pages.text("[data-field=range]").equals("99,951–100,000 of 100,000"));
-        List<String> positions = pages.findAll("table[data-pending] [data-field=position]").stream()
-                .map(e -> e.getText().trim()).toList();
+        List<String> positions = pages.texts("table[data-pending] [data-field=position]");
         assertThat(positions).last().isEqualTo("100,000");
         assertThat(pages.text("table[data-pending] tbody tr:last-child a[data-job]")).isEqualTo("train-099999");
         pages.shot("ui-deep-queue.png");
+        assertThat(browser.severeConsoleMessages()).as("errors in the browser's console").isEmpty();
     }
 
     @Test

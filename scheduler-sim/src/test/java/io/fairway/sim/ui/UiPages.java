@@ -69,8 +69,21 @@ final class UiPages {
         return driver.findElements(By.cssSelector(css));
     }
 
+    /** The rendered text of the first element matching css, read in one step (the page may redraw meanwhile). */
     String text(String css) {
-        return find(css).getText().trim();
+        String[] text = new String[1];
+        waitUntil(css, () -> {
+            Object t = script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css);
+            text[0] = t == null ? null : t.toString().trim();
+            return t != null;
+        });
+        return text[0];
+    }
+
+    /** The rendered texts of every element matching css, read in one step. */
+    List<String> texts(String css) {
+        List<?> all = (List<?>) script("return [...document.querySelectorAll(arguments[0])].map(e => e.innerText.trim());", css);
+        return all.stream().map(String::valueOf).toList();
     }
 
     void select(String css, String value) {
