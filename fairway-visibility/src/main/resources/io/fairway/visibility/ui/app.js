@@ -177,6 +177,14 @@ function schedule() {
   }
 }
 
+// The skip link moves the focus to the content; it must not change the address (the router owns the hash).
+document.querySelector('[data-skip]').addEventListener('click', (event) => {
+  event.preventDefault();
+  const heading = main.querySelector('h2');
+  (heading || main).setAttribute('tabindex', '-1');
+  (heading || main).focus();
+});
+
 liveToggle.addEventListener('change', () => {
   schedule();
   announce(liveToggle.checked ? 'Live updates on' : 'Live updates paused');

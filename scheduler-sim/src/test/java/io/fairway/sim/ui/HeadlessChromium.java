@@ -1,7 +1,6 @@
 package io.fairway.sim.ui;
 
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.io.IOException;
@@ -11,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.logging.Level;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
@@ -25,9 +25,9 @@ import org.openqa.selenium.logging.LogType;
  * never looks for, or downloads, a browser or a driver); {@code -Dfairway.chromium=...} / {@code FAIRWAY_CHROMIUM}
  * and {@code -Dfairway.chromedriver=...} / {@code FAIRWAY_CHROMEDRIVER} point elsewhere.
  *
- * <p>When either binary is missing the test is skipped with a message naming it and the packages to install,
+ * <p>When either binary is missing the tests are skipped with a message naming it and the packages to install,
  * unless {@code FAIRWAY_REQUIRE_BROWSER=1} (or {@code -Dfairway.requireBrowser=true}) is set, as {@code .ci/run}
- * does: then it fails.
+ * does: then they fail.
  */
 final class HeadlessChromium implements AutoCloseable {
     /** The window of the laptop screen the UI is laid out for. */
@@ -40,25 +40,27 @@ final class HeadlessChromium implements AutoCloseable {
         this.driver = driver;
     }
 
-    /** Starts the browser, or skips (fails, where a browser is required) the calling test when it cannot. */
-    static HeadlessChromium startOrSkip() {
-        Path chromium = binary("fairway.chromium", "FAIRWAY_CHROMIUM", "/usr/bin/chromium");
-        Path driverBinary = binary("fairway.chromedriver", "FAIRWAY_CHROMEDRIVER", "/usr/bin/chromedriver");
-        List<String> missing = new ArrayList<>();
-        if (!Files.isExecutable(chromium)) {
-            missing.add("the browser " + chromium + " (Debian package chromium; or set FAIRWAY_CHROMIUM)");
-        }
-        if (!Files.isExecutable(driverBinary)) {
-            missing.add("the driver " + driverBinary + " (Debian package chromium-driver; or set FAIRWAY_CHROMEDRIVER)");
-        }
-        if (!missing.isEmpty()) {
-            String message = "No headless browser for the UI test: missing " + String.join(" and ", missing)
-                    + ". Install them with: sudo apt-get install chromium chromium-driver";
-            if (browserRequired()) {
-                fail(message + " (FAIRWAY_REQUIRE_BROWSER is set, so this fails rather than skips)");
+    /**
+     * Whether this machine has the browser and its driver: empty when it has; otherwise why not, printed on the
+     * console, for the caller to skip its tests with (an assumption in {@code @BeforeEach}, so that each test is
+     * reported as skipped with the message). Fails instead when a browser is required (CI).
+     */
+    static Optional<String> missingHere() {
+        Optional<String> missing = unavailable(chromium(), chromedriver());
+        if (missing.isPresent()) {
+            if (browserRequired(System.getenv("FAIRWAY_REQUIRE_BROWSER"), Boolean.getBoolean("fairway.requireBrowser"))) {
+                fail(missing.get() + " (FAIRWAY_REQUIRE_BROWSER is set, so this fails rather than skips)");
             }
-            assumeTrue(false, message);
+            // On the console, not in target/test.log where the tests' logging goes: a developer must see it.
+            System.err.println("SKIPPED: the UI's browser tests. " + missing.get());
         }
+        return missing;
+    }
+
+    /** Starts the browser (after {@link #missingHere} found it). */
+    static HeadlessChromium start() {
+        Path chromium = chromium();
+        Path driverBinary = chromedriver();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(chromium.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -101,10 +103,30 @@ final class HeadlessChromium implements AutoCloseable {
                 .toList();
     }
 
-    private static boolean browserRequired() {
-        String env = System.getenv("FAIRWAY_REQUIRE_BROWSER");
-        return Boolean.getBoolean("fairway.requireBrowser")
-                || (env != null && !env.isBlank() && !env.equals("0") && !env.equalsIgnoreCase("false"));
+    /** Why the browser cannot be started (naming each missing binary and the packages), or empty. */
+    static Optional<String> unavailable(Path chromium, Path driverBinary) {
+        List<String> missing = new ArrayList<>();
+        if (!Files.isExecutable(chromium)) {
+            missing.add("the browser " + chromium + " (Debian package chromium; or set FAIRWAY_CHROMIUM)");
+        }
+        if (!Files.isExecutable(driverBinary)) {
+            missing.add("the driver " + driverBinary + " (Debian package chromium-driver; or set FAIRWAY_CHROMEDRIVER)");
+        }
+        return missing.isEmpty() ? Optional.empty() : Optional.of("No headless browser for the UI test: missing "
+                + String.join(" and ", missing) + ". Install them with: sudo apt-get install chromium chromium-driver");
+    }
+
+    /** True when a missing browser must fail the test: FAIRWAY_REQUIRE_BROWSER set (not 0/false) or the property. */
+    static boolean browserRequired(String env, boolean property) {
+        return property || (env != null && !env.isBlank() && !env.equals("0") && !env.equalsIgnoreCase("false"));
+    }
+
+    private static Path chromium() {
+        return binary("fairway.chromium", "FAIRWAY_CHROMIUM", "/usr/bin/chromium");
+    }
+
+    private static Path chromedriver() {
+        return binary("fairway.chromedriver", "FAIRWAY_CHROMEDRIVER", "/usr/bin/chromedriver");
     }
 
     private static Path binary(String property, String env, String fallback) {

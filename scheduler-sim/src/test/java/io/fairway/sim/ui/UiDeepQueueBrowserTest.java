@@ -1,6 +1,7 @@
 package io.fairway.sim.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.model.ClusterQueue;
@@ -14,8 +15,10 @@ import io.fairway.core.Scheduler;
 import io.fairway.visibility.VisibilityServer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,9 +33,15 @@ class UiDeepQueueBrowserTest {
     private static VisibilityServer server;
     private static UiPages pages;
 
+    private static Optional<String> missing;
+
     @BeforeAll
     static void start() throws Exception {
-        browser = HeadlessChromium.startOrSkip();
+        missing = HeadlessChromium.missingHere();
+        if (missing.isPresent()) {
+            return;
+        }
+        browser = HeadlessChromium.start();
         Scheduler scheduler = Scheduler.builder()
                 .policy("best-effort-fifo")
                 .flavor(ResourceFlavor.of("default"))
@@ -66,6 +75,11 @@ class UiDeepQueueBrowserTest {
 
     private static Node node(String name, GpuTopology gpus) {
         return Node.builder(name).capacity(Resources.builder().cpu(96).memoryGiB(1024).build()).gpus(gpus).build();
+    }
+
+    @BeforeEach
+    void needsTheBrowser() {
+        assumeTrue(missing.isEmpty(), () -> missing.get());
     }
 
     @AfterAll
