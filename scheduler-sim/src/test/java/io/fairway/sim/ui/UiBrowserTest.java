@@ -85,17 +85,20 @@ class UiBrowserTest {
                 .as("the borrowed part of team-a's bar").hasSize(1);
         pages.shot("ui-queues.png");
 
-        // 2. Step the simulation with its time control, from the keyboard, past team-b's reclaim at t = 100 s.
+        // 2. Live updates: another client steps the simulation to t = 110 s, past team-b's reclaim at t = 100 s; the
+        //    open page shows it by itself (polling) and says so to screen readers (aria-live).
         assertThat(pages.text("#sim-state")).startsWith("paused at");
-        pages.select("#sim-step-size", "60");
-        for (int i = 0; i < 2; i++) {
-            long before = pages.simMillis();
-            pages.find("#sim-step").sendKeys(Keys.ENTER);
-            pages.waitUntil("the step to move simulated time", () -> pages.simMillis() > before);
-        }
-        assertThat(pages.simMillis()).isBetween(100_000L, 400_000L);
-        pages.waitUntil("team-a to show a2 pending", () ->
+        pages.post("/simulation/step?seconds=60");
+        pages.waitUntil("the open page to show a2 pending in team-a", () ->
                 pages.text("[data-queue='team-a'] [data-field=pending]").equals("1"));
+        pages.waitUntil("the update announced", () -> pages.text("#announce").startsWith("Updated: team-a 1 pending"));
+
+        // ... and the page's own time control, from the keyboard, steps one more minute.
+        pages.select("#sim-step-size", "60");
+        long before = pages.api("/simulation").get("timeMillis").asLong();
+        pages.find("#sim-step").sendKeys(Keys.ENTER);
+        pages.waitUntil("the step to move simulated time", () -> pages.simMillis() >= before + 60_000);
+        assertThat(pages.simMillis()).isBetween(100_000L, 400_000L);
 
         // 3. Keyboard: the first Tab reaches "Skip to content", whose Enter puts the focus on the page's heading
         //    without leaving the page; then Tab to team-a's link and press Enter.

@@ -117,7 +117,16 @@ final class UiPages {
 
     /** GET /api/v1{path}: what the page was built from. */
     JsonNode api(String path) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "api/v1" + path)).timeout(WAIT).GET().build();
+        return send(HttpRequest.newBuilder(URI.create(base + "api/v1" + path)).timeout(WAIT).GET().build(), path);
+    }
+
+    /** POST /api/v1{path}, as another client of the API would (the simulation's time control). */
+    JsonNode post(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + "api/v1" + path)).timeout(WAIT)
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), path);
+    }
+
+    private JsonNode send(HttpRequest request, String path) {
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).as("GET " + path + ": " + response.body()).isEqualTo(200);
