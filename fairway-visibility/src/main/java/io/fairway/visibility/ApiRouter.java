@@ -19,21 +19,19 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 1000;
 
-    private final Scheduler scheduler;
+    private final SchedulerSource source;
     private final String mode;
     private final EventRing events;
-    private final JobViews jobViews;
     private final Writes writes;
     private final SimulationControl simulation;
     private final long maxStreamMillis;
     private final long keepAliveMillis;
 
-    ApiRouter(Scheduler scheduler, String mode, EventRing events, Writes writes, SimulationControl simulation, long maxStreamMillis,
+    ApiRouter(SchedulerSource source, String mode, EventRing events, Writes writes, SimulationControl simulation, long maxStreamMillis,
               long keepAliveMillis) {
-        this.scheduler = scheduler;
+        this.source = source;
         this.mode = mode;
         this.events = events;
-        this.jobViews = new JobViews(scheduler, events);
         this.writes = writes;
         this.simulation = simulation;
         this.maxStreamMillis = maxStreamMillis;
@@ -70,7 +68,11 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
             throw ApiException.status(405, "method not allowed", req.method() + " is not allowed on " + VisibilityJson.clip(path)
                     + (write ? " (use POST)" : " (use GET)"));
         }
-        return write ? VisibilityJson.ok(write(req, seg)) : read(req, seg);
+        if (!matchesRead(seg) && !write) {
+            throw ApiException.notFound("no such path: " + VisibilityJson.clip(path));
+        }
+        Scheduler scheduler = source.current();
+        return write ? VisibilityJson.ok(write(scheduler, req, seg)) : read(scheduler, req, seg);
     }
 
     private static boolean isWrite(List<String> s) {
@@ -92,14 +94,12 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
         };
     }
 
-    private HttpResponse read(HttpRequest req, List<String> s) {
-        if (!matchesRead(s)) {
-            throw ApiException.notFound("no such path: " + VisibilityJson.clip(req.path()));
-        }
+    private HttpResponse read(Scheduler scheduler, HttpRequest req, List<String> s) {
         Params p = new Params(req.query());
+        JobViews jobViews = new JobViews(scheduler, events);
         if (s.isEmpty()) {
             p.only();
-            return VisibilityJson.ok(info());
+            return VisibilityJson.ok(info(scheduler));
         }
         String what = s.get(0);
         if (what.equals("events")) {
@@ -165,7 +165,7 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
         });
     }
 
-    private ObjectNode info() {
+    private ObjectNode info(Scheduler scheduler) {
         Snapshot snap = scheduler.snapshot();
         ObjectNode o = VisibilityJson.object();
         o.put("version", "v1");
@@ -202,7 +202,7 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
         return o;
     }
 
-    private ObjectNode write(HttpRequest req, List<String> s) {
+    private ObjectNode write(Scheduler scheduler, HttpRequest req, List<String> s) {
         Params p = new Params(req.query());
         if (s.get(0).equals("simulation")) {
             SimulationControl sim = requireSimulation();
@@ -236,13 +236,13 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
         if (s.get(0).equals("jobs")) {
             if (s.get(2).equals("cancel")) {
                 p.only();
-                return writes.cancel(req, s.get(1));
+                return writes.cancel(scheduler, req, s.get(1));
             }
             p.only("value");
-            return writes.priority(req, s.get(1), (int) p.requiredLong("value", Integer.MIN_VALUE, Integer.MAX_VALUE));
+            return writes.priority(scheduler, req, s.get(1), (int) p.requiredLong("value", Integer.MIN_VALUE, Integer.MAX_VALUE));
         }
         p.only();
-        return writes.stopQueue(req, s.get(1), s.get(2).equals("stop"));
+        return writes.stopQueue(scheduler, req, s.get(1), s.get(2).equals("stop"));
     }
 
     /** Query parameters, each checked: 400 naming the parameter and its value. */

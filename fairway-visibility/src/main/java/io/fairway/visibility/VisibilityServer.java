@@ -22,21 +22,21 @@ import java.time.Duration;
  * the scheduler from the moment it is built.
  */
 public final class VisibilityServer implements AutoCloseable {
-    private final Scheduler scheduler;
+    private final SchedulerSource source;
     private final EventRing events;
     private final HttpServerCore http;
     private final String host;
 
     private VisibilityServer(Builder b) throws IOException {
-        this.scheduler = b.scheduler;
         this.events = new EventRing(b.eventCapacity);
-        scheduler.addListener(events);
-        ApiRouter router = new ApiRouter(b.scheduler, b.mode, events, new Writes(b.scheduler, events, b.token), b.simulation,
+        this.source = new SchedulerSource(b.scheduler, events);
+        source.attach();
+        ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token), b.simulation,
                 b.maxStreamDuration.toMillis(), b.keepAlive.toMillis());
         try {
             this.http = new HttpServerCore(b.bind, b.port, router, b.threads, b.requestTimeout.toMillis(), b.maxStreams, b.maxStreamDuration.toMillis());
         } catch (IOException | RuntimeException e) {
-            scheduler.removeListener(events);
+            source.detach();
             throw e;
         }
         String h = b.bind.getHostAddress();
@@ -48,6 +48,21 @@ public final class VisibilityServer implements AutoCloseable {
      * @return a builder (loopback, port 8080, read-only)
      */
     public static Builder builder(Scheduler scheduler) {
+        if (scheduler == null) {
+            throw new IllegalArgumentException("scheduler must not be null");
+        }
+        return new Builder(() -> scheduler);
+    }
+
+    /**
+     * For an adapter whose engine comes and goes (the Kubernetes controller rebuilds it on configuration changes
+     * and has none while it stands by): each request reads the scheduler the supplier gives then, and answers 503
+     * while it gives null. Events and job histories start over with each new scheduler.
+     *
+     * @param scheduler gives the scheduler now, or null
+     * @return a builder (loopback, port 8080, read-only)
+     */
+    public static Builder builder(java.util.function.Supplier<Scheduler> scheduler) {
         if (scheduler == null) {
             throw new IllegalArgumentException("scheduler must not be null");
         }
@@ -73,12 +88,12 @@ public final class VisibilityServer implements AutoCloseable {
     @Override
     public void close() {
         http.close();
-        scheduler.removeListener(events);
+        source.detach();
     }
 
     /** Builds a {@link VisibilityServer}; every setter checks its argument. */
     public static final class Builder {
-        private final Scheduler scheduler;
+        private final java.util.function.Supplier<Scheduler> scheduler;
         private InetAddress bind = InetAddress.getLoopbackAddress();
         private int port = 8080;
         private String mode = "embedded";
@@ -91,7 +106,7 @@ public final class VisibilityServer implements AutoCloseable {
         private Duration keepAlive = Duration.ofSeconds(15);
         private int eventCapacity = 10_000;
 
-        private Builder(Scheduler scheduler) {
+        private Builder(java.util.function.Supplier<Scheduler> scheduler) {
             this.scheduler = scheduler;
         }
 

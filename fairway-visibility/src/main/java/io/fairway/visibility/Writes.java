@@ -19,12 +19,10 @@ final class Writes {
     static final Logger AUDIT = LoggerFactory.getLogger("io.fairway.visibility.audit");
     static final int MAX_ACTOR = 64;
 
-    private final Scheduler scheduler;
     private final EventRing events;
     private final byte[] tokenDigest; // null: writes disabled
 
-    Writes(Scheduler scheduler, EventRing events, String token) {
-        this.scheduler = scheduler;
+    Writes(EventRing events, String token) {
         this.events = events;
         this.tokenDigest = token == null ? null : sha256(token);
     }
@@ -61,7 +59,7 @@ final class Writes {
         return user + "@" + req.remote();
     }
 
-    private ObjectNode done(String actor, String action, String target, String jobId, String jobSet, boolean changed) {
+    private ObjectNode done(Scheduler scheduler, String actor, String action, String target, String jobId, String jobSet, boolean changed) {
         AUDIT.info("actor={} action={} target={} changed={}", actor, action, target, changed);
         long now = scheduler.snapshot().nowMillis();
         events.add(now, "AUDIT", jobId, jobSet, action + " " + target + (changed ? "" : " (no change)"), actor);
@@ -73,21 +71,21 @@ final class Writes {
         return o;
     }
 
-    ObjectNode cancel(HttpRequest req, String jobId) {
+    ObjectNode cancel(Scheduler scheduler, HttpRequest req, String jobId) {
         String actor = authorize(req);
         var j = scheduler.status(jobId).orElseThrow(() -> ApiException.notFound("no job '" + VisibilityJson.clip(jobId) + "'"));
         boolean changed = scheduler.cancel(jobId);
-        return done(actor, "cancel", jobId, jobId, j.spec().jobSet(), changed);
+        return done(scheduler, actor, "cancel", jobId, jobId, j.spec().jobSet(), changed);
     }
 
-    ObjectNode priority(HttpRequest req, String jobId, int priority) {
+    ObjectNode priority(Scheduler scheduler, HttpRequest req, String jobId, int priority) {
         String actor = authorize(req);
         var j = scheduler.status(jobId).orElseThrow(() -> ApiException.notFound("no job '" + VisibilityJson.clip(jobId) + "'"));
         boolean changed = j.spec().priority() != priority && scheduler.jobs().setPriority(jobId, priority);
-        return done(actor, "priority=" + priority, jobId, jobId, j.spec().jobSet(), changed);
+        return done(scheduler, actor, "priority=" + priority, jobId, jobId, j.spec().jobSet(), changed);
     }
 
-    ObjectNode stopQueue(HttpRequest req, String clusterQueue, boolean stop) {
+    ObjectNode stopQueue(Scheduler scheduler, HttpRequest req, String clusterQueue, boolean stop) {
         String actor = authorize(req);
         var q = scheduler.snapshot().clusterQueues().get(clusterQueue);
         if (q == null) {
@@ -98,6 +96,6 @@ final class Writes {
         } catch (InvalidSpecException e) {
             throw ApiException.notFound(e.getMessage());
         }
-        return done(actor, stop ? "stop" : "resume", clusterQueue, null, null, q.stopped() != stop);
+        return done(scheduler, actor, stop ? "stop" : "resume", clusterQueue, null, null, q.stopped() != stop);
     }
 }

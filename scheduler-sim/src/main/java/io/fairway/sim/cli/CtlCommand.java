@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,8 +25,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "ctl", mixinStandardHelpOptions = true,
         description = "Operator command line over a Fairway visibility API (simulate --serve, the controller's or manager's --ui-port).",
-        subcommands = {CtlCommand.Queues.class, CtlCommand.Pending.class, CtlCommand.Why.class, CtlCommand.Job.class, CtlCommand.Watch.class,
-            CtlWrites.Cancel.class, CtlWrites.Priority.class, CtlWrites.StopQueue.class, CtlWrites.ResumeQueue.class})
+        subcommands = {CtlCommand.Queues.class, CtlCommand.Pending.class})
 public final class CtlCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -205,31 +203,22 @@ public final class CtlCommand implements Runnable {
 
     /** {@code ctl why JOB}: why a job waits, or where it runs. */
     @Command(name = "why", mixinStandardHelpOptions = true, description = "Why a job is pending (reason, position), or where it runs.")
-    static final class Why implements Runnable {
-        @ParentCommand
-        CtlCommand ctl;
-
-        @Parameters(paramLabel = "JOB", description = "The job id.")
-        String job;
-
-        @Override
-        public void run() {
-            JsonNode j = ctl.client(false).get("/jobs/" + CtlClient.seg(job));
-            PrintWriter out = ctl.out();
-            if (ctl.json()) {
-                out.println(j);
-            } else if (j.get("state").asText().equals("PENDING")) {
-                JsonNode r = j.get("reason");
-                out.println(job + " is PENDING in ClusterQueue " + text(j.get("clusterQueue")) + (j.get("position").isNull() ? ""
-                        : " at position " + j.get("position").asText() + " (" + j.get("jobsAhead").asText() + " jobs ahead)") + ", since "
-                        + seconds(j.get("stateSinceMillis").asLong()));
-                out.println("  " + (r == null || r.isNull() ? "no reason recorded" : r.get("code").asText() + ": " + r.get("message").asText()));
-            } else {
-                out.println(job + " is " + j.get("state").asText() + " (not pending) since " + seconds(j.get("stateSinceMillis").asLong())
-                        + placement(j.get("placement")));
-            }
-            out.flush();
+    void why(@Parameters(paramLabel = "JOB", description = "The job id.") String job) {
+        JsonNode j = client(false).get("/jobs/" + CtlClient.seg(job));
+        PrintWriter out = out();
+        if (json()) {
+            out.println(j);
+        } else if (j.get("state").asText().equals("PENDING")) {
+            JsonNode r = j.get("reason");
+            out.println(job + " is PENDING in ClusterQueue " + text(j.get("clusterQueue")) + (j.get("position").isNull() ? ""
+                    : " at position " + j.get("position").asText() + " (" + j.get("jobsAhead").asText() + " jobs ahead)") + ", since "
+                    + seconds(j.get("stateSinceMillis").asLong()));
+            out.println("  " + (r == null || r.isNull() ? "no reason recorded" : r.get("code").asText() + ": " + r.get("message").asText()));
+        } else {
+            out.println(job + " is " + j.get("state").asText() + " (not pending) since " + seconds(j.get("stateSinceMillis").asLong())
+                    + placement(j.get("placement")));
         }
+        out.flush();
     }
 
     static String placement(JsonNode p) {
@@ -246,92 +235,109 @@ public final class CtlCommand implements Runnable {
 
     /** {@code ctl job JOB}: a job in full. */
     @Command(name = "job", mixinStandardHelpOptions = true, description = "A job: state, reason, placement down to GPUs, state history.")
-    static final class Job implements Runnable {
-        @ParentCommand
-        CtlCommand ctl;
-
-        @Parameters(paramLabel = "JOB", description = "The job id.")
-        String job;
-
-        @Override
-        public void run() {
-            JsonNode j = ctl.client(false).get("/jobs/" + CtlClient.seg(job));
-            PrintWriter out = ctl.out();
-            if (ctl.json()) {
-                out.println(j);
-                out.flush();
-                return;
-            }
-            out.println("Job:          " + j.get("id").asText());
-            out.println("Queue:        " + j.get("namespace").asText() + "/" + j.get("localQueue").asText() + " -> ClusterQueue " + text(j.get("clusterQueue")));
-            out.println("Job set:      " + j.get("jobSet").asText() + (j.get("owner").asText().isEmpty() ? "" : "   owner " + j.get("owner").asText()));
-            out.println("Priority:     " + j.get("priority").asText());
-            out.println("State:        " + j.get("state").asText() + " since " + seconds(j.get("stateSinceMillis").asLong())
-                    + (j.get("position").isNull() ? "" : ", position " + j.get("position").asText()) + ", preempted " + j.get("preemptions").asText() + "x");
-            JsonNode r = j.get("reason");
-            if (r != null && !r.isNull()) {
-                out.println("Reason:       " + r.get("code").asText() + ": " + r.get("message").asText());
-            }
-            for (JsonNode ps : j.get("podSets")) {
-                out.println("Pod set:      " + ps.get("name").asText() + " x" + ps.get("count").asText() + " " + ps.get("resources"));
-            }
-            JsonNode p = j.get("placement");
-            if (p != null && !p.isNull()) {
-                for (JsonNode m : p.get("members")) {
-                    out.println("Placed:       " + m.get("podSet").asText() + "[" + m.get("index").asText() + "] on " + m.get("node").asText() + " GPUs "
-                            + m.get("gpus"));
-                }
-            }
-            out.println("History:");
-            for (JsonNode h : j.get("history")) {
-                out.println(String.format(Locale.ROOT, "  %8s  %-16s %s", seconds(h.get("timeMillis").asLong()), h.get("type").asText(), h.get("reason").asText()));
-            }
+    void job(@Parameters(paramLabel = "JOB", description = "The job id.") String job) {
+        JsonNode j = client(false).get("/jobs/" + CtlClient.seg(job));
+        PrintWriter out = out();
+        if (json()) {
+            out.println(j);
             out.flush();
+            return;
         }
+        out.println("Job:          " + j.get("id").asText());
+        out.println("Queue:        " + j.get("namespace").asText() + "/" + j.get("localQueue").asText() + " -> ClusterQueue " + text(j.get("clusterQueue")));
+        out.println("Job set:      " + j.get("jobSet").asText() + (j.get("owner").asText().isEmpty() ? "" : "   owner " + j.get("owner").asText()));
+        out.println("Priority:     " + j.get("priority").asText());
+        out.println("State:        " + j.get("state").asText() + " since " + seconds(j.get("stateSinceMillis").asLong())
+                + (j.get("position").isNull() ? "" : ", position " + j.get("position").asText()) + ", preempted " + j.get("preemptions").asText() + "x");
+        JsonNode r = j.get("reason");
+        if (r != null && !r.isNull()) {
+            out.println("Reason:       " + r.get("code").asText() + ": " + r.get("message").asText());
+        }
+        for (JsonNode ps : j.get("podSets")) {
+            out.println("Pod set:      " + ps.get("name").asText() + " x" + ps.get("count").asText() + " " + ps.get("resources"));
+        }
+        JsonNode p = j.get("placement");
+        if (p != null && !p.isNull()) {
+            for (JsonNode m : p.get("members")) {
+                out.println("Placed:       " + m.get("podSet").asText() + "[" + m.get("index").asText() + "] on " + m.get("node").asText() + " GPUs "
+                        + m.get("gpus"));
+            }
+        }
+        out.println("History:");
+        for (JsonNode h : j.get("history")) {
+            out.println(String.format(Locale.ROOT, "  %8s  %-16s %s", seconds(h.get("timeMillis").asLong()), h.get("type").asText(), h.get("reason").asText()));
+        }
+        out.flush();
     }
 
     /** {@code ctl watch JOBSET}: streams a job set's events until every job has finished. */
     @Command(name = "watch", mixinStandardHelpOptions = true, description = "Streams a job set's events until every job of it has "
             + "finished; exits 0 when all succeeded, 1 otherwise.")
-    static final class Watch implements Callable<Integer> {
-        @ParentCommand
-        CtlCommand ctl;
-
-        @Parameters(paramLabel = "JOBSET", description = "The job set.")
-        String jobSet;
-
-        @Override
-        public Integer call() {
-            boolean json = ctl.json();
-            PrintWriter out = ctl.out();
-            Iterator<String> lines = ctl.client(false).stream("/jobsets/" + CtlClient.seg(jobSet) + "/watch").iterator();
-            String event = null;
-            while (lines.hasNext()) {
-                String line = lines.next();
-                if (line.startsWith("event: ")) {
-                    event = line.substring(7);
-                } else if (line.startsWith("data: ")) {
-                    JsonNode d = CtlClient.parse(line.substring(6));
-                    if (json) {
-                        out.println("{\"event\":\"" + event + "\",\"data\":" + d + "}");
-                    } else if ("snapshot".equals(event)) {
-                        out.println("job set " + jobSet + ": " + d.get("counts"));
-                    } else if ("job".equals(event)) {
-                        out.println(String.format(Locale.ROOT, "%8s  %-12s %-16s %s", seconds(d.get("timeMillis").asLong()), d.get("jobId").asText(),
-                                d.get("type").asText(), d.get("reason").asText()));
+    int watch(@Parameters(paramLabel = "JOBSET", description = "The job set.") String jobSet) {
+        boolean json = json();
+        PrintWriter out = out();
+        Iterator<String> lines = client(false).stream("/jobsets/" + CtlClient.seg(jobSet) + "/watch").iterator();
+        String event = null;
+        while (lines.hasNext()) {
+            String line = lines.next();
+            if (line.startsWith("event: ")) {
+                event = line.substring(7);
+            } else if (line.startsWith("data: ")) {
+                JsonNode d = CtlClient.parse(line.substring(6));
+                if (json) {
+                    out.println("{\"event\":\"" + event + "\",\"data\":" + d + "}");
+                } else if ("snapshot".equals(event)) {
+                    out.println("job set " + jobSet + ": " + d.get("counts"));
+                } else if ("job".equals(event)) {
+                    out.println(String.format(Locale.ROOT, "%8s  %-12s %-16s %s", seconds(d.get("timeMillis").asLong()), d.get("jobId").asText(),
+                            d.get("type").asText(), d.get("reason").asText()));
+                }
+                out.flush();
+                if ("end".equals(event)) {
+                    if (!json) {
+                        out.println("job set " + jobSet + (d.get("timedOut").asBoolean() ? " still running when the stream's time ran out: "
+                                : " done: ") + d.get("counts"));
+                        out.flush();
                     }
-                    out.flush();
-                    if ("end".equals(event)) {
-                        if (!json) {
-                            out.println("job set " + jobSet + (d.get("timedOut").asBoolean() ? " still running when the stream's time ran out: "
-                                    : " done: ") + d.get("counts"));
-                            out.flush();
-                        }
-                        return d.get("allSucceeded").asBoolean() ? 0 : 1;
-                    }
+                    return d.get("allSucceeded").asBoolean() ? 0 : 1;
                 }
             }
-            throw new FairwayCommand.UserException("the stream ended before the job set finished (server stopped?)");
         }
+        throw new FairwayCommand.UserException("the stream ended before the job set finished (server stopped?)");
+    }
+
+    private void write(String path) {
+        JsonNode r = client(true).post(path);
+        if (json()) {
+            out().println(r);
+        } else {
+            out().println(r.get("action").asText() + " " + r.get("target").asText() + ": " + (r.get("changed").asBoolean() ? "done" : "nothing to change"));
+        }
+        out().flush();
+    }
+
+    /** {@code ctl cancel JOB}. */
+    @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancels a job (needs a server with writes enabled and the token).")
+    void cancel(@Parameters(paramLabel = "JOB", description = "The job id.") String job) {
+        write("/jobs/" + CtlClient.seg(job) + "/cancel");
+    }
+
+    /** {@code ctl priority JOB N}. */
+    @Command(name = "priority", mixinStandardHelpOptions = true, description = "Sets a job's priority (needs writes enabled and the token).")
+    void priority(@Parameters(index = "0", paramLabel = "JOB", description = "The job id.") String job,
+                  @Parameters(index = "1", paramLabel = "PRIORITY", description = "The new priority (larger runs first).") int priority) {
+        write("/jobs/" + CtlClient.seg(job) + "/priority?value=" + priority);
+    }
+
+    /** {@code ctl stop-queue CQ}. */
+    @Command(name = "stop-queue", mixinStandardHelpOptions = true, description = "Stops a ClusterQueue: it admits nothing new; running jobs go on.")
+    void stopQueue(@Parameters(paramLabel = "CLUSTERQUEUE", description = "The ClusterQueue.") String queue) {
+        write("/clusterqueues/" + CtlClient.seg(queue) + "/stop");
+    }
+
+    /** {@code ctl resume-queue CQ}. */
+    @Command(name = "resume-queue", mixinStandardHelpOptions = true, description = "Resumes a stopped ClusterQueue.")
+    void resumeQueue(@Parameters(paramLabel = "CLUSTERQUEUE", description = "The ClusterQueue.") String queue) {
+        write("/clusterqueues/" + CtlClient.seg(queue) + "/resume");
     }
 }
