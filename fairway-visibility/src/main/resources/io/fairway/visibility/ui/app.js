@@ -31,7 +31,7 @@ const liveToggle = document.getElementById('live-toggle');
 let current = null; // { route, params, query, key, dataJson, summary }
 let generation = 0; // bumps on every navigation, so a slow answer for an old route is dropped
 let timer = null;
-const simulation = new SimulationControl(() => refresh(false));
+const simulation = new SimulationControl(() => refresh(true));
 
 /** Splits '#/queues/team-a?offset=50' into decoded segments and a query. */
 function parseHash() {
@@ -161,10 +161,27 @@ function stamp() {
   updated.textContent = 'updated ' + new Date().toLocaleTimeString('en-GB');
 }
 
-async function refresh(force) {
+// One refresh at a time, so a slow answer is never overtaken by a later one; a refresh asked for meanwhile (the
+// time control moved) runs right after.
+let refreshing = false;
+let again = false;
+
+async function refresh(asked) {
   if (!current) return;
-  if (force) current.dataJson = null;
-  await Promise.all([load(generation, false), simulation.poll()]);
+  if (refreshing) {
+    again = again || Boolean(asked); // a timer tick is simply skipped
+    return;
+  }
+  refreshing = true;
+  try {
+    await Promise.all([load(generation, false), simulation.poll()]);
+  } finally {
+    refreshing = false;
+  }
+  if (again) {
+    again = false;
+    refresh(true);
+  }
 }
 
 function schedule() {
@@ -172,7 +189,7 @@ function schedule() {
   timer = null;
   if (liveToggle.checked) {
     timer = window.setInterval(() => {
-      if (!document.hidden) refresh(false);
+      if (!document.hidden) refresh();
     }, REFRESH_MS);
   }
 }
@@ -190,7 +207,7 @@ liveToggle.addEventListener('change', () => {
   announce(liveToggle.checked ? 'Live updates on' : 'Live updates paused');
 });
 window.addEventListener('hashchange', navigate);
-document.addEventListener('visibilitychange', () => { if (!document.hidden) refresh(false); });
+document.addEventListener('visibilitychange', () => { if (!document.hidden) refresh(); });
 
 simulation.start();
 navigate();
