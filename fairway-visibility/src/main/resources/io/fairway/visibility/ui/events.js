@@ -15,7 +15,7 @@ export const eventsView = {
       h('h2', null, 'Recent events'),
       h('p.lead', null, `The scheduler's latest ${items.length} events, newest first.`),
       items.length ? table(null, ['#', 'Time', 'Event', 'Job', 'Why'], items.map((e) => [
-        String(e.seq), when(e.timeMillis), h('span.code', null, e.type),
+        String(e.seq), h('span.nowrap', null, when(e.timeMillis)), h('span.code', null, e.type),
         e.jobId ? link('/jobs/' + seg(e.jobId), e.jobId, { 'data-key': 'ev:' + e.seq }) : '',
         [e.actor ? `by ${e.actor}: ` : '', e.reason || ''],
       ]), { 'data-events': '' }) : h('p.empty', null, 'No events yet.'));

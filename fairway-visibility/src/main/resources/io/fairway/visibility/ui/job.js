@@ -34,7 +34,7 @@ function history(job) {
   const entries = job.history || [];
   if (!entries.length) return h('p.empty', null, 'No history recorded.');
   return table(null, ['Time', 'Event', 'Why'], entries.map((e) => [
-    when(e.timeMillis), h('span.code', null, e.type), e.reason || '',
+    h('span.nowrap', null, when(e.timeMillis)), h('span.code', null, e.type), e.reason || '',
   ]), { 'data-history': '' });
 }
 

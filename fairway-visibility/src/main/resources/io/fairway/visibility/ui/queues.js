@@ -109,7 +109,7 @@ export function pendingTable(caption, jobs) {
       `${j.namespace}/${j.localQueue}`,
       formatNumber(j.priority || 0),
       formatNumber(j.gpus || 0),
-      when(j.waitingSinceMillis),
+      h('span.nowrap', null, when(j.waitingSinceMillis)),
       h('span.reason', { 'data-field': 'reason' }, h('span.code', null, j.reason.code), ' ', j.reason.message),
     ]), { class: 'pending', 'data-pending': '' });
 }
@@ -170,7 +170,7 @@ function runningTable(running) {
     items.length ? table(null, ['Job', 'State', 'Since', 'Nodes and GPUs'], items.map((j) => [
       link('/jobs/' + seg(j.id), j.id, { 'data-key': 'job:' + j.id, 'data-job': j.id }),
       stateBadge(j.state),
-      when(j.stateSinceMillis),
+      h('span.nowrap', null, when(j.stateSinceMillis)),
       (j.placement ? j.placement.members : []).map((m, i) => [i ? '; ' : '',
         link('/nodes/' + seg(m.node) + '?job=' + seg(j.id), m.node, { 'data-key': `run:${j.id}:${m.podSet}:${m.index}` }),
         ` GPUs ${m.gpus.length ? m.gpus.join(',') : 'none'}`]),
