@@ -42,10 +42,10 @@ final class JobSetWatch implements HttpResponse.Streamer {
     @Override
     public void stream(OutputStream out) throws IOException {
         BlockingQueue<EventRing.Entry> q = new ArrayBlockingQueue<>(QUEUE);
-        boolean[] overflow = {false};
+        java.util.concurrent.atomic.AtomicBoolean overflow = new java.util.concurrent.atomic.AtomicBoolean();
         Consumer<EventRing.Entry> sub = e -> {
             if (jobSet.equals(e.jobSet()) && !q.offer(e)) {
-                overflow[0] = true;
+                overflow.set(true); // the client reads too slowly: end the stream rather than buffer without bound
             }
         };
         ring.subscribe(sub);
@@ -63,7 +63,7 @@ final class JobSetWatch implements HttpResponse.Streamer {
                     return;
                 }
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0 || overflow[0]) {
+                if (left <= 0 || overflow.get()) {
                     send(out, "end", end(states, true));
                     return;
                 }
