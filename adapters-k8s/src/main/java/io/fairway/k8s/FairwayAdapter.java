@@ -237,6 +237,13 @@ public final class FairwayAdapter implements AutoCloseable {
         return false;
     }
 
+    /** @return the engine now, or null (standing by, or rebuilding): the visibility API reads it */
+    io.fairway.core.Scheduler scheduler() {
+        synchronized (state.lock) {
+            return state.scheduler;
+        }
+    }
+
     /** @return the engine's invariant violations (empty when all hold, or when there is no engine) */
     public List<String> checkInvariants() {
         synchronized (state.lock) {

@@ -80,6 +80,9 @@ public final class FairwayController implements Callable<Integer> {
             description = "GROUP/KIND/NAME of the Karpenter node class the NodeClaims of the configured node pools name (default: ${DEFAULT-VALUE})")
     String nodeClass;
 
+    @picocli.CommandLine.Mixin
+    UiOptions ui = new UiOptions();
+
     @Option(names = "--interval-millis", defaultValue = "1000", description = "reconcile at least this often (default: ${DEFAULT-VALUE})")
     long intervalMillis;
 
@@ -110,18 +113,24 @@ public final class FairwayController implements Callable<Integer> {
         }, "fairway-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         HttpEndpoints http = null;
+        io.fairway.visibility.VisibilityServer api = null;
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
              FairwayAdapter adapter = new FairwayAdapter(client, options, registry)) {
             http = metricsPort > 0 ? serve(registry, adapter) : null;
+            api = ui.start(adapter::scheduler, "controller");
             adapter.start().runInBackground();
             System.out.printf("fairway-controller running: namespace %s, configuration %s, leader election %s%s%n",
                     namespace == null ? "(all)" : namespace, configMap != null ? "ConfigMap " + configMap : config,
-                    leaderElect ? "on as " + options.identity() : "off", http == null ? "" : ", metrics on :" + metricsPort);
+                    leaderElect ? "on as " + options.identity() : "off", (http == null ? "" : ", metrics on :" + metricsPort)
+                    + (api == null ? "" : ", UI and API on " + api.url()));
             running.countDown();
             stop.await();
         } finally {
             if (http != null) {
                 http.close();
+            }
+            if (api != null) {
+                api.close();
             }
             done.countDown();
             try {

@@ -4,6 +4,8 @@ import static io.fairway.k8s.MockCluster.suspended;
 import static io.fairway.k8s.MockCluster.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
@@ -11,7 +13,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,15 +67,7 @@ class ControllerTest {
             cluster.createJob(cluster.jobBuilder("default", j, "user-queue", 1, "32", 0, true).build());
         }
         configMap(queues(32));
-        Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
-                users: [{name: tester, user: {token: secret}}]
-                contexts: [{name: mock, context: {cluster: mock, user: tester, namespace: default}}]
-                current-context: mock
-                """.formatted(cluster.client.getConfiguration().getMasterUrl()));
+        Path kubeconfig = cluster.kubeconfig(dir);
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -107,6 +105,48 @@ class ControllerTest {
         assertThat(get("http://localhost:" + port + "/readyz")).isEqualTo("leader\n");
         assertThat(cluster.client.leases().inNamespace("fairway-system").withName("fairway-controller").get().getSpec().getHolderIdentity())
                 .isEqualTo("controller-test");
+    }
+
+    /** The controller's {@code --ui-port}: the visibility API over the engine it runs, read-only. */
+    @Test
+    void servesTheEnginesQueuesAndPendingReasonsOnTheUiPort(@TempDir Path dir) throws Exception {
+        for (String n : List.of("node-a", "node-b")) {
+            cluster.node(n, 48, 192, 0, Map.of());
+        }
+        for (String j : List.of("job-1", "job-2")) {
+            cluster.createJob(cluster.jobBuilder("default", j, "user-queue", 1, "32", 0, true).build());
+        }
+        ConfigMap cm = new ConfigMapBuilder().withNewMetadata().withName("fairway-queues").withNamespace("fairway-system").endMetadata()
+                .addToData("queues.yaml", CedanaScenarioTest.QUEUES.replace("nominalQuota: 64", "nominalQuota: 32")).build();
+        cluster.client.configMaps().inNamespace("fairway-system").resource(cm).create();
+        Path kubeconfig = cluster.kubeconfig(dir);
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        controller = new FairwayController();
+        String[] args = {"--kubeconfig", kubeconfig.toString(), "--config-map", "fairway-system/fairway-queues", "--no-leader-elect",
+            "--metrics-port", "0", "--ui-port", Integer.toString(port), "--interval-millis", "200"};
+        thread = new Thread(() -> new CommandLine(controller).execute(args), "controller-under-test");
+        thread.start();
+        assertThat(controller.running.await(30, TimeUnit.SECONDS)).isTrue();
+        until(() -> !suspended(cluster.job("default", "job-1")), "job-1 is admitted under 32 cores");
+
+        String api = "http://127.0.0.1:" + port + "/api/v1";
+        HttpClient http = HttpClient.newHttpClient();
+        ObjectMapper json = new ObjectMapper();
+        JsonNode info = json.readTree(http.send(HttpRequest.newBuilder(URI.create(api)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        assertThat(info.get("mode").asText()).isEqualTo("controller");
+        assertThat(info.get("writes").asBoolean()).isFalse();
+        JsonNode page = json.readTree(http.send(HttpRequest.newBuilder(URI.create(api + "/clusterqueues/cluster-queue/pending")).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        assertThat(page.get("total").asInt()).isEqualTo(1);
+        JsonNode pending = page.get("items").get(0);
+        assertThat(pending.get("reason").get("code").asText()).isEqualTo("QUOTA");
+        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(api + "/jobs/" + java.net.URLEncoder.encode(pending.get("id").asText(), java.nio.charset.StandardCharsets.UTF_8) + "/cancel"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(403);
+        assertThat(suspended(cluster.job("default", "job-2"))).isTrue();
     }
 
     @Test

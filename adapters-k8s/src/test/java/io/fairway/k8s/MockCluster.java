@@ -182,6 +182,18 @@ final class MockCluster implements AutoCloseable {
         }
     }
 
+    /** @return a kubeconfig file in {@code dir} pointing at this mock API server */
+    java.nio.file.Path kubeconfig(java.nio.file.Path dir) throws java.io.IOException {
+        return java.nio.file.Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+                users: [{name: tester, user: {token: secret}}]
+                contexts: [{name: mock, context: {cluster: mock, user: tester, namespace: default}}]
+                current-context: mock
+                """.formatted(client.getConfiguration().getMasterUrl()));
+    }
+
     static boolean suspended(Job j) {
         return Boolean.TRUE.equals(j.getSpec().getSuspend());
     }

@@ -63,7 +63,8 @@ final class SimulationRun {
 
     Scheduler scheduler;
     private long seq;
-    long now;
+    /** The simulated clock; volatile because a served run's HTTP threads read it through the scheduler's clock. */
+    volatile long now;
     private long lastTime;
     private long busyGpus;
     private long lastFinish = -1;
@@ -86,7 +87,10 @@ final class SimulationRun {
     /** The actuator's retries, when faults are injected. */
     private final ActuatorRetries actuator;
     private final NodeEvents nodes;
-    SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
+    private final SimulationHooks hooks;
+
+    SimulationRun(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress, SimulationHooks hooks) {
+        this.hooks = hooks == null ? SimulationHooks.NONE : hooks;
         this.input = input;
         this.policy = policy;
         this.options = options;
@@ -129,6 +133,7 @@ final class SimulationRun {
 
     SimulationResult run() {
         scheduler = buildScheduler();
+        hooks.started(scheduler);
         scheduleInput();
         int total = order.size();
         int reported = -1;
@@ -140,6 +145,7 @@ final class SimulationRun {
                         + " (or raise maxSimulatedSeconds)", input.name(), policy, horizon / 1000, total - finished);
                 break;
             }
+            hooks.beforeTime(t);
             advanceTo(t);
             List<Event> batch = new ArrayList<>();
             while (!queue.isEmpty() && queue.peek().time() == t) {
@@ -209,6 +215,7 @@ final class SimulationRun {
             }
         }
         progress.progress(1.0);
+        hooks.finished(lastTime);
         SimulationResult result = Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
                 lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos);
         InfraMetrics im = infra.finish(lastTime);

@@ -45,7 +45,21 @@ public final class Simulator {
      * @throws InvalidSpecException on an unknown policy or an invalid configuration
      */
     public static SimulationResult run(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress) {
+        return run(input, policy, options, progress, SimulationHooks.NONE);
+    }
+
+    /**
+     * @param input the cluster, queues and jobs
+     * @param policy a policy name known to {@link io.fairway.core.Policies}
+     * @param options seed, round interval, event log
+     * @param progress told the fraction of jobs done now and then
+     * @param hooks see the run's scheduler, pace it, hear its end (they change nothing the run decides)
+     * @return the outcome
+     * @throws InvalidSpecException on an unknown policy or an invalid configuration
+     */
+    public static SimulationResult run(SimulationInput input, String policy, SimulationOptions options, ProgressListener progress,
+                                       SimulationHooks hooks) {
         InvalidSpecException.requireName("policy", policy);
-        return new SimulationRun(input, policy, options, progress).run();
+        return new SimulationRun(input, policy, options, progress, hooks).run();
     }
 }

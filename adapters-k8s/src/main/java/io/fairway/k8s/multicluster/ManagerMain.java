@@ -26,6 +26,8 @@ final class ManagerMain {
         String lease = null;
         long grace = 120;
         Map<String, Path> workerConfigs = new TreeMap<>();
+        int uiPort = 0;
+        String uiBind = "127.0.0.1";
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--manager-kubeconfig" -> managerConfig = Path.of(args[i + 1]);
@@ -33,6 +35,8 @@ final class ManagerMain {
                 case "--namespace" -> namespace = args[i + 1];
                 case "--leader-elect" -> lease = args[i + 1];
                 case "--grace-seconds" -> grace = Long.parseLong(args[i + 1]);
+                case "--ui-port" -> uiPort = Integer.parseInt(args[i + 1]);
+                case "--ui-bind" -> uiBind = args[i + 1];
                 case "--worker" -> {
                     String[] kv = args[i + 1].split("=", 2);
                     if (kv.length != 2) {
@@ -45,7 +49,7 @@ final class ManagerMain {
         }
         if (queues == null || workerConfigs.isEmpty()) {
             System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
-                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME]");
+                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME] [--ui-port PORT [--ui-bind ADDRESS]]");
             System.exit(2);
         }
         KubernetesClient managerClient = managerConfig == null ? new KubernetesClientBuilder().build()
@@ -79,6 +83,10 @@ final class ManagerMain {
             }, 1, 1, TimeUnit.SECONDS);
         }
         m.runInBackground(Duration.ofSeconds(1));
+        io.fairway.visibility.VisibilityServer api = io.fairway.k8s.UiOptions.of(uiPort, uiBind).start(m::scheduler, "manager");
+        if (api != null) {
+            System.out.println("visibility API and UI on " + api.url());
+        }
         System.out.println("fairway multi-cluster manager running over workers " + workerClients.keySet());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             m.close();

@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "fairway", mixinStandardHelpOptions = true, versionProvider = FairwayCommand.Version.class,
         description = "Simulates GPU and batch cluster scheduling policies on job traces.",
         subcommands = {DemoCommand.class, SimulateCommand.class, PoliciesCommand.class, ThemisReproCommand.class,
-            AutoscalingStudyCommand.class, TopologyStudyCommand.class, SweepCommand.class,
+            AutoscalingStudyCommand.class, TopologyStudyCommand.class, SweepCommand.class, CtlCommand.class,
             CommandLine.HelpCommand.class})
 public final class FairwayCommand implements Runnable {
     /** Exit code for usage and input errors. */

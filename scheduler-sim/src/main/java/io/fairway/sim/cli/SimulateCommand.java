@@ -45,6 +45,9 @@ public final class SimulateCommand implements Runnable {
     @Mixin
     private RunOptions options;
 
+    @Mixin
+    private ServeOptions serve;
+
     @Option(names = "--cluster", paramLabel = "FILE", description = "Cluster YAML (default: bundled 8 x 8 V100 in 2 racks).")
     private Path cluster;
 
@@ -70,6 +73,7 @@ public final class SimulateCommand implements Runnable {
 
     @Override
     public void run() {
+        serve.check();
         PrintWriter out = spec.commandLine().getOut();
         SimulationInput input;
         io.fairway.sim.ActuatorFaults scenarioFaults = io.fairway.sim.ActuatorFaults.NONE;
@@ -112,6 +116,10 @@ public final class SimulateCommand implements Runnable {
             return;
         }
         SimulationOptions o = options.simulationOptions(seed, interval).withActuatorFaults(options.actuatorFaults(scenarioFaults));
+        if (serve.serving()) {
+            serve.serve(out, input, policies, o.withPlacement(options.placements().get(0)));
+            return;
+        }
         out.println("Simulating " + plural(input.jobs().size(), "job") + " on " + plural(input.cluster().nodes().size(), "node") + " ("
                 + input.cluster().totalGpus() + " GPUs" + (input.cluster().nodePools().isEmpty() ? ""
                         : ", node pools " + input.cluster().nodePools().stream().map(p -> p.pool().name()).toList()) + ") under "

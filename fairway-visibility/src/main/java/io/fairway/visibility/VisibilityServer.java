@@ -1,0 +1,230 @@
+package io.fairway.visibility;
+
+import io.fairway.core.Scheduler;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Duration;
+
+/**
+ * Serves the visibility API ({@code /api/v1/...}, schema in {@code docs/reference/visibility-api.md}) and the web
+ * UI's assets for one {@link Scheduler}, on a server hardened for untrusted clients (bounded threads, request
+ * timeouts, bounded request heads, bodies and query values, a bounded number of streams each with a maximum
+ * duration). Read-only unless {@link Builder#writes(String) writes} are enabled with a token.
+ *
+ * <pre>{@code
+ * try (VisibilityServer api = VisibilityServer.builder(scheduler).port(8080).build()) {
+ *     log.info("UI at {}", api.url());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Build it before the scheduler's first submission to have complete job histories and events: it listens to
+ * the scheduler from the moment it is built.
+ */
+public final class VisibilityServer implements AutoCloseable {
+    private final SchedulerSource source;
+    private final EventRing events;
+    private final HttpServerCore http;
+    private final String host;
+
+    private VisibilityServer(Builder b) throws IOException {
+        this.events = new EventRing(b.eventCapacity);
+        this.source = new SchedulerSource(b.scheduler, events);
+        source.attach();
+        ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token), b.simulation,
+                b.maxStreamDuration.toMillis(), b.keepAlive.toMillis());
+        try {
+            this.http = new HttpServerCore(b.bind, b.port, router, b.threads, b.requestTimeout.toMillis(), b.maxStreams, b.maxStreamDuration.toMillis());
+        } catch (IOException | RuntimeException e) {
+            source.detach();
+            throw e;
+        }
+        String h = b.bind.getHostAddress();
+        this.host = h.contains(":") ? "[" + h + "]" : h;
+    }
+
+    /**
+     * @param scheduler the scheduler to show
+     * @return a builder (loopback, port 8080, read-only)
+     */
+    public static Builder builder(Scheduler scheduler) {
+        if (scheduler == null) {
+            throw new IllegalArgumentException("scheduler must not be null");
+        }
+        return new Builder(() -> scheduler);
+    }
+
+    /**
+     * For an adapter whose engine comes and goes (the Kubernetes controller rebuilds it on configuration changes
+     * and has none while it stands by): each request reads the scheduler the supplier gives then, and answers 503
+     * while it gives null. Events and job histories start over with each new scheduler.
+     *
+     * @param scheduler gives the scheduler now, or null
+     * @return a builder (loopback, port 8080, read-only)
+     */
+    public static Builder builder(java.util.function.Supplier<Scheduler> scheduler) {
+        if (scheduler == null) {
+            throw new IllegalArgumentException("scheduler must not be null");
+        }
+        return new Builder(scheduler);
+    }
+
+    /** @return the port bound (useful with port 0) */
+    public int port() {
+        return http.port();
+    }
+
+    /** @return the base URL, e.g. {@code http://127.0.0.1:8080/} */
+    public String url() {
+        return "http://" + host + ":" + port() + "/";
+    }
+
+    /** @return connections closed unanswered because every thread and queue slot was taken */
+    public int refusedConnections() {
+        return http.refusedConnections();
+    }
+
+    /** Stops serving and stops listening to the scheduler. */
+    @Override
+    public void close() {
+        http.close();
+        source.detach();
+    }
+
+    /** Builds a {@link VisibilityServer}; every setter checks its argument. */
+    public static final class Builder {
+        private final java.util.function.Supplier<Scheduler> scheduler;
+        private InetAddress bind = InetAddress.getLoopbackAddress();
+        private int port = 8080;
+        private String mode = "embedded";
+        private String token;
+        private SimulationControl simulation;
+        private int threads = 4;
+        private Duration requestTimeout = Duration.ofSeconds(10);
+        private int maxStreams = 16;
+        private Duration maxStreamDuration = Duration.ofHours(1);
+        private Duration keepAlive = Duration.ofSeconds(15);
+        private int eventCapacity = 10_000;
+
+        private Builder(java.util.function.Supplier<Scheduler> scheduler) {
+            this.scheduler = scheduler;
+        }
+
+        /** @param address the address to bind (default: loopback) @return this */
+        public Builder bind(InetAddress address) {
+            this.bind = require("bind", address);
+            return this;
+        }
+
+        /**
+         * @param host a host name or address to bind
+         * @return this
+         * @throws IllegalArgumentException when it does not resolve
+         */
+        public Builder bind(String host) {
+            try {
+                this.bind = InetAddress.getByName(require("bind", host));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("bind: cannot resolve '" + host + "'", e);
+            }
+            return this;
+        }
+
+        /** @param port 0..65535 (0: any free port) @return this */
+        public Builder port(int port) {
+            check(port >= 0 && port <= 65535, "port", port, "0..65535");
+            this.port = port;
+            return this;
+        }
+
+        /** @param mode what is served: {@code simulation}, {@code controller}, {@code manager} or {@code embedded} @return this */
+        public Builder mode(String mode) {
+            check(mode != null && mode.matches("[a-z-]{1,32}"), "mode", mode, "a lower-case word");
+            this.mode = mode;
+            return this;
+        }
+
+        /**
+         * Enables the write verbs for requests carrying {@code Authorization: Bearer TOKEN}.
+         *
+         * @param token the token (at least 16 characters)
+         * @return this
+         */
+        public Builder writes(String token) {
+            check(token != null && token.strip().length() >= 16, "token", token == null ? null : "(" + token.length() + " characters)",
+                    "at least 16 characters");
+            this.token = token.strip();
+            return this;
+        }
+
+        /** @param control the time control of a simulated run (enables {@code /api/v1/simulation}) @return this */
+        public Builder simulation(SimulationControl control) {
+            this.simulation = require("simulation", control);
+            this.mode = "simulation";
+            return this;
+        }
+
+        /** @param threads requests served at once, 1..256 @return this */
+        public Builder threads(int threads) {
+            check(threads >= 1 && threads <= 256, "threads", threads, "1..256");
+            this.threads = threads;
+            return this;
+        }
+
+        /** @param timeout the longest a request (reading it and writing the answer) may take @return this */
+        public Builder requestTimeout(Duration timeout) {
+            check(timeout != null && !timeout.isNegative() && !timeout.isZero(), "requestTimeout", timeout, "positive");
+            this.requestTimeout = timeout;
+            return this;
+        }
+
+        /** @param streams job-set streams open at once, 1..1024 @return this */
+        public Builder maxStreams(int streams) {
+            check(streams >= 1 && streams <= 1024, "maxStreams", streams, "1..1024");
+            this.maxStreams = streams;
+            return this;
+        }
+
+        /** @param duration the longest a stream stays open @return this */
+        public Builder maxStreamDuration(Duration duration) {
+            check(duration != null && !duration.isNegative() && !duration.isZero(), "maxStreamDuration", duration, "positive");
+            this.maxStreamDuration = duration;
+            return this;
+        }
+
+        /** @param interval how long a stream stays silent before a keep-alive comment @return this */
+        public Builder keepAlive(Duration interval) {
+            check(interval != null && !interval.isNegative() && !interval.isZero(), "keepAlive", interval, "positive");
+            this.keepAlive = interval;
+            return this;
+        }
+
+        /** @param capacity recent events kept, 1..1,000,000 @return this */
+        public Builder eventCapacity(int capacity) {
+            check(capacity >= 1 && capacity <= 1_000_000, "eventCapacity", capacity, "1..1000000");
+            this.eventCapacity = capacity;
+            return this;
+        }
+
+        /**
+         * Binds the port, starts serving and starts listening to the scheduler.
+         *
+         * @return the server
+         * @throws IOException when the port cannot be bound
+         */
+        public VisibilityServer build() throws IOException {
+            return new VisibilityServer(this);
+        }
+
+        private static <T> T require(String field, T value) {
+            check(value != null, field, null, "set");
+            return value;
+        }
+
+        private static void check(boolean ok, String field, Object value, String expected) {
+            if (!ok) {
+                throw new IllegalArgumentException(field + " must be " + expected + ", was " + value);
+            }
+        }
+    }
+}

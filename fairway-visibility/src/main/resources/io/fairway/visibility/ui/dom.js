@@ -1,0 +1,120 @@
+// Small DOM helpers: every view builds its elements with h(), never with innerHTML, so that no text from the
+// API is ever parsed as markup, and no inline style attribute is needed (the page's Content-Security-Policy
+// forbids them; sizes set through element.style are allowed).
+
+/**
+ * Creates an element.
+ * @param {string} tag the tag name, optionally with classes: "div.bar.borrowed"
+ * @param {object|null} attrs attributes; "on*" keys add listeners, "style" an object of style properties,
+ *     booleans set or omit the attribute, null/undefined values are skipped
+ * @param  {...any} children strings, numbers, nodes, arrays of those, or null (skipped)
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs, ...children) {
+  const [name, ...classes] = tag.split('.');
+  const el = document.createElement(name);
+  if (classes.length) el.className = classes.join(' ');
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (key === 'style' && typeof value === 'object') {
+      Object.assign(el.style, value);
+    } else if (key === 'class') {
+      el.className = [el.className, value].filter(Boolean).join(' ');
+    } else {
+      el.setAttribute(key, value === true ? '' : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** A link to a route of this page (#/...), with a key that keeps keyboard focus across refreshes. */
+export function link(route, text, attrs = {}) {
+  return h('a', { href: '#' + route, 'data-key': 'link:' + route, ...attrs }, text);
+}
+
+/** A table with a caption, header cells and rows (arrays of cells). */
+export function table(caption, headers, rows, attrs = {}) {
+  return h('table', attrs,
+    caption ? h('caption', null, caption) : null,
+    h('thead', null, h('tr', null, headers.map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', null, rows.map((cells) => h('tr', null, cells.map((c) => h('td', null, c))))));
+}
+
+/**
+ * Formats a quantity in its base unit (the API's convention): cpu in millicores → cores, memory in bytes → GiB,
+ * anything else (nvidia.com/gpu) as a plain number.
+ */
+export function quantity(resource, value) {
+  if (value === null || value === undefined) return '–';
+  if (resource === 'cpu') return formatNumber(value / 1000);
+  if (/memory|storage/i.test(resource)) return formatNumber(value / (1024 * 1024 * 1024)) + ' GiB';
+  return formatNumber(value);
+}
+
+/** A short unit-free name of a resource for running text: "nvidia.com/gpu" → "GPUs". */
+export function resourceName(resource) {
+  if (resource === 'nvidia.com/gpu') return 'GPUs';
+  if (resource === 'cpu') return 'CPUs';
+  return resource;
+}
+
+/** A number with grouping and at most two decimals. */
+export function formatNumber(value) {
+  return Number(value).toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+/** Seconds as "1h 02m 03s" / "2m 05s" / "42s". */
+export function duration(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return '–';
+  const s = Math.round(seconds);
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  if (hours) return `${hours}h ${String(minutes).padStart(2, '0')}m ${String(rest).padStart(2, '0')}s`;
+  if (minutes) return `${minutes}m ${String(rest).padStart(2, '0')}s`;
+  return `${rest}s`;
+}
+
+// Under a controller the scheduler's clock is epoch milliseconds; in a simulation, milliseconds from the start.
+const EPOCH_FROM = 365 * 24 * 3600 * 1000 * 10;
+
+/** A time of the scheduler's clock: "t+2m 30s" in a simulation, a local date and time under a controller. */
+export function when(millis) {
+  if (millis === null || millis === undefined) return '–';
+  if (millis < EPOCH_FROM) return 't+' + duration(millis / 1000);
+  const date = new Date(millis);
+  const time = date.toLocaleTimeString('en-GB');
+  return date.toDateString() === new Date().toDateString() ? time : date.toISOString().slice(0, 10) + ' ' + time;
+}
+
+/** A short readable name for a job state: "QUOTA_RESERVED" → "quota reserved". */
+export function stateLabel(state) {
+  return String(state || '').toLowerCase().replaceAll('_', ' ');
+}
+
+/** A badge for a job state; the text says the state, the colour only repeats it. */
+export function stateBadge(state) {
+  return h('span.badge', { class: 'state-' + String(state || '').toLowerCase() }, stateLabel(state));
+}
+
+// A fixed palette of distinguishable colours (dark text stays readable on each, contrast ≥ 4.5:1).
+const PALETTE = ['#8ecae6', '#ffb703', '#b5e48c', '#f4a3c0', '#cdb4db', '#f6bd60', '#90e0ef', '#e9c46a',
+  '#a3c4bc', '#ffc8a2', '#c3e88d', '#d0bfff'];
+
+/** A stable colour for a job id, so one job has one colour on every node. */
+export function jobColour(jobId) {
+  let hash = 0;
+  for (const ch of String(jobId)) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
+  return PALETTE[hash % PALETTE.length];
+}

@@ -1,0 +1,1 @@
+export const probe = "asset served from the classpath";

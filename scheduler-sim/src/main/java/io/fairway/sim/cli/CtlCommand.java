@@ -1,0 +1,343 @@
+package io.fairway.sim.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fairway ctl}: the operator command line over the visibility API of a simulator ({@code simulate --serve}),
+ * the Kubernetes controller or the multi-cluster manager ({@code --ui-port}). Text tables for people, {@code -o json}
+ * (the API's own answers) for scripts.
+ */
+@Command(name = "ctl", mixinStandardHelpOptions = true,
+        description = "Operator command line over a Fairway visibility API (simulate --serve, the controller's or manager's --ui-port).",
+        subcommands = {CtlCommand.Queues.class, CtlCommand.Pending.class})
+public final class CtlCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--server", scope = ScopeType.INHERIT, paramLabel = "URL", description = "The API's base URL (default: http://127.0.0.1:8080).")
+    String server = "http://127.0.0.1:8080";
+
+    @Option(names = "--token-file", scope = ScopeType.INHERIT, paramLabel = "FILE", description = "A file with the bearer token for the write verbs "
+            + "(default: $FAIRWAY_UI_TOKEN).")
+    Path tokenFile;
+
+    @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, paramLabel = "FORMAT", description = "text (default) or json (the API's answers, one per line).")
+    String output = "text";
+
+    /** Created by picocli. */
+    public CtlCommand() {
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    boolean json() {
+        String o = output.toLowerCase(Locale.ROOT);
+        if (!o.equals("json") && !o.equals("text")) {
+            throw new FairwayCommand.UserException("-o must be text or json, was '" + output + "'");
+        }
+        return o.equals("json");
+    }
+
+    CtlClient client(boolean write) {
+        String token = null;
+        if (tokenFile != null) {
+            try {
+                token = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new FairwayCommand.UserException("--token-file: cannot read " + tokenFile + ": " + e.getMessage());
+            }
+        } else if (write) {
+            token = System.getenv("FAIRWAY_UI_TOKEN");
+        }
+        return new CtlClient(server, token);
+    }
+
+    PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
+
+    static String seconds(long millis) {
+        return millis < 0 ? "-" : String.format(Locale.ROOT, "%.0fs", millis / 1000.0);
+    }
+
+    static String text(JsonNode n) {
+        return n == null || n.isNull() ? "-" : n.asText();
+    }
+
+    /** Prints rows as columns padded to their widest cell; the last column is not padded. */
+    static void table(PrintWriter out, List<String[]> rows) {
+        int cols = rows.get(0).length;
+        int[] w = new int[cols];
+        for (String[] r : rows) {
+            for (int i = 0; i < cols; i++) {
+                w[i] = Math.max(w[i], r[i].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < cols; i++) {
+                b.append(i == cols - 1 ? r[i] : String.format(Locale.ROOT, "%-" + w[i] + "s  ", r[i]));
+            }
+            out.println(b.toString().stripTrailing());
+        }
+        out.flush();
+    }
+
+    /** {@code ctl queues}: ClusterQueues with usage against nominal quota per flavor and resource. */
+    @Command(name = "queues", mixinStandardHelpOptions = true, description = "ClusterQueues with usage against nominal quota, borrowing and pending jobs.")
+    static final class Queues implements Runnable {
+        @ParentCommand
+        CtlCommand ctl;
+
+        @Override
+        public void run() {
+            JsonNode q = ctl.client(false).get("/clusterqueues");
+            if (ctl.json()) {
+                ctl.out().println(q);
+                ctl.out().flush();
+                return;
+            }
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"QUEUE", "COHORT", "PENDING", "ADMITTED", "FLAVOR", "RESOURCE", "USED/NOMINAL", "BORROWED", "STATUS"});
+            for (JsonNode c : q.get("items")) {
+                boolean first = true;
+                for (JsonNode r : c.get("resources")) {
+                    rows.add(new String[] {first ? c.get("name").asText() : "", first ? text(c.get("cohort")) : "",
+                        first ? c.get("pending").asText() : "", first ? c.get("holding").asText() : "", r.get("flavor").asText(),
+                        r.get("resource").asText(), r.get("used").asText() + "/" + r.get("nominal").asText(), r.get("borrowed").asText(),
+                        first ? (c.get("stopped").asBoolean() ? "stopped" : "active") : ""});
+                    first = false;
+                }
+                if (first) {
+                    rows.add(new String[] {c.get("name").asText(), text(c.get("cohort")), c.get("pending").asText(), c.get("holding").asText(),
+                        "-", "-", "-", "-", c.get("stopped").asBoolean() ? "stopped" : "active"});
+                }
+            }
+            table(ctl.out(), rows);
+        }
+    }
+
+    /** {@code ctl pending}: pending jobs in the engine's order, with position and reason. */
+    @Command(name = "pending", mixinStandardHelpOptions = true, description = "Pending jobs in the order the scheduler considers them, "
+            + "with position and reason (every ClusterQueue, or one).")
+    static final class Pending implements Runnable {
+        @ParentCommand
+        CtlCommand ctl;
+
+        @Option(names = "--queue", paramLabel = "CLUSTERQUEUE", description = "Only this ClusterQueue.")
+        String queue;
+
+        @Option(names = "--local-queue", paramLabel = "NAMESPACE/NAME", description = "Only this LocalQueue (positions within it).")
+        String localQueue;
+
+        @Option(names = "--limit", paramLabel = "N", description = "At most N jobs per queue (1..1000, default 20).")
+        int limit = 20;
+
+        @Option(names = "--offset", paramLabel = "N", description = "Skip the first N jobs of each queue.")
+        int offset;
+
+        @Override
+        public void run() {
+            CtlClient c = ctl.client(false);
+            boolean json = ctl.json();
+            List<String> paths = new ArrayList<>();
+            String page = "/pending?offset=" + offset + "&limit=" + limit;
+            if (localQueue != null) {
+                String[] p = localQueue.split("/", -1);
+                if (p.length != 2 || p[0].isEmpty() || p[1].isEmpty()) {
+                    throw new FairwayCommand.UserException("--local-queue must be NAMESPACE/NAME, was '" + localQueue + "'");
+                }
+                paths.add("/localqueues/" + CtlClient.seg(p[0]) + "/" + CtlClient.seg(p[1]) + page);
+            } else if (queue != null) {
+                paths.add("/clusterqueues/" + CtlClient.seg(queue) + page);
+            } else {
+                for (JsonNode q : c.get("/clusterqueues").get("items")) {
+                    paths.add("/clusterqueues/" + CtlClient.seg(q.get("name").asText()) + page);
+                }
+            }
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"QUEUE", "POS", "JOB", "PRIORITY", "GPUS", "WAITING SINCE", "REASON"});
+            for (String p : paths) {
+                JsonNode a = c.get(p);
+                if (json) {
+                    ctl.out().println(a);
+                    continue;
+                }
+                String name = a.has("clusterQueue") ? a.get("clusterQueue").asText() : a.get("localQueue").asText();
+                for (JsonNode j : a.get("items")) {
+                    JsonNode r = j.get("reason");
+                    rows.add(new String[] {name, j.get("position").asText(), j.get("id").asText(), j.get("priority").asText(), j.get("gpus").asText(),
+                        seconds(j.get("waitingSinceMillis").asLong()), r == null || r.isNull() ? "-" : r.get("code").asText() + ": " + r.get("message").asText()});
+                }
+                int shown = a.get("items").size();
+                if (a.get("total").asInt() > offset + shown) {
+                    rows.add(new String[] {name, "", "(" + (a.get("total").asInt() - offset - shown) + " more)", "", "", "", ""});
+                }
+            }
+            if (json) {
+                ctl.out().flush();
+                return;
+            }
+            table(ctl.out(), rows);
+        }
+    }
+
+    /** {@code ctl why JOB}: why a job waits, or where it runs. */
+    @Command(name = "why", mixinStandardHelpOptions = true, description = "Why a job is pending (reason, position), or where it runs.")
+    void why(@Parameters(paramLabel = "JOB", description = "The job id.") String job) {
+        JsonNode j = client(false).get("/jobs/" + CtlClient.seg(job));
+        PrintWriter out = out();
+        if (json()) {
+            out.println(j);
+        } else if (j.get("state").asText().equals("PENDING")) {
+            JsonNode r = j.get("reason");
+            out.println(job + " is PENDING in ClusterQueue " + text(j.get("clusterQueue")) + (j.get("position").isNull() ? ""
+                    : " at position " + j.get("position").asText() + " (" + j.get("jobsAhead").asText() + " jobs ahead)") + ", since "
+                    + seconds(j.get("stateSinceMillis").asLong()));
+            out.println("  " + (r == null || r.isNull() ? "no reason recorded" : r.get("code").asText() + ": " + r.get("message").asText()));
+        } else {
+            out.println(job + " is " + j.get("state").asText() + " (not pending) since " + seconds(j.get("stateSinceMillis").asLong())
+                    + placement(j.get("placement")));
+        }
+        out.flush();
+    }
+
+    static String placement(JsonNode p) {
+        if (p == null || p.isNull()) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder("; placed:");
+        for (JsonNode m : p.get("members")) {
+            b.append(' ').append(m.get("podSet").asText()).append('[').append(m.get("index").asText()).append("]=").append(m.get("node").asText())
+                    .append(m.get("gpus").toString().replace("\"", ""));
+        }
+        return b.toString();
+    }
+
+    /** {@code ctl job JOB}: a job in full. */
+    @Command(name = "job", mixinStandardHelpOptions = true, description = "A job: state, reason, placement down to GPUs, state history.")
+    void job(@Parameters(paramLabel = "JOB", description = "The job id.") String job) {
+        JsonNode j = client(false).get("/jobs/" + CtlClient.seg(job));
+        PrintWriter out = out();
+        if (json()) {
+            out.println(j);
+            out.flush();
+            return;
+        }
+        out.println("Job:          " + j.get("id").asText());
+        out.println("Queue:        " + j.get("namespace").asText() + "/" + j.get("localQueue").asText() + " -> ClusterQueue " + text(j.get("clusterQueue")));
+        out.println("Job set:      " + j.get("jobSet").asText() + (j.get("owner").asText().isEmpty() ? "" : "   owner " + j.get("owner").asText()));
+        out.println("Priority:     " + j.get("priority").asText());
+        out.println("State:        " + j.get("state").asText() + " since " + seconds(j.get("stateSinceMillis").asLong())
+                + (j.get("position").isNull() ? "" : ", position " + j.get("position").asText()) + ", preempted " + j.get("preemptions").asText() + "x");
+        JsonNode r = j.get("reason");
+        if (r != null && !r.isNull()) {
+            out.println("Reason:       " + r.get("code").asText() + ": " + r.get("message").asText());
+        }
+        for (JsonNode ps : j.get("podSets")) {
+            out.println("Pod set:      " + ps.get("name").asText() + " x" + ps.get("count").asText() + " " + ps.get("resources"));
+        }
+        JsonNode p = j.get("placement");
+        if (p != null && !p.isNull()) {
+            for (JsonNode m : p.get("members")) {
+                out.println("Placed:       " + m.get("podSet").asText() + "[" + m.get("index").asText() + "] on " + m.get("node").asText() + " GPUs "
+                        + m.get("gpus"));
+            }
+        }
+        out.println("History:");
+        for (JsonNode h : j.get("history")) {
+            out.println(String.format(Locale.ROOT, "  %8s  %-16s %s", seconds(h.get("timeMillis").asLong()), h.get("type").asText(), h.get("reason").asText()));
+        }
+        out.flush();
+    }
+
+    /** {@code ctl watch JOBSET}: streams a job set's events until every job has finished. */
+    @Command(name = "watch", mixinStandardHelpOptions = true, description = "Streams a job set's events until every job of it has "
+            + "finished; exits 0 when all succeeded, 1 otherwise.")
+    int watch(@Parameters(paramLabel = "JOBSET", description = "The job set.") String jobSet) {
+        boolean json = json();
+        PrintWriter out = out();
+        Iterator<String> lines = client(false).stream("/jobsets/" + CtlClient.seg(jobSet) + "/watch").iterator();
+        String event = null;
+        while (lines.hasNext()) {
+            String line = lines.next();
+            if (line.startsWith("event: ")) {
+                event = line.substring(7);
+            } else if (line.startsWith("data: ")) {
+                JsonNode d = CtlClient.parse(line.substring(6));
+                if (json) {
+                    out.println("{\"event\":\"" + event + "\",\"data\":" + d + "}");
+                } else if ("snapshot".equals(event)) {
+                    out.println("job set " + jobSet + ": " + d.get("counts"));
+                } else if ("job".equals(event)) {
+                    out.println(String.format(Locale.ROOT, "%8s  %-12s %-16s %s", seconds(d.get("timeMillis").asLong()), d.get("jobId").asText(),
+                            d.get("type").asText(), d.get("reason").asText()));
+                }
+                out.flush();
+                if ("end".equals(event)) {
+                    if (!json) {
+                        out.println("job set " + jobSet + (d.get("timedOut").asBoolean() ? " still running when the stream's time ran out: "
+                                : " done: ") + d.get("counts"));
+                        out.flush();
+                    }
+                    return d.get("allSucceeded").asBoolean() ? 0 : 1;
+                }
+            }
+        }
+        throw new FairwayCommand.UserException("the stream ended before the job set finished (server stopped?)");
+    }
+
+    private void write(String path) {
+        JsonNode r = client(true).post(path);
+        if (json()) {
+            out().println(r);
+        } else {
+            out().println(r.get("action").asText() + " " + r.get("target").asText() + ": " + (r.get("changed").asBoolean() ? "done" : "nothing to change"));
+        }
+        out().flush();
+    }
+
+    /** {@code ctl cancel JOB}. */
+    @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancels a job (needs a server with writes enabled and the token).")
+    void cancel(@Parameters(paramLabel = "JOB", description = "The job id.") String job) {
+        write("/jobs/" + CtlClient.seg(job) + "/cancel");
+    }
+
+    /** {@code ctl priority JOB N}. */
+    @Command(name = "priority", mixinStandardHelpOptions = true, description = "Sets a job's priority (needs writes enabled and the token).")
+    void priority(@Parameters(index = "0", paramLabel = "JOB", description = "The job id.") String job,
+                  @Parameters(index = "1", paramLabel = "PRIORITY", description = "The new priority (larger runs first).") int priority) {
+        write("/jobs/" + CtlClient.seg(job) + "/priority?value=" + priority);
+    }
+
+    /** {@code ctl stop-queue CQ}. */
+    @Command(name = "stop-queue", mixinStandardHelpOptions = true, description = "Stops a ClusterQueue: it admits nothing new; running jobs go on.")
+    void stopQueue(@Parameters(paramLabel = "CLUSTERQUEUE", description = "The ClusterQueue.") String queue) {
+        write("/clusterqueues/" + CtlClient.seg(queue) + "/stop");
+    }
+
+    /** {@code ctl resume-queue CQ}. */
+    @Command(name = "resume-queue", mixinStandardHelpOptions = true, description = "Resumes a stopped ClusterQueue.")
+    void resumeQueue(@Parameters(paramLabel = "CLUSTERQUEUE", description = "The ClusterQueue.") String queue) {
+        write("/clusterqueues/" + CtlClient.seg(queue) + "/resume");
+    }
+}

@@ -1,0 +1,140 @@
+package io.fairway.sim.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fairway.sim.SimulationOptions;
+import io.fairway.sim.cli.FairwayCommand;
+import io.fairway.sim.config.Scenario;
+import io.fairway.sim.config.ScenarioConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code fairway ctl} against borrow-and-reclaim served and held at t = 150 s: a2 pending (preempted by b1). */
+class CtlCommandTest {
+    private static final String TOKEN = "ctl-test-token-0123456789";
+    private static ServedSimulation served;
+
+    @BeforeAll
+    static void serve() throws Exception {
+        Scenario s = ScenarioConfig.load(Path.of("../examples/scenarios/borrow-and-reclaim.yaml"));
+        served = ServedSimulation.start(s.input(), "best-effort-fifo", SimulationOptions.DEFAULTS,
+                new ServedSimulation.Settings("127.0.0.1", 0, 0, 150, TOKEN));
+    }
+
+    @AfterAll
+    static void close() {
+        served.close();
+    }
+
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run ctl(String... args) {
+        return ctlAt(served, args);
+    }
+
+    static Run ctlAt(ServedSimulation at, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = FairwayCommand.newCommandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        List<String> a = new ArrayList<>(List.of("ctl", "--server", at.url()));
+        a.addAll(List.of(args));
+        int exit = cl.execute(a.toArray(String[]::new));
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void queuesPrintsUsageAgainstNominal() throws Exception {
+        Run r = ctl("queues");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("QUEUE").contains("USED/NOMINAL");
+        assertThat(r.out().lines().filter(l -> l.startsWith("team-a")).findFirst().orElseThrow()).contains("research").contains("8/8").contains("active");
+        JsonNode json = new ObjectMapper().readTree(ctl("queues", "-o", "json").out());
+        assertThat(json.get("items")).hasSize(2);
+    }
+
+    @Test
+    void pendingListsPositionJobAndReason() throws Exception {
+        Run r = ctl("pending");
+        assertThat(r.exit()).as(r.err()).isZero();
+        String a2 = r.out().lines().filter(l -> l.contains(" a2 ")).findFirst().orElseThrow();
+        assertThat(a2).startsWith("team-a").contains("PREEMPTED: preempted: preempted by b1");
+        Run one = ctl("pending", "--queue", "team-a", "--limit", "1", "-o", "json");
+        JsonNode page = new ObjectMapper().readTree(one.out());
+        assertThat(page.get("items").get(0).get("position").asInt()).isEqualTo(1);
+        assertThat(ctl("pending", "--queue", "team-a", "--limit", "0").err()).contains("limit").contains("0");
+    }
+
+    @Test
+    void whyExplainsAPendingJobAndJobShowsItsHistory() {
+        Run why = ctl("why", "a2");
+        assertThat(why.exit()).isZero();
+        assertThat(why.out()).contains("a2 is PENDING in ClusterQueue team-a at position 1 (0 jobs ahead)").contains("preempted by b1");
+        Run running = ctl("why", "b1");
+        assertThat(running.out()).contains("b1 is RUNNING").contains("placed: main[0]=gpu-");
+        Run job = ctl("job", "a2");
+        assertThat(job.out()).contains("History:").contains("PREEMPTED").contains("ADMITTED");
+        Run missing = ctl("job", "nope");
+        assertThat(missing.exit()).isEqualTo(FairwayCommand.USER_ERROR);
+        assertThat(missing.err()).contains("404").contains("nope");
+    }
+
+    @Test
+    void writeVerbsNeedTheToken(@TempDir Path dir) throws Exception {
+        Run refused = ctl("stop-queue", "team-b", "--token-file", Files.writeString(dir.resolve("wrong"), "wrong-token-0123456789").toString());
+        assertThat(refused.exit()).isEqualTo(FairwayCommand.USER_ERROR);
+        assertThat(refused.err()).contains("401");
+        Path token = Files.writeString(dir.resolve("token"), TOKEN + "\n");
+        Run stop = ctl("--token-file", token.toString(), "stop-queue", "team-b");
+        assertThat(stop.exit()).as(stop.err()).isZero();
+        assertThat(stop.out()).contains("stop team-b: done");
+        assertThat(served.scheduler().snapshot().clusterQueues().get("team-b").stopped()).isTrue();
+        assertThat(ctl("--token-file", token.toString(), "resume-queue", "team-b").exit()).isZero();
+        assertThat(served.scheduler().snapshot().clusterQueues().get("team-b").stopped()).isFalse();
+    }
+
+    @Test
+    void anUnreachableServerIsAUserError() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = FairwayCommand.newCommandLine();
+        cl.setOut(new PrintWriter(new StringWriter(), true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("ctl", "--server", "http://127.0.0.1:1", "queues")).isEqualTo(FairwayCommand.USER_ERROR);
+        assertThat(err.toString()).contains("cannot reach the visibility API");
+    }
+
+    @Test
+    void watchStreamsUntilTheJobSetIsDoneAndExitsZeroWhenAllSucceeded() throws Exception {
+        try (ServedSimulation own = ServedSimulation.scenario(Path.of("../examples/scenarios/borrow-and-reclaim.yaml"), 0, 150)) {
+            watchUntilDone(own);
+        }
+    }
+
+    private static void watchUntilDone(ServedSimulation own) throws Exception {
+        CompletableFuture<Run> watch = CompletableFuture.supplyAsync(() -> ctlAt(own, "watch", "a2"));
+        CompletableFuture<Run> watchJson = CompletableFuture.supplyAsync(() -> ctlAt(own, "watch", "b1", "-o", "json"));
+        Thread.sleep(300); // let both streams open; the run resumes either way and the streams report the rest
+        own.control().resume();
+        Run r = watch.get(60, TimeUnit.SECONDS);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("SUCCEEDED").contains("job set a2 done: {\"SUCCEEDED\":1}");
+        Run j = watchJson.get(60, TimeUnit.SECONDS);
+        assertThat(j.exit()).isZero();
+        assertThat(j.out().lines().reduce((a, b) -> b).orElseThrow()).contains("\"event\":\"end\"").contains("\"allSucceeded\":true");
+    }
+}

@@ -1,0 +1,112 @@
+package io.fairway.sim.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fairway.api.job.JobState;
+import io.fairway.sim.cli.FairwayCommand;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code simulate --serve}: a scenario served over the visibility API, held mid-run, then replayed to its end. */
+class ServedSimulationTest {
+    private static final Path SCENARIO = Path.of("../examples/scenarios/borrow-and-reclaim.yaml");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    static HttpResponse<String> send(String method, String url) throws Exception {
+        HttpRequest r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).method(method, HttpRequest.BodyPublishers.noBody()).build();
+        return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode get(String url) throws Exception {
+        HttpResponse<String> r = send("GET", url);
+        assertThat(r.statusCode()).as(url + " -> " + r.body()).isEqualTo(200);
+        return JSON.readTree(r.body());
+    }
+
+    @Test
+    void heldMidRunShowsThePreemptedBorrowerPendingAndTheReclaimerOnItsGpus() throws Exception {
+        try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, 150)) {
+            String api = s.url() + "api/v1";
+            JsonNode sim = get(api + "/simulation");
+            assertThat(sim.get("paused").asBoolean()).isTrue();
+            assertThat(sim.get("finished").asBoolean()).isFalse();
+            assertThat(sim.get("timeMillis").asLong()).isEqualTo(150_000);
+
+            JsonNode pending = get(api + "/clusterqueues/team-a/pending");
+            assertThat(pending.get("total").asInt()).isEqualTo(1);
+            JsonNode a2 = pending.get("items").get(0);
+            assertThat(a2.get("id").asText()).isEqualTo("a2");
+            assertThat(a2.get("position").asInt()).isEqualTo(1);
+            assertThat(a2.get("reason").get("message").asText()).contains("preempted by b1");
+            // the same answer the engine gives
+            assertThat(s.scheduler().jobs().explain("a2").orElseThrow().reason().message()).isEqualTo(a2.get("reason").get("message").asText());
+
+            JsonNode b1 = get(api + "/jobs/b1");
+            assertThat(b1.get("state").asText()).isEqualTo("RUNNING");
+            String node = b1.get("placement").get("nodes").get(0).asText();
+            JsonNode n = get(api + "/nodes/" + node);
+            for (JsonNode g : n.get("gpus")) {
+                assertThat(g.get("job").asText()).isEqualTo("b1");
+            }
+            assertThat(n.get("nvlinkDomains")).hasSize(1);
+
+            // resuming replays the rest of the run: every job finishes
+            assertThat(send("POST", api + "/simulation/resume").statusCode()).isEqualTo(200);
+            s.awaitResult();
+            assertThat(get(api + "/simulation").get("finished").asBoolean()).isTrue();
+            assertThat(get(api + "/jobs?state=SUCCEEDED").get("total").asInt()).isEqualTo(3);
+            assertThat(s.scheduler().status("a2").orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        }
+    }
+
+    @Test
+    void finalStateIsServedWithoutATimeControl() throws Exception {
+        try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, -1)) {
+            String api = s.url() + "api/v1";
+            JsonNode sim = get(api + "/simulation");
+            assertThat(sim.get("finished").asBoolean()).isTrue();
+            assertThat(sim.get("controllable").asBoolean()).isFalse();
+            assertThat(send("POST", api + "/simulation/pause").statusCode()).isEqualTo(409);
+            assertThat(get(api + "/jobs").get("total").asInt()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void theCommandLinePrintsTheUrlAndServesUntilStopped() throws Exception {
+        StringWriter out = new StringWriter();
+        CommandLine cl = FairwayCommand.newCommandLine();
+        PrintWriter w = new PrintWriter(out, true);
+        cl.setOut(w);
+        cl.setErr(new PrintWriter(new StringWriter(), true));
+        int[] exit = {-1};
+        Thread t = new Thread(() -> exit[0] = cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", "0", "--pause-at", "150"));
+        t.start();
+        Pattern url = Pattern.compile("Open (http://127\\.0\\.0\\.1:\\d+/)");
+        Matcher m = url.matcher("");
+        for (int i = 0; i < 600 && !(m = url.matcher(out.toString())).find(); i++) {
+            Thread.sleep(50);
+        }
+        assertThat(m.find(0)).as(out.toString()).isTrue();
+        String base = m.group(1);
+        JsonNode info = get(base + "api/v1");
+        assertThat(info.get("mode").asText()).isEqualTo("simulation");
+        assertThat(info.get("pending").asInt()).isEqualTo(1);
+        t.interrupt();
+        t.join(10_000);
+        assertThat(t.isAlive()).isFalse();
+        assertThat(exit[0]).isZero();
+    }
+}
