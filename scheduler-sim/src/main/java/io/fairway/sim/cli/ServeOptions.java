@@ -21,12 +21,15 @@ final class ServeOptions {
 
     @Option(names = "--pace", paramLabel = "SPEED",
             description = "With --serve: replay the run at SPEED simulated seconds per wall second, with a time control "
-                    + "(default: show the final state).")
+                    + "(default: a replay held at its start, stepped or resumed from the UI).")
     Double pace;
 
     @Option(names = "--pause-at", paramLabel = "SECONDS",
             description = "With --serve: hold the replay at the first instant after SECONDS of simulated time (resume it from the UI or API).")
     Double pauseAt;
+
+    @Option(names = "--final", description = "With --serve: run to the end first and show the final state only (no time control).")
+    boolean finalState;
 
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "With --serve: the address to bind (default 127.0.0.1, loopback only).")
     String bind = "127.0.0.1";
@@ -44,8 +47,11 @@ final class ServeOptions {
 
     /** Refuses serve-only options without --serve. */
     void check() {
-        if (port == null && (pace != null || pauseAt != null || write || tokenFile != null)) {
-            throw new FairwayCommand.UserException("--pace, --pause-at, --ui-write and --ui-token-file need --serve PORT");
+        if (port == null && (pace != null || pauseAt != null || finalState || write || tokenFile != null)) {
+            throw new FairwayCommand.UserException("--pace, --pause-at, --final, --ui-write and --ui-token-file need --serve PORT");
+        }
+        if (finalState && (pace != null || pauseAt != null)) {
+            throw new FairwayCommand.UserException("--final shows the run's end only: it cannot be combined with --pace or --pause-at");
         }
     }
 
@@ -92,15 +98,18 @@ final class ServeOptions {
             throw new FairwayCommand.UserException("--serve must be a port in 0..65535, was " + port);
         }
         PolicySpec ps = PolicySpec.parse(policies.get(0));
+        // Without --pace, --pause-at or --final, the run is held at its start: a person steps through it and sees jobs
+        // wait, be admitted and preempted, rather than a final state in which nothing is pending any more.
+        double holdAt = pauseAt != null ? pauseAt : pace == null && !finalState ? 0 : -1;
         ServedSimulation.Settings settings;
         try {
-            settings = new ServedSimulation.Settings(bind, port, pace == null ? 0 : pace, pauseAt == null ? -1 : pauseAt, token(write, tokenFile));
+            settings = new ServedSimulation.Settings(bind, port, pace == null ? 0 : pace, holdAt, token(write, tokenFile));
         } catch (IllegalArgumentException e) {
             throw new FairwayCommand.UserException(e.getMessage());
         }
         try (ServedSimulation s = ServedSimulation.start(input, ps.name(), ps.parameters().isEmpty() ? options : ps.applyTo(options), settings)) {
             out.println("Serving " + input.name() + " under " + policies.get(0) + (settings.replay() ? " (replay" + (pace == null ? ""
-                    : " at " + pace + " simulated s per s") + (pauseAt == null ? "" : ", held at " + pauseAt + " s") + ")" : " (final state)")
+                    : " at " + pace + " simulated s per s") + (holdAt < 0 ? "" : ", held at " + holdAt + " s: step or resume it from the page") + ")" : " (final state)")
                     + (settings.writeToken() != null ? ", writes enabled" : ", read-only"));
             out.println("Open " + s.url() + "  (API: " + s.url() + "api/v1)  Ctrl-C to stop");
             out.flush();

@@ -14,6 +14,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -86,13 +88,49 @@ class ServedSimulationTest {
 
     @Test
     void theCommandLinePrintsTheUrlAndServesUntilStopped() throws Exception {
+        JsonNode info = viaCommandLine(base -> get(base + "api/v1"), "--pause-at", "150");
+        assertThat(info.get("mode").asText()).isEqualTo("simulation");
+        assertThat(info.get("pending").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void plainServeHoldsTheReplayAtItsStartSoAPersonCanStepThroughIt() throws Exception {
+        JsonNode sim = viaCommandLine(base -> get(base + "api/v1/simulation"));
+        assertThat(sim.get("timeMillis").asLong()).isZero();
+        assertThat(sim.get("paused").asBoolean()).isTrue();
+        assertThat(sim.get("controllable").asBoolean()).isTrue();
+        assertThat(sim.get("finished").asBoolean()).isFalse();
+    }
+
+    @Test
+    void finalShowsTheEndOfTheRunWithoutATimeControl() throws Exception {
+        JsonNode sim = viaCommandLine(base -> get(base + "api/v1/simulation"), "--final");
+        assertThat(sim.get("finished").asBoolean()).isTrue();
+        assertThat(sim.get("controllable").asBoolean()).isFalse();
+    }
+
+    @Test
+    void finalCannotBeCombinedWithAReplay() {
+        CommandLine cl = FairwayCommand.newCommandLine();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(new StringWriter(), true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", "0", "--final", "--pace", "10"))
+                .isEqualTo(FairwayCommand.USER_ERROR);
+        assertThat(err.toString()).contains("--final").contains("--pace");
+    }
+
+    /** Runs {@code simulate --scenario SCENARIO --serve 0 EXTRA...}, asks the served URL, then stops it (exit 0). */
+    private static JsonNode viaCommandLine(Ask ask, String... extra) throws Exception {
         StringWriter out = new StringWriter();
         CommandLine cl = FairwayCommand.newCommandLine();
         PrintWriter w = new PrintWriter(out, true);
         cl.setOut(w);
         cl.setErr(new PrintWriter(new StringWriter(), true));
         int[] exit = {-1};
-        Thread t = new Thread(() -> exit[0] = cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", "0", "--pause-at", "150"));
+        List<String> args = new ArrayList<>(List.of("simulate", "--scenario", SCENARIO.toString(), "--serve", "0"));
+        args.addAll(List.of(extra));
+        Thread t = new Thread(() -> exit[0] = cl.execute(args.toArray(String[]::new)));
         t.start();
         Pattern url = Pattern.compile("Open (http://127\\.0\\.0\\.1:\\d+/)");
         Matcher m = url.matcher("");
@@ -100,13 +138,16 @@ class ServedSimulationTest {
             Thread.sleep(50);
         }
         assertThat(m.find(0)).as(out.toString()).isTrue();
-        String base = m.group(1);
-        JsonNode info = get(base + "api/v1");
-        assertThat(info.get("mode").asText()).isEqualTo("simulation");
-        assertThat(info.get("pending").asInt()).isEqualTo(1);
+        JsonNode answer = ask.at(m.group(1));
         t.interrupt();
         t.join(10_000);
         assertThat(t.isAlive()).isFalse();
         assertThat(exit[0]).isZero();
+        return answer;
+    }
+
+    @FunctionalInterface
+    private interface Ask {
+        JsonNode at(String base) throws Exception;
     }
 }
