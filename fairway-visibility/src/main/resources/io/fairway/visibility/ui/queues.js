@@ -75,7 +75,7 @@ export const queuesView = {
     }
     return h('div', null,
       h('h2', null, 'Queues and cohorts'),
-      h('p.lead', null, `${queues.length} ClusterQueues in ${cohorts.length} cohorts. `
+      h('p.lead', null, `${queues.length} ClusterQueue${queues.length === 1 ? '' : 's'} in ${cohorts.length} cohort${cohorts.length === 1 ? '' : 's'}. `
         + 'Each bar is one resource of one flavor: used against nominal quota, hatched where a queue borrows from its cohort.'),
       legend(),
       cohorts.map((c) => h('section.cohort', { 'aria-labelledby': 'cohort-' + c.name, 'data-cohort': c.name },
