@@ -129,7 +129,8 @@ public final class JobTranslator {
                 .owner(ownerOf(job))
                 .priority(priority(job, pod))
                 .submitTimeMillis(Kube.creationMillis(job))
-                .podSet(ps);
+                .podSet(ps)
+                .checkpointing(NodeLoss.checkpointingOf(job));
         String model = annotationOf(job, template, Keys.MODEL_ANNOTATION);
         if (model != null) {
             b.sensitivity(PlacementSensitivity.forModel(model));
