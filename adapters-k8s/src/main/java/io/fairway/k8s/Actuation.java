@@ -1,9 +1,11 @@
 package io.fairway.k8s;
 
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
+import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.decision.Deprovision;
 import io.fairway.api.decision.Placement;
 import io.fairway.api.decision.Preempt;
@@ -15,6 +17,8 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.RoundResult;
+import io.fairway.k8s.integration.PodSetAdmission;
+import io.fairway.k8s.integration.PodSetTemplate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,8 +29,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The adapter's actuation: the engine's decisions written to the API server — an admission unsuspends the Job with its
- * flavor and placement, a preemption suspends it and restores its template, a resize sets its parallelism — and the
+ * The adapter's actuation: the engine's decisions written to the API server through each object's integration — an
+ * admission resumes the object with its flavors per pod set and its placement, a preemption suspends it and restores
+ * every field admission changed, a resize sets a pod set's count — and the
  * round's node decisions carried out as Karpenter NodeClaims. Every write is fenced by the Lease
  * ({@link AdapterState#mayWrite()}).
  */
@@ -79,28 +84,45 @@ final class Actuation {
             return;
         }
         AdmissionRecord rec = AdmissionRecord.of(a);
-        Job job = state.kube.fetch(t.namespace, t.name);
-        if (job == null || !t.uid.equals(job.getMetadata().getUid())) {
-            state.actuationFailures.add(new String[] {a.jobId(), "the Job is gone"});
+        GenericKubernetesResource obj = state.fetch(t);
+        if (obj == null) {
+            state.actuationFailures.add(new String[] {a.jobId(), "the " + t.kind.integration.kind().kind() + " is gone"});
             return;
         }
         if (state.restoring.remove(a.jobId())) {
-            String cur = Kube.annotation(job, Keys.ADMISSION_ANNOTATION);
+            String cur = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION);
             if (cur == null || !AdmissionRecord.parse(cur).equals(rec)) {
-                state.kube.recordAdmission(job, rec);
+                state.kube.recordAdmission(t.kind, obj, rec);
             }
-            LOG.info("Job {}: admission restored on {}", t.key(), a.placement().nodes());
+            LOG.info("{}: admission restored on {}", t.key(), a.placement().nodes());
             return;
         }
-        ResourceFlavor flavor = flavorOf(a.flavors().get(JobTranslator.POD_SET));
-        state.kube.admit(job, rec, flavor, a.counts().getOrDefault(JobTranslator.POD_SET, 1));
+        List<PodSetTemplate> podSets = t.kind.integration.podSets(obj);
+        List<PodSetAdmission> admissions = new ArrayList<>();
+        for (PodSetTemplate ps : podSets) {
+            ResourceFlavor flavor = flavorOf(a.flavors().get(ps.name()));
+            List<Toleration> tolerations = new ArrayList<>();
+            if (flavor != null) {
+                for (io.fairway.api.model.Toleration x : flavor.tolerations()) {
+                    tolerations.add(new Toleration(x.effect().isEmpty() ? null : x.effect(), x.key().isEmpty() ? null : x.key(), x.operator(), null,
+                            x.value().isEmpty() ? null : x.value()));
+                }
+            }
+            List<String> nodes = a.placement().members().stream().filter(m -> m.podSet().equals(ps.name()))
+                    .sorted(java.util.Comparator.comparingInt(MemberPlacement::index)).map(MemberPlacement::node).toList();
+            admissions.add(new PodSetAdmission(ps.name(), a.counts().getOrDefault(ps.name(), ps.count()), flavor == null ? Map.of() : flavor.nodeLabels(),
+                    tolerations, List.of(Keys.TOPOLOGY_GATE), nodes));
+        }
+        t.admittedSpec = WorkloadSync.submittedView(obj);
+        state.kube.admit(t.kind, obj, rec, podSets, admissions);
         t.published = null;
         t.members.clear();
         state.roundAdmitted.add(a.jobId());
         state.metrics.admitted(System.currentTimeMillis() - t.spec.submitTimeMillis());
-        state.kube.event(job, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with flavor "
-                + a.flavors().get(JobTranslator.POD_SET) + " on " + String.join(", ", a.placement().nodes()));
-        LOG.info("Job {} admitted by {} on {}", t.key(), a.clusterQueue(), a.placement().nodes());
+        String flavors = a.flavors().size() == 1 ? "flavor " + a.flavors().values().iterator().next() : "flavors " + new java.util.TreeMap<>(a.flavors());
+        state.kube.event(obj, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with " + flavors
+                + " on " + String.join(", ", a.placement().nodes()));
+        LOG.info("{} {} admitted by {} on {}", t.kind.integration.kind().kind(), t.key(), a.clusterQueue(), a.placement().nodes());
     }
 
     private ResourceFlavor flavorOf(String name) {
@@ -123,14 +145,14 @@ final class Actuation {
         }
         state.policy.unpin(p.jobId());
         t.members.clear();
-        Job job = state.kube.fetch(t.namespace, t.name);
-        if (job == null || !t.uid.equals(job.getMetadata().getUid())) {
+        GenericKubernetesResource obj = state.fetch(t);
+        if (obj == null) {
             return;
         }
-        state.kube.evict(job);
+        state.kube.evict(t.kind, obj);
         state.roundEvicted.add(p.jobId());
-        state.kube.event(job, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
-        LOG.info("Job {} evicted: {}", t.key(), p.reason());
+        state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
+        LOG.info("{} {} evicted: {}", t.kind.integration.kind().kind(), t.key(), p.reason());
     }
 
     private void applyResize(Resize r) {
@@ -139,14 +161,20 @@ final class Actuation {
         if (t == null || s == null || s.admission() == null) {
             return;
         }
-        Job job = state.kube.fetch(t.namespace, t.name);
-        if (job == null) {
+        GenericKubernetesResource obj = state.fetch(t);
+        if (obj == null) {
+            return;
+        }
+        if (!t.kind.integration.resizable()) {
+            LOG.warn("{}: {} cannot be resized; the resize to {} is not carried out", t.key(), t.kind.name(), r.targetCount());
             return;
         }
         Admit a = s.admission();
-        state.kube.resize(job, r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), a.counts(), r.placement()));
-        state.kube.event(job, "Normal", Keys.REASON_RESIZED, "Parallelism set to " + r.targetCount());
-        LOG.info("Job {} resized to {}", t.key(), r.targetCount());
+        Map<String, Integer> counts = new java.util.TreeMap<>(a.counts());
+        counts.put(r.podSet(), r.targetCount());
+        state.kube.resize(t.kind, obj, r.podSet(), r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), counts, r.placement()));
+        state.kube.event(obj, "Normal", Keys.REASON_RESIZED, "Pod set " + r.podSet() + " resized to " + r.targetCount() + " pods");
+        LOG.info("{} resized: pod set {} to {}", t.key(), r.podSet(), r.targetCount());
     }
 
     /** Evictions whose write failed are retried while the engine still has the job waiting. */
@@ -161,9 +189,9 @@ final class Actuation {
             try {
                 state.evictFresh(t);
                 state.evictionsToRetry.remove(id);
-                LOG.info("Job {}: eviction retried", t.key());
+                LOG.info("{}: eviction retried", t.key());
             } catch (KubernetesClientException e) {
-                LOG.warn("Job {}: eviction failed again: {}", t.key(), e.getMessage());
+                LOG.warn("{}: eviction failed again: {}", t.key(), e.getMessage());
             }
         }
     }
@@ -195,10 +223,10 @@ final class Actuation {
             }
             state.policy.unpin(id);
             state.restoring.remove(id);
-            Job job = state.kube.fetch(t.namespace, t.name);
-            if (job != null) {
-                state.kube.evict(job);
-                state.kube.event(job, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: a node it ran on is gone");
+            GenericKubernetesResource obj = state.fetch(t);
+            if (obj != null) {
+                state.kube.evict(t.kind, obj);
+                state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: a node it ran on is gone");
                 state.roundEvicted.add(id);
             }
         }

@@ -1,7 +1,7 @@
 package io.fairway.k8s;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fairway.api.InvalidSpecException;
@@ -10,6 +10,9 @@ import io.fairway.api.model.Node;
 import io.fairway.config.QueuesConfig;
 import io.fairway.core.Policies;
 import io.fairway.core.Scheduler;
+import io.fairway.k8s.integration.Integration;
+import io.fairway.k8s.integration.Integrations;
+import java.util.LinkedHashMap;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,6 +38,7 @@ final class AdapterLifecycle {
     private String configText;
     private long configFileModified = Long.MIN_VALUE;
     private boolean waitingForConfigLogged;
+    private ResourceEventHandler<Object> wake;
 
     AdapterLifecycle(AdapterState state, Actuation actuation) {
         this.state = state;
@@ -65,24 +69,107 @@ final class AdapterLifecycle {
                 state.dirty.set(true);
             }
         };
+        this.wake = wake;
         state.nodeInformer = state.client.nodes().runnableInformer(resync);
-        state.jobInformer = state.options.namespace() == null
-                ? state.client.batch().v1().jobs().inAnyNamespace().runnableInformer(resync)
-                : state.client.batch().v1().jobs().inNamespace(state.options.namespace()).runnableInformer(resync);
         var pods = state.options.namespace() == null || state.options.countUnmanagedPods()
                 ? state.client.pods().inAnyNamespace() : state.client.pods().inNamespace(state.options.namespace());
         state.podInformer = pods.runnableInformer(resync);
         state.podInformer.addIndexers(Map.of(AdapterState.JOB_INDEX, p -> {
-            String j = Kube.jobNameOf(p);
-            return j == null ? List.of() : List.of(p.getMetadata().getNamespace() + "/" + j);
+            List<String> keys = new ArrayList<>();
+            for (Integration i : state.available) {
+                i.podOf(p).ifPresent(r -> keys.add(i.name() + "|" + p.getMetadata().getNamespace() + "/" + r.ownerName()));
+            }
+            return keys;
         }));
         if (state.options.configMapName() != null) {
             state.configMapInformer = state.client.configMaps().inNamespace(state.options.configMapNamespace()).withName(state.options.configMapName())
                     .runnableInformer(resync);
         }
         informers().forEach(i -> i.addEventHandler(wake));
+        waitFor(informers());
+        ensureKinds(initialIntegrations());
+        if (state.options.leaderElection()) {
+            state.election = new LeaseElection(state.client, state.options.leaseNamespace(), state.options.leaseName(), state.options.identity(), state.options.leaseDuration(),
+                    state.options.renewDeadline(), state.options.retryPeriod()).start("fairway", this::startedLeading, this::stoppedLeading);
+        }
+        LOG.info("Fairway adapter started: namespace {}, queue labels {}, leader election {}, integrations {}",
+                state.options.namespace() == null ? "(all)" : state.options.namespace(), state.options.queueLabels(), state.options.leaderElection(),
+                state.kinds.keySet());
+    }
+
+    /** The integrations to start with: the options', else a fixed or file configuration's, else the default. */
+    private List<String> initialIntegrations() {
+        if (!state.options.integrations().isEmpty()) {
+            return state.options.integrations();
+        }
+        if (state.options.queues() != null) {
+            return state.options.queues().integrations();
+        }
         try {
-            CompletableFuture.allOf(informers().stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
+            String text = state.options.configMapName() != null ? configMapText() : readConfigFile();
+            configFileModified = Long.MIN_VALUE;
+            return text == null ? List.of() : QueuesConfig.parse("configuration", text).integrations();
+        } catch (InvalidSpecException e) {
+            return List.of(); // reported when the configuration is read for the engine
+        }
+    }
+
+    /**
+     * @param config a configuration's integration names
+     * @return the integrations in force under it (the options' names win over the configuration's)
+     * @throws InvalidSpecException naming the value when a name is unknown
+     */
+    private List<Integration> integrationsFor(List<String> config) {
+        return Integrations.enabled(state.options.integrations().isEmpty() ? config : state.options.integrations());
+    }
+
+    /**
+     * Starts an informer for each enabled integration not yet watched and stops those no longer enabled (the engine
+     * is then rebuilt from the API server).
+     */
+    private void ensureKinds(List<String> names) {
+        List<Integration> want;
+        try {
+            want = integrationsFor(names);
+        } catch (InvalidSpecException e) {
+            LOG.error("{}; queueing {} until the configuration is fixed", e.getMessage(), state.kinds.isEmpty() ? Integrations.DEFAULT : state.kinds.keySet());
+            if (!state.kinds.isEmpty()) {
+                return;
+            }
+            want = Integrations.enabled(Integrations.DEFAULT);
+        }
+        List<String> wantNames = want.stream().map(Integration::name).toList();
+        if (wantNames.equals(List.copyOf(state.kinds.keySet()))) {
+            return;
+        }
+        Map<String, Kind> next = new LinkedHashMap<>();
+        List<SharedIndexInformer<?>> started = new ArrayList<>();
+        for (Integration i : want) {
+            Kind k = state.kinds.get(i.name());
+            if (k == null) {
+                k = new Kind(i);
+                var ops = state.client.genericKubernetesResources(k.context);
+                k.informer = state.options.namespace() == null ? ops.inAnyNamespace().runnableInformer(state.options.resyncPeriod().toMillis())
+                        : ops.inNamespace(state.options.namespace()).runnableInformer(state.options.resyncPeriod().toMillis());
+                k.informer.addEventHandler(wake);
+                started.add(k.informer);
+            }
+            next.put(i.name(), k);
+        }
+        state.kinds.forEach((n, k) -> {
+            if (!next.containsKey(n)) {
+                k.informer.close();
+            }
+        });
+        state.kinds = next;
+        waitFor(started);
+        state.rebuildNeeded = true;
+        LOG.info("queueing {}", wantNames);
+    }
+
+    private static void waitFor(List<SharedIndexInformer<?>> informers) {
+        try {
+            CompletableFuture.allOf(informers.stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
                     .get(60, TimeUnit.SECONDS);
         } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("the informers did not sync: " + e, e);
@@ -90,12 +177,6 @@ final class AdapterLifecycle {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while the informers synced", e);
         }
-        if (state.options.leaderElection()) {
-            state.election = new LeaseElection(state.client, state.options.leaseNamespace(), state.options.leaseName(), state.options.identity(), state.options.leaseDuration(),
-                    state.options.renewDeadline(), state.options.retryPeriod()).start("fairway", this::startedLeading, this::stoppedLeading);
-        }
-        LOG.info("Fairway adapter started: namespace {}, queue labels {}, leader election {}",
-                state.options.namespace() == null ? "(all)" : state.options.namespace(), state.options.queueLabels(), state.options.leaderElection());
     }
 
     /** Gives up the Lease (if held) and stops the informers. */
@@ -107,6 +188,7 @@ final class AdapterLifecycle {
         for (SharedIndexInformer<?> i : state.nodeInformer == null ? List.<SharedIndexInformer<?>>of() : informers()) {
             i.close();
         }
+        state.kinds.values().forEach(k -> k.informer.close());
         state.metrics.leading(false);
     }
 
@@ -126,8 +208,7 @@ final class AdapterLifecycle {
         String text;
         if (state.options.configMapName() != null) {
             source = "ConfigMap " + state.options.configMapNamespace() + "/" + state.options.configMapName();
-            ConfigMap cm = state.configMapInformer.getStore().getByKey(state.options.configMapNamespace() + "/" + state.options.configMapName());
-            text = cm == null || cm.getData() == null ? null : cm.getData().get(state.options.configMapKey());
+            text = configMapText();
         } else {
             source = state.options.configFile().toString();
             text = readConfigFile();
@@ -145,7 +226,9 @@ final class AdapterLifecycle {
         configText = text;
         try {
             QueuesConfig c = QueuesConfig.parse(source, text);
+            integrationsFor(c.integrations());
             buildEngine(c);
+            ensureKinds(c.integrations());
             state.config = c;
             state.rebuildNeeded = true;
             LOG.info("configuration from {}: policy {}, {} ClusterQueues, {} LocalQueues", source, c.policy(), c.clusterQueues().size(),
@@ -160,6 +243,11 @@ final class AdapterLifecycle {
                 }
             }
         }
+    }
+
+    private String configMapText() {
+        ConfigMap cm = state.configMapInformer.getStore().getByKey(state.options.configMapNamespace() + "/" + state.options.configMapName());
+        return cm == null || cm.getData() == null ? null : cm.getData().get(state.options.configMapKey());
     }
 
     private String readConfigFile() {
@@ -211,10 +299,16 @@ final class AdapterLifecycle {
         state.evictionsToRetry.clear();
     }
 
-    List<Job> listJobsFromServer() {
-        return new ArrayList<>(state.options.namespace() == null
-                ? state.client.batch().v1().jobs().inAnyNamespace().list().getItems()
-                : state.client.batch().v1().jobs().inNamespace(state.options.namespace()).list().getItems());
+    /** @return every object of every enabled kind, as the API server has them now */
+    List<Workload> listFromServer() {
+        List<Workload> out = new ArrayList<>();
+        for (Kind k : state.kinds.values()) {
+            var ops = state.client.genericKubernetesResources(k.context);
+            List<GenericKubernetesResource> items = state.options.namespace() == null ? ops.inAnyNamespace().list().getItems()
+                    : ops.inNamespace(state.options.namespace()).list().getItems();
+            items.forEach(o -> out.add(new Workload(k, o)));
+        }
+        return out;
     }
 
     private void startedLeading() {
@@ -237,7 +331,7 @@ final class AdapterLifecycle {
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> l = new ArrayList<>(List.of(state.nodeInformer, state.jobInformer, state.podInformer));
+        List<SharedIndexInformer<?>> l = new ArrayList<>(List.of(state.nodeInformer, state.podInformer));
         if (state.configMapInformer != null) {
             l.add(state.configMapInformer);
         }

@@ -4,7 +4,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fairway.k8s.integration.Integration;
+import io.fairway.k8s.integration.Integrations;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AdapterState {
     private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
-    /** The pod informer's index: pods by their Job's namespace/name. */
+    /** The pod informer's index: pods by the integration, namespace and name of the object they run for. */
     static final String JOB_INDEX = "fairway-job";
 
     final KubernetesClient client;
@@ -50,7 +51,9 @@ final class AdapterState {
     volatile boolean closed;
 
     SharedIndexInformer<io.fabric8.kubernetes.api.model.Node> nodeInformer;
-    SharedIndexInformer<Job> jobInformer;
+    /** Every integration found on the class path (pods are indexed for each), and the enabled ones by name, in order. */
+    final List<Integration> available;
+    volatile Map<String, Kind> kinds = new LinkedHashMap<>();
     SharedIndexInformer<Pod> podInformer;
     SharedIndexInformer<ConfigMap> configMapInformer;
     LeaseElection election;
@@ -91,6 +94,7 @@ final class AdapterState {
         this.kube = new KubeWriter(client, options.identity());
         this.claims = new NodeClaims(client, options.nodeClassRef());
         this.metrics = new AdapterMetrics(registry == null ? new SimpleMeterRegistry() : registry);
+        this.available = List.copyOf(Integrations.available().values());
         this.translator = new JobTranslator(options.queueLabels(), options.excludedResourcePrefixes(), this::priorityClassValue);
         this.leading = !options.leaderElection();
         metrics.leading(leading);
@@ -133,11 +137,11 @@ final class AdapterState {
 
     List<Pod> podsOf(Tracked t) {
         List<Pod> out = new ArrayList<>();
-        for (Pod p : podInformer.getIndexer().byIndex(JOB_INDEX, t.key())) {
+        for (Pod p : podInformer.getIndexer().byIndex(JOB_INDEX, t.kind.podKey(t.namespace, t.name))) {
             boolean ours = true;
             if (p.getMetadata().getOwnerReferences() != null) {
                 for (OwnerReference o : p.getMetadata().getOwnerReferences()) {
-                    if ("Job".equals(o.getKind()) && o.getUid() != null && !o.getUid().equals(t.uid)) {
+                    if (t.kind.integration.kind().kind().equals(o.getKind()) && o.getUid() != null && !o.getUid().equals(t.uid)) {
                         ours = false;
                     }
                 }
@@ -150,10 +154,16 @@ final class AdapterState {
         return out;
     }
 
+    /** @return the object as the API server has it now, or null when it is gone or is another object of that name */
+    GenericKubernetesResource fetch(Tracked t) {
+        GenericKubernetesResource o = kube.fetch(t.kind, t.namespace, t.name);
+        return o == null || !t.uid.equals(o.getMetadata().getUid()) ? null : o;
+    }
+
     void evictFresh(Tracked t) {
-        Job fresh = kube.fetch(t.namespace, t.name);
-        if (fresh != null && t.uid.equals(fresh.getMetadata().getUid())) {
-            kube.evict(fresh);
+        GenericKubernetesResource fresh = fetch(t);
+        if (fresh != null) {
+            kube.evict(t.kind, fresh);
         }
     }
 }

@@ -3,12 +3,9 @@ package io.fairway.k8s;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Placement;
-import io.fairway.api.job.JobSpec;
-import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
@@ -25,9 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The adapter's sync: Nodes (and Fairway's NodeClaims) into the engine's nodes, queued Jobs into its jobs (submitted,
- * restored at their recorded admission, re-prioritised, cancelled when deleted), and feedback from pods and Jobs
- * (started, finished, failed). Runs under the adapter's lock, on the reconcile thread.
+ * The adapter's node sync: Nodes (and Fairway's NodeClaims) into the engine's nodes, less what pods Fairway does not
+ * manage take ({@link WorkloadSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
  */
 final class ClusterSync {
     private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
@@ -42,15 +38,14 @@ final class ClusterSync {
         this.nodeLoss = new NodeLoss(state);
     }
 
-    void syncNodes(List<Job> jobs) {
+    void syncNodes(List<Workload> jobs) {
         Set<String> managed = new HashSet<>();
-        jobs.forEach(j -> managed.add(Kube.key(j)));
+        jobs.forEach(w -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), w.object().getMetadata().getName())));
         Map<String, Resources> unmanaged = new HashMap<>();
         if (state.options.countUnmanagedPods()) {
             for (Pod p : state.podInformer.getStore().list()) {
                 String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
-                String job = Kube.jobNameOf(p);
-                if (node == null || Kube.terminal(p) || job != null && managed.contains(p.getMetadata().getNamespace() + "/" + job)) {
+                if (node == null || Kube.terminal(p) || managedPod(p, managed)) {
                     continue;
                 }
                 try {
@@ -156,162 +151,14 @@ final class ClusterSync {
         return false;
     }
 
-    void syncJobs(List<Job> jobs) {
-        Set<String> seen = new HashSet<>();
-        for (Job job : jobs) {
-            String uid = job.getMetadata().getUid();
-            if (uid == null) {
-                continue;
-            }
-            seen.add(uid);
-            Tracked t = state.byUid.get(uid);
-            if (t == null) {
-                admitToEngine(job);
-            } else if (!t.ended) {
-                updatePriority(t, job);
+    /** @return true when the pod runs for one of the queued objects (by the pod index's keys) */
+    private boolean managedPod(Pod p, Set<String> managed) {
+        for (io.fairway.k8s.integration.Integration i : state.available) {
+            var ref = i.podOf(p);
+            if (ref.isPresent() && managed.contains(i.name() + "|" + p.getMetadata().getNamespace() + "/" + ref.get().ownerName())) {
+                return true;
             }
         }
-        for (Tracked t : new ArrayList<>(state.byUid.values())) {
-            if (seen.contains(t.uid)) {
-                continue;
-            }
-            Job now = state.kube.fetch(t.namespace, t.name);
-            if (now != null && t.uid.equals(now.getMetadata().getUid())) {
-                continue; // not yet in the cache
-            }
-            LOG.info("Job {} was deleted; cancelling {}", t.key(), t.id);
-            state.byUid.remove(t.uid);
-            state.byId.remove(t.id);
-            state.policy.unpin(t.id);
-            state.restoring.remove(t.id);
-            state.invalidPublished.remove(t.uid);
-            state.scheduler.cancel(t.id);
-        }
-        state.invalidPublished.keySet().retainAll(seen);
-    }
-
-    /** A Job the engine does not know yet: submit it, restore its admission, or say why it cannot be queued. */
-    private void admitToEngine(Job job) {
-        String uid = job.getMetadata().getUid();
-        if (Kube.finishedCondition(job) != null || Kube.annotation(job, Keys.FINISHED_ANNOTATION) != null) {
-            return;
-        }
-        String id = idFor(job);
-        JobSpec spec;
-        try {
-            spec = state.translator.toSpec(job, id);
-            state.scheduler.submit(spec);
-        } catch (InvalidSpecException e) {
-            String msg = e.getMessage();
-            if (!msg.equals(state.invalidPublished.get(uid)) && !(Keys.REASON_INVALID + ": " + msg).equals(Kube.annotation(job, Keys.PENDING_REASON_ANNOTATION))) {
-                LOG.info("Job {} cannot be queued: {}", Kube.key(job), msg);
-                try {
-                    state.kube.publishPending(job, Keys.REASON_INVALID + ": " + msg, Keys.REASON_INVALID, "Warning");
-                } catch (KubernetesClientException ex) {
-                    LOG.warn("cannot annotate {}: {}", Kube.key(job), ex.getMessage());
-                }
-            }
-            state.invalidPublished.put(uid, msg);
-            return;
-        }
-        state.invalidPublished.remove(uid);
-        Tracked t = new Tracked(uid, job.getMetadata().getNamespace(), job.getMetadata().getName(), id, spec);
-        t.published = Kube.annotation(job, Keys.PENDING_REASON_ANNOTATION);
-        state.byUid.put(uid, t);
-        state.byId.put(id, t);
-        String adm = Kube.annotation(job, Keys.ADMISSION_ANNOTATION);
-        try {
-            if (!Kube.suspended(job)) {
-                if (adm != null) {
-                    try {
-                        AdmissionRecord rec = AdmissionRecord.parse(adm);
-                        state.policy.pin(id, rec.placement());
-                        state.restoring.add(id);
-                        LOG.info("Job {} is admitted on {}; restoring its admission", t.key(), rec.placement().nodes());
-                    } catch (IllegalArgumentException e) {
-                        LOG.warn("Job {}: unreadable admission ({}); evicting it so it is admitted afresh", t.key(), e.getMessage());
-                        state.evictFresh(t);
-                    }
-                } else {
-                    state.kube.suspend(job);
-                }
-            } else if (adm != null) {
-                LOG.info("Job {} is suspended but still carries an admission; finishing its eviction", t.key());
-                state.evictFresh(t);
-            }
-        } catch (KubernetesClientException e) {
-            LOG.warn("Job {}: {}", t.key(), e.getMessage());
-        }
-    }
-
-    private String idFor(Job job) {
-        String base = Kube.key(job);
-        if (!state.byId.containsKey(base) && state.scheduler.status(base).isEmpty()) {
-            return base;
-        }
-        String uid = job.getMetadata().getUid();
-        return base + "@" + uid.substring(0, Math.min(8, uid.length()));
-    }
-
-    private void updatePriority(Tracked t, Job job) {
-        int p;
-        try {
-            p = state.translator.toSpec(job, t.id).priority();
-        } catch (InvalidSpecException e) {
-            return;
-        }
-        if (p != t.priority) {
-            state.scheduler.jobs().setPriority(t.id, p);
-            t.priority = p;
-        }
-    }
-
-    void feedback() {
-        for (Tracked t : state.byUid.values()) {
-            if (t.ended) {
-                continue;
-            }
-            JobStatus s = state.scheduler.status(t.id).orElse(null);
-            if (s == null || !s.state().holdsResources() || state.restoring.contains(t.id)) {
-                continue;
-            }
-            Job job = state.jobInformer.getStore().getByKey(t.key());
-            if (job == null || !t.uid.equals(job.getMetadata().getUid())) {
-                continue;
-            }
-            List<Pod> pods = state.podsOf(t);
-            int members = s.admission().counts().values().stream().mapToInt(Integer::intValue).sum();
-            long succeeded = pods.stream().filter(p -> "Succeeded".equals(Kube.phase(p))).count();
-            long running = pods.stream().filter(p -> "Running".equals(Kube.phase(p))).count();
-            long live = pods.stream().filter(p -> !Kube.terminal(p)).count();
-            Integer completions = job.getSpec().getCompletions();
-            String cond = Kube.finishedCondition(job);
-            boolean done = "Complete".equals(cond)
-                    || completions != null && succeeded >= completions
-                    || completions == null && succeeded > 0 && live == 0;
-            if ("Failed".equals(cond)) {
-                end(t, job, false, Kube.failureMessage(job));
-            } else if (done) {
-                end(t, job, true, "");
-            } else if (s.state() == JobState.ADMITTED && running + succeeded >= members) {
-                state.scheduler.reportStarted(t.id);
-            }
-        }
-    }
-
-    private void end(Tracked t, Job job, boolean success, String message) {
-        t.ended = true;
-        state.policy.unpin(t.id);
-        if (success) {
-            state.scheduler.reportFinished(t.id);
-        } else {
-            state.scheduler.reportFailed(t.id, message);
-        }
-        try {
-            state.kube.markFinished(job, success ? "Succeeded" : "Failed");
-        } catch (KubernetesClientException e) {
-            LOG.warn("cannot mark {} finished: {}", t.key(), e.getMessage());
-        }
-        LOG.info("Job {} {}", t.key(), success ? "succeeded" : "failed: " + message);
+        return false;
     }
 }

@@ -1,6 +1,5 @@
 package io.fairway.k8s;
 
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.LocalQueue;
@@ -20,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs Fairway on a Kubernetes cluster: it watches Nodes, batch/v1 Jobs carrying a queue label and their pods,
- * feeds them to the engine ({@link Scheduler}), and carries the engine's decisions out the way Kueue does.
+ * Runs Fairway on a Kubernetes cluster: it watches Nodes, the objects of every enabled kind carrying a queue label
+ * (batch/v1 Jobs by default; JobSets, Kubeflow jobs, MPIJobs, TrainJobs … through their
+ * {@link io.fairway.k8s.integration.Integration}s) and their pods, feeds them to the engine ({@link Scheduler}), and
+ * carries the engine's decisions out the way Kueue does. The points below say "Job" for any such object.
  *
  * <ul>
  *   <li>A Job not yet admitted stays suspended (one created unsuspended is suspended at once).</li>
@@ -60,6 +61,7 @@ public final class FairwayAdapter implements AutoCloseable {
     final AdapterState state;
     private final AdapterLifecycle lifecycle;
     private final ClusterSync sync;
+    private final WorkloadSync workloads;
     private final Actuation actuation;
     private final PodBinding binding;
     /** When the engine next wants a round by itself (policy wakeups, leases, checks), scheduler clock; MAX_VALUE: never. */
@@ -95,6 +97,7 @@ public final class FairwayAdapter implements AutoCloseable {
     public FairwayAdapter(KubernetesClient client, AdapterOptions options, MeterRegistry registry) {
         this.state = new AdapterState(client, options, registry);
         this.sync = new ClusterSync(state);
+        this.workloads = new WorkloadSync(state);
         this.actuation = new Actuation(state);
         this.binding = new PodBinding(state);
         this.lifecycle = new AdapterLifecycle(state, actuation);
@@ -189,6 +192,51 @@ public final class FairwayAdapter implements AutoCloseable {
         }
     }
 
+    /**
+     * @param integration the integration's name ({@code jobset.x-k8s.io/v1alpha2.JobSet})
+     * @param namespace the object's namespace
+     * @param name its name
+     * @return its status in the engine, when the adapter tracks it
+     */
+    public Optional<JobStatus> status(String integration, String namespace, String name) {
+        synchronized (state.lock) {
+            if (state.scheduler == null) {
+                return Optional.empty();
+            }
+            for (Tracked t : state.byUid.values()) {
+                if (t.kind.name().equals(integration) && t.namespace.equals(namespace) && t.name.equals(name)) {
+                    return state.scheduler.status(t.id);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** @return the names of the integrations in force (the kinds this adapter queues), in order */
+    public List<String> integrations() {
+        return List.copyOf(state.kinds.keySet());
+    }
+
+    /**
+     * @return true when a controller owner of the object is itself of a queued kind (a JobSet's Jobs, a TrainJob's
+     *     JobSet): the owner is the gang, so the object is not queued on its own (as Kueue does)
+     */
+    private boolean ownedByQueuedKind(io.fabric8.kubernetes.api.model.HasMetadata o) {
+        if (o.getMetadata().getOwnerReferences() == null) {
+            return false;
+        }
+        for (io.fabric8.kubernetes.api.model.OwnerReference r : o.getMetadata().getOwnerReferences()) {
+            if (Boolean.TRUE.equals(r.getController())) {
+                for (Kind k : state.kinds.values()) {
+                    if (k.integration.kind().apiVersion().equals(r.getApiVersion()) && k.integration.kind().kind().equals(r.getKind())) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     /** @return the engine's invariant violations (empty when all hold, or when there is no engine) */
     public List<String> checkInvariants() {
         synchronized (state.lock) {
@@ -219,22 +267,26 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.config == null) {
                 return ReconcileResult.idle("no configuration yet");
             }
-            List<Job> jobs;
+            List<Workload> jobs;
             if (state.scheduler == null || state.rebuildNeeded) {
                 lifecycle.rebuild();
-                jobs = lifecycle.listJobsFromServer();
+                jobs = lifecycle.listFromServer();
             } else {
-                jobs = new ArrayList<>(state.jobInformer.getStore().list());
+                jobs = new ArrayList<>();
+                for (Kind k : state.kinds.values()) {
+                    k.informer.getStore().list().forEach(o -> jobs.add(new Workload(k, o)));
+                }
             }
-            jobs.removeIf(j -> state.translator.queueLabel(j) == null);
-            jobs.sort(Comparator.comparing((Job j) -> Kube.creationMillis(j)).thenComparing(Kube::key));
+            jobs.removeIf(w -> state.translator.queueLabel(w.object()) == null || ownedByQueuedKind(w.object()));
+            jobs.sort(Comparator.comparing((Workload w) -> Kube.creationMillis(w.object())).thenComparing(Workload::key)
+                    .thenComparing(w -> w.kind().name()));
             state.roundAdmitted.clear();
             state.roundEvicted.clear();
             state.fenced = false;
             sync.syncNodes(jobs);
-            sync.syncJobs(jobs);
+            workloads.syncJobs(jobs);
             actuation.retryEvictions();
-            sync.feedback();
+            workloads.feedback();
             long t0 = System.nanoTime();
             state.roundProvisions.clear();
             state.roundDeprovisions.clear();
@@ -244,7 +296,7 @@ public final class FairwayAdapter implements AutoCloseable {
             actuation.actuateNodes(r);
             actuation.handleActuationFailures();
             actuation.settleRestores(r);
-            sync.feedback();
+            workloads.feedback();
             binding.bindPods();
             binding.publishReasons();
             Map<String, LocalQueue> lqs = new TreeMap<>();

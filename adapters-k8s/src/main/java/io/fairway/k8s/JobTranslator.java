@@ -1,5 +1,8 @@
 package io.fairway.k8s;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -10,6 +13,10 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.Resources;
 import io.fairway.api.model.Toleration;
+import io.fairway.k8s.integration.Integration;
+import io.fairway.k8s.integration.PodSetTemplate;
+import io.fairway.k8s.integration.Specs;
+import io.fairway.k8s.kinds.BatchJobIntegration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,21 +25,23 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * Turns a batch/v1 Job into the engine's {@link JobSpec}: one pod set named {@value #POD_SET} whose member count is
- * the Job's parallelism (the gang), with per-member resources from the pod template's requests (GPUs from
- * {@code nvidia.com/gpu} limits or requests), the template's node selector and tolerations, and a topology request
- * from its annotations. The priority comes from the PriorityClass the template names (0 without one); the label
- * {@value Keys#PRIORITY_LABEL} may only <em>lower</em> it — a Job author cannot raise their own priority above what
- * the cluster administrator's PriorityClass grants, so one tenant cannot preempt others in a shared ClusterQueue
- * or cohort by labelling a Job.
+ * Turns a queued object into the engine's {@link JobSpec}: one engine pod set per pod set its {@link Integration}
+ * reads (a batch/v1 Job has one, named {@value #POD_SET}; a JobSet one per replicated job …), all admitted as one
+ * gang, each with per-member resources from its pod template's requests (GPUs from {@code nvidia.com/gpu} limits or
+ * requests), the template's node selector and tolerations, and a topology request from the template's annotations
+ * (or, for every pod set, the object's). The priority comes from the PriorityClass the object names (0 without one);
+ * the label {@value Keys#PRIORITY_LABEL} may only <em>lower</em> it — an author cannot raise their own priority above
+ * what the cluster administrator's PriorityClass grants, so one tenant cannot preempt others in a shared ClusterQueue
+ * or cohort by labelling a job.
  *
- * <p>For an admitted Job the fields admission changed are read as they were before it (from
- * {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION}), so a rebuilt engine sees the Job as it was submitted.
+ * <p>For an admitted object the fields admission changed are read as they were before it (from
+ * {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION}), so a rebuilt engine sees the object as it was submitted.
  */
 public final class JobTranslator {
-    /** The name of a Job's one pod set. */
-    public static final String POD_SET = "main";
+    /** The name of a batch/v1 Job's one pod set. */
+    public static final String POD_SET = BatchJobIntegration.POD_SET;
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    private static final Integration BATCH = new BatchJobIntegration();
 
     private final List<String> queueLabels;
     private final List<String> excludedResourcePrefixes;
@@ -50,12 +59,12 @@ public final class JobTranslator {
     }
 
     /**
-     * @param job a Job
-     * @return the value of its queue label, or null when it has none (the Job is not Fairway's)
+     * @param object a queued object of any kind
+     * @return the value of its queue label, or null when it has none (the object is not Fairway's)
      */
-    public String queueLabel(Job job) {
+    public String queueLabel(HasMetadata object) {
         for (String l : queueLabels) {
-            String v = Kube.label(job, l);
+            String v = Kube.label(object, l);
             if (v != null) {
                 return v;
             }
@@ -64,78 +73,65 @@ public final class JobTranslator {
     }
 
     /**
-     * @param job a Job carrying a queue label
+     * @param job a batch/v1 Job carrying a queue label
      * @param id the job id to use
      * @return the job spec
      * @throws InvalidSpecException with a message for the Job's owner when the Job cannot be queued as it is
      */
     public JobSpec toSpec(Job job, String id) {
-        String queue = queueLabel(job);
+        return toSpec(BATCH, Specs.MAPPER.convertValue(job, GenericKubernetesResource.class), id);
+    }
+
+    /**
+     * @param object an object whose fields admission changed
+     * @return the object as it was before admission (the object itself when it carries no admission)
+     */
+    static GenericKubernetesResource asSubmitted(GenericKubernetesResource object) {
+        String orig = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        if (orig == null || Kube.annotation(object, Keys.ADMISSION_ANNOTATION) == null) {
+            return object;
+        }
+        try {
+            ObjectNode json = Specs.toJson(object);
+            OriginalTemplate.parse(orig).restoreInto(json);
+            return Specs.MAPPER.convertValue(json, GenericKubernetesResource.class);
+        } catch (IllegalArgumentException e) {
+            return object;
+        }
+    }
+
+    /**
+     * @param integration the object's kind
+     * @param object an object of that kind carrying a queue label
+     * @param id the job id to use
+     * @return the job spec: one engine pod set per pod set the integration reads
+     * @throws InvalidSpecException with a message for the object's owner when it cannot be queued as it is
+     */
+    public JobSpec toSpec(Integration integration, GenericKubernetesResource object, String id) {
+        String queue = queueLabel(object);
         InvalidSpecException.check(queue != null && !queue.isBlank() && queue.length() <= 63 && DNS_LABEL.matcher(queue).matches(),
                 "metadata.labels[" + Keys.QUEUE_LABEL + "]", queue,
                 "the queue label \"%s\" is not a valid LocalQueue name (lowercase letters, digits and '-', at most 63)", queue);
-        PodTemplateSpec template = job.getSpec() == null ? null : job.getSpec().getTemplate();
-        InvalidSpecException.check(template != null && template.getSpec() != null, "spec.template", null, "the Job has no pod template");
-        PodSpec pod = template.getSpec();
-        OriginalTemplate original = null;
-        String orig = Kube.annotation(job, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        if (orig != null && Kube.annotation(job, Keys.ADMISSION_ANNOTATION) != null) {
-            try {
-                original = OriginalTemplate.parse(orig);
-            } catch (IllegalArgumentException e) {
-                original = null;
-            }
-        }
-        Integer par = original != null ? original.parallelism() : job.getSpec().getParallelism();
-        int count = par == null ? 1 : par;
-        InvalidSpecException.check(count > 0, "spec.parallelism", count, "parallelism must be > 0 for Fairway to admit the Job, was %d", count);
-        int min = count;
-        String minText = Kube.annotation(job, Keys.MIN_PARALLELISM_ANNOTATION);
-        if (minText != null) {
-            min = parseInt(Keys.MIN_PARALLELISM_ANNOTATION, minText);
-            InvalidSpecException.check(min >= 1 && min <= count, Keys.MIN_PARALLELISM_ANNOTATION, minText,
-                    "%s must be between 1 and the parallelism %d, was %s", Keys.MIN_PARALLELISM_ANNOTATION, count, minText);
-        }
-        Resources all = PodResources.of(pod);
-        Map<String, Long> counted = new LinkedHashMap<>();
-        all.asMap().forEach((r, v) -> {
-            if (excludedResourcePrefixes.stream().noneMatch(r::startsWith) && v > 0) {
-                counted.put(r, v);
-            }
-        });
-        InvalidSpecException.check(!counted.isEmpty(), "spec.template.spec.containers[].resources", null,
-                "the pod template requests no resources; set requests (cpu, memory, nvidia.com/gpu) so Fairway can admit it under quota");
-        Map<String, String> selector = original != null ? original.nodeSelector() : pod.getNodeSelector();
-        List<io.fabric8.kubernetes.api.model.Toleration> tols = original != null ? original.tolerations() : pod.getTolerations();
-        List<Toleration> tolerations = new ArrayList<>();
-        if (tols != null) {
-            for (io.fabric8.kubernetes.api.model.Toleration t : tols) {
-                tolerations.add(new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect()));
-            }
-        }
-        Map<String, String> cleanSelector = new LinkedHashMap<>();
-        if (selector != null) {
-            selector.forEach((k, v) -> {
-                if (v != null) {
-                    cleanSelector.put(k, v);
-                }
-            });
-        }
-        PodSet ps = new PodSet(POD_SET, count, min, Resources.of(counted), cleanSelector, tolerations, topology(template));
+        GenericKubernetesResource view = asSubmitted(object);
+        List<PodSetTemplate> sets = integration.podSets(view);
+        InvalidSpecException.check(!sets.isEmpty(), "spec", null, "%s %s has no pod sets", integration.kind().kind(), Kube.key(object));
+        TopologyRequest whole = topology(view.getMetadata().getAnnotations());
         JobSpec.Builder b = JobSpec.builder(id)
-                .namespace(job.getMetadata().getNamespace())
+                .namespace(object.getMetadata().getNamespace())
                 .queue(queue)
-                .jobSet(job.getMetadata().getName())
-                .owner(ownerOf(job))
-                .priority(priority(job, pod))
-                .submitTimeMillis(Kube.creationMillis(job))
-                .podSet(ps)
-                .checkpointing(NodeLoss.checkpointingOf(job));
-        String model = annotationOf(job, template, Keys.MODEL_ANNOTATION);
+                .jobSet(object.getMetadata().getName())
+                .owner(ownerOf(object))
+                .priority(priority(object, integration.priorityClassName(view), sets.get(0).templatePointer()))
+                .submitTimeMillis(Kube.creationMillis(object))
+                .checkpointing(NodeLoss.checkpointingOf(object));
+        for (PodSetTemplate ps : sets) {
+            b.podSet(podSet(ps, whole));
+        }
+        String model = annotationOf(object, sets, Keys.MODEL_ANNOTATION);
         if (model != null) {
             b.sensitivity(PlacementSensitivity.forModel(model));
         }
-        String est = annotationOf(job, template, Keys.ESTIMATED_SECONDS_ANNOTATION);
+        String est = annotationOf(object, sets, Keys.ESTIMATED_SECONDS_ANNOTATION);
         if (est != null) {
             try {
                 b.estimatedSeconds(Double.parseDouble(est));
@@ -146,8 +142,39 @@ public final class JobTranslator {
         return b.build();
     }
 
-    private static String ownerOf(Job job) {
-        String u = Kube.annotation(job, "fairway.io/owner");
+    private PodSet podSet(PodSetTemplate ps, TopologyRequest whole) {
+        PodSpec pod = ps.template().getSpec();
+        Resources all = PodResources.of(pod);
+        Map<String, Long> counted = new LinkedHashMap<>();
+        all.asMap().forEach((r, v) -> {
+            if (excludedResourcePrefixes.stream().noneMatch(r::startsWith) && v > 0) {
+                counted.put(r, v);
+            }
+        });
+        String field = ps.templatePointer().substring(1).replace('/', '.') + ".spec.containers[].resources";
+        InvalidSpecException.check(!counted.isEmpty(), field, null,
+                "the pod template %srequests no resources; set requests (cpu, memory, nvidia.com/gpu) so Fairway can admit it under quota",
+                BatchJobIntegration.POD_SET.equals(ps.name()) ? "" : "of pod set " + ps.name() + " ");
+        List<Toleration> tolerations = new ArrayList<>();
+        if (pod.getTolerations() != null) {
+            for (io.fabric8.kubernetes.api.model.Toleration t : pod.getTolerations()) {
+                tolerations.add(new Toleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect()));
+            }
+        }
+        Map<String, String> selector = new LinkedHashMap<>();
+        if (pod.getNodeSelector() != null) {
+            pod.getNodeSelector().forEach((k, v) -> {
+                if (v != null) {
+                    selector.put(k, v);
+                }
+            });
+        }
+        TopologyRequest t = topology(ps.template());
+        return new PodSet(ps.name(), ps.count(), ps.minCount(), Resources.of(counted), selector, tolerations, t == TopologyRequest.NONE ? whole : t);
+    }
+
+    private static String ownerOf(HasMetadata o) {
+        String u = Kube.annotation(o, "fairway.io/owner");
         return u == null ? "" : u;
     }
 
@@ -155,34 +182,33 @@ public final class JobTranslator {
      * @return the PriorityClass value (0 without one), lowered by the label {@value Keys#PRIORITY_LABEL} when the
      *     label is lower; a label above it is ignored
      */
-    static int priority(Job job, PodSpec pod, Function<String, Integer> priorityClasses) {
+    private int priority(HasMetadata object, String priorityClass, String templatePointer) {
         int granted = 0;
-        String pc = pod.getPriorityClassName();
-        if (pc != null && !pc.isBlank()) {
-            Integer v = priorityClasses.apply(pc);
-            InvalidSpecException.check(v != null, "spec.template.spec.priorityClassName", pc, "PriorityClass %s does not exist", pc);
+        if (priorityClass != null && !priorityClass.isBlank()) {
+            Integer v = priorityClasses.apply(priorityClass);
+            InvalidSpecException.check(v != null, templatePointer.substring(1).replace('/', '.') + ".spec.priorityClassName", priorityClass,
+                    "PriorityClass %s does not exist", priorityClass);
             granted = v;
         }
-        String p = Kube.label(job, Keys.PRIORITY_LABEL);
+        String p = Kube.label(object, Keys.PRIORITY_LABEL);
         if (p != null) {
             return Math.min(granted, parseInt(Keys.PRIORITY_LABEL, p));
         }
         return granted;
     }
 
-    private int priority(Job job, PodSpec pod) {
-        return priority(job, pod, priorityClasses);
-    }
-
     /**
-     * @param job a Job
-     * @param template its pod template
+     * @param template a pod template
      * @return the topology request of its pod set
      */
     static TopologyRequest topology(PodTemplateSpec template) {
-        String required = firstAnnotation(template, Keys.REQUIRED_TOPOLOGY_ANNOTATION, Keys.KUEUE_REQUIRED_TOPOLOGY_ANNOTATION);
-        String preferred = firstAnnotation(template, Keys.PREFERRED_TOPOLOGY_ANNOTATION, Keys.KUEUE_PREFERRED_TOPOLOGY_ANNOTATION);
-        String nvlink = firstAnnotation(template, Keys.NVLINK_DOMAIN_ANNOTATION);
+        return topology(template.getMetadata() == null ? null : template.getMetadata().getAnnotations());
+    }
+
+    private static TopologyRequest topology(Map<String, String> annotations) {
+        String required = first(annotations, Keys.REQUIRED_TOPOLOGY_ANNOTATION, Keys.KUEUE_REQUIRED_TOPOLOGY_ANNOTATION);
+        String preferred = first(annotations, Keys.PREFERRED_TOPOLOGY_ANNOTATION, Keys.KUEUE_PREFERRED_TOPOLOGY_ANNOTATION);
+        String nvlink = first(annotations, Keys.NVLINK_DOMAIN_ANNOTATION);
         if ("true".equalsIgnoreCase(nvlink)) {
             return TopologyRequest.nvlinkDomain();
         }
@@ -195,12 +221,12 @@ public final class JobTranslator {
         return TopologyRequest.NONE;
     }
 
-    private static String firstAnnotation(PodTemplateSpec t, String... keys) {
-        if (t.getMetadata() == null || t.getMetadata().getAnnotations() == null) {
+    private static String first(Map<String, String> annotations, String... keys) {
+        if (annotations == null) {
             return null;
         }
         for (String k : keys) {
-            String v = t.getMetadata().getAnnotations().get(k);
+            String v = annotations.get(k);
             if (v != null) {
                 return v;
             }
@@ -208,9 +234,13 @@ public final class JobTranslator {
         return null;
     }
 
-    private static String annotationOf(Job job, PodTemplateSpec t, String key) {
-        String v = Kube.annotation(job, key);
-        return v != null ? v : firstAnnotation(t, key);
+    private static String annotationOf(HasMetadata o, List<PodSetTemplate> sets, String key) {
+        String v = Kube.annotation(o, key);
+        for (int i = 0; v == null && i < sets.size(); i++) {
+            PodTemplateSpec t = sets.get(i).template();
+            v = first(t.getMetadata() == null ? null : t.getMetadata().getAnnotations(), key);
+        }
+        return v;
     }
 
     private static int parseInt(String field, String text) {

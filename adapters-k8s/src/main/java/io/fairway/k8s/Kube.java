@@ -69,12 +69,6 @@ public final class Kube {
         }
     }
 
-    /** @return the name of the Job that owns the pod (by the Job controller's labels), or null */
-    static String jobNameOf(Pod pod) {
-        String n = label(pod, Keys.JOB_NAME_LABEL);
-        return n != null ? n : label(pod, Keys.LEGACY_JOB_NAME_LABEL);
-    }
-
     static boolean hasGate(Pod pod) {
         List<PodSchedulingGate> gates = pod.getSpec() == null ? null : pod.getSpec().getSchedulingGates();
         if (gates == null) {

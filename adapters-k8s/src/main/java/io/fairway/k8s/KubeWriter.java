@@ -5,23 +5,22 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSchedulingGate;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Toleration;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fairway.api.model.ResourceFlavor;
+import io.fairway.k8s.integration.PodSetAdmission;
+import io.fairway.k8s.integration.PodSetTemplate;
+import io.fairway.k8s.integration.Specs;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,10 +29,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every write the adapter makes to the API server, and core/v1 Events. Maps and scalars (suspension, annotations,
- * parallelism) go as JSON merge patches; writes that set lists (tolerations, scheduling gates) or must restore fields
- * exactly (eviction) go as JSON patches guarded by the object's resourceVersion, so they apply only to the version
- * they were computed from. No server-side apply and no strategic merge patch.
+ * Every write the adapter makes to the API server, and core/v1 Events. Queued objects of every kind are written
+ * through their {@link Kind}'s resource context: an integration's edit (suspend, admit, evict, resize) goes as a
+ * JSON patch of exactly the paths it changed, guarded by the object's resourceVersion so it applies only to the
+ * version it was computed from (lists are written whole); annotations alone go as JSON merge patches. No server-side
+ * apply and no strategic merge patch.
  */
 final class KubeWriter {
     private static final Logger LOG = LoggerFactory.getLogger(KubeWriter.class);
@@ -51,86 +51,122 @@ final class KubeWriter {
         this.identity = identity == null ? "fairway" : identity;
     }
 
-    /** @return the Job as the API server has it now, or null when it is gone */
-    Job fetch(String namespace, String name) {
-        return client.batch().v1().jobs().inNamespace(namespace).withName(name).get();
+    /** @return the object as the API server has it now, or null when it is gone */
+    GenericKubernetesResource fetch(Kind kind, String namespace, String name) {
+        return client.genericKubernetesResources(kind.context).inNamespace(namespace).withName(name).get();
     }
 
-    /** Suspends a Job that was created unsuspended, before any of its pods are scheduled. */
-    void suspend(Job job) {
-        ObjectNode p = F.objectNode();
-        p.putObject("spec").put("suspend", true);
-        mergeJob(job, p);
-        LOG.info("suspended {} until Fairway admits it", Kube.key(job));
+    /** Suspends an object that was created unsuspended, before any of its pods are scheduled. */
+    void suspend(Kind kind, GenericKubernetesResource object) {
+        ObjectNode edited = Specs.toJson(object);
+        kind.integration.setSuspended(edited, true);
+        write(kind, object, edited);
+        LOG.info("suspended {} {} until Fairway admits it", kind.integration.kind().kind(), Kube.key(object));
     }
 
     /**
-     * Admits a Job: records the admission and the template as it was, merges the flavor's node labels and
-     * tolerations into the pod template, gates its pods, sets the admitted parallelism, and unsuspends it. Lists are
-     * written whole with a JSON patch guarded by the resourceVersion (a merge patch would replace them on a real API
-     * server, but the mock server concatenates them).
+     * Admits an object: its integration edits each pod set (the flavor's node labels and tolerations, the topology
+     * gate, the admitted count); the previous value of every path it changed is recorded in
+     * {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION}, the admission in {@value Keys#ADMISSION_ANNOTATION}, and the object
+     * is resumed. One JSON patch of exactly the changed paths, guarded by the resourceVersion (lists are written whole:
+     * a merge patch would replace them on a real API server, but the mock server concatenates them).
      */
-    void admit(Job job, AdmissionRecord admission, ResourceFlavor flavor, int parallelism) {
-        String origText = Kube.annotation(job, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        OriginalTemplate original = origText != null ? OriginalTemplate.parse(origText) : OriginalTemplate.of(job);
-        ArrayNode ops = guarded(job);
-        Map<String, String> ann = new LinkedHashMap<>();
-        ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
-        ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
-        annotate(ops, job, ann, List.of(Keys.PENDING_REASON_ANNOTATION));
-        ops.add(op("add", "/spec/suspend", F.booleanNode(false)));
-        if (original.parallelism() == null || original.parallelism() != parallelism) {
-            ops.add(op("add", "/spec/parallelism", F.numberNode(parallelism)));
-        }
-        Map<String, String> selector = new LinkedHashMap<>(original.nodeSelector() == null ? Map.of() : original.nodeSelector());
-        if (flavor != null) {
-            selector.putAll(flavor.nodeLabels());
-        }
-        if (!selector.isEmpty()) {
-            ops.add(op("add", "/spec/template/spec/nodeSelector", Json.MAPPER.valueToTree(selector)));
-        }
-        List<Toleration> tolerations = new ArrayList<>(original.tolerations() == null ? List.of() : original.tolerations());
-        if (flavor != null) {
-            for (io.fairway.api.model.Toleration t : flavor.tolerations()) {
-                Toleration k = new Toleration(t.effect().isEmpty() ? null : t.effect(), t.key().isEmpty() ? null : t.key(), t.operator(), null,
-                        t.value().isEmpty() ? null : t.value());
-                if (!tolerations.contains(k)) {
-                    tolerations.add(k);
-                }
+    void admit(Kind kind, GenericKubernetesResource object, AdmissionRecord admission, List<PodSetTemplate> podSets, List<PodSetAdmission> admissions) {
+        ObjectNode before = Specs.toJson(object);
+        ObjectNode edited = before.deepCopy();
+        kind.integration.admit(edited, podSets, admissions);
+        Map<String, JsonNode> prev = new LinkedHashMap<>();
+        JsonDiff.changes(before, edited).keySet().forEach(p -> prev.put(p, JsonDiff.previous(before, p)));
+        OriginalTemplate original = new OriginalTemplate(prev);
+        String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        if (origText != null) {
+            try {
+                original = OriginalTemplate.parse(origText).plus(original);
+            } catch (IllegalArgumentException e) {
+                LOG.warn("{}: unreadable {} replaced: {}", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION, e.getMessage());
             }
         }
-        if (!tolerations.isEmpty()) {
-            ops.add(op("add", "/spec/template/spec/tolerations", Json.MAPPER.valueToTree(tolerations)));
-        }
-        List<PodSchedulingGate> gates = new ArrayList<>(original.schedulingGates() == null ? List.of() : original.schedulingGates());
-        if (gates.stream().noneMatch(g -> Keys.TOPOLOGY_GATE.equals(g.getName()))) {
-            gates.add(new PodSchedulingGate(Keys.TOPOLOGY_GATE));
-        }
-        ops.add(op("add", "/spec/template/spec/schedulingGates", Json.MAPPER.valueToTree(gates)));
-        patchJob(job, ops);
+        kind.integration.setSuspended(edited, false);
+        ObjectNode ann = annotations(edited);
+        ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
+        ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
+        ann.remove(Keys.PENDING_REASON_ANNOTATION);
+        write(kind, object, edited);
     }
 
     /**
-     * Evicts a Job: suspends it and restores the pod template and parallelism exactly as they were before
-     * admission (a JSON patch, so fields admission added are removed, not merged), and forgets the admission.
+     * Evicts an object: suspends it and writes back every path admission changed, exactly as it was (removing
+     * what admission added), and forgets the admission.
      */
-    void evict(Job job) {
-        ArrayNode ops = guarded(job);
-        ops.add(op("add", "/spec/suspend", F.booleanNode(true)));
-        String origText = Kube.annotation(job, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        PodSpec current = job.getSpec().getTemplate().getSpec();
+    void evict(Kind kind, GenericKubernetesResource object) {
+        ObjectNode edited = Specs.toJson(object);
+        String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        OriginalTemplate o = null;
         if (origText != null) {
-            OriginalTemplate o = OriginalTemplate.parse(origText);
-            restore(ops, "/spec/template/spec/nodeSelector", o.nodeSelector(), current.getNodeSelector() != null);
-            restore(ops, "/spec/template/spec/tolerations", o.tolerations(), current.getTolerations() != null);
-            restore(ops, "/spec/template/spec/schedulingGates", o.schedulingGates(), current.getSchedulingGates() != null);
-            restore(ops, "/spec/parallelism", o.parallelism(), job.getSpec().getParallelism() != null);
-        } else if (current.getSchedulingGates() != null) {
-            List<PodSchedulingGate> rest = current.getSchedulingGates().stream().filter(g -> !Keys.TOPOLOGY_GATE.equals(g.getName())).toList();
-            restore(ops, "/spec/template/spec/schedulingGates", rest.isEmpty() ? null : rest, true);
+            try {
+                o = OriginalTemplate.parse(origText);
+            } catch (IllegalArgumentException e) {
+                LOG.warn("{}: unreadable {}: {}", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION, e.getMessage());
+            }
         }
-        annotate(ops, job, Map.of(), List.of(Keys.ADMISSION_ANNOTATION, Keys.ORIGINAL_TEMPLATE_ANNOTATION));
-        patchJob(job, ops);
+        if (o != null) {
+            o.restoreInto(edited);
+        } else {
+            try {
+                for (PodSetTemplate ps : kind.integration.podSets(object)) {
+                    dropTopologyGate(edited, ps.templatePointer() + "/spec/schedulingGates");
+                }
+            } catch (IllegalArgumentException e) {
+                LOG.debug("{}: no pod sets to ungate: {}", Kube.key(object), e.getMessage());
+            }
+        }
+        kind.integration.setSuspended(edited, true);
+        ObjectNode ann = annotations(edited);
+        ann.remove(Keys.ADMISSION_ANNOTATION);
+        ann.remove(Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        if (ann.isEmpty() && object.getMetadata().getAnnotations() == null) {
+            ((ObjectNode) edited.get("metadata")).remove("annotations");
+        }
+        write(kind, object, edited);
+    }
+
+    private static void dropTopologyGate(ObjectNode object, String pointer) {
+        JsonNode gates = object.at(pointer);
+        if (!gates.isArray()) {
+            return;
+        }
+        ArrayNode rest = F.arrayNode();
+        gates.forEach(g -> {
+            if (!Keys.TOPOLOGY_GATE.equals(g.path("name").asText())) {
+                rest.add(g);
+            }
+        });
+        JsonDiff.put(object, pointer, rest.isEmpty() ? null : rest);
+    }
+
+    private static ObjectNode annotations(ObjectNode object) {
+        ObjectNode meta = object.has("metadata") ? (ObjectNode) object.get("metadata") : object.putObject("metadata");
+        return meta.path("annotations").isObject() ? (ObjectNode) meta.get("annotations") : meta.putObject("annotations");
+    }
+
+    /**
+     * Writes an edit: a JSON patch of exactly the paths that differ between the object as read and the edited JSON,
+     * guarded by the object's resourceVersion.
+     */
+    void write(Kind kind, GenericKubernetesResource object, ObjectNode edited) {
+        ObjectNode before = Specs.toJson(object);
+        ArrayNode ops = guarded(object);
+        JsonDiff.changes(before, edited).forEach((path, value) -> {
+            if (value.isMissingNode()) {
+                ops.add(F.objectNode().put("op", "remove").put("path", path));
+            } else {
+                ops.add(op("add", path, value));
+            }
+        });
+        if (ops.size() > (object.getMetadata().getResourceVersion() != null ? 1 : 0)) {
+            client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
+                    .patch(JSON_PATCH, ops.toString());
+        }
     }
 
     /**
@@ -162,53 +198,34 @@ final class KubeWriter {
         }
     }
 
-    private void patchJob(Job job, ArrayNode ops) {
-        client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
-                .patch(JSON_PATCH, ops.toString());
-    }
-
-    private static void restore(ArrayNode ops, String path, Object original, boolean present) {
-        if (original != null) {
-            ops.add(op("add", path, Json.MAPPER.valueToTree(original)));
-        } else if (present) {
-            ops.add(F.objectNode().put("op", "remove").put("path", path));
-        }
-    }
-
     private static ObjectNode op(String op, String path, JsonNode value) {
         ObjectNode n = F.objectNode().put("op", op).put("path", path);
         n.set("value", value);
         return n;
     }
 
-    /** Changes an admitted elastic Job's parallelism and records its new placement. */
-    void resize(Job job, int parallelism, AdmissionRecord admission) {
-        ObjectNode p = F.objectNode();
-        p.putObject("metadata").putObject("annotations").put(Keys.ADMISSION_ANNOTATION, admission.toJson());
-        p.putObject("spec").put("parallelism", parallelism);
-        mergeJob(job, p);
+    /** Changes an admitted elastic object's pod count and records its new placement. */
+    void resize(Kind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
+        ObjectNode edited = Specs.toJson(object);
+        kind.integration.setCount(edited, podSet, count);
+        annotations(edited).put(Keys.ADMISSION_ANNOTATION, admission.toJson());
+        write(kind, object, edited);
     }
 
-    /** Records the admission only (a restored Job whose recorded admission differs in its flavors or counts). */
-    void recordAdmission(Job job, AdmissionRecord admission) {
-        ObjectNode p = F.objectNode();
-        p.putObject("metadata").putObject("annotations").put(Keys.ADMISSION_ANNOTATION, admission.toJson());
-        mergeJob(job, p);
+    /** Records the admission only (a restored object whose recorded admission differs in its flavors or counts). */
+    void recordAdmission(Kind kind, HasMetadata object, AdmissionRecord admission) {
+        mergeAnnotations(kind, object, Map.of(Keys.ADMISSION_ANNOTATION, admission.toJson()));
     }
 
-    /** Marks a Job that ended, so a restarted adapter does not queue it again. */
-    void markFinished(Job job, String outcome) {
-        ObjectNode p = F.objectNode();
-        p.putObject("metadata").putObject("annotations").put(Keys.FINISHED_ANNOTATION, outcome);
-        mergeJob(job, p);
+    /** Marks an object that ended, so a restarted adapter does not queue it again. */
+    void markFinished(Kind kind, HasMetadata object, String outcome) {
+        mergeAnnotations(kind, object, Map.of(Keys.FINISHED_ANNOTATION, outcome));
     }
 
     /** Sets the pending-reason annotation and records an Event with the reason. */
-    void publishPending(Job job, String reason, String eventReason, String type) {
-        ObjectNode p = F.objectNode();
-        p.putObject("metadata").putObject("annotations").put(Keys.PENDING_REASON_ANNOTATION, reason);
-        mergeJob(job, p);
-        event(job, type, eventReason, reason);
+    void publishPending(Kind kind, HasMetadata object, String reason, String eventReason, String type) {
+        mergeAnnotations(kind, object, Map.of(Keys.PENDING_REASON_ANNOTATION, reason));
+        event(object, type, eventReason, reason);
     }
 
     /**
@@ -226,7 +243,11 @@ final class KubeWriter {
         selector.put(io.fairway.api.model.Node.HOSTNAME_LABEL, hostname);
         ops.add(op("add", "/spec/nodeSelector", Json.MAPPER.valueToTree(selector)));
         List<PodSchedulingGate> rest = pod.getSpec().getSchedulingGates().stream().filter(g -> !Keys.TOPOLOGY_GATE.equals(g.getName())).toList();
-        restore(ops, "/spec/schedulingGates", rest.isEmpty() ? null : rest, true);
+        if (rest.isEmpty()) {
+            ops.add(F.objectNode().put("op", "remove").put("path", "/spec/schedulingGates"));
+        } else {
+            ops.add(op("add", "/spec/schedulingGates", Json.MAPPER.valueToTree(rest)));
+        }
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).patch(JSON_PATCH, ops.toString());
     }
 
@@ -260,8 +281,11 @@ final class KubeWriter {
         }
     }
 
-    private void mergeJob(Job job, ObjectNode patch) {
-        client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
-                .patch(MERGE, patch.toString());
+    private void mergeAnnotations(Kind kind, HasMetadata object, Map<String, String> annotations) {
+        ObjectNode p = F.objectNode();
+        ObjectNode a = p.putObject("metadata").putObject("annotations");
+        annotations.forEach(a::put);
+        client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
+                .patch(MERGE, p.toString());
     }
 }

@@ -94,7 +94,7 @@ final class NodeLoss {
             }
             hit.add(j);
             Tracked t = state.byId.get(j.id());
-            HasMetadata job = t == null ? null : state.jobInformer.getStore().getByKey(t.key());
+            HasMetadata job = t == null || t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
             double progress = j.spec().checkpointing() == null ? 0 : progressOf(job, j.progress());
             state.scheduler.reportProgress(j.id(), progress);
         }
@@ -104,7 +104,7 @@ final class NodeLoss {
     private void announce(List<JobStatus> hit, List<String> requeued, String why) {
         for (JobStatus j : hit) {
             Tracked t = state.byId.get(j.id());
-            HasMetadata job = t == null ? null : state.jobInformer.getStore().getByKey(t.key());
+            HasMetadata job = t == null || t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
             if (job == null || !requeued.contains(j.id())) {
                 continue;
             }

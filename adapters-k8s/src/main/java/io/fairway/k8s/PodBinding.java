@@ -1,7 +1,7 @@
 package io.fairway.k8s;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.MemberPlacement;
@@ -9,6 +9,7 @@ import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.Node;
+import io.fairway.k8s.integration.PodRef;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The adapter's binding: each gated pod of an admitted Job is bound to its member's node and ungated, and users are
- * told why a Job waits (its pending reason as an Event and an annotation).
+ * The adapter's binding: each gated pod of an admitted object is bound to its member's node (by its pod set and index,
+ * as its integration reads them) and ungated, and users are told why an object waits (its pending reason as an Event
+ * and an annotation).
  */
 final class PodBinding {
     private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
@@ -42,19 +44,20 @@ final class PodBinding {
                 continue;
             }
             Admit a = s.admission();
-            int count = a.counts().getOrDefault(JobTranslator.POD_SET, 0);
             List<Pod> pods = state.podsOf(t);
             Set<String> liveUids = new HashSet<>();
-            Set<Integer> used = new HashSet<>();
+            Set<Tracked.Member> used = new HashSet<>();
             for (Pod p : pods) {
                 if (Kube.terminal(p)) {
                     continue;
                 }
                 liveUids.add(p.getMetadata().getUid());
-                Integer m = t.members.get(p.getMetadata().getUid());
+                Tracked.Member m = t.members.get(p.getMetadata().getUid());
                 if (m == null && !Kube.hasGate(p)) {
                     String ma = Kube.annotation(p, Keys.MEMBER_ANNOTATION);
-                    m = ma == null ? null : parseOrNull(ma);
+                    Integer i = ma == null ? null : parseOrNull(ma);
+                    PodRef ref = t.kind.integration.podOf(p).orElse(null);
+                    m = i == null || ref == null ? null : new Tracked.Member(ref.podSet(), i);
                 }
                 if (m != null) {
                     used.add(m);
@@ -65,22 +68,23 @@ final class PodBinding {
                 if (Kube.terminal(p) || !Kube.hasGate(p) || t.members.containsKey(p.getMetadata().getUid())) {
                     continue;
                 }
-                Integer member = null;
-                String idx = Kube.annotation(p, Keys.COMPLETION_INDEX);
-                if (idx == null) {
-                    idx = Kube.label(p, Keys.COMPLETION_INDEX);
+                PodRef ref = t.kind.integration.podOf(p).orElse(null);
+                if (ref == null) {
+                    continue;
                 }
-                Integer ci = idx == null ? null : parseOrNull(idx);
-                if (ci != null && ci < count && !used.contains(ci)) {
-                    member = ci;
+                int count = a.counts().getOrDefault(ref.podSet(), 0);
+                Tracked.Member member = null;
+                Integer ci = ref.index();
+                if (ci != null && ci >= 0 && ci < count && !used.contains(new Tracked.Member(ref.podSet(), ci))) {
+                    member = new Tracked.Member(ref.podSet(), ci);
                 }
                 for (int i = 0; member == null && i < count; i++) {
-                    if (!used.contains(i)) {
-                        member = i;
+                    if (!used.contains(new Tracked.Member(ref.podSet(), i))) {
+                        member = new Tracked.Member(ref.podSet(), i);
                     }
                 }
                 if (member == null) {
-                    LOG.debug("Job {}: pod {} has no free member slot yet", t.key(), p.getMetadata().getName());
+                    LOG.debug("{}: pod {} has no free member slot in pod set {} yet", t.key(), p.getMetadata().getName(), ref.podSet());
                     continue;
                 }
                 MemberPlacement mp = memberOf(a, member);
@@ -90,26 +94,25 @@ final class PodBinding {
                 Node n = state.modelNodes.get(mp.node());
                 String host = n == null ? mp.node() : n.label(Node.HOSTNAME_LABEL);
                 try {
-                    state.kube.ungate(p, member, host, mp.gpus());
+                    state.kube.ungate(p, member.index(), host, mp.gpus());
                     t.members.put(p.getMetadata().getUid(), member);
                     used.add(member);
-                    LOG.debug("Job {}: pod {} is member {} on {}", t.key(), p.getMetadata().getName(), member, mp.node());
+                    LOG.debug("{}: pod {} is member {} of {} on {}", t.key(), p.getMetadata().getName(), member.index(), member.podSet(), mp.node());
                 } catch (KubernetesClientException e) {
-                    LOG.warn("Job {}: cannot bind pod {}: {}", t.key(), p.getMetadata().getName(), e.getMessage());
+                    LOG.warn("{}: cannot bind pod {}: {}", t.key(), p.getMetadata().getName(), e.getMessage());
                 }
             }
         }
     }
 
-    private static MemberPlacement memberOf(Admit a, int index) {
+    private static MemberPlacement memberOf(Admit a, Tracked.Member member) {
         for (MemberPlacement m : a.placement().members()) {
-            if (m.podSet().equals(JobTranslator.POD_SET) && m.index() == index) {
+            if (m.podSet().equals(member.podSet()) && m.index() == member.index()) {
                 return m;
             }
         }
         return null;
     }
-
     private static Integer parseOrNull(String s) {
         try {
             return Integer.parseInt(s.trim());
@@ -135,15 +138,15 @@ final class PodBinding {
             if (text.equals(t.published)) {
                 continue;
             }
-            Job job = state.jobInformer.getStore().getByKey(t.key());
-            if (job == null) {
-                job = state.kube.fetch(t.namespace, t.name);
+            GenericKubernetesResource obj = t.kind.informer.getStore().getByKey(t.key());
+            if (obj == null) {
+                obj = state.fetch(t);
             }
-            if (job == null) {
+            if (obj == null) {
                 continue;
             }
             try {
-                state.kube.publishPending(job, text, Keys.REASON_PENDING, "Normal");
+                state.kube.publishPending(t.kind, obj, text, Keys.REASON_PENDING, "Normal");
                 t.published = text;
             } catch (KubernetesClientException e) {
                 LOG.warn("cannot publish the pending reason of {}: {}", t.key(), e.getMessage());

@@ -4,19 +4,32 @@ import io.fairway.api.job.JobSpec;
 import java.util.HashMap;
 import java.util.Map;
 
-/** A Job the engine knows: its Kubernetes identity, its spec, and the pods bound to its members (by pod uid). */
+/**
+ * An object the engine knows: its kind, Kubernetes identity, its spec, and the pods bound to its members (by pod
+ * uid, each with its pod set and member index).
+ */
 final class Tracked {
+    final Kind kind;
     final String uid;
     final String namespace;
     final String name;
     final String id;
-    final JobSpec spec;
+    JobSpec spec;
+    /** The object's spec as admitted (the submitted view), to tell which fields an edit of an admitted object changed. */
+    com.fasterxml.jackson.databind.JsonNode admittedSpec;
+    /** The resourceVersion whose refused edit was last reported, so each edit gets one Warning. */
+    String refusedVersion;
     int priority;
     boolean ended;
     String published;
-    final Map<String, Integer> members = new HashMap<>();
+    final Map<String, Member> members = new HashMap<>();
 
-    Tracked(String uid, String namespace, String name, String id, JobSpec spec) {
+    /** A pod's member: its pod set and index. */
+    record Member(String podSet, int index) {
+    }
+
+    Tracked(Kind kind, String uid, String namespace, String name, String id, JobSpec spec) {
+        this.kind = kind;
         this.uid = uid;
         this.namespace = namespace;
         this.name = name;

@@ -36,7 +36,7 @@ class NodeLossTest extends AdapterTestBase {
     /** Waits until the adapter's cache has the Job's progress annotation. */
     private void progressSeen(String job, String progress) {
         MockCluster.until(() -> {
-            Job j = adapter.state.jobInformer.getStore().getByKey("default/" + job);
+            io.fabric8.kubernetes.api.model.GenericKubernetesResource j = adapter.state.kinds.get("batch/v1.Job").informer.getStore().getByKey("default/" + job);
             return j != null && progress.equals(Kube.annotation(j, Keys.PROGRESS_ANNOTATION));
         }, "the adapter sees the progress of " + job);
     }

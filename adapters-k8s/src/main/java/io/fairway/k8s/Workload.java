@@ -1,0 +1,15 @@
+package io.fairway.k8s;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+
+/**
+ * A queued object with its kind.
+ *
+ * @param kind the enabled integration it belongs to
+ * @param object the object as read
+ */
+record Workload(Kind kind, GenericKubernetesResource object) {
+    String key() {
+        return Kube.key(object);
+    }
+}

@@ -1,0 +1,279 @@
+package io.fairway.k8s;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fairway.api.InvalidSpecException;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.k8s.integration.Specs;
+import io.fairway.k8s.integration.WorkloadOutcome;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The adapter's sync of queued objects, of every enabled kind, into the engine's jobs: submitted, restored at their
+ * recorded admission, re-prioritised, cancelled when deleted; a pending object's edited spec (counts, requests, queue
+ * label, priority class) replaces the engine's; an admitted object's edit that would change what was admitted is
+ * refused with a Warning Event; and feedback from objects and pods (started, finished, failed). Runs under the
+ * adapter's lock, on the reconcile thread.
+ */
+final class WorkloadSync {
+    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    /** Event reason: a pending object's edited spec was taken up. */
+    static final String REASON_UPDATED = "Updated";
+    /** Event reason: an edit of an admitted object that would change what was admitted is not applied. */
+    static final String REASON_EDIT_REFUSED = "AdmittedEditRefused";
+
+    private final AdapterState state;
+
+    WorkloadSync(AdapterState state) {
+        this.state = state;
+    }
+
+    void syncJobs(List<Workload> workloads) {
+        Set<String> seen = new HashSet<>();
+        for (Workload w : workloads) {
+            String uid = w.object().getMetadata().getUid();
+            if (uid == null) {
+                continue;
+            }
+            seen.add(uid);
+            Tracked t = state.byUid.get(uid);
+            if (t == null) {
+                admitToEngine(w);
+            } else if (!t.ended) {
+                refresh(t, w.object());
+            }
+        }
+        for (Tracked t : new ArrayList<>(state.byUid.values())) {
+            if (seen.contains(t.uid)) {
+                continue;
+            }
+            if (state.fetch(t) != null) {
+                continue; // not yet in the cache
+            }
+            LOG.info("{} {} was deleted; cancelling {}", t.kind.integration.kind().kind(), t.key(), t.id);
+            state.byUid.remove(t.uid);
+            state.byId.remove(t.id);
+            state.policy.unpin(t.id);
+            state.restoring.remove(t.id);
+            state.invalidPublished.remove(t.uid);
+            state.scheduler.cancel(t.id);
+        }
+        state.invalidPublished.keySet().retainAll(seen);
+    }
+
+    private boolean ended(Workload w) {
+        if (Kube.annotation(w.object(), Keys.FINISHED_ANNOTATION) != null) {
+            return true;
+        }
+        try {
+            return w.kind().integration.outcome(w.object(), List.of()).phase() != WorkloadOutcome.Phase.ACTIVE;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** An object the engine does not know yet: submit it, restore its admission, or say why it cannot be queued. */
+    private void admitToEngine(Workload w) {
+        GenericKubernetesResource obj = w.object();
+        String uid = obj.getMetadata().getUid();
+        if (ended(w)) {
+            return;
+        }
+        String id = idFor(obj);
+        JobSpec spec;
+        try {
+            spec = state.translator.toSpec(w.kind().integration, obj, id);
+            state.scheduler.submit(spec);
+        } catch (InvalidSpecException e) {
+            publishInvalid(w.kind(), obj, e.getMessage());
+            return;
+        }
+        state.invalidPublished.remove(uid);
+        Tracked t = new Tracked(w.kind(), uid, obj.getMetadata().getNamespace(), obj.getMetadata().getName(), id, spec);
+        t.published = Kube.annotation(obj, Keys.PENDING_REASON_ANNOTATION);
+        state.byUid.put(uid, t);
+        state.byId.put(id, t);
+        String adm = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION);
+        try {
+            if (!w.kind().integration.isSuspended(obj)) {
+                if (adm != null) {
+                    try {
+                        AdmissionRecord rec = AdmissionRecord.parse(adm);
+                        state.policy.pin(id, rec.placement());
+                        state.restoring.add(id);
+                        t.admittedSpec = submittedView(obj);
+                        LOG.info("{} is admitted on {}; restoring its admission", t.key(), rec.placement().nodes());
+                    } catch (IllegalArgumentException e) {
+                        LOG.warn("{}: unreadable admission ({}); evicting it so it is admitted afresh", t.key(), e.getMessage());
+                        state.evictFresh(t);
+                    }
+                } else {
+                    state.kube.suspend(w.kind(), obj);
+                }
+            } else if (adm != null) {
+                LOG.info("{} is suspended but still carries an admission; finishing its eviction", t.key());
+                state.evictFresh(t);
+            }
+        } catch (KubernetesClientException e) {
+            LOG.warn("{}: {}", t.key(), e.getMessage());
+        }
+    }
+
+    private void publishInvalid(Kind kind, GenericKubernetesResource obj, String msg) {
+        String uid = obj.getMetadata().getUid();
+        if (!msg.equals(state.invalidPublished.get(uid)) && !(Keys.REASON_INVALID + ": " + msg).equals(Kube.annotation(obj, Keys.PENDING_REASON_ANNOTATION))) {
+            LOG.info("{} cannot be queued: {}", Kube.key(obj), msg);
+            try {
+                state.kube.publishPending(kind, obj, Keys.REASON_INVALID + ": " + msg, Keys.REASON_INVALID, "Warning");
+            } catch (KubernetesClientException ex) {
+                LOG.warn("cannot annotate {}: {}", Kube.key(obj), ex.getMessage());
+            }
+        }
+        state.invalidPublished.put(uid, msg);
+    }
+
+    private String idFor(GenericKubernetesResource obj) {
+        String base = Kube.key(obj);
+        if (!state.byId.containsKey(base) && state.scheduler.status(base).isEmpty()) {
+            return base;
+        }
+        String uid = obj.getMetadata().getUid();
+        return base + "@" + uid.substring(0, Math.min(8, uid.length()));
+    }
+
+    /**
+     * @param obj an object
+     * @return what of it an admission depends on, as submitted: its spec and labels (admission's own edits undone)
+     */
+    static JsonNode submittedView(GenericKubernetesResource obj) {
+        ObjectNode json = Specs.toJson(JobTranslator.asSubmitted(obj));
+        ObjectNode v = Specs.MAPPER.createObjectNode();
+        v.set("spec", json.path("spec").deepCopy());
+        if (json.path("metadata").has("labels")) {
+            v.putObject("metadata").set("labels", json.path("metadata").get("labels").deepCopy());
+        }
+        return v;
+    }
+
+    /** A known object read again: its priority, and its spec when it was edited. */
+    private void refresh(Tracked t, GenericKubernetesResource obj) {
+        JobStatus s = state.scheduler.status(t.id).orElse(null);
+        if (s == null) {
+            return;
+        }
+        JobSpec now;
+        try {
+            now = state.translator.toSpec(t.kind.integration, obj, t.id);
+        } catch (InvalidSpecException e) {
+            if (s.state() == JobState.PENDING) {
+                publishInvalid(t.kind, obj, e.getMessage()); // the engine keeps the last valid spec
+            }
+            return;
+        }
+        boolean admittedObject = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION) != null;
+        if (s.state() == JobState.PENDING && !admittedObject && !state.restoring.contains(t.id) && t.kind.integration.isSuspended(obj)) {
+            if (!now.equals(t.spec) && state.scheduler.jobs().updateSpec(now)) {
+                LOG.info("{}: its edited spec is taken up ({} pod sets, {} members)", t.key(), now.podSets().size(),
+                        now.podSets().stream().mapToInt(p -> p.count()).sum());
+                t.spec = now;
+                t.priority = now.priority();
+                t.published = null;
+                state.invalidPublished.remove(t.uid);
+                state.kube.event(obj, "Normal", REASON_UPDATED, "The edited spec is queued: " + describe(now));
+            }
+            return;
+        }
+        if (now.priority() != t.priority) {
+            state.scheduler.jobs().setPriority(t.id, now.priority());
+            t.priority = now.priority();
+        }
+        if (admittedObject && s.state().holdsResources() && t.admittedSpec != null && !sameAdmission(now, t.spec)) {
+            refuseEdit(t, obj);
+        }
+    }
+
+    /** @return true when the edit leaves what admission depends on unchanged: pod sets and queue */
+    private static boolean sameAdmission(JobSpec now, JobSpec admitted) {
+        return now.podSets().equals(admitted.podSets()) && now.queue().equals(admitted.queue());
+    }
+
+    private void refuseEdit(Tracked t, GenericKubernetesResource obj) {
+        String rv = obj.getMetadata().getResourceVersion();
+        if (rv != null && rv.equals(t.refusedVersion)) {
+            return;
+        }
+        t.refusedVersion = rv;
+        Set<String> fields = new TreeSet<>();
+        JsonDiff.changes(t.admittedSpec, submittedView(obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
+        String msg = "The edit of " + String.join(", ", fields) + " is not applied while the " + t.kind.integration.kind().kind()
+                + " is admitted: Fairway keeps the admitted spec (" + describe(t.spec) + "); suspend or recreate it to change that";
+        LOG.warn("{}: {}", t.key(), msg);
+        state.kube.event(obj, "Warning", REASON_EDIT_REFUSED, msg);
+    }
+
+    private static String describe(JobSpec s) {
+        List<String> parts = new ArrayList<>();
+        s.podSets().forEach(p -> parts.add(p.name() + " x" + p.count() + " " + p.resources()));
+        return "queue " + s.queue() + ", " + String.join("; ", parts);
+    }
+
+    void feedback() {
+        for (Tracked t : state.byUid.values()) {
+            if (t.ended) {
+                continue;
+            }
+            JobStatus s = state.scheduler.status(t.id).orElse(null);
+            if (s == null || !s.state().holdsResources() || state.restoring.contains(t.id)) {
+                continue;
+            }
+            GenericKubernetesResource obj = t.kind.informer.getStore().getByKey(t.key());
+            if (obj == null || !t.uid.equals(obj.getMetadata().getUid())) {
+                continue;
+            }
+            List<Pod> pods = state.podsOf(t);
+            int members = s.admission().counts().values().stream().mapToInt(Integer::intValue).sum();
+            long running = pods.stream().filter(p -> "Running".equals(Kube.phase(p)) || "Succeeded".equals(Kube.phase(p))).count();
+            WorkloadOutcome o;
+            try {
+                o = t.kind.integration.outcome(obj, pods);
+            } catch (IllegalArgumentException e) {
+                LOG.debug("{}: outcome unreadable: {}", t.key(), e.getMessage());
+                continue;
+            }
+            if (o.phase() == WorkloadOutcome.Phase.FAILED) {
+                end(t, obj, false, o.message());
+            } else if (o.phase() == WorkloadOutcome.Phase.SUCCEEDED) {
+                end(t, obj, true, "");
+            } else if (s.state() == JobState.ADMITTED && running >= members) {
+                state.scheduler.reportStarted(t.id);
+            }
+        }
+    }
+
+    private void end(Tracked t, GenericKubernetesResource obj, boolean success, String message) {
+        t.ended = true;
+        state.policy.unpin(t.id);
+        if (success) {
+            state.scheduler.reportFinished(t.id);
+        } else {
+            state.scheduler.reportFailed(t.id, message);
+        }
+        try {
+            state.kube.markFinished(t.kind, obj, success ? "Succeeded" : "Failed");
+        } catch (KubernetesClientException e) {
+            LOG.warn("cannot mark {} finished: {}", t.key(), e.getMessage());
+        }
+        LOG.info("{} {} {}", t.kind.integration.kind().kind(), t.key(), success ? "succeeded" : "failed: " + message);
+    }
+}
