@@ -249,6 +249,30 @@ class RayIntegrationTest extends AdapterTestBase {
     }
 
     @Test
+    void theRayRbacGrantsExactlyTheVerbsUsedOnRayObjects() throws java.io.IOException {
+        cluster.node("a", 48, 192, 0, Map.of());
+        ObjectNode job = Specs.MAPPER.createObjectNode();
+        job.put("entrypoint", "python train.py").put("suspend", true);
+        job.set("rayClusterSpec", clusterSpec(1, 1));
+        create(RayJobIntegration.KIND, "train", job);
+        ObjectNode rc = clusterSpec(1, 1);
+        rc.put("suspend", true);
+        create(RayClusterIntegration.KIND, "serve", rc);
+        io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
+        adapter = new FairwayAdapter(audit.client(cluster.server), AdapterOptions.builder().integrations(RAY)
+                .queues(MockCluster.config(CedanaScenarioTest.QUEUES)).build(), null).start();
+        reconcileUntil(adapter, () -> !suspended(RayJobIntegration.KIND, "train") && !suspended(RayClusterIntegration.KIND, "serve"), "both admitted");
+        taint("a");
+        reconcileUntil(adapter, () -> suspended(RayJobIntegration.KIND, "train") && suspended(RayClusterIntegration.KIND, "serve"), "both evicted");
+        java.util.Set<String> ray = new java.util.TreeSet<>();
+        audit.used.stream().filter(u -> u.startsWith("ray.io/")).forEach(ray::add);
+        assertThat(ray).as("deploy/rbac-ray.yaml grants exactly the verbs used on ray.io objects")
+                .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-ray.yaml")));
+        assertThat(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "namespaced", "rbac-ray.yaml")))
+                .as("the namespaced install's Role grants the same").isEqualTo(ray);
+    }
+
+    @Test
     void aRayClusterMadeByARayJobIsNotQueuedOnItsOwn() {
         ObjectNode spec = clusterSpec(1, 1);
         ObjectNode o = Specs.MAPPER.createObjectNode();

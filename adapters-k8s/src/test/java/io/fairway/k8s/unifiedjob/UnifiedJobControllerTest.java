@@ -46,6 +46,7 @@ class UnifiedJobControllerTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private KubernetesMockServer server;
     private KubernetesClient client;
+    private final io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
     private UnifiedJobController controller;
     private final List<GenericKubernetesResource> written = new ArrayList<>();
 
@@ -64,7 +65,7 @@ class UnifiedJobControllerTest {
                 .localQueue(new LocalQueue("default", "user-queue", "cq"))
                 .node(Node.builder("n1").labels(Map.of("pool", "cpu")).capacity(Resources.builder().cpu(8).build()).build())
                 .build();
-        controller = new UnifiedJobController(client, engine, List.of(new MiniClusterIntegration()), List.of(flavor), "default");
+        controller = new UnifiedJobController(audit.client(server), engine, List.of(new MiniClusterIntegration()), List.of(flavor), "default");
         controller.onWrite = written::add;
     }
 
@@ -140,7 +141,7 @@ class UnifiedJobControllerTest {
     }
 
     @Test
-    void targetReplicasFollowTheEnginesResizeDecisionsAcrossRounds() {
+    void targetReplicasFollowTheEnginesResizeDecisionsAcrossRounds() throws java.io.IOException {
         createUnifiedJob("rigid", 4, 4, null);
         createUnifiedJob("elastic", 2, 8, null);
         reconcile(1);
@@ -213,6 +214,8 @@ class UnifiedJobControllerTest {
         assertThat(condition("elastic", "Finished")).isEqualTo("True");
         assertThat(controller.status("default", "elastic").orElseThrow().state().isTerminal()).isTrue();
 
+        assertThat(audit.used).as("deploy/rbac-unifiedjob.yaml grants exactly the verbs the controller used")
+                .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-unifiedjob.yaml")));
         assertThat(written).as("the controller wrote UnifiedJobs").hasSizeGreaterThan(10);
         for (GenericKubernetesResource w : written) {
             assertThat(UnifiedJobSchemaTest.errors(Specs.toJson(w))).as("written %s", Specs.toJson(w)).isEmpty();
