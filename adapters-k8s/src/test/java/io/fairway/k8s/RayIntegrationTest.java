@@ -273,6 +273,18 @@ class RayIntegrationTest extends AdapterTestBase {
     }
 
     @Test
+    void theExampleManifestsAreReadAsOneGangOfHeadAndWorkers() throws java.io.IOException {
+        com.fasterxml.jackson.databind.ObjectMapper yaml = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+        for (String f : List.of("rayjob.yaml", "raycluster.yaml")) {
+            GenericKubernetesResource o = yaml.readValue(java.nio.file.Path.of("..", "deploy", "examples", f).toFile(), GenericKubernetesResource.class);
+            io.fairway.k8s.integration.Integration in = "RayJob".equals(o.getKind()) ? new RayJobIntegration() : new RayClusterIntegration();
+            assertThat(in.isSuspended(o)).as(f + " is created suspended").isTrue();
+            assertThat(in.podSets(o)).extracting(io.fairway.k8s.integration.PodSetTemplate::name).as(f).containsExactly("head", "workers");
+            assertThat(o.getMetadata().getLabels()).containsKey(Keys.QUEUE_LABEL);
+        }
+    }
+
+    @Test
     void aRayClusterMadeByARayJobIsNotQueuedOnItsOwn() {
         ObjectNode spec = clusterSpec(1, 1);
         ObjectNode o = Specs.MAPPER.createObjectNode();

@@ -97,7 +97,8 @@ class UnifiedJobSchemaTest {
     void theExampleManifestsAreValid() throws IOException {
         List<Path> examples;
         try (Stream<Path> s = Files.list(Path.of("..", "deploy", "examples"))) {
-            examples = s.filter(p -> p.getFileName().toString().startsWith("unifiedjob-")).sorted().toList();
+            examples = s.filter(p -> p.getFileName().toString().startsWith("unifiedjob-") || p.getFileName().toString().equals("minicluster.yaml"))
+                    .sorted().toList();
         }
         assertThat(examples).isNotEmpty();
         for (Path p : examples) {
