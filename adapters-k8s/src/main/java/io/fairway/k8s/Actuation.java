@@ -113,7 +113,7 @@ final class Actuation {
             admissions.add(new PodSetAdmission(ps.name(), a.counts().getOrDefault(ps.name(), ps.count()), flavor == null ? Map.of() : flavor.nodeLabels(),
                     tolerations, List.of(Keys.TOPOLOGY_GATE), nodes));
         }
-        t.admittedSpec = WorkloadSync.submittedView(obj);
+        t.admittedSpec = WorkloadSync.submittedView(t.kind, obj);
         state.kube.admit(t.kind, obj, rec, podSets, admissions);
         t.published = null;
         t.members.clear();

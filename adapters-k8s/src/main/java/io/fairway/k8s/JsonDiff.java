@@ -13,7 +13,8 @@ import java.util.TreeSet;
 
 /**
  * The difference between two versions of an object's JSON, as the JSON Pointers whose values differ: objects are
- * compared member by member, lists and scalars whole (a list is rewritten whole, never spliced). Used to turn an
+ * compared member by member, lists of the same length element by element, lists whose length changed and scalars
+ * whole (a list is rewritten whole or element by element, never spliced). Used to turn an
  * integration's edit into a JSON patch of exactly the changed paths, and to record their previous values.
  */
 final class JsonDiff {
@@ -42,6 +43,12 @@ final class JsonDiff {
             b.fieldNames().forEachRemaining(keys::add);
             for (String k : keys) {
                 diff(path + "/" + Kube.pointer(k), a.get(k), b.get(k), out);
+            }
+            return;
+        }
+        if (a != null && b != null && a.isArray() && b.isArray() && a.size() == b.size()) {
+            for (int i = 0; i < a.size(); i++) {
+                diff(path + "/" + i, a.get(i), b.get(i), out);
             }
             return;
         }

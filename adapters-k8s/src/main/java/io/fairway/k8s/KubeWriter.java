@@ -160,7 +160,7 @@ final class KubeWriter {
             if (value.isMissingNode()) {
                 ops.add(F.objectNode().put("op", "remove").put("path", path));
             } else {
-                ops.add(op("add", path, value));
+                ops.add(op(before.at(path).isMissingNode() ? "add" : "replace", path, value)); // "add" at a list index would insert
             }
         });
         if (ops.size() > (object.getMetadata().getResourceVersion() != null ? 1 : 0)) {

@@ -112,7 +112,7 @@ final class WorkloadSync {
                         AdmissionRecord rec = AdmissionRecord.parse(adm);
                         state.policy.pin(id, rec.placement());
                         state.restoring.add(id);
-                        t.admittedSpec = submittedView(obj);
+                        t.admittedSpec = submittedView(w.kind(), obj);
                         LOG.info("{} is admitted on {}; restoring its admission", t.key(), rec.placement().nodes());
                     } catch (IllegalArgumentException e) {
                         LOG.warn("{}: unreadable admission ({}); evicting it so it is admitted afresh", t.key(), e.getMessage());
@@ -156,8 +156,9 @@ final class WorkloadSync {
      * @param obj an object
      * @return what of it an admission depends on, as submitted: its spec and labels (admission's own edits undone)
      */
-    static JsonNode submittedView(GenericKubernetesResource obj) {
+    static JsonNode submittedView(Kind kind, GenericKubernetesResource obj) {
         ObjectNode json = Specs.toJson(JobTranslator.asSubmitted(obj));
+        kind.integration.setSuspended(json, false); // suspension is the adapter's to change, not an edit
         ObjectNode v = Specs.MAPPER.createObjectNode();
         v.set("spec", json.path("spec").deepCopy());
         if (json.path("metadata").has("labels")) {
@@ -215,7 +216,7 @@ final class WorkloadSync {
         }
         t.refusedVersion = rv;
         Set<String> fields = new TreeSet<>();
-        JsonDiff.changes(t.admittedSpec, submittedView(obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
+        JsonDiff.changes(t.admittedSpec, submittedView(t.kind, obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
         String msg = "The edit of " + String.join(", ", fields) + " is not applied while the " + t.kind.integration.kind().kind()
                 + " is admitted: Fairway keeps the admitted spec (" + describe(t.spec) + "); suspend or recreate it to change that";
         LOG.warn("{}: {}", t.key(), msg);
