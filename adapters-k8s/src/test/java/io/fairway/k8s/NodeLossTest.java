@@ -105,7 +105,7 @@ class NodeLossTest extends AdapterTestBase {
         assertThat(suspended(cluster.job("default", "ckpt"))).as("Karpenter's taint is not configured here").isFalse();
         assertThat(status("ckpt").state().holdsResources()).isTrue();
 
-        cluster.client.nodes().withName("n1").editStatus(n -> new NodeBuilder(n).editStatus().addNewCondition().withType("TerminationNotice")
+        cluster.client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editStatus().addNewCondition().withType("TerminationNotice")
                 .withStatus("True").withReason("SpotInterruption").endCondition().endStatus().build());
         reconcileUntil(adapter, () -> suspended(cluster.job("default", "ckpt")), "the condition drains the node");
         assertThat(status("ckpt").state()).isEqualTo(JobState.PENDING);
