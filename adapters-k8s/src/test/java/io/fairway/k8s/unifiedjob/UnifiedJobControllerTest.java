@@ -6,12 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
@@ -22,7 +18,6 @@ import io.fairway.core.Scheduler;
 import io.fairway.k8s.integration.Specs;
 import io.fairway.k8s.kinds.MiniClusterIntegration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,12 +32,6 @@ import org.junit.jupiter.api.Test;
  * controller writes valid against the CRD's schema.
  */
 class UnifiedJobControllerTest {
-    private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
-
-    static {
-        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
-    }
-
     private final AtomicLong now = new AtomicLong(1_000);
     private KubernetesMockServer server;
     private KubernetesClient client;
@@ -52,11 +41,9 @@ class UnifiedJobControllerTest {
 
     @BeforeEach
     void start() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-        server.init();
+        server = io.fairway.k8s.audit.MockServers.crud();
         client = server.createClient();
-        client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata().withName("high").endMetadata()
-                .withValue(100).build()).create();
+        io.fairway.k8s.audit.MockServers.priorityClass(client, "high", 100);
         ResourceFlavor flavor = new ResourceFlavor("default", Map.of("pool", "cpu"), List.of(), List.of());
         Scheduler engine = Scheduler.builder().clock(now::get).policy("priority")
                 .flavor(flavor)
