@@ -36,6 +36,7 @@ class PodGroupControllerTest {
     private KubernetesMockServer server;
     private KubernetesClient client;
     private PodGroupController controller;
+    private final io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
 
     @BeforeEach
     void start() {
@@ -51,7 +52,7 @@ class PodGroupControllerTest {
                 .node(Node.builder("n1").labels(Map.of("pool", "spot")).capacity(Resources.builder().cpu(16).build()).build())
                 .node(Node.builder("n2").labels(Map.of("pool", "spot")).capacity(Resources.builder().cpu(16).build()).build())
                 .build();
-        controller = new PodGroupController(server.createClient(), engine, List.of(flavor), "default");
+        controller = new PodGroupController(audit.client(server), engine, List.of(flavor), "default");
     }
 
     @AfterEach
@@ -108,7 +109,7 @@ class PodGroupControllerTest {
     }
 
     @Test
-    void aGroupWaitsWhole_isAdmittedTogether_preemptedAndRequeued_andFinishes() {
+    void aGroupWaitsWhole_isAdmittedTogether_preemptedAndRequeued_andFinishes() throws java.io.IOException {
         pod("train", 0, 3, "8", null);
         pod("train", 1, 3, "8", null);
         reconcile(2);
@@ -154,6 +155,22 @@ class PodGroupControllerTest {
         phase("train", "Succeeded");
         reconcile(2);
         assertThat(controller.status("default", "train").orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(audit.used).as("deploy/rbac-podgroups.yaml grants exactly the verbs the controller used")
+                .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-podgroups.yaml")));
+    }
+
+    @Test
+    void theExampleManifestIsOneGroupOfThreeGatedPods() throws java.io.IOException {
+        List<Pod> pods = new java.util.ArrayList<>();
+        try (var it = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readerFor(Pod.class)
+                .<Pod>readValues(java.nio.file.Path.of("..", "deploy", "examples", "pod-group.yaml").toFile())) {
+            it.forEachRemaining(pods::add);
+        }
+        assertThat(pods).hasSize(3).allSatisfy(p -> {
+            assertThat(p.getMetadata().getLabels()).containsEntry(PodGroupController.GROUP_LABEL, "allreduce");
+            assertThat(p.getMetadata().getAnnotations()).containsEntry(PodGroupController.TOTAL_COUNT_ANNOTATION, "3");
+            assertThat(p.getSpec().getSchedulingGates()).extracting(g -> g.getName()).containsExactly(PodGroupController.GATE);
+        });
     }
 
     @Test
