@@ -35,6 +35,7 @@ class PodGroupControllerTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private KubernetesMockServer server;
     private KubernetesClient client;
+    private KubernetesClient controllerClient;
     private PodGroupController controller;
     private final io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
 
@@ -42,6 +43,7 @@ class PodGroupControllerTest {
     void start() {
         server = io.fairway.k8s.audit.MockServers.crud();
         client = server.createClient();
+        controllerClient = audit.client(server);
         io.fairway.k8s.audit.MockServers.priorityClass(client, "high", 100);
         ResourceFlavor flavor = new ResourceFlavor("spot", Map.of("pool", "spot"), List.of(),
                 List.of(new Toleration("spot", "Exists", null, "NoSchedule")));
@@ -52,12 +54,13 @@ class PodGroupControllerTest {
                 .node(Node.builder("n1").labels(Map.of("pool", "spot")).capacity(Resources.builder().cpu(16).build()).build())
                 .node(Node.builder("n2").labels(Map.of("pool", "spot")).capacity(Resources.builder().cpu(16).build()).build())
                 .build();
-        controller = new PodGroupController(audit.client(server), engine, List.of(flavor), "default");
+        controller = new PodGroupController(controllerClient, engine, List.of(flavor), "default");
     }
 
     @AfterEach
     void stop() {
         client.close();
+        controllerClient.close();
         server.destroy();
     }
 

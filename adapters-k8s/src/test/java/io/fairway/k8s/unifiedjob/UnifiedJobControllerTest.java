@@ -35,6 +35,7 @@ class UnifiedJobControllerTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private KubernetesMockServer server;
     private KubernetesClient client;
+    private KubernetesClient controllerClient;
     private final io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
     private UnifiedJobController controller;
     private final List<GenericKubernetesResource> written = new ArrayList<>();
@@ -43,6 +44,7 @@ class UnifiedJobControllerTest {
     void start() {
         server = io.fairway.k8s.audit.MockServers.crud();
         client = server.createClient();
+        controllerClient = audit.client(server);
         io.fairway.k8s.audit.MockServers.priorityClass(client, "high", 100);
         ResourceFlavor flavor = new ResourceFlavor("default", Map.of("pool", "cpu"), List.of(), List.of());
         Scheduler engine = Scheduler.builder().clock(now::get).policy("priority")
@@ -52,13 +54,14 @@ class UnifiedJobControllerTest {
                 .localQueue(new LocalQueue("default", "user-queue", "cq"))
                 .node(Node.builder("n1").labels(Map.of("pool", "cpu")).capacity(Resources.builder().cpu(8).build()).build())
                 .build();
-        controller = new UnifiedJobController(audit.client(server), engine, List.of(new MiniClusterIntegration()), List.of(flavor), "default");
+        controller = new UnifiedJobController(controllerClient, engine, List.of(new MiniClusterIntegration()), List.of(flavor), "default");
         controller.onWrite = written::add;
     }
 
     @AfterEach
     void stop() {
         client.close();
+        controllerClient.close();
         server.destroy();
     }
 
