@@ -55,11 +55,11 @@ public record NodeTermination(List<String> taintKeys, List<String> conditionType
         conditionTypes = List.copyOf(conditionTypes == null ? List.of() : conditionTypes);
         for (int i = 0; i < taintKeys.size(); i++) {
             String k = taintKeys.get(i);
-            InvalidSpecException.check(!k.isBlank() && !k.contains(" "), "nodeTermination.taintKeys[" + i + "]", k, "not a taint key: \"%s\"", k);
+            InvalidSpecException.check(!k.isBlank() && !k.contains(" "), "nodeTermination.taintKeys[" + i + "]", k, "nodeTermination.taintKeys[%d] is not a taint key: \"%s\"", i, k);
         }
         for (int i = 0; i < conditionTypes.size(); i++) {
             String c = conditionTypes.get(i);
-            InvalidSpecException.check(!c.isBlank() && !c.contains(" "), "nodeTermination.conditionTypes[" + i + "]", c, "not a condition type: \"%s\"", c);
+            InvalidSpecException.check(!c.isBlank() && !c.contains(" "), "nodeTermination.conditionTypes[" + i + "]", c, "nodeTermination.conditionTypes[%d] is not a condition type: \"%s\"", i, c);
         }
     }
 

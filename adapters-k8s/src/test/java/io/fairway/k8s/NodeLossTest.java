@@ -147,4 +147,22 @@ class NodeLossTest extends AdapterTestBase {
         assertThat(adapter.status("default", "bad")).isEmpty();
         assertThat(suspended(cluster.job("default", "bad"))).isTrue();
     }
+
+    @Test
+    void theControllersCommandLineConfiguresTheNotices(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path queues = dir.resolve("queues.yaml");
+        java.nio.file.Files.writeString(queues, CedanaScenarioTest.QUEUES);
+        FairwayController c = new FairwayController();
+        new picocli.CommandLine(c).parseArgs("--config", queues.toString());
+        assertThat(c.options().nodeTermination()).isEqualTo(NodeTermination.DEFAULT);
+        c = new FairwayController();
+        new picocli.CommandLine(c).parseArgs("--config", queues.toString(), "--node-termination-taint", "example.com/reclaim,example.com/spot",
+                "--node-termination-condition", "TerminationNotice");
+        assertThat(c.options().nodeTermination()).isEqualTo(new NodeTermination(List.of("example.com/reclaim", "example.com/spot"),
+                List.of("TerminationNotice")));
+        FairwayController bad = new FairwayController();
+        new picocli.CommandLine(bad).parseArgs("--config", queues.toString(), "--node-termination-condition", "Has Space");
+        org.assertj.core.api.Assertions.assertThatThrownBy(bad::options).hasMessageContaining("nodeTermination.conditionTypes[0]")
+                .hasMessageContaining("Has Space");
+    }
 }
