@@ -80,6 +80,8 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         nodeTermination = nodeTermination == null ? NodeTermination.DEFAULT : nodeTermination;
         if (!integrations.isEmpty()) {
             io.fairway.k8s.integration.Integrations.enabled(integrations); // unknown names fail here, naming the value
+        } else if (queues != null && !queues.integrations().isEmpty()) {
+            io.fairway.k8s.integration.Integrations.enabled(queues.integrations());
         }
     }
 

@@ -75,17 +75,7 @@ final class KubeWriter {
         ObjectNode before = Specs.toJson(object);
         ObjectNode edited = before.deepCopy();
         kind.integration.admit(edited, podSets, admissions);
-        Map<String, JsonNode> prev = new LinkedHashMap<>();
-        JsonDiff.changes(before, edited).keySet().forEach(p -> prev.put(p, JsonDiff.previous(before, p)));
-        OriginalTemplate original = new OriginalTemplate(prev);
-        String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        if (origText != null) {
-            try {
-                original = OriginalTemplate.parse(origText).plus(original);
-            } catch (IllegalArgumentException e) {
-                LOG.warn("{}: unreadable {} replaced: {}", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION, e.getMessage());
-            }
-        }
+        OriginalTemplate original = originals(object, before, edited);
         kind.integration.setSuspended(edited, false);
         ObjectNode ann = annotations(edited);
         ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
@@ -128,6 +118,25 @@ final class KubeWriter {
             ((ObjectNode) edited.get("metadata")).remove("annotations");
         }
         write(kind, object, edited);
+    }
+
+    /**
+     * @return the previous value of every path the edit changes, added to those the object already records (the
+     *     value recorded first, before admission, wins)
+     */
+    private static OriginalTemplate originals(GenericKubernetesResource object, ObjectNode before, ObjectNode edited) {
+        Map<String, JsonNode> prev = new LinkedHashMap<>();
+        JsonDiff.changes(before, edited).keySet().forEach(p -> prev.put(p, JsonDiff.previous(before, p)));
+        OriginalTemplate original = new OriginalTemplate(prev);
+        String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        if (origText != null) {
+            try {
+                original = OriginalTemplate.parse(origText).plus(original);
+            } catch (IllegalArgumentException e) {
+                LOG.warn("{}: unreadable {} replaced: {}", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION, e.getMessage());
+            }
+        }
+        return original;
     }
 
     private static void dropTopologyGate(ObjectNode object, String pointer) {
@@ -204,11 +213,19 @@ final class KubeWriter {
         return n;
     }
 
-    /** Changes an admitted elastic object's pod count and records its new placement. */
+    /**
+     * Changes an admitted elastic object's pod count and records its new placement; the count as written before
+     * admission is kept in {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION} (so preemption restores it, and the object
+     * still reads as submitted).
+     */
     void resize(Kind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
-        ObjectNode edited = Specs.toJson(object);
+        ObjectNode before = Specs.toJson(object);
+        ObjectNode edited = before.deepCopy();
         kind.integration.setCount(edited, podSet, count);
-        annotations(edited).put(Keys.ADMISSION_ANNOTATION, admission.toJson());
+        OriginalTemplate original = originals(object, before, edited);
+        ObjectNode ann = annotations(edited);
+        ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
+        ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
         write(kind, object, edited);
     }
 

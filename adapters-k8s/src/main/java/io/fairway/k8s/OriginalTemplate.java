@@ -90,7 +90,7 @@ public record OriginalTemplate(Map<String, JsonNode> fields) {
         }
         Map<String, JsonNode> m = new LinkedHashMap<>();
         if (n.has("fields")) {
-            n.get("fields").fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue()));
+            n.get("fields").properties().forEach(e -> m.put(e.getKey(), e.getValue()));
         } else {
             LEGACY.forEach((k, p) -> m.put(p, n.has(k) ? n.get(k) : NullNode.getInstance()));
         }

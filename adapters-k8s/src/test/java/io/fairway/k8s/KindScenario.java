@@ -36,8 +36,19 @@ final class KindScenario {
     final GenericKubernetesResource created;
 
     KindScenario(MockCluster cluster, String example) throws IOException {
+        this(cluster, example, null, null);
+    }
+
+    /** @param namespace where to create it instead of the example's, or null @param queue its LocalQueue instead, or null */
+    KindScenario(MockCluster cluster, String example, String namespace, String queue) throws IOException {
         this.cluster = cluster;
         GenericKubernetesResource o = read(example);
+        if (namespace != null) {
+            o.getMetadata().setNamespace(namespace);
+        }
+        if (queue != null) {
+            o.getMetadata().getLabels().put(Keys.QUEUE_LABEL, queue);
+        }
         this.integration = Integrations.available().get(o.getApiVersion() + "." + o.getKind());
         this.kind = new Kind(integration);
         this.created = cluster.client.genericKubernetesResources(kind.context).inNamespace(o.getMetadata().getNamespace()).resource(o).create();

@@ -266,10 +266,14 @@ class RayIntegrationTest extends AdapterTestBase {
         reconcileUntil(adapter, () -> suspended(RayJobIntegration.KIND, "train") && suspended(RayClusterIntegration.KIND, "serve"), "both evicted");
         java.util.Set<String> ray = new java.util.TreeSet<>();
         audit.used.stream().filter(u -> u.startsWith("ray.io/")).forEach(ray::add);
-        assertThat(ray).as("deploy/rbac-ray.yaml grants exactly the verbs used on ray.io objects")
-                .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-ray.yaml")));
-        assertThat(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "namespaced", "rbac-ray.yaml")))
-                .as("the namespaced install's Role grants the same").isEqualTo(ray);
+        java.util.Set<String> granted = new java.util.TreeSet<>();
+        java.util.Set<String> namespaced = new java.util.TreeSet<>();
+        for (String k : List.of("rayjob", "raycluster")) {
+            granted.addAll(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "integrations", k + ".yaml")));
+            namespaced.addAll(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "namespaced", "integrations", k + ".yaml")));
+        }
+        assertThat(ray).as("deploy/integrations/rayjob.yaml and raycluster.yaml grant exactly the verbs used on ray.io objects").isEqualTo(granted);
+        assertThat(namespaced).as("the namespaced install's Roles grant the same").isEqualTo(ray);
     }
 
     @Test

@@ -52,8 +52,28 @@ class RbacTest {
         }
     }
 
+    /** The example of every kind besides batch/v1 Job (deploy/examples/), each with its RBAC file of the same name. */
+    private static final List<String> EXAMPLES = List.of("jobset", "pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob", "mpijob", "trainjob",
+            "rayjob", "raycluster");
+    /** A second ClusterQueue for the examples, so the scenario's preemption of low by high is unchanged. */
+    private static final String KINDS_QUEUE = """
+              - name: kinds
+                resourceGroups:
+                  - coveredResources: [cpu, memory, nvidia.com/gpu]
+                    flavors:
+                      - name: general
+                        resources:
+                          - {name: cpu, nominalQuota: 192}
+                          - {name: memory, nominalQuota: 2Ti}
+                          - {name: nvidia.com/gpu, nominalQuota: 32}
+            localQueues:
+              - {name: kinds, namespace: default, clusterQueue: kinds}
+            """;
+
     private final MockCluster cluster = new MockCluster();
     private final Set<Access> accesses = ConcurrentHashMap.newKeySet();
+    private boolean allKinds;
+    private final List<KindScenario> kinds = new ArrayList<>();
     private FairwayAdapter adapter;
 
     @AfterEach
@@ -68,6 +88,30 @@ class RbacTest {
     void theDeployedRbacAllowsExactlyWhatTheControllerDoes() throws IOException {
         runScenario(null);
         checkAgainst(rules(RBAC, Map.of()));
+    }
+
+    @Test
+    void withEveryKindEnabledTheRbacAndEachIntegrationsRulesAllowExactlyWhatTheControllerDoes() throws IOException {
+        allKinds = true;
+        runScenario(null);
+        List<Rule> rules = new ArrayList<>(rules(RBAC, Map.of()));
+        for (String kind : EXAMPLES) {
+            rules.addAll(rules(Path.of("..", "deploy", "integrations", kind + ".yaml"), Map.of()));
+        }
+        checkAgainst(rules);
+    }
+
+    @Test
+    void withEveryKindEnabledTheNamespacedRbacAllowsWhatTheControllerDoes() throws IOException {
+        allKinds = true;
+        runScenario("default");
+        List<Rule> rules = new ArrayList<>(rules(NAMESPACED_RBAC, Map.of("team-a", "default")));
+        for (String kind : EXAMPLES) {
+            rules.addAll(rules(Path.of("..", "deploy", "namespaced", "integrations", kind + ".yaml"), Map.of("team-a", "default")));
+        }
+        checkAgainst(rules);
+        assertThat(accesses).filteredOn(a -> !a.verb().equals("get") && !a.verb().equals("list") && !a.verb().equals("watch"))
+                .allSatisfy(a -> assertThat(a.namespace()).as("write %s", a).isIn("default", "fairway-system"));
     }
 
     @Test
@@ -86,12 +130,22 @@ class RbacTest {
         assertThat(accesses).filteredOn(a -> a.resource().equals("jobs")).allSatisfy(a -> assertThat(a.namespace()).isEqualTo("default"));
     }
 
-    private void runScenario(String namespace) {
+    private void runScenario(String namespace) throws IOException {
         cluster.node("n1", 64, 256, 0, Map.of("fairway.io/pool", "general", "team", "ml"));
         cluster.client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata().withName("urgent").endMetadata()
                 .withValue(1000).build()).create();
+        String config = JobLifecycleTest.PREEMPTING;
+        if (allKinds) {
+            for (int i = 2; i <= 5; i++) { // n5: room for the Ray examples too
+                cluster.node("n" + i, 64, 1024, 8, Map.of("fairway.io/pool", "general"));
+            }
+            config = "integrations: " + KindScenario.ALL + "\n" + config.replace("localQueues:\n", KINDS_QUEUE);
+            for (String example : EXAMPLES) {
+                kinds.add(new KindScenario(cluster, example, "default", "kinds"));
+            }
+        }
         cluster.client.configMaps().inNamespace("fairway-system").resource(new ConfigMapBuilder().withNewMetadata().withName("fairway-queues")
-                .endMetadata().addToData("queues.yaml", JobLifecycleTest.PREEMPTING).build()).create();
+                .endMetadata().addToData("queues.yaml", config).build()).create();
         cluster.createJob(cluster.jobBuilder("default", "low", "q", 2, "16", 0, false).build());
         KubernetesClient audited = cluster.server.createClient(b -> b.withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("audit",
                 new Interceptor() {
@@ -109,6 +163,9 @@ class RbacTest {
         until(adapter::isLeader, "the audited adapter leads");
 
         reconcileUntil(adapter, () -> !suspended(cluster.job("default", "low")), "low is admitted");
+        for (KindScenario k : kinds) {
+            reconcileUntil(adapter, () -> !k.suspended(), k.integration.name() + " is admitted (" + Kube.annotation(k.now(), Keys.PENDING_REASON_ANNOTATION) + ")");
+        }
         cluster.createPods("default", "low");
         reconcileUntil(adapter, () -> cluster.pods("default", "low").stream().noneMatch(Kube::hasGate), "low's pods are bound");
         cluster.createJob(cluster.jobBuilder("default", "high", "q", 1, "16", 0, true).editSpec().editTemplate().editSpec()

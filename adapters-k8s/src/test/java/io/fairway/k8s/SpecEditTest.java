@@ -89,6 +89,26 @@ class SpecEditTest {
     }
 
     @Test
+    void aPendingJobSetsEditedReplicasChangeItsGang() throws java.io.IOException {
+        cluster.node("n1", 64, 512, 8, Map.of("fairway.io/pool", "gpu"));
+        KindScenario js = new KindScenario(cluster, "jobset");
+        // 2 GPUs of quota: the example's 2 x 2 workers (4 GPUs) wait
+        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder()
+                .queues(MockCluster.config(WorkloadKindsTest.KINDS.replace("nominalQuota: 8}", "nominalQuota: 2}")))
+                .integrations(List.of(js.integration.name())).build(), null).start();
+        String name = js.integration.name();
+        reconcileUntil(adapter, () -> Kube.annotation(js.now(), Keys.PENDING_REASON_ANNOTATION) != null, "the JobSet waits");
+        assertThat(adapter.status(name, "team-a", "pytorch-jobset").orElseThrow().spec().podSets()).extracting(p -> p.count()).containsExactly(1, 4);
+        cluster.client.genericKubernetesResources(js.kind.context).inNamespace("team-a").withName("pytorch-jobset")
+                .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+                        "[{\"op\":\"replace\",\"path\":\"/spec/replicatedJobs/1/replicas\",\"value\":1}]");
+        reconcileUntil(adapter, () -> !js.suspended(), "the smaller JobSet is admitted");
+        Admit a = adapter.status(name, "team-a", "pytorch-jobset").orElseThrow().admission();
+        assertThat(a.counts()).containsEntry("driver", 1).containsEntry("workers", 2);
+        assertThat(a.placement().members()).hasSize(3);
+    }
+
+    @Test
     void anAdmittedJobsEditIsRefusedWithAWarningAndTheAdmittedSpecStays() {
         cluster.createJob(cluster.jobBuilder("default", "run", "q", 2, "4", 0, true).build());
         start();
@@ -119,6 +139,8 @@ class SpecEditTest {
                 .hasMessageContaining("unknown integration \"ray.io/v1.RayJobz\"")
                 .hasMessageContaining("jobset.x-k8s.io/v1alpha2.JobSet")
                 .satisfies(x -> assertThat(((InvalidSpecException) x).field()).isEqualTo("integrations"));
+        assertThatThrownBy(() -> AdapterOptions.builder().queues(MockCluster.config("integrations: [batch/v1.Job, JobSet]\n" + JobLifecycleTest.PREEMPTING))
+                .build()).isInstanceOf(InvalidSpecException.class).hasMessageContaining("unknown integration \"JobSet\"");
         assertThat(Integrations.enabled(List.of())).extracting(i -> i.name()).containsExactly("batch/v1.Job");
     }
 }

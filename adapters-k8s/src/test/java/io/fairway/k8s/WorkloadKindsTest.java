@@ -63,11 +63,11 @@ class WorkloadKindsTest {
     private static final Map<String, List<String>> ALLOWED = Map.of(
             // https://jobset.sigs.k8s.io/docs/reference/jobset.v1alpha2/
             "JobSet", List.of("/spec/suspend", "/spec/replicatedJobs/\\d+/template/spec/template" + POD_FIELDS),
-            // https://www.kubeflow.org/docs/components/trainer/legacy-v1/reference/training-operator/
+            // https://github.com/kubeflow/training-operator/tree/release-1.9/pkg/apis/kubeflow.org/v1
             "Kubeflow", List.of("/spec/runPolicy/suspend", "/spec/(pytorch|tf|xgb|paddle|jax)ReplicaSpecs/[A-Za-z]+/template" + POD_FIELDS),
             // https://github.com/kubeflow/mpi-operator/blob/master/pkg/apis/kubeflow/v2beta1/types.go
             "MPIJob", List.of("/spec/runPolicy/suspend", "/spec/mpiReplicaSpecs/(Launcher|Worker)/template" + POD_FIELDS),
-            // https://github.com/kubeflow/trainer/blob/master/pkg/apis/trainer/v1alpha1/trainjob_types.go
+            // https://github.com/kubeflow/trainer/blob/v2.0.0/pkg/apis/trainer/v1alpha1/trainjob_types.go
             "TrainJob", List.of("/spec/suspend", "/spec/podSpecOverrides(/\\d+/(targetJobs/\\d+/name|nodeSelector/.+"
                     + "|tolerations/\\d+/(key|operator|value|effect)|schedulingGates/\\d+/name))?"));
 
@@ -193,7 +193,7 @@ class WorkloadKindsTest {
 
     private static void leaves(String path, JsonNode v, List<String> out) {
         if (v != null && v.isObject() && !v.isEmpty()) {
-            v.fields().forEachRemaining(e -> leaves(path + "/" + Kube.pointer(e.getKey()), e.getValue(), out));
+            v.properties().forEach(e -> leaves(path + "/" + Kube.pointer(e.getKey()), e.getValue(), out));
         } else if (v != null && v.isArray() && !v.isEmpty()) {
             for (int i = 0; i < v.size(); i++) {
                 leaves(path + "/" + i, v.get(i), out);

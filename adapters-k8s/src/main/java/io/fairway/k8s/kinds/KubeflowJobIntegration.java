@@ -11,7 +11,7 @@ import io.fairway.k8s.integration.KindRef;
  * replica type in lowercase), {@code training.kubeflow.org/replica-index} and
  * {@code training.kubeflow.org/operator-name} ({@code pytorchjob-controller} …).
  *
- * <p>API reference: https://www.kubeflow.org/docs/components/trainer/legacy-v1/reference/training-operator/ (the
+ * <p>API reference: https://github.com/kubeflow/training-operator/tree/release-1.9/pkg/apis/kubeflow.org/v1 (the
  * {@code kubeflow.org/v1} types: {@code RunPolicy.suspend}, {@code ReplicaSpec.replicas}, {@code ReplicaSpec.template});
  * fields written: {@code spec.runPolicy.suspend}, and in {@code spec.<kind>ReplicaSpecs.<Type>.template.spec}:
  * {@code nodeSelector}, {@code tolerations}, {@code schedulingGates}. PyTorchJob's {@code elasticPolicy} is not used:

@@ -34,8 +34,11 @@ import java.util.TreeMap;
  * TrainJob's pods belong to the JobSet the trainer creates with the TrainJob's name, so they are found by the JobSet
  * labels ({@code jobset.sigs.k8s.io/jobset-name}, {@code jobset.sigs.k8s.io/replicatedjob-name: node}).
  *
- * <p>API reference: https://www.kubeflow.org/docs/components/trainer/reference/api/ and
- * https://github.com/kubeflow/trainer/blob/master/pkg/apis/trainer/v1alpha1/trainjob_types.go ({@code suspend},
+ * <p>Written against the {@code v1alpha1} TrainJob of Trainer 2.0, whose {@code spec.podSpecOverrides} entries carry
+ * {@code nodeSelector}, {@code tolerations} and {@code schedulingGates} directly; later releases renamed the field
+ * ({@code spec.podTemplateOverrides}) and then replaced it, which this integration does not write.
+ *
+ * <p>API reference: https://github.com/kubeflow/trainer/blob/v2.0.0/pkg/apis/trainer/v1alpha1/trainjob_types.go ({@code suspend},
  * {@code trainer.numNodes}, {@code trainer.resourcesPerNode}, {@code podSpecOverrides[].targetJobs[].name},
  * {@code .nodeSelector}, {@code .tolerations}, {@code .schedulingGates}); fields written: {@code spec.suspend},
  * {@code spec.podSpecOverrides}.

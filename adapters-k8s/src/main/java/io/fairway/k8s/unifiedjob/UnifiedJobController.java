@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * Scheduler engine = Scheduler.builder().policy("themis")...build();      // no actuator: this controller applies
- * UnifiedJobController c = new UnifiedJobController(client, engine, Integrations.enabled(List.of("ray.io/v1.RayCluster")), flavors, null);
+ * UnifiedJobController c = new UnifiedJobController(client, engine,
+ *     UnifiedJobController.integrations(List.of("ray.io/v1.RayCluster", "flux-framework.org/v1alpha2.MiniCluster")), flavors, null);
  * c.reconcileOnce();   // sync UnifiedJobs, run a round, apply its decisions, read the underlying objects
  * }</pre>
  *
@@ -92,6 +93,30 @@ public final class UnifiedJobController {
         integrations.forEach(i -> this.integrations.put(i.name(), i));
         flavors.forEach(f -> this.flavors.put(f.name(), f));
         this.namespace = namespace;
+    }
+
+    /**
+     * The integrations a UnifiedJob may name: those found by {@link java.util.ServiceLoader}
+     * ({@link io.fairway.k8s.integration.Integrations#available()}) and the kinds only a UnifiedJob can queue because
+     * they cannot be suspended ({@link io.fairway.k8s.kinds.MiniClusterIntegration}).
+     *
+     * @param names the jobTypes to enable, by integration name
+     * @return them, in that order
+     * @throws InvalidSpecException naming the value and listing the known names when one is unknown
+     */
+    public static List<Integration> integrations(List<String> names) {
+        Map<String, Integration> known = new TreeMap<>(io.fairway.k8s.integration.Integrations.available());
+        Integration mc = new io.fairway.k8s.kinds.MiniClusterIntegration();
+        known.putIfAbsent(mc.name(), mc);
+        List<Integration> out = new ArrayList<>();
+        for (String n : names) {
+            Integration i = known.get(n);
+            if (i == null) {
+                throw new InvalidSpecException("jobTypes", n, "unknown jobType \"" + n + "\"; known: " + String.join(", ", known.keySet()));
+            }
+            out.add(i);
+        }
+        return out;
     }
 
     /** @return the UnifiedJob resource (group {@code fairway.io}, version {@code v1alpha1}, plural {@code unifiedjobs}) */

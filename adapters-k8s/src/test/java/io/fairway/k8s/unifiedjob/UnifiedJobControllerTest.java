@@ -54,7 +54,8 @@ class UnifiedJobControllerTest {
                 .localQueue(new LocalQueue("default", "user-queue", "cq"))
                 .node(Node.builder("n1").labels(Map.of("pool", "cpu")).capacity(Resources.builder().cpu(8).build()).build())
                 .build();
-        controller = new UnifiedJobController(controllerClient, engine, List.of(new MiniClusterIntegration()), List.of(flavor), "default");
+        controller = new UnifiedJobController(controllerClient, engine,
+                UnifiedJobController.integrations(List.of("flux-framework.org/v1alpha2.MiniCluster")), List.of(flavor), "default");
         controller.onWrite = written::add;
     }
 
@@ -210,6 +211,16 @@ class UnifiedJobControllerTest {
         for (GenericKubernetesResource w : written) {
             assertThat(UnifiedJobSchemaTest.errors(Specs.toJson(w))).as("written %s", Specs.toJson(w)).isEmpty();
         }
+    }
+
+    @Test
+    void theMiniClusterIsNotOfferedToTheAdapterButToUnifiedJobsAndUnknownJobTypesAreRefused() {
+        assertThat(io.fairway.k8s.integration.Integrations.available()).as("a MiniCluster cannot be suspended: the adapter must not queue one")
+                .doesNotContainKey("flux-framework.org/v1alpha2.MiniCluster").containsKey("ray.io/v1.RayCluster");
+        assertThat(UnifiedJobController.integrations(List.of("flux-framework.org/v1alpha2.MiniCluster", "ray.io/v1.RayCluster")))
+                .extracting(io.fairway.k8s.integration.Integration::name).containsExactly("flux-framework.org/v1alpha2.MiniCluster", "ray.io/v1.RayCluster");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> UnifiedJobController.integrations(List.of("example.com/v1.Nope")))
+                .hasMessageContaining("example.com/v1.Nope").hasMessageContaining("ray.io/v1.RayJob");
     }
 
     @Test
