@@ -43,13 +43,14 @@ import java.util.Objects;
  * @param integrations the kinds to queue, by {@link io.fairway.k8s.integration.Integration#name() integration name}
  *     ({@code batch/v1.Job}); empty: the configuration's {@code integrations:}, and without those
  *     {@link io.fairway.k8s.integration.Integrations#DEFAULT}
+ * @param nodeTermination the Node taints and conditions that announce a node's termination (drained on sight)
  */
 public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueuesConfig queues,
                              String configMapNamespace, String configMapName, String configMapKey, Path configFile,
                              boolean leaderElection, String leaseNamespace, String leaseName, String identity,
                              Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
                              Duration resyncPeriod, Duration reconcileInterval, boolean countUnmanagedPods, NodeClassRef nodeClassRef,
-                             io.fairway.core.Clock clock, List<String> integrations) {
+                             io.fairway.core.Clock clock, List<String> integrations, NodeTermination nodeTermination) {
     /** The default key of the YAML in the ConfigMap. */
     public static final String DEFAULT_CONFIG_KEY = "queues.yaml";
 
@@ -76,6 +77,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         nodeClassRef = nodeClassRef == null ? NodeClassRef.DEFAULT : nodeClassRef;
         clock = clock == null ? io.fairway.core.Clock.system() : clock;
         integrations = List.copyOf(integrations == null ? List.of() : integrations);
+        nodeTermination = nodeTermination == null ? NodeTermination.DEFAULT : nodeTermination;
         if (!integrations.isEmpty()) {
             io.fairway.k8s.integration.Integrations.enabled(integrations); // unknown names fail here, naming the value
         } else if (queues != null && !queues.integrations().isEmpty()) {
@@ -142,6 +144,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         private NodeClassRef nodeClassRef = NodeClassRef.DEFAULT;
         private io.fairway.core.Clock clock = io.fairway.core.Clock.system();
         private List<String> integrations = List.of();
+        private NodeTermination nodeTermination = NodeTermination.DEFAULT;
 
         private Builder() {
         }
@@ -261,11 +264,17 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
             return this;
         }
 
+        /** @param t the taints and conditions that announce a node's termination @return this */
+        public Builder nodeTermination(NodeTermination t) {
+            this.nodeTermination = t;
+            return this;
+        }
+
         /** @return the options */
         public AdapterOptions build() {
             return new AdapterOptions(namespace, queueLabels, excluded, queues, cmNamespace, cmName, cmKey, configFile, leaderElection,
                     leaseNamespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod, resync, interval, countUnmanaged, nodeClassRef,
-                    clock, integrations);
+                    clock, integrations, nodeTermination);
         }
     }
 }

@@ -31,9 +31,11 @@ final class ClusterSync {
     private static final long NODE_REBUILD_MIN_INTERVAL_MILLIS = 30_000;
 
     private final AdapterState state;
+    private final NodeLoss nodeLoss;
 
     ClusterSync(AdapterState state) {
         this.state = state;
+        this.nodeLoss = new NodeLoss(state);
     }
 
     void syncNodes(List<Workload> jobs) {
@@ -58,6 +60,7 @@ final class ClusterSync {
         kubeNodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
         refreshClaims();
         state.claimOfNode.clear();
+        Map<String, String> notices = new TreeMap<>();
         for (io.fabric8.kubernetes.api.model.Node n : kubeNodes) {
             try {
                 io.fabric8.kubernetes.api.model.Node kn = n;
@@ -74,7 +77,13 @@ final class ClusterSync {
                     goingAway |= claim.getMetadata().getDeletionTimestamp() != null;
                 }
                 Node model = NodeTranslator.toModel(kn, unmanaged.getOrDefault(n.getMetadata().getName(), Resources.NONE));
-                desired.put(n.getMetadata().getName(), goingAway ? model.withUnschedulable(true) : model);
+                String notice = nodeLoss.noticeOf(n);
+                if (notice != null) {
+                    notices.put(n.getMetadata().getName(), notice);
+                } else {
+                    nodeLoss.noticeLifted(n.getMetadata().getName());
+                }
+                desired.put(n.getMetadata().getName(), goingAway || notice != null ? model.withUnschedulable(true) : model);
             } catch (InvalidSpecException e) {
                 LOG.warn("node {} is left out: {}", n.getMetadata().getName(), e.getMessage());
             }
@@ -84,7 +93,7 @@ final class ClusterSync {
             if (!desired.containsKey(gone)) {
                 LOG.info("node {} is gone", gone);
                 state.modelNodes.remove(gone);
-                state.scheduler.clusters().removeNode(gone);
+                nodeLoss.removeGone(gone);
             }
         }
         for (Node n : desired.values()) {
@@ -107,6 +116,11 @@ final class ClusterSync {
                 }
             }
         }
+        notices.forEach((node, notice) -> {
+            if (state.modelNodes.containsKey(node)) {
+                nodeLoss.drainOnce(node, notice);
+            }
+        });
     }
 
     /** Lists Fairway's NodeClaims when node pools are configured (keeping the last list when the API server fails). */

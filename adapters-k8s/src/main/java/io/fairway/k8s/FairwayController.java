@@ -83,6 +83,16 @@ public final class FairwayController implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     UiOptions ui = new UiOptions();
 
+    @Option(names = "--node-termination-taint", split = ",",
+            description = "taint keys that announce a node's termination; its Jobs are drained (default: "
+                    + NodeTermination.AWS_NTH_SPOT_TAINT + "," + NodeTermination.KARPENTER_DISRUPTED_TAINT + "," + NodeTermination.GKE_TERMINATION_TAINT
+                    + "; an empty value turns taints off)")
+    List<String> terminationTaints;
+
+    @Option(names = "--node-termination-condition", split = ",",
+            description = "node condition types that announce a node's termination when True (default: none)")
+    List<String> terminationConditions;
+
     @Option(names = "--interval-millis", defaultValue = "1000", description = "reconcile at least this often (default: ${DEFAULT-VALUE})")
     long intervalMillis;
 
@@ -150,6 +160,13 @@ public final class FairwayController implements Callable<Integer> {
                 .excludedResourcePrefixes(excluded)
                 .resyncPeriod(Duration.ofSeconds(resyncSeconds))
                 .reconcileInterval(Duration.ofMillis(intervalMillis));
+        try {
+            b.nodeTermination(NodeTermination.DEFAULT
+                    .withTaintKeys(terminationTaints == null ? NodeTermination.DEFAULT.taintKeys() : terminationTaints.stream().filter(t -> !t.isBlank()).toList())
+                    .withConditionTypes(terminationConditions == null ? List.of() : terminationConditions));
+        } catch (io.fairway.api.InvalidSpecException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--node-termination-*: " + e.getMessage());
+        }
         try {
             b.nodeClassRef(AdapterOptions.NodeClassRef.parse(nodeClass));
         } catch (io.fairway.api.InvalidSpecException e) {

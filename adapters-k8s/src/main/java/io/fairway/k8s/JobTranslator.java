@@ -122,7 +122,8 @@ public final class JobTranslator {
                 .jobSet(object.getMetadata().getName())
                 .owner(ownerOf(object))
                 .priority(priority(object, integration.priorityClassName(view), sets.get(0).templatePointer()))
-                .submitTimeMillis(Kube.creationMillis(object));
+                .submitTimeMillis(Kube.creationMillis(object))
+                .checkpointing(NodeLoss.checkpointingOf(object));
         for (PodSetTemplate ps : sets) {
             b.podSet(podSet(ps, whole));
         }

@@ -37,6 +37,11 @@ public final class Keys {
     /** Pod template annotation: {@code "true"} puts all GPUs of the pod set in one NVLink domain. */
     public static final String NVLINK_DOMAIN_ANNOTATION = "fairway.io/nvlink-domain";
 
+    /** The annotation declaring that a job checkpoints, every so many seconds (spot / node loss keeps its progress). */
+    public static final String CHECKPOINT_INTERVAL_ANNOTATION = "fairway.io/checkpoint-interval-seconds";
+    /** The annotation a checkpointing workload writes: the fraction of its work done at its last checkpoint (0..1). */
+    public static final String PROGRESS_ANNOTATION = "fairway.io/progress";
+
     /** The annotation holding a Job's admission (JSON): present exactly while the Job is admitted. */
     public static final String ADMISSION_ANNOTATION = "fairway.io/admission";
     /** The annotation holding the pod template's scheduling fields as they were before admission (JSON). */

@@ -53,7 +53,8 @@ class RbacTest {
     }
 
     /** The example of every kind besides batch/v1 Job (deploy/examples/), each with its RBAC file of the same name. */
-    private static final List<String> EXAMPLES = List.of("jobset", "pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob", "mpijob", "trainjob");
+    private static final List<String> EXAMPLES = List.of("jobset", "pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob", "mpijob", "trainjob",
+            "rayjob", "raycluster");
     /** A second ClusterQueue for the examples, so the scenario's preemption of low by high is unchanged. */
     private static final String KINDS_QUEUE = """
               - name: kinds
@@ -135,7 +136,7 @@ class RbacTest {
                 .withValue(1000).build()).create();
         String config = JobLifecycleTest.PREEMPTING;
         if (allKinds) {
-            for (int i = 2; i <= 4; i++) {
+            for (int i = 2; i <= 5; i++) { // n5: room for the Ray examples too
                 cluster.node("n" + i, 64, 1024, 8, Map.of("fairway.io/pool", "general"));
             }
             config = "integrations: " + KindScenario.ALL + "\n" + config.replace("localQueues:\n", KINDS_QUEUE);
