@@ -17,6 +17,8 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.RoundResult;
+import io.fairway.k8s.podgroup.PodGroupController;
+import io.fairway.k8s.unifiedjob.UnifiedJobController;
 import io.fairway.k8s.integration.PodSetAdmission;
 import io.fairway.k8s.integration.PodSetTemplate;
 import java.util.ArrayList;
@@ -80,7 +82,9 @@ final class Actuation {
     private void applyAdmit(Admit a) {
         Tracked t = state.byId.get(a.jobId());
         if (t == null) {
-            LOG.warn("admission of unknown job {}", a.jobId());
+            if (!UnifiedJobController.owns(a.jobId()) && !PodGroupController.owns(a.jobId())) {
+                LOG.warn("admission of unknown job {}", a.jobId());
+            } // else carried out by that controller after the round
             return;
         }
         AdmissionRecord rec = AdmissionRecord.of(a);

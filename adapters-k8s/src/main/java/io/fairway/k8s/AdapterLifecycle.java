@@ -12,6 +12,8 @@ import io.fairway.core.Policies;
 import io.fairway.core.Scheduler;
 import io.fairway.k8s.integration.Integration;
 import io.fairway.k8s.integration.Integrations;
+import io.fairway.k8s.podgroup.PodGroupController;
+import io.fairway.k8s.unifiedjob.UnifiedJobController;
 import java.util.LinkedHashMap;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -137,6 +139,15 @@ final class AdapterLifecycle {
                 return;
             }
             want = Integrations.enabled(Integrations.DEFAULT);
+        }
+        List<String> effective = state.options.integrations().isEmpty() ? names : state.options.integrations();
+        boolean uj = effective != null && effective.contains(Integrations.UNIFIED_JOB);
+        boolean pg = effective != null && effective.contains(Integrations.POD_GROUPS);
+        if (uj != state.unifiedJobsEnabled || pg != state.podGroupsEnabled) {
+            state.unifiedJobsEnabled = uj;
+            state.podGroupsEnabled = pg;
+            state.rebuildNeeded = true;
+            LOG.info("UnifiedJob controller {}, pod groups controller {}", uj ? "on" : "off", pg ? "on" : "off");
         }
         List<String> wantNames = want.stream().map(Integration::name).toList();
         if (wantNames.equals(List.copyOf(state.kinds.keySet()))) {
@@ -283,6 +294,14 @@ final class AdapterLifecycle {
         Engine e = buildEngine(state.config);
         state.scheduler = e.scheduler();
         state.policy = e.policy();
+        String ns = state.options.namespace();
+        if (state.unifiedJobsEnabled) {
+            state.unifiedJobs = new UnifiedJobController(state.client, state.scheduler,
+                    UnifiedJobController.integrations(new ArrayList<>(UnifiedJobController.jobTypes())), state.config.flavorModels(), ns);
+        }
+        if (state.podGroupsEnabled) {
+            state.podGroups = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns);
+        }
         state.rebuildNeeded = false;
         state.lastRebuildMillis = System.currentTimeMillis();
         state.priorityClasses.clear();
@@ -291,6 +310,8 @@ final class AdapterLifecycle {
 
     private void dropEngine() {
         state.scheduler = null;
+        state.unifiedJobs = null;
+        state.podGroups = null;
         state.byUid.clear();
         state.byId.clear();
         state.modelNodes.clear();

@@ -61,6 +61,12 @@ final class AdapterState {
     // The engine and what it was built from; guarded by lock.
     Scheduler scheduler;
     RestoringPolicy policy;
+    /** Whether the UnifiedJob / pod-group controllers run beside the integrations (the configuration's names). */
+    boolean unifiedJobsEnabled;
+    boolean podGroupsEnabled;
+    /** Those controllers, on the current engine (null when not enabled or when there is no engine). */
+    io.fairway.k8s.unifiedjob.UnifiedJobController unifiedJobs;
+    io.fairway.k8s.podgroup.PodGroupController podGroups;
     QueuesConfig config;
     boolean rebuildNeeded;
     /** Set during a pass once the Lease is found lost: nothing more is written in that pass. */

@@ -153,9 +153,13 @@ final class ClusterSync {
 
     /** @return true when the pod runs for one of the queued objects (by the pod index's keys) */
     private boolean managedPod(Pod p, Set<String> managed) {
+        if (state.podGroups != null && state.podGroups.manages(p)) {
+            return true;
+        }
         for (io.fairway.k8s.integration.Integration i : state.available) {
             var ref = i.podOf(p);
-            if (ref.isPresent() && managed.contains(i.name() + "|" + p.getMetadata().getNamespace() + "/" + ref.get().ownerName())) {
+            if (ref.isPresent() && (managed.contains(i.name() + "|" + p.getMetadata().getNamespace() + "/" + ref.get().ownerName())
+                    || state.unifiedJobs != null && state.unifiedJobs.manages(p.getMetadata().getNamespace(), ref.get().ownerName()))) {
                 return true;
             }
         }

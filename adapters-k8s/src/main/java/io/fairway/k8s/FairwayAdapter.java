@@ -226,6 +226,10 @@ public final class FairwayAdapter implements AutoCloseable {
             return false;
         }
         for (io.fabric8.kubernetes.api.model.OwnerReference r : o.getMetadata().getOwnerReferences()) {
+            if (Boolean.TRUE.equals(r.getController()) && state.unifiedJobs != null && "fairway.io/v1alpha1".equals(r.getApiVersion())
+                    && "UnifiedJob".equals(r.getKind())) {
+                return true; // the UnifiedJob controller created it at admission: the UnifiedJob is the gang
+            }
             if (Boolean.TRUE.equals(r.getController())) {
                 for (Kind k : state.kinds.values()) {
                     if (k.integration.kind().apiVersion().equals(r.getApiVersion()) && k.integration.kind().kind().equals(r.getKind())) {
@@ -292,6 +296,12 @@ public final class FairwayAdapter implements AutoCloseable {
             state.fenced = false;
             sync.syncNodes(jobs);
             workloads.syncJobs(jobs);
+            if (state.unifiedJobs != null) {
+                state.unifiedJobs.beforeRound();
+            }
+            if (state.podGroups != null) {
+                state.podGroups.beforeRound();
+            }
             actuation.retryEvictions();
             workloads.feedback();
             long t0 = System.nanoTime();
@@ -300,6 +310,12 @@ public final class FairwayAdapter implements AutoCloseable {
             RoundResult r = state.scheduler.runRound();
             wakeAtMillis = state.scheduler.nextWakeupMillis(Math.max(1, state.options.reconcileInterval().toMillis())).orElse(Long.MAX_VALUE);
             state.metrics.round(System.nanoTime() - t0);
+            if (state.unifiedJobs != null) {
+                state.unifiedJobs.afterRound(r);
+            }
+            if (state.podGroups != null) {
+                state.podGroups.afterRound(r);
+            }
             actuation.actuateNodes(r);
             actuation.handleActuationFailures();
             actuation.settleRestores(r);

@@ -19,6 +19,18 @@ import java.util.TreeMap;
 public final class Integrations {
     /** The integration enabled when the configuration names none: {@code batch/v1.Job}. */
     public static final List<String> DEFAULT = List.of("batch/v1.Job");
+    /**
+     * Enables the UnifiedJob controller ({@code io.fairway.k8s.unifiedjob}) beside the integrations: UnifiedJobs share
+     * the engine, its quota and its nodes with the other kinds. Not an integration: {@link #enabled} skips it.
+     */
+    public static final String UNIFIED_JOB = "fairway.io/v1alpha1.UnifiedJob";
+    /**
+     * Enables the plain pod groups controller ({@code io.fairway.k8s.podgroup}) beside the integrations. Not an
+     * integration: {@link #enabled} skips it.
+     */
+    public static final String POD_GROUPS = "pod-groups";
+    /** The names that enable a controller beside the integrations rather than an integration. */
+    public static final List<String> CONTROLLERS = List.of(UNIFIED_JOB, POD_GROUPS);
 
     private Integrations() {
     }
@@ -52,9 +64,13 @@ public final class Integrations {
         Map<String, Integration> out = new LinkedHashMap<>();
         Map<String, String> kinds = new TreeMap<>();
         for (String n : want) {
+            if (CONTROLLERS.contains(n)) {
+                continue;
+            }
             Integration i = all.get(n);
             if (i == null) {
-                throw new InvalidSpecException("integrations", n, "unknown integration \"" + n + "\"; known integrations: " + String.join(", ", all.keySet()));
+                throw new InvalidSpecException("integrations", n, "unknown integration \"" + n + "\"; known integrations: "
+                        + String.join(", ", all.keySet()) + ", and the controllers " + String.join(", ", CONTROLLERS));
             }
             InvalidSpecException.check(out.put(n, i) == null, "integrations", n, "integration \"%s\" is enabled twice", n);
             String k = i.kind().name();

@@ -98,14 +98,39 @@ public final class PodGroupController {
      * @return the round's result
      */
     public RoundResult reconcileOnce() {
+        beforeRound();
+        RoundResult r = scheduler.runRound();
+        afterRound(r);
+        return r;
+    }
+
+    /** Groups read by {@link #beforeRound()}, for {@link #afterRound}. */
+    private Map<String, List<Pod>> roundGroups = Map.of();
+
+    /**
+     * The first half of {@link #reconcileOnce()}, for a controller that runs the engine's rounds itself (the
+     * {@code FairwayAdapter}, whose Jobs share the engine's quota and nodes with the pod groups): reads the groups
+     * and submits the complete ones.
+     */
+    public void beforeRound() {
         Map<String, List<Pod>> groups = groups();
         for (Map.Entry<String, List<Pod>> g : groups.entrySet()) {
             if (!jobOf.containsKey(g.getKey())) {
                 submitWhenComplete(g.getKey(), g.getValue());
             }
         }
-        RoundResult r = scheduler.runRound();
-        for (Decision d : r.decisions()) {
+        roundGroups = groups;
+    }
+
+    /**
+     * The second half of {@link #reconcileOnce()}: carries out the round's decisions about pod groups (others are
+     * ignored) and reports what their pods say.
+     *
+     * @param round the round the engine just ran
+     */
+    public void afterRound(RoundResult round) {
+        Map<String, List<Pod>> groups = roundGroups;
+        for (Decision d : round.decisions()) {
             String group = groupOf(d.jobId());
             if (group == null) {
                 continue;
@@ -121,7 +146,22 @@ public final class PodGroupController {
             }
         }
         feedback(groups());
-        return r;
+    }
+
+    /**
+     * @param pod any pod
+     * @return true when it belongs to a pod group (labelled with a group name), which this controller queues
+     */
+    public boolean manages(Pod pod) {
+        return label(pod, GROUP_LABEL, KUEUE_GROUP_LABEL) != null && (namespace == null || namespace.equals(pod.getMetadata().getNamespace()));
+    }
+
+    /**
+     * @param jobId an engine job id
+     * @return true when it is a pod group's (this controller carries its decisions out)
+     */
+    public static boolean owns(String jobId) {
+        return jobId.startsWith("podgroup:");
     }
 
     /**

@@ -95,6 +95,13 @@ public final class UnifiedJobController {
         this.namespace = namespace;
     }
 
+    /** @return the names of every jobType a UnifiedJob may name (the integrations found, and MiniCluster) */
+    public static java.util.Set<String> jobTypes() {
+        Map<String, Integration> known = new TreeMap<>(io.fairway.k8s.integration.Integrations.available());
+        known.putIfAbsent(new io.fairway.k8s.kinds.MiniClusterIntegration().name(), null);
+        return java.util.Collections.unmodifiableSet(known.keySet());
+    }
+
     /**
      * The integrations a UnifiedJob may name: those found by {@link java.util.ServiceLoader}
      * ({@link io.fairway.k8s.integration.Integrations#available()}) and the kinds only a UnifiedJob can queue because
@@ -131,12 +138,54 @@ public final class UnifiedJobController {
      * @return the round's result
      */
     public RoundResult reconcileOnce() {
-        sync();
+        beforeRound();
         RoundResult r = scheduler.runRound();
-        apply(r.decisions());
+        afterRound(r);
+        return r;
+    }
+
+    /**
+     * The first half of {@link #reconcileOnce()}, for a controller that runs the engine's rounds itself (the
+     * {@code FairwayAdapter}, whose Jobs share the engine's quota and nodes with the UnifiedJobs): syncs the
+     * UnifiedJobs into the engine.
+     */
+    public void beforeRound() {
+        sync();
+    }
+
+    /**
+     * The second half of {@link #reconcileOnce()}: carries out the round's decisions about UnifiedJobs (others are
+     * ignored), reads the underlying objects and writes every changed status.
+     *
+     * @param round the round the engine just ran
+     */
+    public void afterRound(RoundResult round) {
+        apply(round.decisions());
         feedback();
         byId.values().forEach(this::publish);
-        return r;
+    }
+
+    /**
+     * @param namespace a namespace
+     * @param objectName the name of an object of a jobType kind (the underlying object is named as its UnifiedJob)
+     * @return true when it is the underlying object of a UnifiedJob this controller queued (its pods are counted
+     *     through the UnifiedJob, not as another workload's)
+     */
+    public boolean manages(String namespace, String objectName) {
+        for (UnifiedJobState s : byId.values()) {
+            if (s.namespace.equals(namespace) && s.name.equals(objectName)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param jobId an engine job id
+     * @return true when it is a UnifiedJob's (this controller carries its decisions out)
+     */
+    public static boolean owns(String jobId) {
+        return jobId.startsWith("unifiedjob:");
     }
 
     /**

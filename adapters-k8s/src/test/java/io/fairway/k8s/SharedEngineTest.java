@@ -1,0 +1,94 @@
+package io.fairway.k8s;
+
+import static io.fairway.k8s.MockCluster.reconcileUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fairway.api.job.JobState;
+import io.fairway.k8s.integration.Specs;
+import io.fairway.k8s.unifiedjob.UnifiedJobController;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adapter runs the UnifiedJob controller on its own engine when {@code integrations:} names
+ * {@code fairway.io/v1alpha1.UnifiedJob}: a UnifiedJob and a plain Job share one ClusterQueue's quota and one node,
+ * and the Job the UnifiedJob controller creates is not queued a second time as a Job of its own.
+ */
+class SharedEngineTest {
+    private static final String CONFIG = """
+            integrations: [batch/v1.Job, fairway.io/v1alpha1.UnifiedJob]
+            flavors:
+              - name: general
+            clusterQueues:
+              - name: cq
+                resourceGroups:
+                  - coveredResources: [cpu]
+                    flavors:
+                      - name: general
+                        resources:
+                          - {name: cpu, nominalQuota: 8}
+            localQueues:
+              - {name: q, namespace: default, clusterQueue: cq}
+            """;
+
+    private final MockCluster cluster = new MockCluster();
+    private FairwayAdapter adapter;
+
+    @AfterEach
+    void stop() {
+        if (adapter != null) {
+            adapter.close();
+        }
+        cluster.close();
+    }
+
+    private GenericKubernetesResource unifiedJob(String name) {
+        return cluster.client.genericKubernetesResources(UnifiedJobController.resource()).inNamespace("default").withName(name).get();
+    }
+
+    @Test
+    void aUnifiedJobAndAPlainJobShareTheQuotaAndTheUnderlyingJobIsNotQueuedTwice() {
+        cluster.node("n1", 16, 64, 0, Map.of());
+        cluster.createJob(cluster.jobBuilder("default", "plain", "q", 1, "5", 0, true).build());
+        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(CONFIG)).build(), null).start();
+        reconcileUntil(adapter, () -> !MockCluster.suspended(cluster.job("default", "plain")), "the plain Job is admitted");
+
+        ObjectNode o = Specs.MAPPER.createObjectNode();
+        o.put("apiVersion", "fairway.io/v1alpha1").put("kind", "UnifiedJob");
+        o.putObject("metadata").put("name", "elastic").put("namespace", "default");
+        ObjectNode spec = o.putObject("spec");
+        spec.put("jobType", "batch/v1.Job").put("queueName", "q");
+        spec.putObject("replicaSpec").put("minReplicas", 1).put("maxReplicas", 8);
+        ObjectNode template = spec.putObject("template");
+        // the author also labels the template with the queue: the created Job must still not be queued on its own
+        template.putObject("metadata").putObject("labels").put(Keys.QUEUE_LABEL, "q");
+        ObjectNode jobSpec = template.putObject("spec");
+        jobSpec.put("parallelism", 1);
+        ObjectNode pod = jobSpec.putObject("template").putObject("spec");
+        pod.put("restartPolicy", "Never");
+        ObjectNode c = pod.putArray("containers").addObject();
+        c.put("name", "worker").put("image", "ghcr.io/example/train:1");
+        c.putObject("resources").putObject("requests").put("cpu", "1");
+        cluster.client.genericKubernetesResources(UnifiedJobController.resource()).inNamespace("default")
+                .resource(Specs.MAPPER.convertValue(o, GenericKubernetesResource.class)).create();
+
+        reconcileUntil(adapter, () -> cluster.job("default", "elastic") != null, "the UnifiedJob's Job is created at admission");
+        for (int i = 0; i < 3; i++) {
+            adapter.reconcileOnce();
+        }
+        JsonNode uj = Specs.toJson(unifiedJob("elastic"));
+        int target = uj.at("/spec/replicaSpec/targetReplicas").intValue();
+        Job underlying = cluster.job("default", "elastic");
+        // 8 CPUs of quota, 5 held by the plain Job: the UnifiedJob gets what is left, and only that
+        assertThat(target).isBetween(1, 3);
+        assertThat(underlying.getSpec().getParallelism()).isEqualTo(target);
+        assertThat(adapter.status("batch/v1.Job", "default", "plain")).hasValueSatisfying(s -> assertThat(s.state()).isIn(JobState.ADMITTED, JobState.RUNNING));
+        assertThat(adapter.status("batch/v1.Job", "default", "elastic")).as("the created Job is the UnifiedJob's, not a Job of its own").isEmpty();
+        assertThat(cluster.job("default", "plain").getSpec().getSuspend()).isFalse();
+    }
+}
