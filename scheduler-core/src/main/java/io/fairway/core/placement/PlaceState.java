@@ -41,8 +41,17 @@ final class PlaceState {
         return m - placed;
     }
 
+    /** The domain every member must be in (a whole job in one domain of a level), or none. */
+    private int[] pinDomainOf;
+    private int pinDomain = -1;
+
+    void pin(int[] domainOf, int domain) {
+        this.pinDomainOf = domainOf;
+        this.pinDomain = domain;
+    }
+
     boolean ok(int node) {
-        return cap.schedulable[node] && filter.matches(cap.nodes[node]);
+        return cap.schedulable[node] && filter.matches(cap.nodes[node]) && (pinDomain < 0 || pinDomainOf[node] == pinDomain);
     }
 
     Savepoint save() {

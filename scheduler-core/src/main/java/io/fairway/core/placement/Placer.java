@@ -79,23 +79,35 @@ public final class Placer {
         PendingReason notNow = null;
         PendingReason never = null;
         for (CapacityPlan.ClusterIndex ci : cap.clusters) {
-            cap.begin();
-            List<MemberPlacement> members = new ArrayList<>();
-            List<Taken> taken = new ArrayList<>();
+            int shared = strategy == PlacementStrategy.TOPOLOGY_AWARE ? sharedLevel(job, ci) : -1;
+            int[] domains = shared < 0 ? new int[] {-1} : domainsByFit(ci, shared, job, counts);
             PendingReason failed = null;
-            for (PodSet ps : job.podSets()) {
-                int m = counts.getOrDefault(ps.name(), ps.count());
-                PendingReason r = placePodSet(ci, ps, m, flavors.get(ps.name()), members, taken);
-                if (r != null) {
-                    failed = r;
-                    break;
+            for (int d : domains) {
+                cap.begin();
+                List<MemberPlacement> members = new ArrayList<>();
+                List<Taken> taken = new ArrayList<>();
+                failed = null;
+                for (PodSet ps : job.podSets()) {
+                    int m = counts.getOrDefault(ps.name(), ps.count());
+                    PendingReason r = placePodSet(ci, ps, m, flavors.get(ps.name()), members, taken, shared, d);
+                    if (r != null) {
+                        failed = r;
+                        break;
+                    }
                 }
+                if (failed == null) {
+                    cap.commit();
+                    return new Outcome(new Result(describe(job, members), taken), null);
+                }
+                cap.rollback();
             }
-            if (failed == null) {
-                cap.commit();
-                return new Outcome(new Result(describe(job, members), taken), null);
+            if (failed == null) { // no domain of the shared level has room for the whole job's GPUs
+                String level = ci.levels.get(shared);
+                failed = PendingReason.of(ci.domainNames[shared].length == 0 || totalGpus(job, counts) > maxDomainGpus(ci, shared)
+                        ? PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN : PendingReason.Code.NO_FITTING_TOPOLOGY,
+                        "every pod set requires " + level + ": the whole job (" + totalGpus(job, counts) + " GPUs) must fit in one "
+                                + level + " of cluster " + ci.name + ", and none can hold it now");
             }
-            cap.rollback();
             if (failed.code() == PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN) {
                 never = never == null ? failed : never;
             } else {
@@ -109,8 +121,58 @@ public final class Placer {
         return new Outcome(null, reason);
     }
 
+    /**
+     * The topology level every pod set of a multi-pod-set job requires, as an index into the cluster's levels, or -1.
+     * Such a job — a launcher and its workers, a JobSet's driver and workers, all under one required rack — is placed
+     * with all its pod sets in one domain of that level, not each pod set in a domain of its own.
+     */
+    private static int sharedLevel(JobSpec job, CapacityPlan.ClusterIndex ci) {
+        if (job.podSets().size() < 2) {
+            return -1;
+        }
+        String level = null;
+        for (PodSet ps : job.podSets()) {
+            TopologyRequest t = ps.topology();
+            if (!t.required() || t.sameNvlinkDomain() || t.level() == null || Node.HOSTNAME_LABEL.equals(t.level())
+                    || level != null && !level.equals(t.level())) {
+                return -1;
+            }
+            level = t.level();
+        }
+        return ci.levels.indexOf(level);
+    }
+
+    private static long totalGpus(JobSpec job, Map<String, Integer> counts) {
+        long total = 0;
+        for (PodSet ps : job.podSets()) {
+            total += (long) counts.getOrDefault(ps.name(), ps.count()) * ps.resources().gpus();
+        }
+        return total;
+    }
+
+    private long maxDomainGpus(CapacityPlan.ClusterIndex ci, int level) {
+        long most = 0;
+        for (int[] nodes : ci.domainNodes[level]) {
+            long sum = 0;
+            for (int n : nodes) {
+                sum += cap.nodes[n].capacity().gpus();
+            }
+            most = Math.max(most, sum);
+        }
+        return most;
+    }
+
+    /** The level's domains with room for the whole job's GPUs, best fit first (least free GPUs), then in order. */
+    private static int[] domainsByFit(CapacityPlan.ClusterIndex ci, int level, JobSpec job, Map<String, Integer> counts) {
+        long need = totalGpus(job, counts);
+        long[] free = ci.domainFree[level];
+        return java.util.stream.IntStream.range(0, free.length).filter(d -> free[d] >= need).boxed()
+                .sorted(java.util.Comparator.<Integer>comparingLong(d -> free[d]).thenComparingInt(d -> d))
+                .mapToInt(Integer::intValue).toArray();
+    }
+
     private PendingReason placePodSet(CapacityPlan.ClusterIndex ci, PodSet ps, int m, ResourceFlavor flavor,
-                                      List<MemberPlacement> out, List<Taken> taken) {
+                                      List<MemberPlacement> out, List<Taken> taken, int pinLevel, int pinDomain) {
         long[] req = vectors.computeIfAbsent(ps.resources(), cap.resources::vector);
         for (int r = cap.width; r < req.length; r++) {
             if (req[r] > 0) {
@@ -138,6 +200,9 @@ public final class Placer {
             }
         }
         PlaceState st = new PlaceState(cap, strategy, ps, m, g, req, new NodeFilter(ps, flavor), t.sameNvlinkDomain(), out, taken);
+        if (pinDomain >= 0) {
+            st.pin(ci.domainOf[pinLevel], pinDomain);
+        }
         if ((long) m * g > ci.freeGpus) {
             return failures.failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
         }

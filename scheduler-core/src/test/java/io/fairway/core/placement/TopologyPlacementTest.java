@@ -56,6 +56,41 @@ class TopologyPlacementTest {
         assertThat(p.throughputFactor()).isEqualTo(0.72); // vgg16 across machines of one rack
     }
 
+    /** A launcher of 1 GPU and 2 workers of 7 GPUs, every pod set requiring one rack. */
+    private static io.fairway.api.job.JobSpec launcherAndWorkers(String id) {
+        io.fairway.api.model.Resources one = io.fairway.api.model.Resources.builder().gpus(1).build();
+        io.fairway.api.model.Resources seven = io.fairway.api.model.Resources.builder().gpus(7).build();
+        return io.fairway.api.job.JobSpec.builder(id).queue("q")
+                .podSet(io.fairway.api.job.PodSet.of("launcher", 1, one).withTopology(TopologyRequest.required(RACK)))
+                .podSet(io.fairway.api.job.PodSet.of("workers", 2, seven).withTopology(TopologyRequest.required(RACK)))
+                .build();
+    }
+
+    @Test
+    void aLauncherAndItsWorkersThatAllRequireARackShareOneRack() {
+        PlacementFixture f = blocksAndRacks(AWARE);
+        f.take("n1", 0, 1, 2, 3, 4, 5, 6, 7);
+        f.take("n2", 0, 1, 2, 3, 4, 5, 6); // r1 has 1 GPU free: the best fit for the launcher on its own
+        f.take("n5", 0, 1, 2, 3);          // r3 has 12: too few for the workers
+        Placer.Outcome o = f.place(launcherAndWorkers("mpi"));
+        assertThat(o.reason()).as("pending reason").isNull();
+        List<String> racks = f.labelOfMembers(o.result().placement(), RACK);
+        assertThat(racks).hasSize(3);
+        assertThat(distinct(racks)).as("launcher and workers in one rack, not the launcher in r1's last GPU").containsExactly("r2");
+    }
+
+    @Test
+    void aWholeJobRequiringOneRackWaitsWhenNoRackHoldsAllOfItEvenIfEachPodSetFitsSomewhere() {
+        PlacementFixture f = blocksAndRacks(AWARE);
+        for (String n : List.of("n1", "n3", "n5", "n7")) {
+            f.take(n, 0, 1); // 14 free in every rack: the launcher fits anywhere, the workers (14) too, not both
+        }
+        PendingReason r = f.place(launcherAndWorkers("mpi")).reason();
+        assertThat(r).isNotNull();
+        assertThat(r.code()).isEqualTo(Code.NO_FITTING_TOPOLOGY);
+        assertThat(r.message()).contains("15 GPUs", "one " + RACK);
+    }
+
     @Test
     void requiredRackLargerThanAnyRackNeverFits() {
         PendingReason r = blocksAndRacks(AWARE).reasonFor(3, 8, TopologyRequest.required(RACK));
