@@ -79,8 +79,8 @@ public final class Placer {
         PendingReason notNow = null;
         PendingReason never = null;
         for (CapacityPlan.ClusterIndex ci : cap.clusters) {
-            int shared = strategy == PlacementStrategy.TOPOLOGY_AWARE ? sharedLevel(job, ci) : -1;
-            int[] domains = shared < 0 ? new int[] {-1} : domainsByFit(ci, shared, job, counts);
+            int shared = strategy == PlacementStrategy.TOPOLOGY_AWARE ? WholeJobDomain.sharedLevel(job, ci) : -1;
+            int[] domains = shared < 0 ? new int[] {-1} : WholeJobDomain.byFit(ci, shared, job, counts);
             PendingReason failed = null;
             for (int d : domains) {
                 cap.begin();
@@ -103,9 +103,9 @@ public final class Placer {
             }
             if (failed == null) { // no domain of the shared level has room for the whole job's GPUs
                 String level = ci.levels.get(shared);
-                failed = PendingReason.of(ci.domainNames[shared].length == 0 || totalGpus(job, counts) > maxDomainGpus(ci, shared)
+                failed = PendingReason.of(ci.domainNames[shared].length == 0 || WholeJobDomain.totalGpus(job, counts) > WholeJobDomain.largest(cap, ci, shared)
                         ? PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN : PendingReason.Code.NO_FITTING_TOPOLOGY,
-                        "every pod set requires " + level + ": the whole job (" + totalGpus(job, counts) + " GPUs) must fit in one "
+                        "every pod set requires " + level + ": the whole job (" + WholeJobDomain.totalGpus(job, counts) + " GPUs) must fit in one "
                                 + level + " of cluster " + ci.name + ", and none can hold it now");
             }
             if (failed.code() == PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN) {
@@ -119,56 +119,6 @@ public final class Placer {
             reason = PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "the cluster has no nodes");
         }
         return new Outcome(null, reason);
-    }
-
-    /**
-     * The topology level every pod set of a multi-pod-set job requires, as an index into the cluster's levels, or -1.
-     * Such a job — a launcher and its workers, a JobSet's driver and workers, all under one required rack — is placed
-     * with all its pod sets in one domain of that level, not each pod set in a domain of its own.
-     */
-    private static int sharedLevel(JobSpec job, CapacityPlan.ClusterIndex ci) {
-        if (job.podSets().size() < 2) {
-            return -1;
-        }
-        String level = null;
-        for (PodSet ps : job.podSets()) {
-            TopologyRequest t = ps.topology();
-            if (!t.required() || t.sameNvlinkDomain() || t.level() == null || Node.HOSTNAME_LABEL.equals(t.level())
-                    || level != null && !level.equals(t.level())) {
-                return -1;
-            }
-            level = t.level();
-        }
-        return ci.levels.indexOf(level);
-    }
-
-    private static long totalGpus(JobSpec job, Map<String, Integer> counts) {
-        long total = 0;
-        for (PodSet ps : job.podSets()) {
-            total += (long) counts.getOrDefault(ps.name(), ps.count()) * ps.resources().gpus();
-        }
-        return total;
-    }
-
-    private long maxDomainGpus(CapacityPlan.ClusterIndex ci, int level) {
-        long most = 0;
-        for (int[] nodes : ci.domainNodes[level]) {
-            long sum = 0;
-            for (int n : nodes) {
-                sum += cap.nodes[n].capacity().gpus();
-            }
-            most = Math.max(most, sum);
-        }
-        return most;
-    }
-
-    /** The level's domains with room for the whole job's GPUs, best fit first (least free GPUs), then in order. */
-    private static int[] domainsByFit(CapacityPlan.ClusterIndex ci, int level, JobSpec job, Map<String, Integer> counts) {
-        long need = totalGpus(job, counts);
-        long[] free = ci.domainFree[level];
-        return java.util.stream.IntStream.range(0, free.length).filter(d -> free[d] >= need).boxed()
-                .sorted(java.util.Comparator.<Integer>comparingLong(d -> free[d]).thenComparingInt(d -> d))
-                .mapToInt(Integer::intValue).toArray();
     }
 
     private PendingReason placePodSet(CapacityPlan.ClusterIndex ci, PodSet ps, int m, ResourceFlavor flavor,
