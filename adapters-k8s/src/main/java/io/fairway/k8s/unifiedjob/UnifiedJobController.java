@@ -172,12 +172,7 @@ public final class UnifiedJobController {
      *     through the UnifiedJob, not as another workload's)
      */
     public boolean manages(String namespace, String objectName) {
-        for (UnifiedJobState s : byId.values()) {
-            if (s.namespace.equals(namespace) && s.name.equals(objectName)) {
-                return true;
-            }
-        }
-        return false;
+        return byId.containsKey(idOf(namespace, objectName)); // called per pod per pass: a lookup, not a scan
     }
 
     /**
