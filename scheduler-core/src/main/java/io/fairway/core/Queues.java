@@ -120,7 +120,11 @@ public final class Queues {
      */
     public boolean removeCohort(String name) {
         InvalidSpecException.requireNonNull("name", name);
-        return state.withLock(() -> state.cohorts.remove(name) != null);
+        return state.withLock(() -> {
+            boolean had = state.cohorts.remove(name) != null;
+            state.allowOverUse();
+            return had;
+        });
     }
 
     private void addCohortLocked(Cohort cohort) {
@@ -138,6 +142,7 @@ public final class Queues {
             p = pc == null ? null : pc.parent();
         }
         state.cohorts.put(cohort.name(), cohort);
+        state.allowOverUse();
     }
 
     /**
@@ -158,6 +163,7 @@ public final class Queues {
                         "ClusterQueue %s: admission check %s is not registered (registered: %s)", queue.name(), c, state.admissionChecks.keySet());
             }
             state.clusterQueues.put(queue.name(), queue);
+            state.allowOverUse();
         });
     }
 
@@ -196,7 +202,10 @@ public final class Queues {
                         + " job(s) " + holders.subList(0, Math.min(10, holders.size())) + (holders.size() > 10 ? "…" : "")
                         + "; stop it and let them finish, or cancel them (cancelQueue), before removing it");
             }
-            return state.clusterQueues.remove(name) != null;
+            state.clusterQueues.remove(name);
+            state.decayedUsage.remove(name); // its usage history goes with it (a queue added later under that name starts afresh)
+            state.allowOverUse();
+            return true;
         });
     }
 

@@ -278,6 +278,7 @@ public final class Scheduler {
         state.lock.lock();
         try {
             state.round++;
+            state.lowerAllowance();
             state.decayUsage();
             state.pools.trackPoolNodes(state.nodes.values(), state.jobs.holding.values(), state.clock.millis());
             applier.evaluateAdmissionChecks(checkEvents, checkAdmits);
@@ -341,14 +342,16 @@ public final class Scheduler {
     /**
      * Checks every invariant of ARCHITECTURE.md on the current state: each job in exactly one state and
      * index, no capacity or GPU overcommitted, quota within limits at every level of the cohort tree, gangs
-     * whole, a reason on every pending job.
+     * whole, a reason on every pending job. Quota, generalised for reconfiguration: a ClusterQueue or cohort may be
+     * above its limit only with work that ran there when its quota was lowered (or when the state was restored), and
+     * never above what that work used at the start of the last round — a round may not add to an over-use.
      *
      * @return the violations found (empty when all hold)
      */
     public List<String> checkInvariants() {
         return state.read(() -> {
             List<String> v = state.jobs.checkIndexes();
-            v.addAll(Invariants.check(state.snapshotLocked()));
+            v.addAll(Invariants.check(state.snapshotLocked(), state.quotaAllowance));
             return v;
         });
     }
