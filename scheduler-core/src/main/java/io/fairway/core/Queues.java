@@ -25,6 +25,11 @@ import java.util.Set;
  *
  * <p>Every change validates first and changes nothing when it throws ({@link InvalidSpecException}, naming the
  * field and the value).
+ *
+ * <p>A change may leave a ClusterQueue or a cohort above its new quota (a lender removed or moved, a nominal quota,
+ * borrowing or lending limit lowered, a queue moved to another cohort). As in Kueue, the change is accepted and what
+ * runs keeps running; nothing new is admitted into the over-used part until enough of that work ends, and queues
+ * whose preemption policy allows it reclaim their nominal quota by preemption as usual. Rounds go on.
  */
 public final class Queues {
     private final EngineState state;

@@ -374,9 +374,13 @@ public final class Scheduler {
      * half-life override the builder's).
      *
      * <p>The state is checked first (see {@code StateCheck}): a job on a node the state does not have, two jobs on
-     * one GPU, a job whose state disagrees with its admission, a reservation for a job that is not pending — any
-     * such inconsistency refuses the whole state with an {@link InvalidSpecException} listing what is wrong, and
-     * nothing is built.
+     * one GPU, a node committed beyond its capacity in any resource, a job whose state disagrees with its admission,
+     * a reservation for a job that is not pending, counters or job values out of range (a round or next sequence that
+     * would overflow, negative or NaN progress, preemptions, running or attained time) — any such inconsistency
+     * refuses the whole state with an {@link InvalidSpecException} listing what is wrong, naming the job and the
+     * field, and nothing is built. Usage history of a ClusterQueue the state does not have is dropped. Work running
+     * above its ClusterQueue's quota is accepted, as after a configuration change that lowered the quota: it keeps
+     * running and nothing new is admitted there until it is back within the limit.
      *
      * @param saved the captured state
      * @param builder policy, actuator, clock and listeners
