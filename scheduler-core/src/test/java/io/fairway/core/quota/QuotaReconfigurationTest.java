@@ -160,6 +160,34 @@ class QuotaReconfigurationTest {
         assertThat(s.checkInvariants()).isEmpty();
     }
 
+    private static ClusterQueue onFlavorOther(String name, String cohort) {
+        return ClusterQueue.builder(name).cohort(cohort).resourceGroup(new ResourceGroup(List.of(Resources.GPU, Resources.CPU),
+                List.of(new FlavorQuotas("other", List.of(ResourceQuota.of(Resources.GPU, 8), ResourceQuota.of(Resources.CPU, 1_000_000))))))
+                .build();
+    }
+
+    @Test
+    void aFlavorTakenOutOfTheQueuesAndRemovedLeavesItsJobsRunningAndRoundsGoOn() {
+        Scheduler s = borrowing(PreemptionPolicy.NEVER);
+        s.queues().addFlavor(ResourceFlavor.of("other"));
+        // every queue now quotes flavor "other" only; team-a's jobs keep the admissions they got under "default"
+        s.queues().addClusterQueue(onFlavorOther("team-a", "research"));
+        s.queues().addClusterQueue(onFlavorOther("team-b", "research"));
+        s.queues().addClusterQueue(onFlavorOther("solo", null));
+        assertThat(s.queues().removeFlavor("default")).isTrue();
+        s.submit(job("a3", "a", 1));
+        RoundResult r = s.runRound();
+        assertThat(preempted(r)).isEmpty();
+        assertThat(admitted(r)).containsExactly("a3"); // quota of "other" is unused; a1 and a2 hold "default"
+        assertThat(s.status("a1").orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(s.checkInvariants()).isEmpty();
+        assertThatCode(() -> Scheduler.restore(s.exportState(), Scheduler.builder().clock(() -> 0))).doesNotThrowAnyException();
+        s.reportFinished("a1");
+        s.reportFinished("a2");
+        assertThatCode(s::runRound).doesNotThrowAnyException();
+        assertThat(s.checkInvariants()).isEmpty();
+    }
+
     @Test
     void capacityChangesSendTheJobsOnWhatWentAwayBackAndRoundsGoOn() {
         Scheduler s = borrowing(PreemptionPolicy.NEVER);
