@@ -117,7 +117,9 @@ public final class Clusters {
 
     /**
      * Changes a node in place (labels, taints, capacity, cordon) without disturbing what runs on it. Jobs placed
-     * on GPUs the node no longer has go back to pending, as for a lost node.
+     * on GPUs the node no longer has go back to pending, as for a lost node; so do, when the node's new capacity no
+     * longer covers what runs on it (in any resource), the jobs admitted first stay while they fit and the others go
+     * back — a node is never committed beyond its capacity.
      *
      * @param node the node's new definition (same name)
      * @return the ids of jobs sent back to pending
@@ -127,12 +129,52 @@ public final class Clusters {
         InvalidSpecException.requireNonNull("node", node);
         Set<Integer> gpus = new HashSet<>();
         node.gpus().gpus().forEach(g -> gpus.add(g.index()));
-        String why = "node " + node.name() + " no longer has the GPUs the job used";
+        String why = "node " + node.name() + " no longer has the GPUs or the capacity the job used";
+        Set<String> overflow = new HashSet<>();
         return evict(() -> {
             InvalidSpecException.check(state.nodes.containsKey(node.name()), "node.name", node.name(), "node %s does not exist", node.name());
             state.nodes.put(node.name(), node);
-        }, j -> j.admission().placement().members().stream().anyMatch(m -> m.node().equals(node.name()) && !gpus.containsAll(m.gpus())),
+            overflow.addAll(beyondCapacity(node, gpus));
+        }, j -> overflow.contains(j.id()) || j.admission().placement().members().stream()
+                        .anyMatch(m -> m.node().equals(node.name()) && !gpus.containsAll(m.gpus())),
                 PendingReason.of(PendingReason.Code.PREEMPTED, why), EventType.REQUEUED, why, false);
+    }
+
+    /**
+     * The jobs to send back so that what stays on a node fits its capacity: those whose GPUs are gone leave anyway;
+     * of the rest, in admission order, each stays if it fits beside those staying before it (lock held).
+     */
+    private Set<String> beyondCapacity(Node node, Set<Integer> gpus) {
+        List<JobStatus> on = new ArrayList<>();
+        for (JobStatus j : state.jobs.holding.values()) {
+            if (usesNode(j, node.name()) && j.admission().placement().members().stream()
+                    .noneMatch(m -> m.node().equals(node.name()) && !gpus.containsAll(m.gpus()))) {
+                on.add(j);
+            }
+        }
+        on.sort(java.util.Comparator.comparingLong((JobStatus j) -> j.admission().admittedAtMillis())
+                .thenComparingLong(j -> j.admission().admissionOrder()).thenComparingLong(JobStatus::sequence));
+        Set<String> out = new HashSet<>();
+        io.fairway.api.model.Resources used = io.fairway.api.model.Resources.NONE;
+        for (JobStatus j : on) {
+            io.fairway.api.model.Resources mine = io.fairway.api.model.Resources.NONE;
+            for (MemberPlacement m : j.admission().placement().members()) {
+                if (m.node().equals(node.name())) {
+                    for (io.fairway.api.job.PodSet ps : j.spec().podSets()) {
+                        if (ps.name().equals(m.podSet())) {
+                            mine = mine.plus(ps.resources());
+                        }
+                    }
+                }
+            }
+            io.fairway.api.model.Resources with = used.plus(mine);
+            if (with.fitsIn(node.capacity())) {
+                used = with;
+            } else {
+                out.add(j.id());
+            }
+        }
+        return out;
     }
 
     /**

@@ -58,6 +58,12 @@ final class EngineState {
     long usageUpdatedAt = Long.MIN_VALUE;
     /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
     long policyWakeAt = RoundResult.NO_WAKE;
+    /**
+     * Quota usage allowed above a limit, by {@link io.fairway.core.admission.QuotaBook.OverUse#key}: what was running
+     * when a configuration change (or a restore) left a ClusterQueue or cohort above its quota. Lowered to the usage
+     * at the start of every round, dropped once the usage is back within the limit; empty almost always.
+     */
+    Map<String, Long> quotaAllowance = Map.of();
 
     EngineState(SchedulingPolicy policy, io.fairway.api.spi.Actuator actuator, Clock clock, long seed, PlacementStrategy placement,
                 long usageHalfLifeMillis) {
@@ -140,14 +146,66 @@ final class EngineState {
                 decayedUsage, pools.export());
     }
 
-    /** Takes the jobs, counters, usage and provisioning of a saved state (its configuration was built already; lock held). */
+    /**
+     * Takes the jobs, counters, usage and provisioning of a saved state (its configuration was built already; lock
+     * held). Usage history of a ClusterQueue the state does not have is dropped (the engine drops it when it removes
+     * a ClusterQueue); work running above a quota limit is allowed as it is, as after the change that lowered it.
+     */
     void restore(SchedulerState saved) {
         saved.jobs().forEach(jobs::restore);
         round = saved.round();
         jobs.nextSequence = saved.nextSequence();
         usageUpdatedAt = saved.usageUpdatedAt();
-        decayedUsage.putAll(saved.decayedUsage());
+        saved.decayedUsage().forEach((cq, u) -> {
+            if (clusterQueues.containsKey(cq)) {
+                decayedUsage.put(cq, u);
+            } else {
+                LOG.warn("restore: usage history of ClusterQueue {} dropped: the state has no such ClusterQueue", cq);
+            }
+        });
         pools.restore(saved.provisioning());
+        allowOverUse();
+    }
+
+    /** @return the quota the jobs holding resources and the reservations use now (lock held) */
+    io.fairway.core.admission.QuotaBook quotaInUse() {
+        return io.fairway.core.validation.Invariants.charged(clusterQueues, cohorts, jobs.holding.values(), pools.reservations.values(),
+                jobs.byId::get);
+    }
+
+    /**
+     * After a change of quota (a ClusterQueue or cohort added, replaced or removed) or a restore: whatever runs above
+     * a limit now is allowed to keep running there (lock held).
+     */
+    void allowOverUse() {
+        Map<String, Long> m = new TreeMap<>();
+        for (io.fairway.core.admission.QuotaBook.OverUse o : quotaInUse().overLimits()) {
+            m.put(o.key(), o.used());
+        }
+        if (!m.isEmpty() || !quotaAllowance.isEmpty()) {
+            if (!m.isEmpty()) {
+                LOG.info("quota now below what runs: {}; it keeps running, nothing new is admitted there", m);
+            }
+            quotaAllowance = m.isEmpty() ? Map.of() : m;
+        }
+    }
+
+    /**
+     * At the start of a round: the allowance falls to what is still used above each limit (work that ended does not
+     * leave room for new work above a limit), and goes where the usage is back within it (lock held).
+     */
+    void lowerAllowance() {
+        if (quotaAllowance.isEmpty()) {
+            return;
+        }
+        Map<String, Long> m = new TreeMap<>();
+        for (io.fairway.core.admission.QuotaBook.OverUse o : quotaInUse().overLimits()) {
+            Long allowed = quotaAllowance.get(o.key());
+            if (allowed != null) {
+                m.put(o.key(), Math.min(allowed, o.used()));
+            }
+        }
+        quotaAllowance = m.isEmpty() ? Map.of() : m;
     }
 
     /** @return the whole state as the round sees it (lock held); running jobs with service up to now */

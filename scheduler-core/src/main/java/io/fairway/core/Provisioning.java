@@ -20,10 +20,10 @@ public record Provisioning(Map<String, NodePool> pools, Map<String, Reservation>
 
     /** Copies; maps iterate in key order. */
     public Provisioning {
-        pools = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(pools));
-        reservations = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(reservations));
+        pools = SchedulerState.inKeyOrder("provisioning.pools", pools);
+        reservations = SchedulerState.inKeyOrder("provisioning.reservations", reservations);
         inFlight = List.copyOf(inFlight);
-        emptySince = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(emptySince));
+        emptySince = SchedulerState.inKeyOrder("provisioning.emptySince", emptySince);
     }
 
     /**

@@ -25,6 +25,11 @@ import java.util.Set;
  *
  * <p>Every change validates first and changes nothing when it throws ({@link InvalidSpecException}, naming the
  * field and the value).
+ *
+ * <p>A change may leave a ClusterQueue or a cohort above its new quota (a lender removed or moved, a nominal quota,
+ * borrowing or lending limit lowered, a queue moved to another cohort). As in Kueue, the change is accepted and what
+ * runs keeps running; nothing new is admitted into the over-used part until enough of that work ends, and queues
+ * whose preemption policy allows it reclaim their nominal quota by preemption as usual. Rounds go on.
  */
 public final class Queues {
     private final EngineState state;
@@ -120,7 +125,11 @@ public final class Queues {
      */
     public boolean removeCohort(String name) {
         InvalidSpecException.requireNonNull("name", name);
-        return state.withLock(() -> state.cohorts.remove(name) != null);
+        return state.withLock(() -> {
+            boolean had = state.cohorts.remove(name) != null;
+            state.allowOverUse();
+            return had;
+        });
     }
 
     private void addCohortLocked(Cohort cohort) {
@@ -138,6 +147,7 @@ public final class Queues {
             p = pc == null ? null : pc.parent();
         }
         state.cohorts.put(cohort.name(), cohort);
+        state.allowOverUse();
     }
 
     /**
@@ -158,6 +168,7 @@ public final class Queues {
                         "ClusterQueue %s: admission check %s is not registered (registered: %s)", queue.name(), c, state.admissionChecks.keySet());
             }
             state.clusterQueues.put(queue.name(), queue);
+            state.allowOverUse();
         });
     }
 
@@ -196,7 +207,10 @@ public final class Queues {
                         + " job(s) " + holders.subList(0, Math.min(10, holders.size())) + (holders.size() > 10 ? "…" : "")
                         + "; stop it and let them finish, or cancel them (cancelQueue), before removing it");
             }
-            return state.clusterQueues.remove(name) != null;
+            state.clusterQueues.remove(name);
+            state.decayedUsage.remove(name); // its usage history goes with it (a queue added later under that name starts afresh)
+            state.allowOverUse();
+            return true;
         });
     }
 

@@ -278,6 +278,7 @@ public final class Scheduler {
         state.lock.lock();
         try {
             state.round++;
+            state.lowerAllowance();
             state.decayUsage();
             state.pools.trackPoolNodes(state.nodes.values(), state.jobs.holding.values(), state.clock.millis());
             applier.evaluateAdmissionChecks(checkEvents, checkAdmits);
@@ -341,14 +342,16 @@ public final class Scheduler {
     /**
      * Checks every invariant of ARCHITECTURE.md on the current state: each job in exactly one state and
      * index, no capacity or GPU overcommitted, quota within limits at every level of the cohort tree, gangs
-     * whole, a reason on every pending job.
+     * whole, a reason on every pending job. Quota, generalised for reconfiguration: a ClusterQueue or cohort may be
+     * above its limit only with work that ran there when its quota was lowered (or when the state was restored), and
+     * never above what that work used at the start of the last round — a round may not add to an over-use.
      *
      * @return the violations found (empty when all hold)
      */
     public List<String> checkInvariants() {
         return state.read(() -> {
             List<String> v = state.jobs.checkIndexes();
-            v.addAll(Invariants.check(state.snapshotLocked()));
+            v.addAll(Invariants.check(state.snapshotLocked(), state.quotaAllowance));
             return v;
         });
     }
@@ -371,9 +374,13 @@ public final class Scheduler {
      * half-life override the builder's).
      *
      * <p>The state is checked first (see {@code StateCheck}): a job on a node the state does not have, two jobs on
-     * one GPU, a job whose state disagrees with its admission, a reservation for a job that is not pending — any
-     * such inconsistency refuses the whole state with an {@link InvalidSpecException} listing what is wrong, and
-     * nothing is built.
+     * one GPU, a node committed beyond its capacity in any resource, a job whose state disagrees with its admission,
+     * a reservation for a job that is not pending, counters or job values out of range (a round or next sequence that
+     * would overflow, negative or NaN progress, preemptions, running or attained time) — any such inconsistency
+     * refuses the whole state with an {@link InvalidSpecException} listing what is wrong, naming the job and the
+     * field, and nothing is built. Usage history of a ClusterQueue the state does not have is dropped. Work running
+     * above its ClusterQueue's quota is accepted, as after a configuration change that lowered the quota: it keeps
+     * running and nothing new is admitted there until it is back within the limit.
      *
      * @param saved the captured state
      * @param builder policy, actuator, clock and listeners

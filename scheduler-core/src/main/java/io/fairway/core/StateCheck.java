@@ -1,13 +1,12 @@
 package io.fairway.core;
 
 import io.fairway.api.InvalidSpecException;
-import io.fairway.api.decision.Admit;
-import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
-import io.fairway.api.job.PodSet;
-import io.fairway.api.model.Gpu;
+import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Node;
+import io.fairway.api.model.Resources;
+import io.fairway.core.validation.Invariants;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,14 +16,26 @@ import java.util.Set;
 
 /**
  * What {@link Scheduler#restore} checks before it builds anything from a {@link SchedulerState}: the state must
- * be one the engine could have exported. Each job once, in a state that agrees with its admission and reason;
- * every member of a job holding resources on a node the state has, on GPUs that node has, no GPU given to two
- * members; member counts as admitted; reservations only for pending jobs; counters and usage history in range.
+ * be one the engine could have exported. Each job once, in a state that agrees with its admission and reason, with
+ * counters and times in range; every job holding resources placed as {@link Invariants#holding} requires (nodes and
+ * GPUs that exist, no GPU given twice, no node committed beyond its capacity in any resource) and charged to a
+ * ClusterQueue the state has; reservations only for pending jobs; counters and usage history in range.
  *
- * <p>Not refused: a node committed beyond its capacity or a ClusterQueue beyond its quota — the live engine keeps
- * both after a node or a queue shrinks under running jobs, so an exported state may hold them.
+ * <p>Not refused: a ClusterQueue or cohort above its quota. The live engine keeps running work when a quota is
+ * lowered under it (nothing new is admitted there until the usage is back within the limit), so an exported state may
+ * hold such work; the restored engine allows exactly that usage, as the live one did.
+ *
+ * <p>The bounds: round at most {@value #MAX_ROUND} (a round's admission numbers and node request ids are derived
+ * from it), sequences and the next sequence at most 2^53, times (a job's state since, the last usage update) within
+ * ±2^53 ms, preemption count, running time and attained GPU time at least 0 (and at most 2^53: exact as doubles, which
+ * policies rank by), progress in 0..1 or the engine's -1 for "not reported". A state outside them cannot have been
+ * written by the engine, and the arithmetic of a later round would overflow on it.
  */
 final class StateCheck {
+    /** The largest round a state may be at: admission numbers are the round shifted left by 24 bits. */
+    static final long MAX_ROUND = 1L << 38;
+    private static final long MAX = Resources.MAX_QUANTITY;
+
     private StateCheck() {
     }
 
@@ -41,23 +52,37 @@ final class StateCheck {
         }
     }
 
+    private static boolean time(long t) {
+        return t >= -MAX && t <= MAX;
+    }
+
     /**
      * @param s a state
      * @return the inconsistencies, empty when there are none
      */
     static List<String> problems(SchedulerState s) {
         List<String> v = new ArrayList<>();
-        if (s.round() < 0 || s.nextSequence() < 0) {
-            v.add("round " + s.round() + " and next sequence " + s.nextSequence() + " must be >= 0");
+        if (s.round() < 0 || s.round() > MAX_ROUND) {
+            v.add("round is " + s.round() + ", outside 0.." + MAX_ROUND);
+        }
+        if (s.nextSequence() < 0 || s.nextSequence() > MAX) {
+            v.add("nextSequence is " + s.nextSequence() + ", outside 0.." + MAX);
         }
         if (s.usageHalfLifeMillis() <= 0) {
             v.add("usage half-life " + s.usageHalfLifeMillis() + " ms must be > 0");
+        }
+        if (s.usageUpdatedAt() != Long.MIN_VALUE && !time(s.usageUpdatedAt())) {
+            v.add("usageUpdatedAt is " + s.usageUpdatedAt() + ", outside ±" + MAX + " ms");
         }
         s.decayedUsage().forEach((cq, u) -> {
             if (u == null || !(u >= 0) || Double.isInfinite(u)) {
                 v.add("usage history of " + cq + " is " + u + " (must be a finite number >= 0)");
             }
         });
+        Map<String, ClusterQueue> queues = new HashMap<>();
+        for (ClusterQueue q : s.clusterQueues()) {
+            queues.put(q.name(), q);
+        }
         Map<String, Node> nodes = new HashMap<>();
         for (Node n : s.nodes()) {
             if (nodes.put(n.name(), n) != null) {
@@ -67,7 +92,7 @@ final class StateCheck {
         Set<String> ids = new HashSet<>();
         Set<Long> sequences = new HashSet<>();
         Map<String, JobStatus> pending = new HashMap<>();
-        Map<String, String> gpuOwner = new HashMap<>();
+        List<JobStatus> holding = new ArrayList<>();
         for (JobStatus j : s.jobs()) {
             String id = j.id();
             if (!ids.add(id)) {
@@ -76,6 +101,7 @@ final class StateCheck {
             if (!sequences.add(j.sequence()) || j.sequence() < 0 || j.sequence() >= s.nextSequence()) {
                 v.add("job " + id + " has sequence " + j.sequence() + ", repeated or outside 0.." + (s.nextSequence() - 1));
             }
+            values(j, v);
             JobState st = j.state();
             if (st == null) {
                 v.add("job " + id + " has no state");
@@ -89,54 +115,48 @@ final class StateCheck {
                 continue;
             }
             if (!st.holdsResources()) {
+                if (j.admission() != null) {
+                    v.add("job " + id + " is " + st + " but still holds an admission (field admission): an ended job holds nothing");
+                }
+                if (j.pendingReason() != null) {
+                    v.add("job " + id + " is " + st + " but has a pending reason (field pendingReason)");
+                }
                 continue;
             }
-            Admit a = j.admission();
-            if (a == null) {
-                v.add("job " + id + " is " + st + " without an admission");
-                continue;
-            }
-            if (!a.jobId().equals(id)) {
-                v.add("job " + id + " carries the admission of " + a.jobId());
-            }
-            Map<String, PodSet> podSets = new HashMap<>();
-            for (PodSet ps : j.spec().podSets()) {
-                podSets.put(ps.name(), ps);
-                int placed = a.placement().count(ps.name());
-                if (placed < ps.minCount() || placed > ps.count() || placed != a.counts().getOrDefault(ps.name(), -1)) {
-                    v.add("job " + id + " pod set " + ps.name() + ": " + placed + " members placed, admitted " + a.counts().get(ps.name())
-                            + ", allowed " + ps.minCount() + ".." + ps.count());
-                }
-            }
-            for (MemberPlacement m : a.placement().members()) {
-                if (!podSets.containsKey(m.podSet())) {
-                    v.add("job " + id + " places a member of pod set " + m.podSet() + ", which the job does not have");
-                }
-                Node n = nodes.get(m.node());
-                if (n == null) {
-                    v.add("job " + id + " (" + st + ") is placed on node " + m.node() + ", which the state does not have");
-                    continue;
-                }
-                Set<Integer> has = new HashSet<>();
-                for (Gpu g : n.gpus().gpus()) {
-                    has.add(g.index());
-                }
-                for (int g : m.gpus()) {
-                    if (!has.contains(g)) {
-                        v.add("job " + id + " uses GPU " + g + " of node " + m.node() + ", which has no such GPU");
-                    }
-                    String prev = gpuOwner.put(m.node() + "#" + g, id);
-                    if (prev != null) {
-                        v.add("GPU " + g + " of node " + m.node() + " is given to both " + prev + " and " + id);
-                    }
-                }
+            holding.add(j);
+            if (j.admission() != null && !queues.containsKey(j.admission().clusterQueue())) {
+                v.add("job " + id + " is charged to ClusterQueue " + j.admission().clusterQueue() + ", which the state does not have");
             }
         }
+        v.addAll(Invariants.holding(s.nodes(), holding));
         for (Provisioning.Reservation r : s.provisioning().reservations().values()) {
             if (!pending.containsKey(r.jobId())) {
                 v.add("quota is reserved for job " + r.jobId() + ", which is not pending");
+            } else if (!queues.containsKey(r.clusterQueue())) {
+                v.add("quota is reserved for job " + r.jobId() + " in ClusterQueue " + r.clusterQueue() + ", which the state does not have");
             }
         }
         return v;
+    }
+
+    /** A job's counters and times: each in the range the engine writes. */
+    private static void values(JobStatus j, List<String> v) {
+        String job = "job " + j.id() + ": ";
+        double p = j.progress();
+        if (!(p >= 0 && p <= 1) && p != -1) {
+            v.add(job + "progress is " + p + " (must be in 0..1, or -1 when never reported)");
+        }
+        if (j.preemptions() < 0) {
+            v.add(job + "preemptions is " + j.preemptions() + " (must be >= 0)");
+        }
+        if (j.runningMillis() < 0 || j.runningMillis() > MAX) {
+            v.add(job + "runningMillis is " + j.runningMillis() + ", outside 0.." + MAX);
+        }
+        if (j.attainedGpuMillis() < 0 || j.attainedGpuMillis() > MAX) {
+            v.add(job + "attainedGpuMillis is " + j.attainedGpuMillis() + ", outside 0.." + MAX);
+        }
+        if (!time(j.stateSinceMillis())) {
+            v.add(job + "stateSinceMillis is " + j.stateSinceMillis() + ", outside ±" + MAX + " ms");
+        }
     }
 }

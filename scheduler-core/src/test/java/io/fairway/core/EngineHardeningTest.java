@@ -127,7 +127,7 @@ class EngineHardeningTest {
         List<JobStatus> jobs = new ArrayList<>(st.jobs());
         jobs.set(1, bOnA);
         assertThatThrownBy(() -> Scheduler.restore(withJobs(st, jobs, st.nodes()), builder()))
-                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("is given to both a and b").hasMessageContaining("8 problems");
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("is given to both a and b").hasMessageContaining("9 problems");
         // the untouched state restores, and runs
         Scheduler ok = Scheduler.restore(st, builder());
         assertThat(ok.checkInvariants()).isEmpty();

@@ -456,9 +456,67 @@ public final class QuotaBook {
     }
 
     /**
+     * A node of the tree using more of a (flavor, resource) than its limit: what a configuration change (a lowered
+     * quota or limit, a lender gone, a queue moved) or a restored state left running above it.
+     *
+     * @param key names the node and the pair ({@code "ClusterQueue team-a default/nvidia.com/gpu"}), the key of
+     *     {@link #tolerate}
+     * @param used its usage
+     * @param limit its limit: nominal plus what it may borrow
+     */
+    public record OverUse(String key, long used, long limit) {
+    }
+
+    /** Over-use allowed, by {@link OverUse#key}: running work a configuration change left above a limit. */
+    private Map<String, Long> tolerated = Map.of();
+
+    /** @return the usage limit of a node for the pair with id {@code i}: nominal plus what it may borrow */
+    private static long limit(QNode n, int i) {
+        long bl = n.borrowingLimit(i);
+        return n.parent == null ? n.subtree(i) : bl == ResourceQuota.UNLIMITED ? Long.MAX_VALUE : n.subtree(i) + bl;
+    }
+
+    private String key(QNode n, int i) {
+        return (n.clusterQueue ? "ClusterQueue " : "cohort ") + n.name + " " + keys.get(i).replace('\u0000', '/');
+    }
+
+    /** @return every node and pair whose usage is above its limit, in a stable order */
+    public List<OverUse> overLimits() {
+        List<OverUse> out = new ArrayList<>();
+        for (QNode n : allNodes()) {
+            for (int i = 0; i < n.usage.length; i++) {
+                long max = limit(n, i);
+                if (n.usage[i] > max) {
+                    out.add(new OverUse(key(n, i), n.usage[i], max));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Allows usage above a limit up to a ceiling: running work a configuration change or a restore left there
+     * keeps running, and {@link #violation()} reports only usage above both the limit and the ceiling.
+     *
+     * @param ceilings the allowed usage by {@link OverUse#key}
+     */
+    public void tolerate(Map<String, Long> ceilings) {
+        tolerated = Map.copyOf(ceilings);
+    }
+
+    /** Allows the usage charged so far where it is above a limit (a round's starting point: it may not grow). */
+    public void tolerateCurrentOverUse() {
+        Map<String, Long> m = new HashMap<>();
+        for (OverUse o : overLimits()) {
+            m.put(o.key(), o.used());
+        }
+        tolerated = m;
+    }
+
+    /**
      * Every node's usage, for checking the invariant "usage never above nominal plus what may be borrowed":
      * a ClusterQueue's usage of {@code fr} is at most its subtree quota plus its borrowing limit, and a root's at
-     * most its subtree quota.
+     * most its subtree quota — or, where running work was left above that ({@link #tolerate}), at most that usage.
      *
      * @return a description of the first violation, or null
      */
@@ -466,12 +524,15 @@ public final class QuotaBook {
         for (QNode n : allNodes()) {
             for (int i = 0; i < n.usage.length; i++) {
                 long u = n.usage[i];
-                long bl = n.borrowingLimit(i);
-                long max = n.parent == null ? n.subtree(i)
-                        : bl == ResourceQuota.UNLIMITED ? Long.MAX_VALUE : n.subtree(i) + bl;
+                long max = limit(n, i);
                 if (u > max) {
+                    Long allowed = tolerated.isEmpty() ? null : tolerated.get(key(n, i));
+                    if (allowed != null && u <= allowed) {
+                        continue;
+                    }
                     return (n.clusterQueue ? "ClusterQueue " : "cohort ") + n.name + " uses " + u + " of "
-                            + keys.get(i).replace('\u0000', '/') + ", more than its limit " + max;
+                            + keys.get(i).replace('\u0000', '/') + ", more than its limit " + max
+                            + (allowed == null ? "" : " and than the " + allowed + " allowed for running work left above it");
                 }
             }
         }

@@ -86,6 +86,7 @@ public final class TentativePlan {
                 reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
             }
         }
+        quota.tolerateCurrentOverUse(); // work running above a lowered quota stays; the plan may not add to it
     }
 
     /** @return the round's input */

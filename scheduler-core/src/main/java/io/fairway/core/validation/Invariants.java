@@ -4,19 +4,37 @@ import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.Cohort;
+import io.fairway.api.model.Gpu;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
+import io.fairway.core.Provisioning;
 import io.fairway.core.Snapshot;
 import io.fairway.core.admission.QuotaBook;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Checks the invariants of the state a snapshot shows, independently of the planning code: no node
  * resource or GPU committed beyond capacity or twice, quota within limits at every level of the cohort tree,
  * gangs placed whole, a reason on every pending job.
+ *
+ * <p>Quota, generalised for reconfiguration: a node of the cohort tree may stay above its limit with work that was
+ * running when its quota was lowered (or when a state holding such work was restored), never above what that
+ * work used — the allowance the engine keeps, lowered to the usage at the start of each round. Capacity is not
+ * generalised: a node that shrinks sends back what no longer fits.
+ *
+ * <p>{@link #holding} is shared with the check a restored state passes, so a live engine and a restore agree on
+ * what a consistent placement is.
  */
 public final class Invariants {
     private Invariants() {
@@ -24,79 +42,29 @@ public final class Invariants {
 
     /**
      * @param s a snapshot
-     * @return violations, empty when all hold
+     * @return violations, empty when all hold (no usage above a quota limit is allowed)
      */
     public static List<String> check(Snapshot s) {
-        List<String> v = new ArrayList<>();
-        Map<String, Node> nodes = new HashMap<>();
-        for (Node n : s.nodes()) {
-            nodes.put(n.name(), n);
-        }
-        Map<String, Resources> used = new HashMap<>();
-        Map<String, String> gpuOwner = new HashMap<>();
-        QuotaBook quota = new QuotaBook(s.clusterQueues(), s.cohorts());
-        for (JobStatus j : s.holding()) {
-            Admit a = j.admission();
-            if (a == null) {
-                v.add("job " + j.id() + " holds resources without an admission");
-                continue;
-            }
-            Map<String, PodSet> podSets = new HashMap<>();
-            for (PodSet ps : j.spec().podSets()) {
-                podSets.put(ps.name(), ps);
-                int placed = a.placement().count(ps.name());
-                if (placed < ps.minCount() || placed > ps.count() || placed != a.counts().getOrDefault(ps.name(), -1)) {
-                    v.add("job " + j.id() + " pod set " + ps.name() + ": " + placed + " members placed, admitted "
-                            + a.counts().get(ps.name()) + ", allowed " + ps.minCount() + ".." + ps.count());
-                }
-                String flavor = a.flavors().get(ps.name());
-                if (flavor != null && quota.hasQueue(a.clusterQueue())) {
-                    ps.total(placed).asMap().forEach((r, q) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), q));
-                }
-            }
-            for (MemberPlacement m : a.placement().members()) {
-                Node n = nodes.get(m.node());
-                if (n == null) {
-                    v.add("job " + j.id() + " runs on node " + m.node() + ", which does not exist");
-                    continue;
-                }
-                used.merge(m.node(), podSets.get(m.podSet()).resources(), Resources::plus);
-                for (int g : m.gpus()) {
-                    String key = m.node() + "#" + g;
-                    String prev = gpuOwner.put(key, j.id());
-                    if (prev != null && !prev.equals(j.id())) {
-                        v.add("GPU " + g + " of node " + m.node() + " is given to both " + prev + " and " + j.id());
-                    } else if (prev != null) {
-                        v.add("GPU " + g + " of node " + m.node() + " is given twice to " + j.id());
-                    }
-                    if (n.gpus().gpus().stream().noneMatch(x -> x.index() == g)) {
-                        v.add("job " + j.id() + " uses GPU " + g + ", which node " + m.node() + " does not have");
-                    }
-                }
-            }
-        }
-        used.forEach((node, r) -> {
-            Node n = nodes.get(node);
-            Resources cap = n.capacity();
-            for (String res : r.names()) {
-                if (r.get(res) > cap.get(res)) {
-                    v.add("node " + node + " is committed " + r.get(res) + " " + res + ", beyond its capacity " + cap.get(res));
-                }
-            }
-        });
-        for (io.fairway.core.Provisioning.Reservation r : s.provisioning().reservations().values()) {
+        return check(s, Map.of());
+    }
+
+    /**
+     * @param s a snapshot
+     * @param quotaAllowance usage allowed above a quota limit, by {@link QuotaBook.OverUse#key}
+     * @return violations, empty when all hold
+     */
+    public static List<String> check(Snapshot s, Map<String, Long> quotaAllowance) {
+        List<String> v = holding(s.nodes(), s.holding());
+        Map<String, JobStatus> waiting = new HashMap<>();
+        if (!s.provisioning().reservations().isEmpty()) {
             for (JobStatus j : s.pending()) {
-                if (j.id().equals(r.jobId())) {
-                    for (PodSet ps : j.spec().podSets()) {
-                        String flavor = r.flavors().get(ps.name());
-                        int m = r.counts().getOrDefault(ps.name(), ps.count());
-                        if (flavor != null && quota.hasQueue(r.clusterQueue())) {
-                            ps.total(m).asMap().forEach((res, q) -> quota.add(r.clusterQueue(), QuotaBook.fr(flavor, res), q));
-                        }
-                    }
+                if (s.provisioning().reservations().containsKey(j.id())) {
+                    waiting.put(j.id(), j);
                 }
             }
         }
+        QuotaBook quota = charged(s.clusterQueues(), s.cohorts(), s.holding(), s.provisioning().reservations().values(), waiting::get);
+        quota.tolerate(quotaAllowance);
         String q = quota.violation();
         if (q != null) {
             v.add(q);
@@ -106,6 +74,132 @@ public final class Invariants {
                 v.add("pending job " + j.id() + " has no reason");
             }
         }
+        return v;
+    }
+
+    /**
+     * The quota a state uses: every job holding resources charged to its ClusterQueue with its admitted flavors and
+     * member counts, and every quota reservation for a job waiting for nodes.
+     *
+     * @param clusterQueues the ClusterQueues
+     * @param cohorts the cohorts
+     * @param holding jobs holding resources
+     * @param reservations quota reserved for jobs waiting for nodes
+     * @param jobById finds a reservation's (pending) job, null when unknown
+     * @return the book with that usage
+     */
+    public static QuotaBook charged(Map<String, ClusterQueue> clusterQueues, Map<String, Cohort> cohorts, Collection<JobStatus> holding,
+                                    Collection<Provisioning.Reservation> reservations, Function<String, JobStatus> jobById) {
+        QuotaBook quota = new QuotaBook(clusterQueues, cohorts);
+        for (JobStatus j : holding) {
+            Admit a = j.admission();
+            if (a == null || !quota.hasQueue(a.clusterQueue())) {
+                continue;
+            }
+            for (PodSet ps : j.spec().podSets()) {
+                String flavor = a.flavors().get(ps.name());
+                if (flavor != null) {
+                    ps.total(a.placement().count(ps.name())).asMap().forEach((r, q) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), q));
+                }
+            }
+        }
+        for (Provisioning.Reservation r : reservations) {
+            JobStatus j = jobById.apply(r.jobId());
+            if (j == null || !quota.hasQueue(r.clusterQueue())) {
+                continue;
+            }
+            for (PodSet ps : j.spec().podSets()) {
+                String flavor = r.flavors().get(ps.name());
+                int m = r.counts().getOrDefault(ps.name(), ps.count());
+                if (flavor != null) {
+                    ps.total(m).asMap().forEach((res, q) -> quota.add(r.clusterQueue(), QuotaBook.fr(flavor, res), q));
+                }
+            }
+        }
+        return quota;
+    }
+
+    /**
+     * The placement invariants of the jobs holding resources: each has an admission of its own, with every pod set's
+     * member count within its min..max and as admitted; every member on a node that exists, on GPUs that node has; no
+     * GPU given twice; no node committed beyond its capacity in any resource.
+     *
+     * @param nodes the nodes
+     * @param holding the jobs holding resources
+     * @return violations, each naming the job (or node) and what is wrong
+     */
+    public static List<String> holding(Collection<Node> nodes, Collection<JobStatus> holding) {
+        List<String> v = new ArrayList<>();
+        Map<String, Node> byName = new HashMap<>();
+        for (Node n : nodes) {
+            byName.put(n.name(), n);
+        }
+        Map<String, Set<Integer>> gpusOf = new HashMap<>();
+        Map<String, Resources> used = new LinkedHashMap<>();
+        Map<String, Set<String>> jobsOn = new HashMap<>();
+        Map<String, String> gpuOwner = new HashMap<>();
+        for (JobStatus j : holding) {
+            String id = j.id();
+            Admit a = j.admission();
+            if (a == null) {
+                v.add("job " + id + " is " + j.state() + " without an admission");
+                continue;
+            }
+            if (!id.equals(a.jobId())) {
+                v.add("job " + id + " carries the admission of " + a.jobId());
+            }
+            Map<String, PodSet> podSets = new HashMap<>();
+            for (PodSet ps : j.spec().podSets()) {
+                podSets.put(ps.name(), ps);
+                int placed = a.placement().count(ps.name());
+                if (placed < ps.minCount() || placed > ps.count() || placed != a.counts().getOrDefault(ps.name(), -1)) {
+                    v.add("job " + id + " pod set " + ps.name() + ": " + placed + " members placed, admitted " + a.counts().get(ps.name())
+                            + ", allowed " + ps.minCount() + ".." + ps.count());
+                }
+            }
+            for (MemberPlacement m : a.placement().members()) {
+                PodSet ps = podSets.get(m.podSet());
+                if (ps == null) {
+                    v.add("job " + id + " places a member of pod set " + m.podSet() + ", which the job does not have");
+                    continue;
+                }
+                Node n = byName.get(m.node());
+                if (n == null) {
+                    v.add("job " + id + " (" + j.state() + ") is placed on node " + m.node() + ", which the state does not have");
+                    continue;
+                }
+                used.merge(m.node(), ps.resources(), Resources::plus);
+                jobsOn.computeIfAbsent(m.node(), k -> new TreeSet<>()).add(id);
+                Set<Integer> has = gpusOf.computeIfAbsent(m.node(), k -> {
+                    Set<Integer> s = new HashSet<>();
+                    for (Gpu g : n.gpus().gpus()) {
+                        s.add(g.index());
+                    }
+                    return s;
+                });
+                for (int g : m.gpus()) {
+                    if (!has.contains(g)) {
+                        v.add("job " + id + " uses GPU " + g + " of node " + m.node() + ", which has no such GPU");
+                    }
+                    String prev = gpuOwner.put(m.node() + "#" + g, id);
+                    if (prev != null && !prev.equals(id)) {
+                        v.add("GPU " + g + " of node " + m.node() + " is given to both " + prev + " and " + id);
+                    } else if (prev != null) {
+                        v.add("GPU " + g + " of node " + m.node() + " is given twice to " + id);
+                    }
+                }
+            }
+        }
+        used.forEach((node, r) -> {
+            Resources cap = byName.get(node).capacity();
+            for (String res : r.names()) {
+                if (r.get(res) > cap.get(res)) {
+                    Set<String> on = jobsOn.get(node);
+                    v.add("node " + node + " is committed " + r.get(res) + " " + res + ", beyond its capacity " + cap.get(res) + " (jobs "
+                            + (on.size() > 5 ? String.join(", ", new ArrayList<>(on).subList(0, 5)) + ", …" : String.join(", ", on)) + ")");
+                }
+            }
+        });
         return v;
     }
 }

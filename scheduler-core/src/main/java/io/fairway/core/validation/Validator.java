@@ -24,6 +24,7 @@ import java.util.Map;
  * placement that holds every capacity, exclusivity, gang and topology invariant. What fails is refused.
  */
 public final class Validator {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Validator.class);
     /** The accepted part of a plan and the refusals. */
     public record Outcome(List<Preempt> preemptions, List<Admit> admissions, Map<String, String> refusedAdmissions, List<String> refused,
                           List<Admit> resizes) {
@@ -135,8 +136,20 @@ public final class Validator {
         }
         String quotaViolation = ctx.plan().quotaBook().violation();
         if (quotaViolation != null) {
-            // Cannot happen when every admission passed its check; kept as a last line of defence.
-            throw new IllegalStateException("quota invariant broken after validation: " + quotaViolation);
+            // Cannot happen when every admission passed its check (usage the snapshot already had above a lowered
+            // quota is allowed; see QuotaBook.tolerate). A last line of defence that never stops the round: what the
+            // plan would add is refused, its preemptions (which only free quota) are kept.
+            LOG.error("round {}: quota invariant broken after validation ({}); the plan's admissions and resizes are refused",
+                    snapshot.round(), quotaViolation);
+            String why = "the plan as a whole breaks the quota invariant: " + quotaViolation;
+            for (Admit a : ok) {
+                refused.add("admit " + a.jobId() + ": " + why);
+                refusedAdmissions.put(a.jobId(), why);
+            }
+            for (Admit r : okResizes) {
+                refused.add("resize " + r.jobId() + ": " + why);
+            }
+            return new Outcome(okPreempt, List.of(), refusedAdmissions, refused, List.of());
         }
         return new Outcome(okPreempt, ok, refusedAdmissions, refused, okResizes);
     }
