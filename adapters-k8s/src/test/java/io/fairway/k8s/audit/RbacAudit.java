@@ -41,6 +41,11 @@ public final class RbacAudit {
         })));
     }
 
+    /** @param request a request to record, from a client's own interceptor */
+    public void record(HttpRequest request) {
+        used.add(rule(request));
+    }
+
     /**
      * @param r a request
      * @return {@code group/resource[/subresource]:verb}
