@@ -191,6 +191,9 @@ class PodGroupControllerTest {
         assertThat(controller.status("default", "train").orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(audit.used).as("deploy/rbac-podgroups.yaml grants exactly the verbs the controller used")
                 .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-podgroups.yaml")));
+        java.nio.file.Path namespaced = java.nio.file.Path.of("..", "deploy", "namespaced", "rbac-podgroups.yaml");
+        assertThat(audit.denied(namespaced, Map.of("team-a", "default"))).as("the namespaced install's Role (in the managed namespace) and read-only ClusterRole allow every request where it was made").isEmpty();
+        assertThat(io.fairway.k8s.audit.RbacAudit.granted(namespaced)).as("and grant exactly the verbs used").isEqualTo(audit.used);
     }
 
     @Test
