@@ -43,8 +43,9 @@ import java.util.Set;
  * {@code status.message}. <b>Fields written</b> (the allow-list): {@code spec.suspend}, and under
  * {@code spec.rayClusterSpec}: {@code headGroupSpec.template.spec.nodeSelector} / {@code .tolerations} /
  * {@code .schedulingGates}, the same three under {@code workerGroupSpecs[i].template.spec} and under
- * {@code spec.submitterPodTemplate.spec} when the RayJob has one, and {@code workerGroupSpecs[i].replicas} when
- * admitted with fewer workers. A default submitter (no {@code submitterPodTemplate}) is counted but not edited: it
+ * {@code spec.submitterPodTemplate.spec} when the RayJob has one (and, for a UnifiedJob that scales a worker group,
+ * its {@code workerGroupSpecs[i].replicas} on a new RayJob). Its worker groups are admitted whole: {@code minReplicas}
+ * does not make them elastic, since a running RayJob cannot be resized. A default submitter (no {@code submitterPodTemplate}) is counted but not edited: it
  * is placed by the kube-scheduler.
  *
  * <p>Pods: KubeRay records the cluster it made for the RayJob in {@code status.rayClusterName} and labels the cluster's

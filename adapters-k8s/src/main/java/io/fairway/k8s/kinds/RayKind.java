@@ -26,7 +26,7 @@ abstract class RayKind implements Integration {
 
     @Override
     public List<PodSetTemplate> podSets(GenericKubernetesResource object) {
-        return RayPodSets.read(object, base);
+        return RayPodSets.read(object, base, resizable());
     }
 
     @Override

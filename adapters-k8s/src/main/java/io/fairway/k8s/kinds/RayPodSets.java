@@ -54,6 +54,17 @@ final class RayPodSets {
      * @return its pod sets, head first
      */
     static List<PodSetTemplate> read(GenericKubernetesResource o, String base) {
+        return read(o, base, true);
+    }
+
+    /**
+     * @param o the object
+     * @param base the RayClusterSpec's pointer
+     * @param elastic whether worker groups may run below their replicas (false for a RayJob: KubeRay ignores changes to
+     *     its rayClusterSpec once the cluster exists, so a resize could not be carried out)
+     * @return its pod sets, head first
+     */
+    static List<PodSetTemplate> read(GenericKubernetesResource o, String base, boolean elastic) {
         ObjectNode json = Specs.toJson(o);
         String field = base.substring(1).replace('/', '.');
         InvalidSpecException.check(json.at(base).isObject(), field, null, "%s is required: Fairway queues the Ray cluster it describes", field);
@@ -94,7 +105,7 @@ final class RayPodSets {
                 continue; // the autoscaler owns replicas: the most is reserved, nothing is resized
             }
             int count = replicas * hosts;
-            int minCount = hosts == 1 ? Math.max(1, Math.min(min, replicas)) : count;
+            int minCount = hosts == 1 && elastic ? Math.max(1, Math.min(min, replicas)) : count;
             out.add(new PodSetTemplate(name, count, minCount, g + "/template", Specs.templateOf(w.path("template"), g + "/template")));
         }
         return out;
