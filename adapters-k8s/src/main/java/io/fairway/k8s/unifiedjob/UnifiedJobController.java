@@ -392,7 +392,7 @@ public final class UnifiedJobController {
         io.fairway.k8s.AdmissionRecord rec = s.adopting;
         s.adopting = null;
         restorer.unpin(s.id);
-        if (io.fairway.k8s.AdmissionRecord.of(a).equals(rec)) {
+        if (a.placement().members().equals(rec.placement().members())) {
             LOG.info("UnifiedJob {}: admission restored on {}", s.key(), a.placement().nodes());
             return;
         }

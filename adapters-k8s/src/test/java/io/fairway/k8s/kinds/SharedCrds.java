@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Assumptions;
  * the operator's real schema, and to serve them on the mock API server. A test that needs them skips with a message when
  * they are absent, and fails instead when {@code FAIRWAY_REQUIRE_SHARED} is set (not 0 or false), as CI sets it.
  */
-final class SharedCrds {
+public final class SharedCrds {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final Map<String, JsonNode> CACHE = new ConcurrentHashMap<>();
 
@@ -34,7 +34,7 @@ final class SharedCrds {
     }
 
     /** @return the folder of upstream CRDs; skips (or fails under FAIRWAY_REQUIRE_SHARED) when it is absent */
-    static Path dir() {
+    public static Path dir() {
         Path d = Path.of("..", "..", "shared", "k8s-crds").toAbsolutePath().normalize();
         if (!Files.isDirectory(d)) {
             String msg = "the upstream CRDs are not at " + d + " (../shared/k8s-crds beside the repository)";
@@ -51,7 +51,7 @@ final class SharedCrds {
      * @param file a CRD file under the folder, e.g. {@code trainer/v2.3.0/trainer.kubeflow.org_trainjobs.yaml}
      * @return it, as JSON
      */
-    static JsonNode crd(String file) {
+    public static JsonNode crd(String file) {
         Path p = dir().resolve(file);
         return CACHE.computeIfAbsent(p.toString(), k -> {
             try {
@@ -123,7 +123,7 @@ final class SharedCrds {
      * @param property a property to remove there
      * @return a copy of the CRD without it (what an older operator's CRD looks like)
      */
-    static JsonNode without(JsonNode crd, String version, String pointer, String property) {
+    public static JsonNode without(JsonNode crd, String version, String pointer, String property) {
         JsonNode copy = crd.deepCopy();
         for (JsonNode v : copy.at("/spec/versions")) {
             if (version.equals(v.path("name").asText())) {
