@@ -169,7 +169,7 @@ final class Actuation {
         if (obj == null) {
             return;
         }
-        if (!t.kind.integration.resizable()) {
+        if (!t.kind.integration.resizableInPlace(obj)) {
             LOG.warn("{}: {} cannot be resized; the resize to {} is not carried out", t.key(), t.kind.name(), r.targetCount());
             return;
         }

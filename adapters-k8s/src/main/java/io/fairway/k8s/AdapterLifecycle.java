@@ -158,6 +158,7 @@ final class AdapterLifecycle {
         for (Integration i : want) {
             Kind k = state.kinds.get(i.name());
             if (k == null) {
+                i.connect(state.lookup);
                 k = new Kind(i);
                 var ops = state.client.genericKubernetesResources(k.context);
                 k.informer = state.options.namespace() == null ? ops.inAnyNamespace().runnableInformer(state.options.resyncPeriod().toMillis())
@@ -300,7 +301,7 @@ final class AdapterLifecycle {
                     UnifiedJobController.integrations(new ArrayList<>(UnifiedJobController.jobTypes())), state.config.flavorModels(), ns);
         }
         if (state.podGroupsEnabled) {
-            state.podGroups = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns);
+            state.podGroups = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns, state.podInformer);
         }
         state.rebuildNeeded = false;
         state.lastRebuildMillis = System.currentTimeMillis();

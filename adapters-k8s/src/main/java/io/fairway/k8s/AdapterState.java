@@ -53,6 +53,8 @@ final class AdapterState {
     SharedIndexInformer<io.fabric8.kubernetes.api.model.Node> nodeInformer;
     /** Every integration found on the class path (pods are indexed for each), and the enabled ones by name, in order. */
     final List<Integration> available;
+    /** Read access for the integrations (runtimes, CRD schemas), shared by every integration instance. */
+    final KubeLookup lookup;
     volatile Map<String, Kind> kinds = new LinkedHashMap<>();
     SharedIndexInformer<Pod> podInformer;
     SharedIndexInformer<ConfigMap> configMapInformer;
@@ -101,6 +103,8 @@ final class AdapterState {
         this.claims = new NodeClaims(client, options.nodeClassRef());
         this.metrics = new AdapterMetrics(registry == null ? new SimpleMeterRegistry() : registry);
         this.available = List.copyOf(Integrations.available().values());
+        this.lookup = new KubeLookup(client);
+        this.available.forEach(i -> i.connect(lookup));
         this.translator = new JobTranslator(options.queueLabels(), options.excludedResourcePrefixes(), this::priorityClassValue);
         this.leading = !options.leaderElection();
         metrics.leading(leading);
@@ -143,7 +147,13 @@ final class AdapterState {
 
     List<Pod> podsOf(Tracked t) {
         List<Pod> out = new ArrayList<>();
-        for (Pod p : podInformer.getIndexer().byIndex(JOB_INDEX, t.kind.podKey(t.namespace, t.name))) {
+        GenericKubernetesResource obj = t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
+        java.util.Set<String> owners = obj == null || !t.uid.equals(obj.getMetadata().getUid()) ? java.util.Set.of(t.name) : t.kind.integration.podOwners(obj);
+        List<Pod> indexed = new ArrayList<>();
+        for (String owner : new java.util.TreeSet<>(owners)) {
+            indexed.addAll(podInformer.getIndexer().byIndex(JOB_INDEX, t.kind.podKey(t.namespace, owner)));
+        }
+        for (Pod p : indexed) {
             boolean ours = true;
             if (p.getMetadata().getOwnerReferences() != null) {
                 for (OwnerReference o : p.getMetadata().getOwnerReferences()) {

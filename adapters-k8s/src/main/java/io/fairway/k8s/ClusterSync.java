@@ -40,7 +40,7 @@ final class ClusterSync {
 
     void syncNodes(List<Workload> jobs) {
         Set<String> managed = new HashSet<>();
-        jobs.forEach(w -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), w.object().getMetadata().getName())));
+        jobs.forEach(w -> w.kind().integration.podOwners(w.object()).forEach(owner -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), owner))));
         Map<String, Resources> unmanaged = new HashMap<>();
         if (state.options.countUnmanagedPods()) {
             for (Pod p : state.podInformer.getStore().list()) {

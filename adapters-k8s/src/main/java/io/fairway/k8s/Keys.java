@@ -80,6 +80,8 @@ public final class Keys {
     public static final String REASON_RESIZED = "Resized";
     /** Event reason: the Job cannot be queued as it is (malformed queue label, unreadable requests). */
     public static final String REASON_INVALID = "InvalidJob";
+    /** Event reason: the integration sees the object run other than admitted (an operator too old for what was written). */
+    public static final String REASON_OPERATOR_WARNING = "OperatorMismatch";
     /** Event reason: the configuration could not be read; the previous one stays in force. */
     public static final String REASON_INVALID_CONFIG = "InvalidConfiguration";
     /** The component name on Events. */

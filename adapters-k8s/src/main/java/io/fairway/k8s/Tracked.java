@@ -22,6 +22,8 @@ final class Tracked {
     int priority;
     boolean ended;
     String published;
+    /** The last integration warning emitted as an Event (each distinct one once). */
+    String warned;
     final Map<String, Member> members = new HashMap<>();
 
     /** A pod's member: its pod set and index. */

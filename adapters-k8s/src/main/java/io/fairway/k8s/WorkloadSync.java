@@ -256,10 +256,28 @@ final class WorkloadSync {
                 end(t, obj, false, o.message());
             } else if (o.phase() == WorkloadOutcome.Phase.SUCCEEDED) {
                 end(t, obj, true, "");
-            } else if (s.state() == JobState.ADMITTED && running >= members) {
-                state.scheduler.reportStarted(t.id);
+            } else {
+                warn(t, obj, pods);
+                if (s.state() == JobState.ADMITTED && running >= members) {
+                    state.scheduler.reportStarted(t.id);
+                }
             }
         }
+    }
+
+    /** Emits the integration's warning about a running object as a Warning Event, each distinct one once. */
+    private void warn(Tracked t, GenericKubernetesResource obj, List<Pod> pods) {
+        String w;
+        try {
+            w = t.kind.integration.warning(obj, pods).orElse(null);
+        } catch (IllegalArgumentException e) {
+            return;
+        }
+        if (w != null && !w.equals(t.warned)) {
+            LOG.warn("{}: {}", t.key(), w);
+            state.kube.event(obj, "Warning", Keys.REASON_OPERATOR_WARNING, w);
+        }
+        t.warned = w;
     }
 
     private void end(Tracked t, GenericKubernetesResource obj, boolean success, String message) {

@@ -82,7 +82,7 @@ final class KindScenario {
         for (PodSetTemplate ps : integration.podSets(o)) {
             PodSpec spec = ps.template().getSpec();
             if (integration.name().startsWith("trainer.")) {
-                spec = trainerPodSpec(o, spec);
+                spec = trainerPodSpec(o, ps.name(), spec);
             }
             for (int i = 0; i < ps.count(); i++) {
                 Map<String, String> labels = labels(ps.name(), i);
@@ -95,10 +95,19 @@ final class KindScenario {
         return out;
     }
 
-    /** The trainer applies the TrainJob's podSpecOverrides for the node job to its pods. */
-    private static PodSpec trainerPodSpec(GenericKubernetesResource o, PodSpec base) {
+    /** The trainer applies the TrainJob's runtime patches (or, on v2.0, podSpecOverrides) for the job to its pods. */
+    private static PodSpec trainerPodSpec(GenericKubernetesResource o, String job, PodSpec base) {
         ObjectNode spec = Specs.MAPPER.valueToTree(base);
-        for (JsonNode ov : Specs.at(o, "/spec/podSpecOverrides")) {
+        List<JsonNode> patches = new ArrayList<>();
+        Specs.at(o, "/spec/podSpecOverrides").forEach(patches::add);
+        for (JsonNode rp : Specs.at(o, "/spec/runtimePatches")) {
+            for (JsonNode rj : rp.at("/trainingRuntimeSpec/template/spec/replicatedJobs")) {
+                if (job.equals(rj.path("name").asText())) {
+                    patches.add(rj.at("/template/spec/template/spec"));
+                }
+            }
+        }
+        for (JsonNode ov : patches) {
             for (String f : List.of("nodeSelector", "tolerations", "schedulingGates")) {
                 if (ov.has(f)) {
                     spec.set(f, ov.get(f));

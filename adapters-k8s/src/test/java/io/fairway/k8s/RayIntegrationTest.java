@@ -109,6 +109,14 @@ class RayIntegrationTest extends AdapterTestBase {
         reconcileUntil(adapter, () -> adapter.status("default", job).orElseThrow().state() == JobState.RUNNING, job + " runs");
     }
 
+    private void setClusterName(String rayJob, String rayCluster) {
+        cluster.client.genericKubernetesResources(ctx(RayJobIntegration.KIND)).inNamespace("default").withName(rayJob).editStatus(r -> {
+            ObjectNode o = Specs.toJson(r);
+            o.putObject("status").put("rayClusterName", rayCluster);
+            return Specs.MAPPER.convertValue(o, GenericKubernetesResource.class);
+        });
+    }
+
     private List<Pod> podsOf(String rayCluster) {
         return cluster.client.pods().inNamespace("default").withLabel("ray.io/cluster", rayCluster).list().getItems();
     }
@@ -171,7 +179,8 @@ class RayIntegrationTest extends AdapterTestBase {
         cluster.node("big", 48, 192, 0, Map.of());
         cluster.node("small", 8, 32, 0, Map.of());
         ObjectNode spec = Specs.MAPPER.createObjectNode();
-        spec.put("entrypoint", "python /home/ray/train.py").put("suspend", true).put("shutdownAfterJobFinishes", true);
+        // HTTPMode: no submitter pod (this queue covers cpu only; the default submitter requests memory too)
+        spec.put("entrypoint", "python /home/ray/train.py").put("suspend", true).put("shutdownAfterJobFinishes", true).put("submissionMode", "HTTPMode");
         spec.set("rayClusterSpec", clusterSpec(2, 2));
         create(RayJobIntegration.KIND, "train", spec);
         ObjectNode submitted = get(RayJobIntegration.KIND, "train");
@@ -188,6 +197,7 @@ class RayIntegrationTest extends AdapterTestBase {
         assertThat(written).contains("/spec/suspend", "/spec/rayClusterSpec/headGroupSpec/template/spec/schedulingGates",
                 "/spec/rayClusterSpec/workerGroupSpecs/0/template/spec/schedulingGates");
 
+        setClusterName("train", "train-x7k2p"); // KubeRay names the cluster it makes in status.rayClusterName
         runGang(admitted, "/spec/rayClusterSpec", "train-x7k2p", "train");
 
         taint("big");
@@ -239,7 +249,9 @@ class RayIntegrationTest extends AdapterTestBase {
         assertThat(changed(admitted, edited)).containsExactly("/spec/workerGroupSpecs/0/replicas");
         assertThat(new RayClusterIntegration().resizable()).isTrue();
 
-        taint(a.members().get(0).node());
+        // both nodes get a termination notice (with one left, the elastic workers would be re-admitted at what fits there)
+        taint("a");
+        taint("b");
         reconcileUntil(adapter, () -> suspended(RayClusterIntegration.KIND, "serve"), "the RayCluster is preempted");
         assertThat(get(RayClusterIntegration.KIND, "serve").path("spec")).as("restored exactly").isEqualTo(submitted.path("spec"));
 
@@ -252,7 +264,7 @@ class RayIntegrationTest extends AdapterTestBase {
     void theRayRbacGrantsExactlyTheVerbsUsedOnRayObjects() throws java.io.IOException {
         cluster.node("a", 48, 192, 0, Map.of());
         ObjectNode job = Specs.MAPPER.createObjectNode();
-        job.put("entrypoint", "python train.py").put("suspend", true);
+        job.put("entrypoint", "python train.py").put("suspend", true).put("submissionMode", "HTTPMode");
         job.set("rayClusterSpec", clusterSpec(1, 1));
         create(RayJobIntegration.KIND, "train", job);
         ObjectNode rc = clusterSpec(1, 1);
@@ -283,7 +295,8 @@ class RayIntegrationTest extends AdapterTestBase {
             GenericKubernetesResource o = yaml.readValue(java.nio.file.Path.of("..", "deploy", "examples", f).toFile(), GenericKubernetesResource.class);
             io.fairway.k8s.integration.Integration in = "RayJob".equals(o.getKind()) ? new RayJobIntegration() : new RayClusterIntegration();
             assertThat(in.isSuspended(o)).as(f + " is created suspended").isTrue();
-            assertThat(in.podSets(o)).extracting(io.fairway.k8s.integration.PodSetTemplate::name).as(f).containsExactly("head", "workers");
+            assertThat(in.podSets(o)).extracting(io.fairway.k8s.integration.PodSetTemplate::name).as(f)
+                    .containsExactlyElementsOf("RayJob".equals(o.getKind()) ? List.of("head", "workers", "submitter") : List.of("head", "workers"));
             assertThat(o.getMetadata().getLabels()).containsKey(Keys.QUEUE_LABEL);
         }
     }

@@ -90,5 +90,23 @@ class SharedEngineTest {
         assertThat(adapter.status("batch/v1.Job", "default", "plain")).hasValueSatisfying(s -> assertThat(s.state()).isIn(JobState.ADMITTED, JobState.RUNNING));
         assertThat(adapter.status("batch/v1.Job", "default", "elastic")).as("the created Job is the UnifiedJob's, not a Job of its own").isEmpty();
         assertThat(cluster.job("default", "plain").getSpec().getSuspend()).isFalse();
+
+        // its pods run; then the controller restarts (a new process on the same cluster): the running UnifiedJob is
+        // adopted — its Job is not deleted and created again, its pods keep running
+        cluster.createPods("default", "elastic");
+        cluster.setPhase("default", "elastic", "Running");
+        reconcileUntil(adapter, () -> "Running".equals(Specs.toJson(unifiedJob("elastic")).at("/status/state").asText()), "the UnifiedJob runs");
+        String jobUid = cluster.job("default", "elastic").getMetadata().getUid();
+        java.util.List<String> podUids = cluster.pods("default", "elastic").stream().map(p -> p.getMetadata().getUid()).sorted().toList();
+        adapter.close();
+        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(CONFIG)).build(), null).start();
+        for (int i = 0; i < 4; i++) {
+            adapter.reconcileOnce();
+        }
+        assertThat(cluster.job("default", "elastic").getMetadata().getUid()).as("the underlying Job is not deleted").isEqualTo(jobUid);
+        assertThat(cluster.pods("default", "elastic").stream().map(p -> p.getMetadata().getUid()).sorted().toList()).as("no pod restarted")
+                .isEqualTo(podUids);
+        assertThat(Specs.toJson(unifiedJob("elastic")).at("/status/state").asText()).isEqualTo("Running");
+        assertThat(cluster.job("default", "elastic").getSpec().getParallelism()).isEqualTo(target);
     }
 }

@@ -116,12 +116,13 @@ class SpecEditTest {
         cluster.createPods("default", "run");
         reconcileUntil(adapter, () -> cluster.pods("default", "run").stream().noneMatch(Kube::hasGate), "its pods are bound");
 
-        editJob("run", j -> new JobBuilder(j).editSpec().withParallelism(4).endSpec().build());
+        // parallelism and completions both (with completions 2, parallelism 4 would still run 2 pods: no change to refuse)
+        editJob("run", j -> new JobBuilder(j).editSpec().withParallelism(4).withCompletions(4).endSpec().build());
         reconcileUntil(adapter, () -> cluster.events("default", "run").stream().anyMatch(e -> WorkloadSync.REASON_EDIT_REFUSED.equals(e.getReason())),
                 "the edit is refused");
         Event e = cluster.events("default", "run").stream().filter(x -> WorkloadSync.REASON_EDIT_REFUSED.equals(x.getReason())).findFirst().orElseThrow();
         assertThat(e.getType()).isEqualTo("Warning");
-        assertThat(e.getMessage()).startsWith("The edit of spec.parallelism is not applied").contains("main x2");
+        assertThat(e.getMessage()).startsWith("The edit of spec.completions, spec.parallelism is not applied").contains("main x2");
         for (int i = 0; i < 3; i++) {
             adapter.reconcileOnce();
         }

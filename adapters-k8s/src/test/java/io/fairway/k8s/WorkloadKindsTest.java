@@ -67,9 +67,9 @@ class WorkloadKindsTest {
             "Kubeflow", List.of("/spec/runPolicy/suspend", "/spec/(pytorch|tf|xgb|paddle|jax)ReplicaSpecs/[A-Za-z]+/template" + POD_FIELDS),
             // https://github.com/kubeflow/mpi-operator/blob/master/pkg/apis/kubeflow/v2beta1/types.go
             "MPIJob", List.of("/spec/runPolicy/suspend", "/spec/mpiReplicaSpecs/(Launcher|Worker)/template" + POD_FIELDS),
-            // https://github.com/kubeflow/trainer/blob/v2.0.0/pkg/apis/trainer/v1alpha1/trainjob_types.go
-            "TrainJob", List.of("/spec/suspend", "/spec/podSpecOverrides(/\\d+/(targetJobs/\\d+/name|nodeSelector/.+"
-                    + "|tolerations/\\d+/(key|operator|value|effect)|schedulingGates/\\d+/name))?"));
+            // https://github.com/kubeflow/trainer/blob/v2.3.0/pkg/apis/trainer/v1alpha1/trainjob_types.go (RuntimePatch, manager-keyed)
+            "TrainJob", List.of("/spec/suspend", "/spec/runtimePatches(/\\d+/(manager|trainingRuntimeSpec/template/spec/replicatedJobs/\\d+/"
+                    + "(name|template/spec/template/spec/(nodeSelector/.+|tolerations/\\d+/(key|operator|value|effect)|schedulingGates/\\d+/name))))?"));
 
     private final MockCluster cluster = new MockCluster();
     private final List<String[]> patches = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -118,8 +118,11 @@ class WorkloadKindsTest {
                 assertThat(t.getSpec().getSchedulingGates()).as(ps.name()).extracting(g -> g.getName()).contains(Keys.TOPOLOGY_GATE);
             }
         } else {
-            JsonNode o = Specs.at(s.now(), "/spec/podSpecOverrides/0");
-            assertThat(o.path("targetJobs").get(0).path("name").asText()).isEqualTo("node");
+            JsonNode p = Specs.at(s.now(), "/spec/runtimePatches/0");
+            assertThat(p.path("manager").asText()).isEqualTo(io.fairway.k8s.kinds.TrainJobIntegration.MANAGER);
+            JsonNode rj = p.at("/trainingRuntimeSpec/template/spec/replicatedJobs/0");
+            assertThat(rj.path("name").asText()).isEqualTo("node");
+            JsonNode o = rj.at("/template/spec/template/spec");
             assertThat(o.path("nodeSelector").path("fairway.io/pool").asText()).isEqualTo("gpu");
             assertThat(o.path("schedulingGates").get(0).path("name").asText()).isEqualTo(Keys.TOPOLOGY_GATE);
         }

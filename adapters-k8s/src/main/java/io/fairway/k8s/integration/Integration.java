@@ -43,7 +43,9 @@ import java.util.Optional;
  * }
  * }</pre>
  *
- * <p>Implementations are stateless and thread-safe; every method may be called for any object of the kind.
+ * <p>Implementations are stateless and thread-safe; every method may be called for any object of the kind. An
+ * integration that must read other objects (a runtime, the served CRD) is given read access once through
+ * {@link #connect}.
  */
 public interface Integration {
     /** @return the kind this integration queues */
@@ -125,6 +127,64 @@ public interface Integration {
      * @return the object, pod set and member the pod runs for, when it is one of this kind's pods
      */
     Optional<PodRef> podOf(Pod pod);
+
+    /**
+     * The names its pods' {@link PodRef#ownerName()} carry: the object's own name by default; a kind whose operator
+     * names the pods' owner otherwise lists those names too (a RayJob: the RayCluster named in
+     * {@code status.rayClusterName}).
+     *
+     * @param object an object of the kind
+     * @return the owner names its pods carry (never empty)
+     */
+    default java.util.Set<String> podOwners(GenericKubernetesResource object) {
+        return java.util.Set.of(object.getMetadata().getName());
+    }
+
+    /**
+     * Gives the integration read access to the API server (called once by the adapter and the UnifiedJob controller,
+     * before any other call). The default ignores it.
+     *
+     * @param lookup reads objects; {@link ApiLookup#NONE} without an API server
+     */
+    default void connect(ApiLookup lookup) {
+    }
+
+    /**
+     * @param object an object of the kind
+     * @return true when this object's pod count may change in place; by default {@link #resizable()} (a PyTorchJob
+     *     with an {@code elasticPolicy} answers per object)
+     */
+    default boolean resizableInPlace(GenericKubernetesResource object) {
+        return resizable();
+    }
+
+    /**
+     * Whether {@link #setCount} can give the pod set every count from {@code min} to {@code max} — in place when
+     * {@link #resizableInPlace}, otherwise on a new object created at that count. A UnifiedJob whose range this
+     * refuses is not queued; its condition carries the reason.
+     *
+     * @param object an object of the kind
+     * @param podSet the pod set that scales
+     * @param min the fewest pods
+     * @param max the most pods
+     * @return null when every count in range can be written, else why not (naming the field)
+     */
+    default String countChangeRefusal(GenericKubernetesResource object, String podSet, int min, int max) {
+        return kind().name() + " cannot change the pod count of pod set " + podSet + "; set minReplicas = maxReplicas = its count";
+    }
+
+    /**
+     * Something about how an admitted object runs that its owner should see as a Warning Event, though it has not
+     * ended: an operator too old to honour what admission wrote, for instance. The adapter emits each distinct
+     * warning once per object.
+     *
+     * @param object an admitted object of the kind
+     * @param pods its pods, oldest first
+     * @return the warning, or empty (the default)
+     */
+    default Optional<String> warning(GenericKubernetesResource object, List<Pod> pods) {
+        return Optional.empty();
+    }
 
     /**
      * Whether the object ended, read from its status (conditions) and, where the kind says little, its pods.

@@ -17,8 +17,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code batch/v1} Job: one pod set named {@value #POD_SET} of {@code spec.parallelism} pods (default 1) sharing
- * {@code spec.template}; elastic when the annotation {@value Keys#MIN_PARALLELISM_ANNOTATION} gives fewer, and then
+ * {@code batch/v1} Job: one pod set named {@value #POD_SET} of as many pods as the Job runs at once —
+ * {@code min(spec.parallelism, spec.completions)} (parallelism default 1; the Job controller never runs more pods than
+ * completions remain) — sharing {@code spec.template}; elastic when the annotation {@value Keys#MIN_PARALLELISM_ANNOTATION} gives fewer, and then
  * resized through {@code spec.parallelism}. Suspended through {@code spec.suspend}. Its pods carry the Job
  * controller's {@code batch.kubernetes.io/job-name} label (or the older {@code job-name}) and, for an Indexed Job,
  * their completion index. It ended when its {@code Complete} or {@code Failed} condition is true, or when as many
@@ -46,8 +47,13 @@ public final class BatchJobIntegration implements Integration {
 
     @Override
     public List<PodSetTemplate> podSets(GenericKubernetesResource job) {
-        int count = Specs.intAt(job, "/spec/parallelism", 1);
-        InvalidSpecException.check(count > 0, "spec.parallelism", count, "parallelism must be > 0 for Fairway to admit the Job, was %d", count);
+        int parallelism = Specs.intAt(job, "/spec/parallelism", 1);
+        InvalidSpecException.check(parallelism > 0, "spec.parallelism", parallelism, "parallelism must be > 0 for Fairway to admit the Job, was %d",
+                parallelism);
+        int completions = Specs.intAt(job, "/spec/completions", Integer.MAX_VALUE);
+        InvalidSpecException.check(completions > 0, "spec.completions", completions, "completions must be > 0 for Fairway to admit the Job, was %d",
+                completions);
+        int count = Math.min(parallelism, completions);
         int min = count;
         String minText = Kube.annotation(job, Keys.MIN_PARALLELISM_ANNOTATION);
         if (minText != null) {
@@ -56,7 +62,7 @@ public final class BatchJobIntegration implements Integration {
                     Keys.MIN_PARALLELISM_ANNOTATION, minText);
             min = m;
             InvalidSpecException.check(min >= 1 && min <= count, Keys.MIN_PARALLELISM_ANNOTATION, minText,
-                    "%s must be between 1 and the parallelism %d, was %s", Keys.MIN_PARALLELISM_ANNOTATION, count, minText);
+                    "%s must be between 1 and the pods the Job runs at once (min of parallelism and completions) %d, was %s", Keys.MIN_PARALLELISM_ANNOTATION, count, minText);
         }
         InvalidSpecException.check(Specs.at(job, "/spec/template/spec").isObject(), "spec.template", null, "the Job has no pod template");
         return List.of(new PodSetTemplate(POD_SET, count, min, "/spec/template", Specs.template(job, "/spec/template")));
@@ -80,6 +86,13 @@ public final class BatchJobIntegration implements Integration {
     @Override
     public void setCount(ObjectNode job, String podSet, int count) {
         Specs.set(job, "/spec/parallelism", count);
+    }
+
+    /** Parallelism is written in place; above {@code spec.completions} it would not add pods, so such a range is refused. */
+    @Override
+    public String countChangeRefusal(GenericKubernetesResource job, String podSet, int min, int max) {
+        int completions = Specs.intAt(job, "/spec/completions", Integer.MAX_VALUE);
+        return max <= completions ? null : "the Job runs at most spec.completions " + completions + " pods at once; maxReplicas " + max + " is above it";
     }
 
     @Override

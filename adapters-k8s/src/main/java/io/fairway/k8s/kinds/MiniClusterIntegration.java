@@ -33,8 +33,9 @@ import java.util.TreeMap;
  *
  * <p><b>What the kind supports.</b> {@code MiniClusterSpec} has no suspend field and no pod template: its pods are
  * described by {@code spec.containers[]} (image, {@code resources.requests} / {@code resources.limits}) and
- * {@code spec.pod} ({@code nodeSelector}, labels, annotations, service account, scheduler name) — no tolerations and
- * no scheduling gates. So Fairway cannot hold a MiniCluster that exists: it queues one through a {@code UnifiedJob}
+ * {@code spec.pod} ({@code nodeSelector}, {@code tolerations} — on flux-operator main since August 2025, in no release
+ * tag yet —, labels, annotations, service account, scheduler name) — no scheduling gates. So Fairway cannot hold a
+ * MiniCluster that exists: it queues one through a {@code UnifiedJob}
  * ({@code jobType: flux-framework.org/v1alpha2.MiniCluster}), whose controller creates the MiniCluster when it is
  * admitted and deletes it when it is preempted ({@link #setSuspended} refuses). Kueue has no MiniCluster
  * integration either; with Kueue, a MiniCluster is queued through the Indexed Job the operator creates
@@ -42,8 +43,18 @@ import java.util.TreeMap;
  *
  * <p><b>Fields read:</b> {@code spec.size} (default 1), {@code spec.maxSize}, {@code spec.containers[].name},
  * {@code .image}, {@code .resources.requests}, {@code .resources.limits}, {@code spec.pod.nodeSelector}.
- * <b>Fields written</b> (the allow-list): {@code spec.size} (admission below the most, resize) and
- * {@code spec.pod.nodeSelector} (the flavor's node labels). A flavor with tolerations cannot admit a MiniCluster.
+ * <b>Fields written</b> (the allow-list): {@code spec.size} (admission below the most, resize),
+ * {@code spec.pod.nodeSelector} (the flavor's node labels) and {@code spec.pod.tolerations} (the flavor's
+ * tolerations: {@code key}, {@code operator}, {@code value}, {@code effect}). Whether the installed CRD has
+ * {@code spec.pod.tolerations} is read from its schema ({@link #connect}); with an older operator, whose CRD lacks it
+ * (the API server would prune the field silently), a flavor with tolerations cannot admit a MiniCluster and the
+ * admission fails naming the field.
+ *
+ * <p><b>Sizes.</b> The operator records the most a MiniCluster may grow to when it creates it,
+ * {@code status.maximumSize} = max({@code spec.size}, {@code spec.maxSize}), and reverts any larger {@code spec.size}
+ * to it ({@code disallowScale}, controllers/flux/scale.go). So a resize never writes more than
+ * {@code status.maximumSize} (or, before the operator wrote it, {@code spec.maxSize}), and a UnifiedJob whose
+ * {@code maxReplicas} is above the template's {@code spec.maxSize} (or its {@code spec.size} when it has none) is refused.
  * Pods are found by the Job controller's label {@code batch.kubernetes.io/job-name} (the operator's Indexed Job is
  * named after the MiniCluster) and their completion index.
  */
@@ -125,7 +136,22 @@ public final class MiniClusterIntegration implements Integration {
                 throw new IllegalArgumentException("no pod set " + a.name() + " in a MiniCluster");
             }
             if (!a.tolerations().isEmpty()) {
-                throw new IllegalArgumentException("flavor tolerations " + a.tolerations() + " cannot be written: MiniCluster v1alpha2 has no tolerations field");
+                InvalidSpecException.check(servesTolerations(), "spec.pod.tolerations", a.tolerations().toString(),
+                        "the installed MiniCluster CRD has no spec.pod.tolerations (a flux-operator older than the August 2025 main); "
+                                + "a flavor with tolerations cannot admit a MiniCluster until the operator is upgraded");
+                JsonNode pod = object.at(JsonPointer.compile(POD));
+                List<Map<String, String>> tols = new ArrayList<>();
+                if (pod.path("tolerations").isArray()) {
+                    pod.get("tolerations").forEach(t -> tols.add(fluxToleration(t.path("key").asText(""), t.path("operator").asText(""),
+                            t.path("value").asText(""), t.path("effect").asText(""))));
+                }
+                for (io.fabric8.kubernetes.api.model.Toleration t : a.tolerations()) {
+                    Map<String, String> m = fluxToleration(t.getKey(), t.getOperator(), t.getValue(), t.getEffect());
+                    if (!tols.contains(m)) {
+                        tols.add(m);
+                    }
+                }
+                Specs.set(object, POD + "/tolerations", tols);
             }
             if (!a.nodeSelector().isEmpty()) {
                 JsonNode pod = object.at(JsonPointer.compile(POD));
@@ -152,9 +178,51 @@ public final class MiniClusterIntegration implements Integration {
     @Override
     public void setCount(ObjectNode object, String podSet, int count) {
         InvalidSpecException.check(POD_SET.equals(podSet), "podSet", podSet, "a MiniCluster has one pod set, %s; was %s", POD_SET, podSet);
-        int max = Specs.intOf(object.at("/spec/maxSize"), "spec.maxSize", 0);
-        InvalidSpecException.check(max == 0 || count <= max, "spec.size", count, "spec.size %d is above spec.maxSize %d", count, max);
+        int recorded = Specs.intOf(object.at("/status/maximumSize"), "status.maximumSize", 0);
+        int max = recorded > 0 ? recorded : Specs.intOf(object.at("/spec/maxSize"), "spec.maxSize", 0);
+        InvalidSpecException.check(max == 0 || count <= max, "spec.size", count, "spec.size %d is above %s %d: the Flux Operator would revert it",
+                count, recorded > 0 ? "status.maximumSize" : "spec.maxSize", max);
         Specs.set(object, "/spec/size", count);
+    }
+
+    /** Sizes up to {@code spec.maxSize} (or {@code spec.size} without one): what the operator lets the MiniCluster grow to. */
+    @Override
+    public String countChangeRefusal(GenericKubernetesResource object, String podSet, int min, int max) {
+        int size = Specs.intAt(object, "/spec/size", 1);
+        int maxSize = Specs.intAt(object, "/spec/maxSize", 0);
+        int most = Math.max(size, maxSize);
+        return max <= most ? null : "maxReplicas " + max + " is above the template's " + (maxSize > 0 ? "spec.maxSize " : "spec.size (no spec.maxSize) ") + most
+                + ": the Flux Operator never grows a MiniCluster above max(spec.size, spec.maxSize) of its creation (status.maximumSize); set spec.maxSize";
+    }
+
+    private static Map<String, String> fluxToleration(String key, String operator, String value, String effect) {
+        Map<String, String> m = new TreeMap<>();
+        if (key != null && !key.isEmpty()) {
+            m.put("key", key);
+        }
+        if (operator != null && !operator.isEmpty()) {
+            m.put("operator", operator);
+        }
+        if (value != null && !value.isEmpty()) {
+            m.put("value", value);
+        }
+        if (effect != null && !effect.isEmpty()) {
+            m.put("effect", effect);
+        }
+        return m;
+    }
+
+    private volatile io.fairway.k8s.integration.ApiLookup lookup = io.fairway.k8s.integration.ApiLookup.NONE;
+
+    @Override
+    public void connect(io.fairway.k8s.integration.ApiLookup lookup) {
+        this.lookup = lookup;
+    }
+
+    /** @return false only when the installed CRD can be read and its served v1alpha2 schema has no spec.pod.tolerations */
+    boolean servesTolerations() {
+        GenericKubernetesResource crd = lookup.crdOf(KIND);
+        return crd == null || CrdSchema.has(crd, KIND.version(), "spec", "pod", "tolerations") != Boolean.FALSE;
     }
 
     @Override

@@ -22,14 +22,14 @@ import java.util.Optional;
  *
  * <p><b>Fields read:</b> {@code spec.suspend}, {@code spec.headGroupSpec.template}, {@code spec.workerGroupSpecs[].groupName},
  * {@code .replicas}, {@code .minReplicas}, {@code .numOfHosts}, {@code .suspend}, {@code .template}; {@code status.state}
- * and {@code status.reason}. <b>Fields written</b> (the allow-list): {@code spec.suspend} (KubeRay 1.1+: a suspended
+ * and {@code status.reason}, {@code status.conditions} ({@code ReplicaFailure}). <b>Fields written</b> (the allow-list): {@code spec.suspend} (KubeRay 1.1+: a suspended
  * RayCluster has its pods deleted), {@code spec.headGroupSpec.template.spec.nodeSelector} / {@code .tolerations} /
  * {@code .schedulingGates}, the same three under {@code spec.workerGroupSpecs[i].template.spec}, and
  * {@code spec.workerGroupSpecs[i].replicas}. Pods are matched by the labels {@code ray.io/cluster} (the RayCluster's
  * name), {@code ray.io/node-type} ({@code head} / {@code worker}) and {@code ray.io/group} (the worker group).
  *
  * <p>A RayCluster runs until it is deleted (deleting it ends its job in the engine); it failed when its
- * {@code status.state} is {@code failed}. A RayCluster created by a RayJob (label {@code ray.io/originated-from-crd:
+ * {@code ReplicaFailure} condition is true (or, from KubeRay before 1.2, its {@code status.state} is {@code failed}). A RayCluster created by a RayJob (label {@code ray.io/originated-from-crd:
  * RayJob}) is queued through its RayJob, not on its own.
  */
 public final class RayClusterIntegration extends RayKind {
@@ -39,6 +39,8 @@ public final class RayClusterIntegration extends RayKind {
     static final String NODE_TYPE_LABEL = "ray.io/node-type";
     static final String GROUP_LABEL = "ray.io/group";
     static final String ORIGIN_CRD_LABEL = "ray.io/originated-from-crd";
+    /** KubeRay's RayCluster condition type set when it cannot create or delete a pod. */
+    static final String REPLICA_FAILURE = "ReplicaFailure";
 
     /** Public for {@link java.util.ServiceLoader}. */
     public RayClusterIntegration() {
@@ -67,8 +69,17 @@ public final class RayClusterIntegration extends RayKind {
         return "head".equals(Specs.label(pod, NODE_TYPE_LABEL).orElse("")) ? RayPodSets.HEAD : Specs.label(pod, GROUP_LABEL).orElse("");
     }
 
+    /**
+     * Failed when its {@code ReplicaFailure} condition is true (KubeRay could not create or delete its pods; the
+     * conditions replaced {@code status.state}, which KubeRay no longer sets to {@code failed} since 1.2), or, from
+     * an older KubeRay, when {@code status.state} is {@code failed}.
+     */
     @Override
     public WorkloadOutcome outcome(GenericKubernetesResource object, List<Pod> pods) {
+        Optional<com.fasterxml.jackson.databind.JsonNode> failure = Specs.trueCondition(object, REPLICA_FAILURE);
+        if (failure.isPresent()) {
+            return WorkloadOutcome.failed(Specs.describe(failure.get(), "the RayCluster could not create or delete its pods"));
+        }
         if ("failed".equals(Specs.at(object, "/status/state").asText())) {
             return WorkloadOutcome.failed(Specs.at(object, "/status/reason").asText("the RayCluster failed"));
         }

@@ -26,7 +26,7 @@ abstract class RayKind implements Integration {
 
     @Override
     public List<PodSetTemplate> podSets(GenericKubernetesResource object) {
-        return RayPodSets.read(object, base);
+        return RayPodSets.read(object, base, resizable());
     }
 
     @Override
@@ -37,6 +37,20 @@ abstract class RayKind implements Integration {
     @Override
     public void setSuspended(ObjectNode object, boolean suspended) {
         Specs.set(object, "/spec/suspend", suspended);
+    }
+
+    /** Worker groups (numOfHosts 1) are written through their {@code replicas}; the head is one pod. */
+    @Override
+    public String countChangeRefusal(GenericKubernetesResource object, String podSet, int min, int max) {
+        if (RayPodSets.HEAD.equals(podSet) || RayJobIntegration.SUBMITTER.equals(podSet)) {
+            return "pod set " + podSet + " is one pod; scale a worker group (spec.replicaSpec.podSet)";
+        }
+        for (com.fasterxml.jackson.databind.JsonNode g : Specs.at(object, base + "/workerGroupSpecs")) {
+            if (podSet.equals(g.path("groupName").asText()) && g.path("numOfHosts").asInt(1) > 1) {
+                return "worker group " + podSet + " has numOfHosts " + g.path("numOfHosts").asInt() + "; Fairway scales groups of one host per replica";
+            }
+        }
+        return null;
     }
 
     @Override

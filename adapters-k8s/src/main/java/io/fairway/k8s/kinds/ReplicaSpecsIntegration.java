@@ -80,6 +80,47 @@ public abstract class ReplicaSpecsIntegration implements Integration {
         return out;
     }
 
+    /**
+     * @param job an object of the kind
+     * @param podSet a pod set's name (the replica type in lowercase)
+     * @return the replica type's key as written ({@code Worker}), or null
+     */
+    protected final String replicaType(JsonNode job, String podSet) {
+        JsonNode specs = job.at("/spec/" + replicaSpecsField);
+        java.util.Iterator<String> it = specs.fieldNames();
+        while (it.hasNext()) {
+            String t = it.next();
+            if (t.toLowerCase(Locale.ROOT).equals(podSet)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Sets the replica type's {@code replicas}. */
+    @Override
+    public void setCount(ObjectNode job, String podSet, int count) {
+        String type = replicaType(job, podSet);
+        InvalidSpecException.check(type != null, "podSet", podSet, "no replica type %s in spec.%s", podSet, replicaSpecsField);
+        Specs.set(job, "/spec/" + replicaSpecsField + "/" + type + "/replicas", count);
+    }
+
+    /**
+     * Any range of a worker-like replica type is written as its {@code replicas} (on a new object: the operators do
+     * not rescale a running job, except a PyTorchJob with an {@code elasticPolicy}); a leader ({@code master},
+     * {@code chief}, {@code launcher}) runs one pod and is refused.
+     */
+    @Override
+    public String countChangeRefusal(GenericKubernetesResource job, String podSet, int min, int max) {
+        if (replicaType(Specs.toJson(job), podSet) == null) {
+            return "no replica type " + podSet + " in spec." + replicaSpecsField;
+        }
+        if (LEADERS.contains(podSet)) {
+            return "replica type " + podSet + " is the job's leader and runs one pod; scale a worker replica type (spec.replicaSpec.podSet)";
+        }
+        return null;
+    }
+
     @Override
     public final boolean isSuspended(GenericKubernetesResource job) {
         return Specs.boolAt(job, "/spec/runPolicy/suspend", false);

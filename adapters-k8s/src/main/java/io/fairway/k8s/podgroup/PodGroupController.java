@@ -38,7 +38,11 @@ import org.slf4j.LoggerFactory;
  * LocalQueue), optionally {@value #ROLE_LABEL} (its pod set, default {@code main}: pods of one role request the same),
  * and is created with the scheduling gate {@value #GATE} in {@code spec.schedulingGates} so it waits. Kueue's keys —
  * {@code kueue.x-k8s.io/pod-group-name}, {@code kueue.x-k8s.io/pod-group-total-count}, {@code kueue.x-k8s.io/queue-name}
- * — are read too.
+ * and its gate {@value #KUEUE_GATE} (pkg/controller/jobs/pod/constants/constants.go in kubernetes-sigs/kueue) — are read
+ * too, so a manifest written for Kueue is queued, and admission removes either gate.
+ *
+ * <p>Pods are read from a pod informer's cache: the adapter's own (one watch for everything), or, for a controller
+ * run alone, one this controller starts on first use; never listed on each pass.
  *
  * <p>Once all of a group's pods exist, the group is submitted; when the engine admits it, each pod gets the flavor's
  * node labels and tolerations and {@code kubernetes.io/hostname} of its member's node added (Kubernetes allows adding
@@ -61,6 +65,9 @@ public final class PodGroupController {
     public static final String ROLE_LABEL = "fairway.io/pod-group-role";
     /** The scheduling gate holding a group's pods until the group is admitted. */
     public static final String GATE = "fairway.io/admission";
+    /** Kueue's scheduling gate for pods it queues, recognised as {@link #GATE} is. */
+    public static final String KUEUE_GATE = "kueue.x-k8s.io/admission";
+    private static final List<String> GATES = List.of(GATE, KUEUE_GATE);
     /** The annotation written on each pod at admission: {@code ClusterQueue/flavor/node}. */
     public static final String ADMITTED_ANNOTATION = "fairway.io/pod-group-admission";
     static final String KUEUE_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name";
@@ -86,10 +93,50 @@ public final class PodGroupController {
      * @param namespace the namespace to watch, or null for all
      */
     public PodGroupController(KubernetesClient client, Scheduler scheduler, Collection<ResourceFlavor> flavors, String namespace) {
+        this(client, scheduler, flavors, namespace, null);
+    }
+
+    /**
+     * @param client the API client
+     * @param scheduler the engine
+     * @param flavors the resource flavors (node labels and tolerations for admitted pods)
+     * @param namespace the namespace to watch, or null for all
+     * @param pods a started pod informer covering that namespace whose cache this controller reads (the adapter's),
+     *     or null: the controller starts its own on first use and stops it on {@link #close()}
+     */
+    public PodGroupController(KubernetesClient client, Scheduler scheduler, Collection<ResourceFlavor> flavors, String namespace,
+                              io.fabric8.kubernetes.client.informers.SharedIndexInformer<Pod> pods) {
         this.client = client;
         this.scheduler = scheduler;
         flavors.forEach(f -> this.flavors.put(f.name(), f));
         this.namespace = namespace;
+        this.informer = pods;
+    }
+
+    private io.fabric8.kubernetes.client.informers.SharedIndexInformer<Pod> informer;
+    private boolean ownInformer;
+
+    /** Stops the informer this controller started itself (none when it was given one). */
+    public void close() {
+        if (ownInformer && informer != null) {
+            informer.close();
+        }
+    }
+
+    /** @return the pods in the watched namespace, from the informer's cache */
+    List<Pod> cachedPods() {
+        if (informer == null) {
+            var ops = namespace == null ? client.pods().inAnyNamespace() : client.pods().inNamespace(namespace);
+            informer = ops.inform();
+            ownInformer = true;
+        }
+        List<Pod> out = new ArrayList<>();
+        for (Pod p : informer.getStore().list()) {
+            if (namespace == null || namespace.equals(p.getMetadata().getNamespace())) {
+                out.add(p);
+            }
+        }
+        return out;
     }
 
     /**
@@ -184,7 +231,7 @@ public final class PodGroupController {
     }
 
     private Map<String, List<Pod>> groups() {
-        List<Pod> pods = namespace == null ? client.pods().inAnyNamespace().list().getItems() : client.pods().inNamespace(namespace).list().getItems();
+        List<Pod> pods = cachedPods();
         Map<String, List<Pod>> out = new TreeMap<>();
         for (Pod p : pods) {
             String g = label(p, GROUP_LABEL, KUEUE_GROUP_LABEL);
@@ -217,7 +264,7 @@ public final class PodGroupController {
     }
 
     private static boolean gated(Pod p) {
-        return p.getSpec().getSchedulingGates() != null && p.getSpec().getSchedulingGates().stream().anyMatch(g -> GATE.equals(g.getName()));
+        return p.getSpec().getSchedulingGates() != null && p.getSpec().getSchedulingGates().stream().anyMatch(g -> GATES.contains(g.getName()));
     }
 
     private void submitWhenComplete(String key, List<Pod> pods) {
@@ -332,7 +379,7 @@ public final class PodGroupController {
             }
         }
         List<PodSchedulingGate> gates = new ArrayList<>(pod.getSpec().getSchedulingGates());
-        gates.removeIf(g -> GATE.equals(g.getName()));
+        gates.removeIf(g -> GATES.contains(g.getName()));
         return new PodBuilder(pod).editMetadata().addToAnnotations(ADMITTED_ANNOTATION, admission).endMetadata()
                 .editSpec().withNodeSelector(sel).withTolerations(tols).withSchedulingGates(gates).endSpec().build();
     }

@@ -76,6 +76,8 @@ public final class UnifiedJobController {
     private final Map<String, UnifiedJobState> byUid = new LinkedHashMap<>();
     private final Map<String, UnifiedJobState> byId = new LinkedHashMap<>();
     private final Map<String, String> invalid = new TreeMap<>();
+    /** The engine's restoring policy wrapper, through which a running UnifiedJob is re-admitted where it runs; or null. */
+    private final io.fairway.k8s.RestoringPolicy restorer;
     /** Every UnifiedJob as the controller wrote it (tests validate them against the CRD's schema). */
     Consumer<GenericKubernetesResource> onWrite = o -> { };
 
@@ -90,7 +92,12 @@ public final class UnifiedJobController {
                                 String namespace) {
         this.client = client;
         this.scheduler = scheduler;
-        integrations.forEach(i -> this.integrations.put(i.name(), i));
+        io.fairway.k8s.KubeLookup lookup = new io.fairway.k8s.KubeLookup(client);
+        integrations.forEach(i -> {
+            i.connect(lookup);
+            this.integrations.put(i.name(), i);
+        });
+        this.restorer = scheduler.policy() instanceof io.fairway.k8s.RestoringPolicy rp ? rp : null;
         flavors.forEach(f -> this.flavors.put(f.name(), f));
         this.namespace = namespace;
     }
@@ -161,6 +168,23 @@ public final class UnifiedJobController {
      */
     public void afterRound(RoundResult round) {
         apply(round.decisions());
+        for (UnifiedJobState s : byId.values()) {
+            if (s.adopting != null) {
+                // the engine could not re-admit it where it runs (a node gone, quota changed): it is queued afresh
+                LOG.warn("UnifiedJob {}: its admission on {} could not be restored; queueing it afresh", s.key(), s.adopting.placement().nodes());
+                restorer.unpin(s.id);
+                s.adopting = null;
+                deleteUnderlying(s);
+                s.state = "Queued";
+                s.placement = null;
+                s.counts = Map.of();
+                s.admission = null;
+                s.target = 0;
+                s.condition("Admitted", false, "Requeued", "its admission could not be restored after a restart");
+                s.condition("Running", false, "Requeued", "its admission could not be restored after a restart");
+                s.condition("Queued", true, "Requeued", "its admission could not be restored after a restart");
+            }
+        }
         feedback();
         byId.values().forEach(this::publish);
     }
@@ -245,6 +269,7 @@ public final class UnifiedJobController {
         try {
             s.spec = UnifiedJobs.read(uj, integrations);
             s.integration = integrations.get(s.spec.jobType());
+            UnifiedJobs.checkElasticity(uj, s.spec, s.integration);
             JobSpec.Builder b = JobSpec.builder(s.id).namespace(ns).queue(s.spec.queue()).jobSet(name)
                     .priority(priority(s.spec.priorityClassName())).submitTimeMillis(creationMillis(uj));
             UnifiedJobs.engineSets(s.spec).forEach(b::podSet);
@@ -266,10 +291,55 @@ public final class UnifiedJobController {
         if (s.spec.target() != null && s.spec.target() != 0) {
             writeTarget(s); // a user's value: targetReplicas is Fairway's to set
         }
-        if (get(s) != null) {
-            LOG.info("UnifiedJob {}: its {} exists from an earlier admission; deleting it so it is admitted afresh", s.key(), s.spec.jobType());
-            deleteUnderlying(s);
+        GenericKubernetesResource existing = get(s);
+        if (existing != null) {
+            io.fairway.k8s.AdmissionRecord rec = adoptable(uj, existing);
+            if (rec != null && restorer != null) {
+                adopt(s, uj, rec);
+            } else {
+                LOG.info("UnifiedJob {}: its {} exists from an earlier admission {}; deleting it so it is admitted afresh", s.key(), s.spec.jobType(),
+                        restorer == null ? "and the engine cannot restore admissions (no RestoringPolicy)" : "that was not recorded");
+                deleteUnderlying(s);
+            }
         }
+    }
+
+    /**
+     * @return the admission recorded in the UnifiedJob's status when the existing underlying object is the one this
+     *     UnifiedJob's admission created (controlled by it) and the UnifiedJob is admitted or running; else null
+     */
+    private static io.fairway.k8s.AdmissionRecord adoptable(GenericKubernetesResource uj, GenericKubernetesResource existing) {
+        String state = Specs.toJson(uj).at("/status/state").asText("");
+        String recorded = Specs.toJson(uj).at("/status/admission").asText("");
+        boolean controlled = existing.getMetadata().getOwnerReferences() != null && existing.getMetadata().getOwnerReferences().stream()
+                .anyMatch(r -> Boolean.TRUE.equals(r.getController()) && uj.getMetadata().getUid().equals(r.getUid()));
+        if (!controlled || recorded.isEmpty() || !("Admitted".equals(state) || "Running".equals(state))) {
+            return null;
+        }
+        try {
+            return io.fairway.k8s.AdmissionRecord.parse(recorded);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("UnifiedJob {}/{}: unreadable status.admission ({})", uj.getMetadata().getNamespace(), uj.getMetadata().getName(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** A running UnifiedJob found after a restart: re-admitted where it runs, its object and pods left alone. */
+    private void adopt(UnifiedJobState s, GenericKubernetesResource uj, io.fairway.k8s.AdmissionRecord rec) {
+        com.fasterxml.jackson.databind.JsonNode st = Specs.toJson(uj).path("status");
+        restorer.pin(s.id, rec.placement());
+        s.adopting = rec;
+        s.state = st.path("state").asText("Admitted");
+        s.target = rec.counts().getOrDefault(s.spec.podSet(), s.spec.max());
+        s.clusterQueue = rec.clusterQueue();
+        s.flavors = rec.flavors();
+        s.counts = rec.counts();
+        s.placement = rec.placement();
+        s.admission = rec.toJson();
+        s.underlyingExists = true;
+        s.pendingReason = "";
+        s.restoreConditions(st.path("conditions"));
+        LOG.info("UnifiedJob {} runs ({} {} on {}); re-admitting it there", s.key(), s.spec.jobType(), s.name, rec.placement().nodes());
     }
 
     private int priority(String className) {
@@ -298,7 +368,9 @@ public final class UnifiedJobController {
                 continue;
             }
             try {
-                if (d instanceof Admit a) {
+                if (d instanceof Admit a && s.adopting != null) {
+                    restored(s, a);
+                } else if (d instanceof Admit a) {
                     admit(s, a);
                 } else if (d instanceof Resize r) {
                     resize(s, r);
@@ -315,6 +387,20 @@ public final class UnifiedJobController {
         }
     }
 
+    /** The round's admission of an adopted UnifiedJob: where it runs (restored), or elsewhere (its object is replaced). */
+    private void restored(UnifiedJobState s, Admit a) {
+        io.fairway.k8s.AdmissionRecord rec = s.adopting;
+        s.adopting = null;
+        restorer.unpin(s.id);
+        if (a.placement().members().equals(rec.placement().members())) {
+            LOG.info("UnifiedJob {}: admission restored on {}", s.key(), a.placement().nodes());
+            return;
+        }
+        LOG.info("UnifiedJob {}: re-admitted elsewhere than it ran; replacing its {}", s.key(), s.spec.jobType());
+        deleteUnderlying(s);
+        admit(s, a);
+    }
+
     private void admit(UnifiedJobState s, Admit a) {
         GenericKubernetesResource uj = client.genericKubernetesResources(UnifiedJobs.CONTEXT).inNamespace(s.namespace).withName(s.name).get();
         if (uj == null || !s.uid.equals(uj.getMetadata().getUid())) {
@@ -322,17 +408,7 @@ public final class UnifiedJobController {
         }
         ObjectNode obj = UnifiedJobs.underlyingJson(uj, s.integration);
         List<PodSetTemplate> podSets = s.integration.podSets(Specs.MAPPER.convertValue(obj, GenericKubernetesResource.class));
-        List<PodSetAdmission> admissions = new ArrayList<>();
-        for (PodSetTemplate p : podSets) {
-            ResourceFlavor f = flavors.get(a.flavors().get(p.name()));
-            List<io.fabric8.kubernetes.api.model.Toleration> tols = new ArrayList<>();
-            if (f != null) {
-                f.tolerations().forEach(t -> tols.add(new io.fabric8.kubernetes.api.model.Toleration(t.effect(), t.key(), t.operator(), null, t.value())));
-            }
-            int count = a.counts().getOrDefault(p.name(), p.count());
-            admissions.add(new PodSetAdmission(p.name(), count, f == null ? Map.of() : f.nodeLabels(), tols, List.of(), nodesOf(a.placement(), p.name())));
-        }
-        s.integration.admit(obj, podSets, admissions); // sets the scaled pod set's count to the engine's where it differs
+        s.integration.admit(obj, podSets, admissions(podSets, a.counts(), a.flavors(), a.placement())); // sets the scaled pod set's count where it differs
         int target = a.counts().getOrDefault(s.spec.podSet(), s.spec.max());
         unsuspend(s, obj);
         create(s, obj);
@@ -343,6 +419,7 @@ public final class UnifiedJobController {
         s.flavors = a.flavors();
         s.counts = a.counts();
         s.placement = a.placement();
+        s.admission = io.fairway.k8s.AdmissionRecord.of(a).toJson();
         s.underlyingExists = true;
         s.condition("Queued", false, "Admitted", "admitted by ClusterQueue " + a.clusterQueue());
         s.condition("Admitted", true, "Admitted", "admitted by ClusterQueue " + a.clusterQueue() + " with " + target + " replicas on "
@@ -350,6 +427,22 @@ public final class UnifiedJobController {
         s.condition("Preempted", false, "Admitted", "admitted again");
         writeTarget(s);
         LOG.info("UnifiedJob {} admitted with {} replicas: {} created", s.key(), target, s.spec.jobType());
+    }
+
+    private List<PodSetAdmission> admissions(List<PodSetTemplate> podSets, Map<String, Integer> counts, Map<String, String> flavorOf,
+                                             io.fairway.api.decision.Placement placement) {
+        List<PodSetAdmission> admissions = new ArrayList<>();
+        for (PodSetTemplate p : podSets) {
+            ResourceFlavor f = flavors.get(flavorOf.get(p.name()));
+            List<io.fabric8.kubernetes.api.model.Toleration> tols = new ArrayList<>();
+            if (f != null) {
+                f.tolerations().forEach(t -> tols.add(new io.fabric8.kubernetes.api.model.Toleration(t.effect().isEmpty() ? null : t.effect(),
+                        t.key().isEmpty() ? null : t.key(), t.operator(), null, t.value().isEmpty() ? null : t.value())));
+            }
+            int count = counts.getOrDefault(p.name(), p.count());
+            admissions.add(new PodSetAdmission(p.name(), count, f == null ? Map.of() : f.nodeLabels(), tols, List.of(), nodesOf(placement, p.name())));
+        }
+        return admissions;
     }
 
     private static List<String> nodesOf(io.fairway.api.decision.Placement p, String podSet) {
@@ -378,31 +471,45 @@ public final class UnifiedJobController {
         }
         int from = s.target;
         GenericKubernetesResource cur = get(s);
-        if (cur != null && s.integration.resizable()) {
+        String how;
+        if (cur != null && s.integration.resizableInPlace(cur)) {
             ObjectNode obj = Specs.toJson(cur);
             s.integration.setCount(obj, r.podSet(), r.targetCount());
             client.genericKubernetesResources(contextOf(s.integration)).inNamespace(s.namespace)
                     .resource(Specs.MAPPER.convertValue(obj, GenericKubernetesResource.class)).update();
+            how = "in place";
         } else {
-            deleteUnderlying(s);
             GenericKubernetesResource uj = client.genericKubernetesResources(UnifiedJobs.CONTEXT).inNamespace(s.namespace).withName(s.name).get();
             ObjectNode obj = UnifiedJobs.underlyingJson(uj, s.integration);
-            s.integration.setCount(obj, r.podSet(), r.targetCount());
+            List<PodSetTemplate> podSets = s.integration.podSets(Specs.MAPPER.convertValue(obj, GenericKubernetesResource.class));
+            Map<String, Integer> next = new TreeMap<>(s.counts);
+            next.put(r.podSet(), r.targetCount());
+            s.integration.admit(obj, podSets, admissions(podSets, next, s.flavors, r.placement()));
+            deleteUnderlying(s);
             unsuspend(s, obj);
             create(s, obj);
+            s.underlyingExists = true;
+            double progress = UnifiedJobs.progress(uj);
+            if (progress > 0) {
+                scheduler.reportProgress(s.id, progress);
+            }
+            how = "by recreating the " + s.spec.jobType() + " (its workload resumes from its last checkpoint, progress "
+                    + Math.round(progress * 100) + "%)";
         }
         s.target = r.targetCount();
         Map<String, Integer> counts = new TreeMap<>(s.counts);
         counts.put(r.podSet(), r.targetCount());
         s.counts = counts;
         s.placement = r.placement();
-        s.condition("Resized", true, "Resized", "targetReplicas " + from + " -> " + r.targetCount());
+        s.admission = io.fairway.k8s.AdmissionRecord.of(s.clusterQueue, s.flavors, counts, r.placement()).toJson();
+        s.condition("Resized", true, "Resized", "targetReplicas " + from + " -> " + r.targetCount() + " " + how);
         writeTarget(s);
         LOG.info("UnifiedJob {} resized from {} to {}", s.key(), from, r.targetCount());
     }
 
     private void preempt(UnifiedJobState s, String why) {
         deleteUnderlying(s);
+        s.admission = null;
         s.target = 0;
         s.state = "Queued";
         s.placement = null;
@@ -440,9 +547,10 @@ public final class UnifiedJobController {
                 pods = namespace == null ? client.pods().inAnyNamespace().list().getItems() : client.pods().inNamespace(namespace).list().getItems();
             }
             List<Pod> mine = new ArrayList<>();
+            Set<String> owners = s.integration.podOwners(obj);
             for (Pod p : pods) {
                 Optional<PodRef> ref = s.integration.podOf(p);
-                if (s.namespace.equals(p.getMetadata().getNamespace()) && ref.isPresent() && ref.get().ownerName().equals(s.name)) {
+                if (s.namespace.equals(p.getMetadata().getNamespace()) && ref.isPresent() && owners.contains(ref.get().ownerName())) {
                     mine.add(p);
                 }
             }

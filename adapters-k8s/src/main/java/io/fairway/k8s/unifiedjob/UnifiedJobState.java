@@ -35,6 +35,10 @@ final class UnifiedJobState {
     Placement placement;
     boolean ended;
     boolean underlyingExists;
+    /** The admission as recorded in {@code status.admission} (JSON), or null while not admitted. */
+    String admission;
+    /** After a restart: the recorded admission the engine is asked to restore, until the round that does. */
+    io.fairway.k8s.AdmissionRecord adopting;
     private final Map<String, ObjectNode> conditions = new LinkedHashMap<>();
 
     UnifiedJobState(String uid, String namespace, String name, String id) {
@@ -73,6 +77,20 @@ final class UnifiedJobState {
         conditions.put(type, c);
     }
 
+    /**
+     * Takes back the conditions a previous controller wrote (after a restart), so their transition times stay.
+     *
+     * @param written {@code status.conditions} as read
+     */
+    void restoreConditions(com.fasterxml.jackson.databind.JsonNode written) {
+        for (com.fasterxml.jackson.databind.JsonNode c : written) {
+            String type = c.path("type").asText("");
+            if (CONDITION_TYPES.contains(type) && c.isObject()) {
+                conditions.put(type, (ObjectNode) c.deepCopy());
+            }
+        }
+    }
+
     /** @return {@code target/min-max} */
     String replicas() {
         return target + "/" + (spec == null ? "?" : spec.min() + "-" + spec.max());
@@ -87,6 +105,9 @@ final class UnifiedJobState {
         s.put("pendingReason", pendingReason == null ? "" : pendingReason);
         if (clusterQueue != null) {
             s.put("clusterQueue", clusterQueue);
+        }
+        if (admission != null) {
+            s.put("admission", admission);
         }
         if (underlyingExists && integration != null) {
             ObjectNode u = s.putObject("underlying");

@@ -120,6 +120,57 @@ final class UnifiedJobs {
         return o;
     }
 
+    /** The annotation declaring that the workload checkpoints (seconds between checkpoints), as on a Job. */
+    static final String CHECKPOINT_ANNOTATION = "fairway.io/checkpoint-interval-seconds";
+    /** The annotation the workload writes its last checkpoint's progress in, 0..1. */
+    static final String PROGRESS_ANNOTATION = "fairway.io/progress";
+
+    /**
+     * Refuses a UnifiedJob whose replica range its kind cannot honour: the integration must be able to write every
+     * count from min to max ({@link Integration#countChangeRefusal}); and when it can only do so on a new object (not in
+     * place), the UnifiedJob must declare that its workload checkpoints ({@value #CHECKPOINT_ANNOTATION}), since a
+     * resize then restarts its pods, which resume from their last checkpoint.
+     *
+     * @param uj the UnifiedJob
+     * @param s its spec as read
+     * @param in its integration
+     * @throws InvalidSpecException naming the field and saying why
+     */
+    static void checkElasticity(GenericKubernetesResource uj, Spec s, Integration in) {
+        PodSetTemplate scaled = s.podSets().stream().filter(p -> p.name().equals(s.podSet())).findFirst().orElseThrow();
+        if (s.min() == s.max() && s.max() == scaled.count()) {
+            return; // never written: the template's count is the only one
+        }
+        GenericKubernetesResource underlying = underlying(uj, in);
+        String refusal = in.countChangeRefusal(underlying, s.podSet(), s.min(), s.max());
+        InvalidSpecException.check(refusal == null, "spec.replicaSpec", s.min() + ".." + s.max(), "%s cannot run pod set %s at %d..%d pods: %s",
+                s.jobType(), s.podSet(), s.min(), s.max(), refusal);
+        if (s.min() < s.max() && !in.resizableInPlace(underlying)) {
+            String cp = uj.getMetadata().getAnnotations() == null ? null : uj.getMetadata().getAnnotations().get(CHECKPOINT_ANNOTATION);
+            InvalidSpecException.check(cp != null && Specs.intOrNull(cp) != null && Specs.intOrNull(cp) > 0, "metadata.annotations[" + CHECKPOINT_ANNOTATION + "]", cp,
+                    "%s cannot change its pod count in place: Fairway resizes it by recreating it at the new count, which restarts its pods. "
+                            + "Declare that the workload checkpoints (annotation %s: <seconds>, and write its progress in %s) so it resumes, "
+                            + "or set minReplicas = maxReplicas", s.jobType(), CHECKPOINT_ANNOTATION, PROGRESS_ANNOTATION);
+        }
+    }
+
+    /**
+     * @param uj a UnifiedJob
+     * @return the progress its workload last wrote in {@value #PROGRESS_ANNOTATION}, clamped to 0..1 (0 when absent or malformed)
+     */
+    static double progress(GenericKubernetesResource uj) {
+        String v = uj == null || uj.getMetadata().getAnnotations() == null ? null : uj.getMetadata().getAnnotations().get(PROGRESS_ANNOTATION);
+        if (v == null) {
+            return 0;
+        }
+        try {
+            double d = Double.parseDouble(v.trim());
+            return Double.isFinite(d) ? Math.max(0, Math.min(1, d)) : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /**
      * @param s the spec
      * @return the engine's pod sets: the scaled one elastic between min and max, the others as their kind says

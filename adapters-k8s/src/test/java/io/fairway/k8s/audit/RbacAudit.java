@@ -36,9 +36,61 @@ public final class RbacAudit {
         return server.createClient(b -> b.withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("rbac-audit", new Interceptor() {
             @Override
             public void before(BasicBuilder builder, HttpRequest request, Interceptor.RequestTags tags) {
-                used.add(rule(request));
+                record(request);
             }
         })));
+    }
+
+    /** The requests seen with where they were made: {@code rule@namespace}, {@code rule@*} for a cluster-wide request. */
+    public final Set<String> usedWhere = ConcurrentHashMap.newKeySet();
+
+    /** @param request a request to record, from a client's own interceptor */
+    public void record(HttpRequest request) {
+        used.add(rule(request));
+        Matcher m = PATH.matcher(request.uri().getPath());
+        usedWhere.add(rule(request) + "@" + (m.matches() && m.group(2) != null ? m.group(2) : "*"));
+    }
+
+    /**
+     * The requests seen that the manifest's rules do not allow where they were made: a Role allows in its namespace
+     * (renamed through {@code renamed}), a ClusterRole everywhere.
+     *
+     * @param manifest an RBAC manifest
+     * @param renamed namespaces of the manifest to read as others (its example namespace as the test's)
+     * @return the denied {@code rule@namespace} requests
+     * @throws IOException when it cannot be read
+     */
+    public Set<String> denied(Path manifest, java.util.Map<String, String> renamed) throws IOException {
+        Set<String> allowed = new TreeSet<>();
+        Set<String> clusterWide = new TreeSet<>();
+        try (MappingIterator<JsonNode> docs = new YAMLMapper().readerFor(JsonNode.class).readValues(Files.readString(manifest))) {
+            for (JsonNode d : docs.readAll()) {
+                String kind = d.path("kind").asText();
+                if (!List.of("ClusterRole", "Role").contains(kind)) {
+                    continue;
+                }
+                String ns = d.at("/metadata/namespace").asText("");
+                ns = renamed.getOrDefault(ns, ns);
+                for (JsonNode rule : d.path("rules")) {
+                    for (JsonNode g : rule.path("apiGroups")) {
+                        for (JsonNode res : rule.path("resources")) {
+                            for (JsonNode v : rule.path("verbs")) {
+                                String r = (g.asText().isEmpty() ? "core" : g.asText()) + "/" + res.asText() + ":" + v.asText();
+                                (kind.equals("Role") ? allowed : clusterWide).add(kind.equals("Role") ? r + "@" + ns : r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Set<String> out = new TreeSet<>();
+        for (String u : usedWhere) {
+            String rule = u.substring(0, u.lastIndexOf('@'));
+            if (!clusterWide.contains(rule) && !allowed.contains(u)) {
+                out.add(u);
+            }
+        }
+        return out;
     }
 
     /**

@@ -38,12 +38,24 @@ class PodGroupControllerTest {
     private KubernetesClient controllerClient;
     private PodGroupController controller;
     private final io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
+    private final java.util.concurrent.atomic.AtomicInteger listRequests = new java.util.concurrent.atomic.AtomicInteger();
 
     @BeforeEach
     void start() {
         server = io.fairway.k8s.audit.MockServers.crud();
         client = server.createClient();
-        controllerClient = audit.client(server);
+        controllerClient = server.createClient(b -> b.withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("rbac-audit",
+                new io.fabric8.kubernetes.client.http.Interceptor() {
+                    @Override
+                    public void before(io.fabric8.kubernetes.client.http.BasicBuilder builder, io.fabric8.kubernetes.client.http.HttpRequest request,
+                                       io.fabric8.kubernetes.client.http.Interceptor.RequestTags tags) {
+                        audit.record(request);
+                        String q = request.uri().getQuery() == null ? "" : request.uri().getQuery();
+                        if (request.method().equals("GET") && request.uri().getPath().endsWith("/pods") && !q.contains("watch=true")) {
+                            listRequests.incrementAndGet();
+                        }
+                    }
+                })));
         io.fairway.k8s.audit.MockServers.priorityClass(client, "high", 100);
         ResourceFlavor flavor = new ResourceFlavor("spot", Map.of("pool", "spot"), List.of(),
                 List.of(new Toleration("spot", "Exists", null, "NoSchedule")));
@@ -59,6 +71,7 @@ class PodGroupControllerTest {
 
     @AfterEach
     void stop() {
+        controller.close();
         client.close();
         controllerClient.close();
         server.destroy();
@@ -90,8 +103,26 @@ class PodGroupControllerTest {
 
     private void reconcile(int n) {
         for (int i = 0; i < n; i++) {
+            awaitCache();
             now.addAndGet(1_000);
             controller.reconcileOnce();
+        }
+    }
+
+    /** Waits until the controller's pod cache (an informer) holds what the server holds: the passes then see the same. */
+    private void awaitCache() {
+        java.util.function.Function<List<Pod>, Map<String, String>> versions = l -> {
+            Map<String, String> m = new java.util.TreeMap<>();
+            l.forEach(p -> m.put(p.getMetadata().getName(), p.getMetadata().getResourceVersion()));
+            return m;
+        };
+        for (int i = 0; i < 200 && !versions.apply(controller.cachedPods()).equals(versions.apply(client.pods().inNamespace("default").list().getItems())); i++) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -160,6 +191,9 @@ class PodGroupControllerTest {
         assertThat(controller.status("default", "train").orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(audit.used).as("deploy/rbac-podgroups.yaml grants exactly the verbs the controller used")
                 .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-podgroups.yaml")));
+        java.nio.file.Path namespaced = java.nio.file.Path.of("..", "deploy", "namespaced", "rbac-podgroups.yaml");
+        assertThat(audit.denied(namespaced, Map.of("team-a", "default"))).as("the namespaced install's Role (in the managed namespace) and read-only ClusterRole allow every request where it was made").isEmpty();
+        assertThat(io.fairway.k8s.audit.RbacAudit.granted(namespaced)).as("and grant exactly the verbs used").isEqualTo(audit.used);
     }
 
     @Test
@@ -174,6 +208,24 @@ class PodGroupControllerTest {
             assertThat(p.getMetadata().getAnnotations()).containsEntry(PodGroupController.TOTAL_COUNT_ANNOTATION, "3");
             assertThat(p.getSpec().getSchedulingGates()).extracting(g -> g.getName()).containsExactly(PodGroupController.GATE);
         });
+    }
+
+    @Test
+    void aKueueStyleGroupGatedByKueuesGateIsQueuedAndUngatedAndPodsAreNeverListedPerPass() {
+        for (int i = 0; i < 2; i++) {
+            client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("kq-" + i).withNamespace("default")
+                    .addToLabels("kueue.x-k8s.io/pod-group-name", "kq").addToLabels("kueue.x-k8s.io/queue-name", "user-queue")
+                    .addToAnnotations("kueue.x-k8s.io/pod-group-total-count", "2").endMetadata()
+                    .withNewSpec().addNewSchedulingGate().withName("kueue.x-k8s.io/admission").endSchedulingGate()
+                    .addNewContainer().withName("main").withImage("busybox").withNewResources().addToRequests("cpu", new Quantity("4")).endResources()
+                    .endContainer().endSpec().withNewStatus().withPhase("Pending").endStatus().build()).create();
+        }
+        reconcile(3);
+        assertThat(controller.status("default", "kq")).as("queued under Kueue's keys and gate").isPresent();
+        assertThat(pods("kq")).as("admitted: Kueue's gate removed, so the pods are not stuck").noneMatch(PodGroupControllerTest::gated)
+                .allSatisfy(p -> assertThat(p.getSpec().getNodeSelector()).containsEntry("pool", "spot"));
+        assertThat(audit.used).as("pods come from the informer: one list and a watch, no list per pass").contains("core/pods:watch");
+        assertThat(listRequests.get()).as("pod LIST requests over 3 passes").isEqualTo(1);
     }
 
     @Test

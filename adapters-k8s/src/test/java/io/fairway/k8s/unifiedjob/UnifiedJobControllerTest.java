@@ -207,6 +207,9 @@ class UnifiedJobControllerTest {
 
         assertThat(audit.used).as("deploy/rbac-unifiedjob.yaml grants exactly the verbs the controller used")
                 .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(java.nio.file.Path.of("..", "deploy", "rbac-unifiedjob.yaml")));
+        java.nio.file.Path namespaced = java.nio.file.Path.of("..", "deploy", "namespaced", "rbac-unifiedjob.yaml");
+        assertThat(audit.denied(namespaced, Map.of("team-a", "default"))).as("the namespaced install's Role (in the managed namespace) and read-only ClusterRole allow every request where it was made").isEmpty();
+        assertThat(io.fairway.k8s.audit.RbacAudit.granted(namespaced)).as("and grant exactly the verbs used").isEqualTo(audit.used);
         assertThat(written).as("the controller wrote UnifiedJobs").hasSizeGreaterThan(10);
         for (GenericKubernetesResource w : written) {
             assertThat(UnifiedJobSchemaTest.errors(Specs.toJson(w))).as("written %s", Specs.toJson(w)).isEmpty();

@@ -14,8 +14,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Elastic jobs under the queue-order policies (UnifiedJob's target replicas): running elastic jobs grow into
- * capacity nobody waiting could use, and shrink toward their minimum before anyone is preempted for room.
+ * Elastic jobs under the queue-order policies (UnifiedJob's target replicas, an elastic Job's parallelism, a
+ * RayCluster's worker groups): running elastic jobs grow into capacity nobody waiting could use, and shrink toward
+ * their minimum before anyone is preempted for room. A gang of several pod sets is elastic through the pod sets whose
+ * {@code minCount} is below their {@code count} (a RayCluster's worker groups beside its fixed head, a UnifiedJob's
+ * scaled pod set beside a launcher); its other pod sets keep their size.
  */
 final class Elastic {
     private Elastic() {
@@ -24,14 +27,15 @@ final class Elastic {
     /** After admission, grows running elastic jobs (oldest first) one member at a time while room and quota allow. */
     static void growIntoIdleCapacity(PolicyContext ctx) {
         for (JobStatus r : ctx.holdingElastic()) {
-            if (r.admission() == null || r.spec().podSets().size() != 1 || !r.spec().isElastic()) {
+            if (r.admission() == null) {
                 continue;
             }
-            PodSet ps = r.spec().podSets().get(0);
-            int cur = r.admission().counts().getOrDefault(ps.name(), ps.count());
-            for (int target = ps.count(); target > cur; target--) {
-                if (ctx.resize(r, ps.name(), target).admitted()) {
-                    break;
+            for (PodSet ps : elasticSets(r)) {
+                int cur = r.admission().counts().getOrDefault(ps.name(), ps.count());
+                for (int target = ps.count(); target > cur; target--) {
+                    if (ctx.resize(r, ps.name(), target).admitted()) {
+                        break;
+                    }
                 }
             }
         }
@@ -57,9 +61,7 @@ final class Elastic {
         }
         List<JobStatus> shrinkable = new ArrayList<>();
         for (JobStatus r : ctx.holdingElastic()) {
-            if (r.admission() != null && cq.equals(r.admission().clusterQueue()) && r.spec().podSets().size() == 1 && r.spec().isElastic()
-                    && r.spec().priority() < job.spec().priority()
-                    && r.admission().counts().getOrDefault(r.spec().podSets().get(0).name(), 0) > r.spec().podSets().get(0).minCount()) {
+            if (r.admission() != null && cq.equals(r.admission().clusterQueue()) && r.spec().priority() < job.spec().priority() && excess(r) > 0) {
                 shrinkable.add(r);
             }
         }
@@ -67,22 +69,79 @@ final class Elastic {
             return Attempt.failure(null);
         }
         shrinkable.sort(Comparator.comparingInt((JobStatus r) -> excess(r)).reversed().thenComparing(JobOrder.SEQUENCE));
-        Map<JobStatus, Integer> before = new LinkedHashMap<>();
+        Map<JobStatus, Map<String, Integer>> before = new LinkedHashMap<>();
         for (JobStatus r : shrinkable) {
-            PodSet ps = r.spec().podSets().get(0);
-            before.put(r, r.admission().counts().get(ps.name()));
-            ctx.resize(r, ps.name(), ps.minCount());
+            Map<String, Integer> was = new LinkedHashMap<>();
+            for (PodSet ps : elasticSets(r)) {
+                was.put(ps.name(), r.admission().counts().getOrDefault(ps.name(), ps.count()));
+                ctx.resize(r, ps.name(), ps.minCount());
+            }
+            before.put(r, was);
             Attempt a = ctx.tryAdmit(job);
             if (a.admitted()) {
                 return a;
             }
         }
-        before.forEach((r, n) -> ctx.resize(r, r.spec().podSets().get(0).name(), n));
+        before.forEach((r, was) -> was.forEach((ps, n) -> ctx.resize(r, ps, n)));
         return Attempt.failure(null);
     }
 
+    /**
+     * @param r a job
+     * @return its elastic pod sets ({@code minCount < count}), in spec order; empty for a rigid job
+     */
+    static List<PodSet> elasticSets(JobStatus r) {
+        List<PodSet> out = new ArrayList<>();
+        for (PodSet ps : r.spec().podSets()) {
+            if (ps.isElastic()) {
+                out.add(ps);
+            }
+        }
+        return out;
+    }
+
+    /** @return how far above their minimum the job's elastic pod sets run, weighted by GPUs per member */
     private static int excess(JobStatus r) {
-        PodSet ps = r.spec().podSets().get(0);
-        return (r.admission().counts().getOrDefault(ps.name(), ps.count()) - ps.minCount()) * (int) Math.max(1, ps.resources().gpus());
+        int sum = 0;
+        for (PodSet ps : elasticSets(r)) {
+            sum += (r.admission().counts().getOrDefault(ps.name(), ps.count()) - ps.minCount()) * (int) Math.max(1, ps.resources().gpus());
+        }
+        return sum;
+    }
+
+    /**
+     * The sizes an elastic job is tried at when it does not fit whole, largest first: each step takes one member
+     * from the elastic pod set furthest above its minimum (ties: the later pod set, the scaled workers rather than
+     * what precedes them), down to every elastic pod set at its minimum. Rigid pod sets keep their count.
+     *
+     * @param j a job
+     * @return the counts to try, after the full size (empty for a rigid job)
+     */
+    static List<Map<String, Integer>> smallerSizes(JobStatus j) {
+        List<PodSet> elastic = elasticSets(j);
+        List<Map<String, Integer>> out = new ArrayList<>();
+        if (elastic.isEmpty()) {
+            return out;
+        }
+        Map<String, Integer> cur = new LinkedHashMap<>();
+        for (PodSet ps : j.spec().podSets()) {
+            cur.put(ps.name(), ps.count());
+        }
+        while (true) {
+            PodSet pick = null;
+            int most = 0;
+            for (PodSet ps : elastic) {
+                int above = cur.get(ps.name()) - ps.minCount();
+                if (above > 0 && above >= most) {
+                    pick = ps;
+                    most = above;
+                }
+            }
+            if (pick == null) {
+                return out;
+            }
+            cur.put(pick.name(), cur.get(pick.name()) - 1);
+            out.add(Map.copyOf(cur));
+        }
     }
 }

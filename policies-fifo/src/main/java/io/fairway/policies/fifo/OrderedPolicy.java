@@ -184,13 +184,10 @@ public class OrderedPolicy implements SchedulingPolicy {
         if (a.admitted()) {
             return a;
         }
-        if (j.spec().podSets().size() == 1 && j.spec().isElastic()) {
-            PodSet ps = j.spec().podSets().get(0);
-            for (int n = ps.count() - 1; n >= ps.minCount(); n--) {
-                Attempt smaller = ctx.tryAdmit(j, java.util.Map.of(ps.name(), n));
-                if (smaller.admitted()) {
-                    return smaller;
-                }
+        for (java.util.Map<String, Integer> counts : Elastic.smallerSizes(j)) {
+            Attempt smaller = ctx.tryAdmit(j, counts);
+            if (smaller.admitted()) {
+                return smaller;
             }
         }
         if (!preempting) {

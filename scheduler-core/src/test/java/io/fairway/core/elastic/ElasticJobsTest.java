@@ -81,6 +81,39 @@ class ElasticJobsTest {
         assertThat(s.checkInvariants()).isEmpty();
     }
 
+    /** A gang of a fixed head and elastic workers (a RayCluster, a UnifiedJob with a launcher). */
+    private static JobSpec gang(String id, int min, int max, int priority) {
+        return JobSpec.builder(id).queue("q").priority(priority)
+                .podSet(PodSet.of("head", 1, Resources.builder().gpus(1).build()))
+                .podSet(PodSet.of("workers", max, Resources.builder().gpus(1).build()).withMinCount(min)).build();
+    }
+
+    @Test
+    void theElasticPodSetOfAGangIsAdmittedAtWhatFitsGrownAndShrunkWhileItsFixedPodSetKeepsItsSize() {
+        Scheduler s = scheduler(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY, null, null));
+        s.submit(rigid("rigid", 4, 0));
+        s.submit(gang("gang", 1, 6, 0));
+        RoundResult r = s.runRound();
+        Admit g = r.decisions().stream().filter(d -> d instanceof Admit a && a.jobId().equals("gang")).map(d -> (Admit) d).findFirst().orElseThrow();
+        assertThat(g.counts()).as("4 GPUs left: the head and 3 workers").containsEntry("head", 1).containsEntry("workers", 3);
+        s.reportStarted("rigid");
+        s.reportStarted("gang");
+        s.reportFinished("rigid");
+        r = s.runRound();
+        assertThat(r.decisions()).singleElement().isInstanceOfSatisfying(Resize.class, rz -> {
+            assertThat(rz.podSet()).isEqualTo("workers");
+            assertThat(rz.targetCount()).isEqualTo(6);
+        });
+        s.submit(rigid("urgent", 4, 10));
+        r = s.runRound();
+        assertThat(r.decisions()).as("shrunk, not preempted").noneMatch(d -> d instanceof Preempt);
+        assertThat(r.decisions()).filteredOn(d -> d instanceof Resize).singleElement()
+                .satisfies(d -> assertThat(((Resize) d).targetCount()).isEqualTo(1));
+        assertThat(r.decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactly("urgent");
+        assertThat(s.status("gang").orElseThrow().admission().counts()).containsEntry("head", 1);
+        assertThat(s.checkInvariants()).isEmpty();
+    }
+
     @Test
     void aJobOnACordonedNodeCanStillShrink() {
         io.fairway.api.spi.SchedulingPolicy shrinker = new io.fairway.api.spi.SchedulingPolicy() {
