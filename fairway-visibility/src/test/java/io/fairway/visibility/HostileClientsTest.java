@@ -178,9 +178,10 @@ class HostileClientsTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             int got = 0;
             while (System.nanoTime() < deadline) {
-                HttpResponse<Void> r = Fixture.HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "api/v1/jobsets/sweep/watch"))
-                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
+                HttpResponse<java.io.InputStream> r = Fixture.HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "api/v1/jobsets/sweep/watch"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofInputStream());
                 got = r.statusCode();
+                r.body().close();
                 if (got == 200) {
                     break;
                 }
