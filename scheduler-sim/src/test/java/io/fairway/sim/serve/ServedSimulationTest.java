@@ -75,6 +75,22 @@ class ServedSimulationTest {
     }
 
     @Test
+    void aStepIsAnsweredOnceTheReplayHasReachedItsEnd() throws Exception {
+        try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, 0)) {
+            String api = s.url() + "api/v1";
+            assertThat(get(api + "/simulation").get("timeMillis").asLong()).isZero();
+            HttpResponse<String> step = send("POST", api + "/simulation/step?seconds=150");
+            assertThat(step.statusCode()).as(step.body()).isEqualTo(200);
+            // the answer is the state after the step: b1 (submitted at 100 s) has reclaimed team-b's GPUs
+            assertThat(JSON.readTree(step.body()).get("timeMillis").asLong()).isEqualTo(150_000);
+            assertThat(get(api + "/jobs/b1").get("state").asText()).isEqualTo("RUNNING");
+            assertThat(get(api + "/simulation").get("timeMillis").asLong()).isEqualTo(150_000);
+            HttpResponse<String> again = send("POST", api + "/simulation/step?seconds=10");
+            assertThat(JSON.readTree(again.body()).get("timeMillis").asLong()).isEqualTo(160_000);
+        }
+    }
+
+    @Test
     void finalStateIsServedWithoutATimeControl() throws Exception {
         try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, -1)) {
             String api = s.url() + "api/v1";
