@@ -115,6 +115,12 @@ final class ServeOptions {
             out.flush();
             new java.util.concurrent.CountDownLatch(1).await();
         } catch (IOException e) {
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof java.net.BindException) {
+                    throw new FairwayCommand.UserException("--serve " + port + ": port " + port + " on " + bind
+                            + " is already in use (or not allowed); pick another, or --serve 0 for any free port");
+                }
+            }
             throw new UncheckedIOException("--serve " + port + ": cannot bind " + bind + ":" + port + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

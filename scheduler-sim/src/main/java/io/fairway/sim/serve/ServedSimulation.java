@@ -91,8 +91,10 @@ public final class ServedSimulation implements AutoCloseable {
             try {
                 result.set(Simulator.run(input, policy, options, ProgressListener.NONE, pacer));
             } catch (RuntimeException e) {
-                failure.set(e);
-                LOG.error("the served simulation failed", e);
+                if (bindFailure.get() == null) {
+                    failure.set(e);
+                    LOG.error("the served simulation failed", e);
+                } // else: stopped because its port could not be bound, which the caller reports
                 pacer.finished(0);
             }
         }, "fairway-served-simulation");

@@ -125,6 +125,38 @@ class ServedSimulationTest {
         assertThat(sim.get("controllable").asBoolean()).isFalse();
     }
 
+    private static long failuresLogged() throws java.io.IOException {
+        Path log = Path.of("target/test.log");
+        return java.nio.file.Files.exists(log) ? java.nio.file.Files.readAllLines(log).stream().filter(l -> l.contains("the served simulation failed")).count() : 0;
+    }
+
+    @Test
+    void aTakenPortIsOneClearLineNotAStackTrace() throws Exception {
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+        long logBefore = failuresLogged();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            CommandLine cl = FairwayCommand.newCommandLine();
+            StringWriter err = new StringWriter();
+            cl.setOut(new PrintWriter(new StringWriter(), true));
+            cl.setErr(new PrintWriter(err, true));
+            System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+            int exit;
+            try {
+                exit = cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", String.valueOf(taken.getLocalPort()));
+                Thread.sleep(300); // the run's own thread, if it were to log its end
+            } finally {
+                System.setErr(stderr);
+            }
+            assertThat(exit).isEqualTo(FairwayCommand.USER_ERROR);
+            String all = err + logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(all.lines().toList()).as(all).hasSize(1);
+            // the command line logs to stderr; the tests log to target/test.log (see simplelogger.properties)
+            assertThat(failuresLogged()).as("the run's thread logged a failure with its stack trace").isEqualTo(logBefore);
+            assertThat(all).contains(String.valueOf(taken.getLocalPort())).contains("already in use").doesNotContain("Exception").doesNotContain("\tat ");
+        }
+    }
+
     @Test
     void finalCannotBeCombinedWithAReplay() {
         CommandLine cl = FairwayCommand.newCommandLine();
