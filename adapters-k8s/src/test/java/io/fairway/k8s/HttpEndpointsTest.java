@@ -141,11 +141,11 @@ class HttpEndpointsTest {
 
     private static int probes(int port, int count) throws Exception {
         int answered = 0;
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         for (int i = 0; i < count; i++) {
             try {
                 HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
                 answered += r.statusCode() == 200 ? 1 : 0;
             } catch (java.io.IOException unanswered) {
                 // not answered in time
@@ -173,7 +173,7 @@ class HttpEndpointsTest {
             assumeOtherLoopback();
             List<Socket> slow = slowloris("127.0.0.2", http.port(), 20, ticker);
             Thread.sleep(500);
-            assertThat(probes(http.port(), 4)).as("probes answered (of 4, 2 s each) while 20 slowloris connections are held").isEqualTo(4);
+            assertThat(probes(http.port(), 4)).as("probes answered (of 4, 5 s each) while 20 slowloris connections are held").isEqualTo(4);
             for (Socket s : slow) {
                 s.close();
             }
