@@ -157,6 +157,32 @@ class ServedSimulationTest {
         }
     }
 
+    private static String statusFor(int port, String host) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET /api/v1 HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            return new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), java.nio.charset.StandardCharsets.ISO_8859_1)).readLine();
+        }
+    }
+
+    @Test
+    void onlyAddressesLocalhostAndTheAllowedNamesAreAnswered() throws Exception {
+        io.fairway.sim.config.Scenario sc = io.fairway.sim.config.ScenarioConfig.load(SCENARIO);
+        try (ServedSimulation s = ServedSimulation.start(sc.input(), "best-effort-fifo", io.fairway.sim.SimulationOptions.DEFAULTS,
+                new ServedSimulation.Settings("127.0.0.1", 0, 0, 0, null, List.of("fairway-demo.example")))) {
+            assertThat(statusFor(s.port(), "fairway-demo.example:" + s.port())).isEqualTo("HTTP/1.1 200 OK");
+            assertThat(statusFor(s.port(), "127.0.0.1:" + s.port())).isEqualTo("HTTP/1.1 200 OK");
+            assertThat(statusFor(s.port(), "attacker.example:" + s.port())).startsWith("HTTP/1.1 421");
+        }
+        CommandLine cl = FairwayCommand.newCommandLine();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(new StringWriter(), true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", "0", "--ui-allowed-host", "bad host"))
+                .isEqualTo(FairwayCommand.USER_ERROR);
+        assertThat(err.toString()).contains("bad host");
+    }
+
     @Test
     void finalCannotBeCombinedWithAReplay() {
         CommandLine cl = FairwayCommand.newCommandLine();
