@@ -1,213 +1,106 @@
 package io.fairway.k8s;
 
+import io.fairway.visibility.HardenedHttpServer;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * The controller's plain-text HTTP endpoints ({@code /healthz}, {@code /readyz}, {@code /metrics}): GET or HEAD
- * only, one request per connection. Built to survive slow or hostile clients: connections are served by a
- * bounded pool of threads with a bounded queue of four connections per thread (a connection that finds both full
- * is closed at once), and a connection is closed when it has not been answered within the request timeout of
- * being taken by a thread — whether the client is slow to send its request or slow to read the answer — so a
- * client that never finishes its request holds one thread for at most that long, and a probe queued behind
- * {@code k} such clients on {@code n} threads is answered within about {@code ceil(k / n)} timeouts.
+ * only, on a {@link HardenedHttpServer} of their own (own port, own threads), so the liveness probe is answered
+ * whatever happens on the API's port. The server gives each connection a deadline for its whole exchange (a client
+ * that sends its request a byte at a time is closed at it), caps connections in all and per client address, and
+ * answers only requests naming an IP address or {@code localhost} as their {@code Host} (kubelet and Prometheus
+ * address the pod by its IP; a DNS-rebinding page gets 421, not the metrics).
  */
 public final class HttpEndpoints implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(HttpEndpoints.class);
-    /** The largest request head read (request line and headers). */
-    static final int MAX_HEAD_BYTES = 8192;
+    /** The largest request head read (request line and headers); 431 beyond. */
+    static final int MAX_HEAD_BYTES = HardenedHttpServer.MAX_HEAD_BYTES;
 
-    private final ServerSocket server;
-    private final Map<String, Supplier<String>> routes;
-    private final long timeoutMillis;
-    private final ThreadPoolExecutor pool;
-    private final ScheduledThreadPoolExecutor watchdog;
-    private final Thread acceptor;
-    private final AtomicInteger refused = new AtomicInteger();
-    private volatile boolean closed;
+    private final HardenedHttpServer server;
 
     /**
-     * Binds the port and starts serving.
+     * Binds the port on every interface and starts serving.
      *
      * @param port the port (0: any free port, see {@link #port()})
      * @param routes path to the body it answers (text/plain, status 200)
-     * @param threads the most connections served at once
-     * @param requestTimeout the longest a connection is kept: reading the request and writing the answer
+     * @param threads the most requests handled at once
+     * @param requestTimeout the longest a connection is kept: receiving the request and writing the answer
      * @throws IOException when the port cannot be bound
      */
     public HttpEndpoints(int port, Map<String, Supplier<String>> routes, int threads, Duration requestTimeout) throws IOException {
         if (threads < 1 || requestTimeout.isNegative() || requestTimeout.isZero()) {
             throw new IllegalArgumentException("threads must be >= 1 and the request timeout > 0, were " + threads + " and " + requestTimeout);
         }
-        this.routes = Map.copyOf(routes);
-        this.timeoutMillis = requestTimeout.toMillis();
-        this.server = new ServerSocket();
-        server.setReuseAddress(true);
-        server.bind(new InetSocketAddress(port), 64);
-        AtomicInteger n = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(threads * 4), r -> {
-            Thread t = new Thread(r, "fairway-http-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        this.watchdog = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "fairway-http-timeout");
-            t.setDaemon(true);
-            return t;
-        });
-        watchdog.setRemoveOnCancelPolicy(true);
-        this.acceptor = new Thread(this::acceptLoop, "fairway-http-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        Map<String, Supplier<String>> copy = Map.copyOf(routes);
+        this.server = HardenedHttpServer.builder("fairway-http", new Routes(copy), (status, title, message) -> HardenedHttpServer.Page.text(message + "\n"))
+                .bind(wildcard()).port(port).threads(threads).requestTimeout(requestTimeout).idleTimeout(requestTimeout)
+                .maxConnections(64).maxConnectionsPerAddress(16)
+                .build();
+    }
+
+    private static InetAddress wildcard() {
+        try {
+            return InetAddress.getByName("0.0.0.0");
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** @return the port bound */
     public int port() {
-        return server.getLocalPort();
+        return server.port();
     }
 
-    /** @return connections closed unanswered because every thread and queue slot was taken */
+    /** @return connections closed at once because their client address already had its share */
     public int refusedConnections() {
-        return refused.get();
+        return server.refusedConnections();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.warn("HTTP endpoints: accept failed", e);
-                }
-                continue;
-            }
-            try {
-                pool.execute(() -> {
-                    // the clock starts when a thread takes the connection: waiting in the queue costs the client nothing
-                    ScheduledFuture<?> deadline = watchdog.schedule(() -> closeQuietly(s), timeoutMillis, TimeUnit.MILLISECONDS);
-                    try {
-                        serve(s);
-                    } finally {
-                        deadline.cancel(false);
-                        closeQuietly(s);
-                    }
-                });
-            } catch (RejectedExecutionException full) {
-                refused.incrementAndGet();
-                closeQuietly(s);
-            }
+    /** Answers the routes, GET or HEAD only. */
+    private static final class Routes extends Handler.Abstract {
+        private final Map<String, Supplier<String>> routes;
+
+        Routes(Map<String, Supplier<String>> routes) {
+            this.routes = routes;
         }
-    }
 
-    private void serve(Socket s) {
-        try {
-            s.setSoTimeout((int) Math.max(1, timeoutMillis));
-            String head = readHead(s.getInputStream());
-            if (head == null) {
-                respond(s, 431, "request head too large or incomplete\n", false);
-                return;
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            boolean headOnly = request.getMethod().equals("HEAD");
+            if (!request.getMethod().equals("GET") && !headOnly) {
+                respond(response, callback, 405, "only GET and HEAD\n", false);
+                return true;
             }
-            String line = head.substring(0, Math.max(0, head.indexOf("\r\n")));
-            String[] parts = line.split(" ");
-            if (parts.length != 3 || !parts[2].startsWith("HTTP/")) {
-                respond(s, 400, "bad request\n", false);
-                return;
-            }
-            boolean headOnly = parts[0].equals("HEAD");
-            if (!parts[0].equals("GET") && !headOnly) {
-                respond(s, 405, "only GET and HEAD\n", false);
-                return;
-            }
-            String path = parts[1];
-            int q = path.indexOf('?');
-            Supplier<String> route = routes.get(q >= 0 ? path.substring(0, q) : path);
+            Supplier<String> route = routes.get(request.getHttpURI().getPath());
             if (route == null) {
-                respond(s, 404, "not found\n", headOnly);
-                return;
+                respond(response, callback, 404, "not found\n", headOnly);
+                return true;
             }
-            respond(s, 200, route.get(), headOnly);
-        } catch (SocketException | java.net.SocketTimeoutException gone) {
-            // closed by the deadline, or by the client: nothing to answer
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("HTTP endpoints: request failed", e);
+            respond(response, callback, 200, route.get(), headOnly);
+            return true;
         }
-    }
 
-    /** @return the request head up to the blank line, or null when it is longer than {@link #MAX_HEAD_BYTES} or cut */
-    private static String readHead(InputStream in) throws IOException {
-        byte[] buf = new byte[MAX_HEAD_BYTES];
-        int len = 0;
-        while (len < buf.length) {
-            int r = in.read(buf, len, buf.length - len);
-            if (r < 0) {
-                return null;
-            }
-            len += r;
-            for (int i = Math.max(0, len - r - 3); i + 3 < len; i++) {
-                if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
-                    return new String(buf, 0, i + 2, StandardCharsets.ISO_8859_1);
-                }
-            }
-        }
-        return null;
-    }
-
-    private static void respond(Socket s, int code, String body, boolean headOnly) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        String reason = switch (code) {
-            case 200 -> "OK";
-            case 400 -> "Bad Request";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            default -> "Request Header Fields Too Large";
-        };
-        String head = "HTTP/1.1 " + code + " " + reason + "\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: "
-                + b.length + "\r\nConnection: close\r\n\r\n";
-        OutputStream out = s.getOutputStream();
-        out.write(head.getBytes(StandardCharsets.ISO_8859_1));
-        if (!headOnly) {
-            out.write(b);
-        }
-        out.flush();
-        s.shutdownOutput();
-    }
-
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            // closing anyway
+        private static void respond(Response response, Callback callback, int code, String body, boolean headOnly) {
+            byte[] b = body.getBytes(StandardCharsets.UTF_8);
+            response.setStatus(code);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, b.length);
+            response.write(true, headOnly ? ByteBuffer.allocate(0) : ByteBuffer.wrap(b), callback);
         }
     }
 
     @Override
     public void close() {
-        closed = true;
-        try {
-            server.close();
-        } catch (IOException e) {
-            LOG.debug("HTTP endpoints: close failed", e);
-        }
-        pool.shutdownNow();
-        watchdog.shutdownNow();
+        server.close();
     }
 }

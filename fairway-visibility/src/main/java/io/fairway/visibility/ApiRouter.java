@@ -53,7 +53,7 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
         List<String> seg = new ArrayList<>();
         for (String s : path.substring(PREFIX.length()).split("/")) {
             if (!s.isEmpty()) {
-                seg.add(HttpServerCore.decode("path", s, false));
+                seg.add(ApiHandler.decode("path", s, false));
             }
         }
         boolean post = req.method().equals("POST");

@@ -117,7 +117,7 @@ final class EventRing implements SchedulerListener {
                 }
             }
         } else {
-            for (long s = Math.max(oldest, after + 1); s <= newest && out.size() < limit; s++) {
+            for (long s = after >= newest ? newest + 1 : Math.max(oldest, after + 1); s <= newest && out.size() < limit; s++) {
                 Entry e = ring[(int) (s % ring.length)];
                 if (matches(e, jobSet, job)) {
                     out.add(e);

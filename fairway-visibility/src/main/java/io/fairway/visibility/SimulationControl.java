@@ -31,6 +31,11 @@ public interface SimulationControl {
     /** @param speed simulated seconds per wall second, {@code > 0} */
     void speed(double speed);
 
-    /** @param millis while paused, lets the replay advance this much simulated time, {@code > 0} */
+    /**
+     * Lets a paused replay advance this much simulated time, and returns once it has (every instant up to the new
+     * time done, so the state answered next shows it), or the run is over; an implementation may bound the wait.
+     *
+     * @param millis simulated milliseconds, {@code > 0}
+     */
     void step(long millis);
 }

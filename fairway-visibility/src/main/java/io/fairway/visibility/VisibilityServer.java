@@ -7,9 +7,10 @@ import java.time.Duration;
 
 /**
  * Serves the visibility API ({@code /api/v1/...}, schema in {@code docs/reference/visibility-api.md}) and the web
- * UI's assets for one {@link Scheduler}, on a server hardened for untrusted clients (bounded threads, request
- * timeouts, bounded request heads, bodies and query values, a bounded number of streams each with a maximum
- * duration). Read-only unless {@link Builder#writes(String) writes} are enabled with a token.
+ * UI's assets for one {@link Scheduler}, on a {@link HardenedHttpServer} (a deadline for each exchange, idle timeouts,
+ * connection caps in all and per client address, a {@code Host} allow-list, an {@code Origin} check on every write;
+ * bounded request heads, bodies and query values; a bounded number of streams, per client address too, each with a
+ * maximum duration). Read-only unless {@link Builder#writes(String) writes} are enabled with a token.
  *
  * <pre>{@code
  * try (VisibilityServer api = VisibilityServer.builder(scheduler).port(8080).build()) {
@@ -24,7 +25,8 @@ import java.time.Duration;
 public final class VisibilityServer implements AutoCloseable {
     private final SchedulerSource source;
     private final EventRing events;
-    private final HttpServerCore http;
+    private final HardenedHttpServer http;
+    private final ApiHandler handler;
     private final String host;
 
     private VisibilityServer(Builder b) throws IOException {
@@ -33,12 +35,19 @@ public final class VisibilityServer implements AutoCloseable {
         source.attach();
         ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token), b.simulation,
                 b.maxStreamDuration.toMillis(), b.keepAlive.toMillis());
+        this.handler = new ApiHandler(router, b.maxStreams, b.requestTimeout);
         try {
-            this.http = new HttpServerCore(b.bind, b.port, router, b.threads, b.requestTimeout.toMillis(), b.maxStreams, b.maxStreamDuration.toMillis());
+            this.http = HardenedHttpServer.builder("fairway-api", handler, ApiHandler::errorPage)
+                    .bind(b.bind).port(b.port).threads(b.threads)
+                    .requestTimeout(b.requestTimeout).idleTimeout(b.requestTimeout)
+                    .maxConnections(b.maxConnections).maxConnectionsPerAddress(b.maxConnectionsPerAddress)
+                    .allowedHosts(b.allowedHosts)
+                    .build();
         } catch (IOException | RuntimeException e) {
             source.detach();
             throw e;
         }
+        handler.server(http);
         String h = b.bind.getHostAddress();
         this.host = h.contains(":") ? "[" + h + "]" : h;
     }
@@ -79,9 +88,14 @@ public final class VisibilityServer implements AutoCloseable {
         return "http://" + host + ":" + port() + "/";
     }
 
-    /** @return connections closed unanswered because every thread and queue slot was taken */
+    /** @return connections closed at once because their client address already had its share */
     public int refusedConnections() {
         return http.refusedConnections();
+    }
+
+    /** @return job-set streams open now */
+    public int openStreams() {
+        return handler.openStreams();
     }
 
     /** Stops serving and stops listening to the scheduler. */
@@ -103,8 +117,11 @@ public final class VisibilityServer implements AutoCloseable {
         private Duration requestTimeout = Duration.ofSeconds(10);
         private int maxStreams = 16;
         private Duration maxStreamDuration = Duration.ofHours(1);
-        private Duration keepAlive = Duration.ofSeconds(15);
+        private Duration keepAlive = Duration.ofSeconds(1);
         private int eventCapacity = 10_000;
+        private int maxConnections = 256;
+        private int maxConnectionsPerAddress = 32;
+        private java.util.Set<String> allowedHosts = java.util.Set.of();
 
         private Builder(java.util.function.Supplier<Scheduler> scheduler) {
             this.scheduler = scheduler;
@@ -171,7 +188,11 @@ public final class VisibilityServer implements AutoCloseable {
             return this;
         }
 
-        /** @param timeout the longest a request (reading it and writing the answer) may take @return this */
+        /**
+         * @param timeout the longest a connection's exchange may take: receiving the request head and body, and
+         *     writing the answer (a stream's each write); also the idle timeout of each read or write
+         * @return this
+         */
         public Builder requestTimeout(Duration timeout) {
             check(timeout != null && !timeout.isNegative() && !timeout.isZero(), "requestTimeout", timeout, "positive");
             this.requestTimeout = timeout;
@@ -192,10 +213,42 @@ public final class VisibilityServer implements AutoCloseable {
             return this;
         }
 
-        /** @param interval how long a stream stays silent before a keep-alive comment @return this */
+        /**
+         * @param interval how long a stream stays silent before a keep-alive comment (default 1 s: a client that
+         *     left is seen at the second write after it left, so its slot is free within two intervals)
+         * @return this
+         */
         public Builder keepAlive(Duration interval) {
             check(interval != null && !interval.isNegative() && !interval.isZero(), "keepAlive", interval, "positive");
             this.keepAlive = interval;
+            return this;
+        }
+
+        /** @param max connections open at once, 1..65536 (more wait in the listen backlog) @return this */
+        public Builder maxConnections(int max) {
+            check(max >= 1 && max <= 65536, "maxConnections", max, "1..65536");
+            this.maxConnections = max;
+            return this;
+        }
+
+        /** @param max connections open at once from one client address, 1..65536 (beyond: closed at once) @return this */
+        public Builder maxConnectionsPerAddress(int max) {
+            check(max >= 1 && max <= 65536, "maxConnectionsPerAddress", max, "1..65536");
+            this.maxConnectionsPerAddress = max;
+            return this;
+        }
+
+        /**
+         * Host names the server answers for besides IP literals and {@code localhost} (a request naming any other
+         * host gets 421, which keeps a DNS-rebinding page from reading the API).
+         *
+         * @param hosts names such as {@code fairway-ui.fairway-system.svc}
+         * @return this
+         */
+        public Builder allowedHosts(java.util.Collection<String> hosts) {
+            check(hosts != null && hosts.stream().allMatch(h -> h != null && h.matches("[A-Za-z0-9.-]{1,253}")), "allowedHosts", hosts,
+                    "host names (letters, digits, dots and dashes)");
+            this.allowedHosts = java.util.Set.copyOf(hosts);
             return this;
         }
 

@@ -27,7 +27,7 @@ class AssetsTest {
             error("POST", server.url() + "ui/probe-asset.js", null, 405);
             for (String sneaky : new String[] {"/ui/../VisibilityServer.class", "/ui/%2e%2e/VisibilityServer.class", "/ui//etc/passwd"}) {
                 try (Socket s = new Socket("127.0.0.1", server.port())) {
-                    s.getOutputStream().write(("GET " + sneaky + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    s.getOutputStream().write(("GET " + sneaky + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
                     s.setSoTimeout(10_000);
                     String status = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
                     assertThat(status).as(sneaky).isEqualTo("HTTP/1.1 404 Not Found");

@@ -154,13 +154,13 @@ class VisibilityWritesAndStreamsTest {
         Fixture f = new Fixture();
         try (VisibilityServer server = VisibilityServer.builder(f.scheduler).port(0).build(); Socket s = new Socket("127.0.0.1", server.port())) {
             OutputStream out = s.getOutputStream();
-            out.write(("GET /api/v1 HTTP/1.1\r\nX: " + "a".repeat(HttpServerCore.MAX_HEAD_BYTES) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.write(("GET /api/v1 HTTP/1.1\r\nX: " + "a".repeat(HardenedHttpServer.MAX_HEAD_BYTES) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             s.setSoTimeout(10_000);
             String status = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
             assertThat(status).isEqualTo("HTTP/1.1 431 Request Header Fields Too Large");
         }
         try (VisibilityServer server = VisibilityServer.builder(f.scheduler).port(0).build(); Socket s = new Socket("127.0.0.1", server.port())) {
-            s.getOutputStream().write("POST /api/v1/jobs/x/cancel HTTP/1.1\r\nContent-Length: 999999\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().write("POST /api/v1/jobs/x/cancel HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             s.setSoTimeout(10_000);
             String status = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1)).readLine();
             assertThat(status).isEqualTo("HTTP/1.1 413 Payload Too Large");

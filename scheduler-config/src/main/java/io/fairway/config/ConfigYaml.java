@@ -38,7 +38,9 @@ public final class ConfigYaml {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
-            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+            // 1.5 where an integer is expected is an error, not 1
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
 
     private static final Pattern UNKNOWN_FIELD = Pattern.compile("unknown field \"([^\"]+)\"");
 
@@ -152,12 +154,74 @@ public final class ConfigYaml {
         if (cause instanceof IllegalArgumentException && !(cause instanceof JsonProcessingException)) {
             return cause.getMessage();
         }
+        if (e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m && m.getTargetType() != null
+                && !(e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException)) {
+            return wrongType(m);
+        }
         String message = e.getOriginalMessage();
         if (message == null) {
             return e.getClass().getSimpleName();
         }
         int nl = message.indexOf('\n');
         return (nl > 0 ? message.substring(0, nl) : message).replaceAll("io\\.fairway\\.(?:[a-z0-9]+\\.)+", "");
+    }
+
+    private static final Pattern QUOTED_VALUE = Pattern.compile("from String \"((?:[^\"\\\\]|\\\\.)*)\"");
+    private static final Pattern NUMBER_VALUE = Pattern.compile("(?:Floating-point|Integer|Boolean) value \\(([^)]*)\\)");
+
+    /**
+     * A value of the wrong type, in the file's terms: "expected an integer, was 1.5", never the library's own words
+     * (Java type names, token names, its {@code CoercionConfig}).
+     */
+    private static String wrongType(com.fasterxml.jackson.databind.exc.MismatchedInputException m) {
+        String original = m.getOriginalMessage() == null ? "" : m.getOriginalMessage();
+        String was = null;
+        if (m instanceof com.fasterxml.jackson.databind.exc.InvalidFormatException f && f.getValue() != null) {
+            was = String.valueOf(f.getValue());
+        } else {
+            Matcher q = QUOTED_VALUE.matcher(original);
+            Matcher n = NUMBER_VALUE.matcher(original);
+            if (q.find()) {
+                was = q.group(1);
+            } else if (n.find()) {
+                was = n.group(1);
+            } else if (original.contains("START_ARRAY") || original.contains("Array value")) {
+                was = "a list";
+            } else if (original.contains("START_OBJECT") || original.contains("Object value")) {
+                was = "a mapping";
+            }
+        }
+        if (was != null && was.contains("JsonToken.")) {
+            was = was.contains("VALUE_TRUE") ? "true" : was.contains("VALUE_FALSE") ? "false" : was.contains("START_ARRAY") ? "a list"
+                    : was.contains("START_OBJECT") ? "a mapping" : null;
+        }
+        if (was != null && was.length() > 80) {
+            was = was.substring(0, 80) + "...";
+        }
+        return "expected " + describe(m.getTargetType()) + (was == null ? "" : ", was " + (was.startsWith("a ") ? was : "'" + was + "'"));
+    }
+
+    private static String describe(Class<?> type) {
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class || type == Short.class
+                || type == short.class || type == java.math.BigInteger.class) {
+            return "an integer";
+        }
+        if (type == Double.class || type == double.class || type == Float.class || type == float.class || type == java.math.BigDecimal.class) {
+            return "a number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a text value";
+        }
+        if (type.isEnum()) {
+            return "one of " + java.util.Arrays.toString(type.getEnumConstants());
+        }
+        if (type.isArray() || Collection.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        return "a mapping of fields";
     }
 
     private static ConfigException translate(String source, String text, JsonProcessingException e) {

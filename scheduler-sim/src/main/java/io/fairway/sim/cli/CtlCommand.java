@@ -37,6 +37,10 @@ public final class CtlCommand implements Runnable {
             + "(default: $FAIRWAY_UI_TOKEN).")
     Path tokenFile;
 
+    @Option(names = "--timeout", scope = ScopeType.INHERIT, paramLabel = "SECONDS", description = "The longest one request may take, "
+            + "from connecting to the last byte of the answer (default: ${DEFAULT-VALUE}; watch: until the stream's head).")
+    double timeoutSeconds = 30;
+
     @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, paramLabel = "FORMAT", description = "text (default) or json (the API's answers, one per line).")
     String output = "text";
 
@@ -68,7 +72,10 @@ public final class CtlCommand implements Runnable {
         } else if (write) {
             token = System.getenv("FAIRWAY_UI_TOKEN");
         }
-        return new CtlClient(server, token);
+        if (!(timeoutSeconds > 0 && timeoutSeconds <= 3600)) {
+            throw new FairwayCommand.UserException("--timeout must be in (0, 3600] seconds, was " + timeoutSeconds);
+        }
+        return new CtlClient(server, token, java.time.Duration.ofMillis(Math.round(timeoutSeconds * 1000)), spec.commandLine().getErr());
     }
 
     PrintWriter out() {

@@ -34,6 +34,11 @@ final class ServeOptions {
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "With --serve: the address to bind (default 127.0.0.1, loopback only).")
     String bind = "127.0.0.1";
 
+    @Option(names = "--ui-allowed-host", split = ",", paramLabel = "NAME", description = "With --serve: a host name the page and API "
+            + "answer for besides IP addresses and localhost (repeatable; any other name in a request's Host header is refused, "
+            + "against DNS rebinding).")
+    List<String> allowedHosts = new java.util.ArrayList<>();
+
     @Option(names = "--ui-write", description = "With --serve: enable the write verbs (cancel, priority, stop-queue) for requests "
             + "with the token of --ui-token-file or $FAIRWAY_UI_TOKEN.")
     boolean write;
@@ -47,8 +52,8 @@ final class ServeOptions {
 
     /** Refuses serve-only options without --serve. */
     void check() {
-        if (port == null && (pace != null || pauseAt != null || finalState || write || tokenFile != null)) {
-            throw new FairwayCommand.UserException("--pace, --pause-at, --final, --ui-write and --ui-token-file need --serve PORT");
+        if (port == null && (pace != null || pauseAt != null || finalState || write || tokenFile != null || !allowedHosts.isEmpty())) {
+            throw new FairwayCommand.UserException("--pace, --pause-at, --final, --ui-allowed-host, --ui-write and --ui-token-file need --serve PORT");
         }
         if (finalState && (pace != null || pauseAt != null)) {
             throw new FairwayCommand.UserException("--final shows the run's end only: it cannot be combined with --pace or --pause-at");
@@ -103,7 +108,7 @@ final class ServeOptions {
         double holdAt = pauseAt != null ? pauseAt : pace == null && !finalState ? 0 : -1;
         ServedSimulation.Settings settings;
         try {
-            settings = new ServedSimulation.Settings(bind, port, pace == null ? 0 : pace, holdAt, token(write, tokenFile));
+            settings = new ServedSimulation.Settings(bind, port, pace == null ? 0 : pace, holdAt, token(write, tokenFile), allowedHosts);
         } catch (IllegalArgumentException e) {
             throw new FairwayCommand.UserException(e.getMessage());
         }
@@ -115,6 +120,12 @@ final class ServeOptions {
             out.flush();
             new java.util.concurrent.CountDownLatch(1).await();
         } catch (IOException e) {
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof java.net.BindException) {
+                    throw new FairwayCommand.UserException("--serve " + port + ": port " + port + " on " + bind
+                            + " is already in use (or not allowed); pick another, or --serve 0 for any free port");
+                }
+            }
             throw new UncheckedIOException("--serve " + port + ": cannot bind " + bind + ":" + port + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

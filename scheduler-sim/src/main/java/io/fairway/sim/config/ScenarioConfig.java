@@ -19,6 +19,7 @@ import io.fairway.sim.QueueModel;
 import io.fairway.sim.SimJob;
 import io.fairway.sim.SimulationInput;
 import io.fairway.sim.trace.GangShape;
+import io.fairway.sim.trace.SimulatedTime;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -79,9 +80,22 @@ public record ScenarioConfig(String name, String description, List<String> polic
         events = Names.list("events", events);
         InvalidSpecException.check(roundIntervalSeconds == null || roundIntervalSeconds >= 0, "roundIntervalSeconds", roundIntervalSeconds,
                 "roundIntervalSeconds must be >= 0, was %s", roundIntervalSeconds);
+        if (roundIntervalSeconds != null) {
+            clock("", "roundIntervalSeconds", roundIntervalSeconds);
+        }
         Set<String> ids = new HashSet<>();
         for (JobConfig j : jobs) {
             InvalidSpecException.check(ids.add(j.id()), "jobs", j.id(), "job id %s is listed twice", j.id());
+        }
+    }
+
+    /**
+     * Refuses a time the simulator's clock cannot represent (NaN, or beyond {@link SimulatedTime#MAX_SECONDS}): the rule
+     * the trace readers apply. Negative values are left to each field's own check.
+     */
+    static void clock(String context, String field, double seconds) {
+        if (Double.isNaN(seconds) || seconds > SimulatedTime.MAX_SECONDS) {
+            throw new InvalidSpecException(field, seconds, context + SimulatedTime.beyondTheClock(field, String.valueOf(seconds)));
         }
     }
 
@@ -168,6 +182,10 @@ public record ScenarioConfig(String name, String description, List<String> polic
         public JobConfig {
             Names.require("id", id);
             InvalidSpecException.check(durationSeconds != null, "durationSeconds", null, "job %s: durationSeconds is required", id);
+            clock("job " + id + ": ", "durationSeconds", durationSeconds);
+            if (submitSeconds != null) {
+                clock("job " + id + ": ", "submitSeconds", submitSeconds);
+            }
             InvalidSpecException.check(gpus == null || members == null && resources == null, "gpus", gpus,
                     "job %s: give either gpus or members/resources, not both", id);
             InvalidSpecException.check(gpus != null || resources != null && !resources.isEmpty(), "resources", resources,
@@ -300,6 +318,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
         /** Validates: a time and exactly one action. */
         public EventConfig {
             InvalidSpecException.check(atSeconds != null && atSeconds >= 0, "at", atSeconds, "event: at (seconds, >= 0) is required");
+            clock("event: ", "at", atSeconds);
             int n = 0;
             for (Object o : new Object[] {addLocalQueue, addClusterQueue, removeClusterQueue, removeNode, cordonNode, uncordonNode, cancelJob,
                 loseCluster, joinCluster}) {

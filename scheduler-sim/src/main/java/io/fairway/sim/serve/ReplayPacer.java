@@ -176,7 +176,29 @@ final class ReplayPacer implements SimulationHooks, SimulationControl {
         if (!paused) {
             pause();
         }
-        stepLimit = Math.max(stepLimit, shown) + millis;
+        long limit = Math.max(stepLimit, shown) + millis;
+        stepLimit = limit;
         notifyAll();
+        // answer once the run has done every instant up to the limit and waits for a later one (or is over, or was
+        // resumed or paused anew meanwhile); a step longer than STEP_WAIT_MILLIS of work answers with where it got
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(STEP_WAIT_MILLIS);
+        try {
+            while (end < 0 && paused && stepLimit == limit && waitingFor <= limit) {
+                long left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    return;
+                }
+                wait(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (end < 0 && paused && stepLimit == limit) {
+            shown = Math.max(shown, limit);
+        }
     }
+
+    /** The longest {@link #step} waits for the run to reach its limit before answering. */
+    static final long STEP_WAIT_MILLIS = 5_000;
 }

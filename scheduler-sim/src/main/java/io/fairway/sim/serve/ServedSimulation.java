@@ -39,10 +39,30 @@ public final class ServedSimulation implements AutoCloseable {
      * @param pace simulated seconds per wall second for a paced replay, or 0 to show the final state
      * @param pauseAtSeconds hold the replay at the first instant after this simulated time (-1: never); implies a replay
      * @param writeToken enables the write verbs with this bearer token, or null (read-only)
+     * @param allowedHosts host names answered besides IP addresses and localhost (see {@link VisibilityServer.Builder#allowedHosts})
      */
-    public record Settings(String bind, int port, double pace, double pauseAtSeconds, String writeToken) {
+    public record Settings(String bind, int port, double pace, double pauseAtSeconds, String writeToken, java.util.List<String> allowedHosts) {
+        /**
+         * Settings that answer IP addresses and localhost only.
+         *
+         * @param bind the address to bind
+         * @param port the port (0: any free port)
+         * @param pace simulated seconds per wall second, or 0 to show the final state
+         * @param pauseAtSeconds hold the replay at the first instant after this simulated time (-1: never)
+         * @param writeToken enables the write verbs with this bearer token, or null (read-only)
+         */
+        public Settings(String bind, int port, double pace, double pauseAtSeconds, String writeToken) {
+            this(bind, port, pace, pauseAtSeconds, writeToken, java.util.List.of());
+        }
+
         /** Checks the settings. */
         public Settings {
+            allowedHosts = allowedHosts == null ? java.util.List.of() : java.util.List.copyOf(allowedHosts);
+            for (String h : allowedHosts) {
+                if (h == null || !h.matches("[A-Za-z0-9.-]{1,253}")) {
+                    throw new IllegalArgumentException("an allowed host must be a host name (letters, digits, dots and dashes), was '" + h + "'");
+                }
+            }
             if (bind == null || bind.isBlank()) {
                 throw new IllegalArgumentException("bind must be an address, was '" + bind + "'");
             }
@@ -68,6 +88,7 @@ public final class ServedSimulation implements AutoCloseable {
     private final Thread runner;
     private final AtomicReference<SimulationResult> result = new AtomicReference<>();
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    private volatile boolean closing;
 
     private ServedSimulation(SimulationInput input, String policy, SimulationOptions options, Settings settings) throws IOException {
         double speed = settings.pace() > 0 ? settings.pace() : Double.POSITIVE_INFINITY;
@@ -77,7 +98,8 @@ public final class ServedSimulation implements AutoCloseable {
         AtomicReference<ReplayPacer> pacerRef = new AtomicReference<>();
         this.pacer = new ReplayPacer(speed, pauseAt, settings.replay(), System::currentTimeMillis, s -> {
             try {
-                VisibilityServer.Builder b = VisibilityServer.builder(s).bind(settings.bind()).port(settings.port()).simulation(pacerRef.get());
+                VisibilityServer.Builder b = VisibilityServer.builder(s).bind(settings.bind()).port(settings.port()).simulation(pacerRef.get())
+                        .allowedHosts(settings.allowedHosts());
                 if (settings.writeToken() != null) {
                     b.writes(settings.writeToken());
                 }
@@ -91,8 +113,10 @@ public final class ServedSimulation implements AutoCloseable {
             try {
                 result.set(Simulator.run(input, policy, options, ProgressListener.NONE, pacer));
             } catch (RuntimeException e) {
-                failure.set(e);
-                LOG.error("the served simulation failed", e);
+                if (bindFailure.get() == null && !closing) {
+                    failure.set(e);
+                    LOG.error("the served simulation failed", e);
+                } // else: stopped because its port could not be bound (the caller reports it), or closed
                 pacer.finished(0);
             }
         }, "fairway-served-simulation");
@@ -193,6 +217,7 @@ public final class ServedSimulation implements AutoCloseable {
     /** Stops serving; a replay still held or paced is abandoned. */
     @Override
     public void close() {
+        closing = true;
         server.close();
         runner.interrupt();
     }

@@ -122,13 +122,8 @@ abstract class CsvTraceReader implements TraceReader {
         return new Trace(source, jobs);
     }
 
-    /**
-     * The largest submit time or duration read, in seconds: 10^10 s, about 317 years. The simulator's clock counts
-     * milliseconds in a {@code long} and stops at {@code Long.MAX_VALUE / 2} ms (about 146,000 years); bounding
-     * each value far inside it keeps every submit time plus duration representable, so a trace cannot run the
-     * clock to its end with a job unfinished (a duration of 1e300 did, and the warning blamed the policy).
-     */
-    static final double MAX_SECONDS = 1e10;
+    /** The largest submit time or duration read, in seconds: the rule shared with scenario files ({@link SimulatedTime}). */
+    static final double MAX_SECONDS = SimulatedTime.MAX_SECONDS;
 
     static long millis(CsvRow row, String column, double seconds) {
         if (seconds < 0) {
@@ -148,9 +143,8 @@ abstract class CsvTraceReader implements TraceReader {
     }
 
     private static void checkClock(CsvRow row, String column, double seconds) {
-        if (seconds > MAX_SECONDS) {
-            throw row.errorAt(column, column + " " + row.text(column) + " s is beyond what the simulator's clock can represent (at most 1e10 s, "
-                    + "about 317 years)");
+        if (!SimulatedTime.representable(seconds)) {
+            throw row.errorAt(column, SimulatedTime.beyondTheClock(column, row.text(column)));
         }
     }
 }

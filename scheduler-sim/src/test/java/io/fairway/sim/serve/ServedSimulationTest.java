@@ -75,6 +75,22 @@ class ServedSimulationTest {
     }
 
     @Test
+    void aStepIsAnsweredOnceTheReplayHasReachedItsEnd() throws Exception {
+        try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, 0)) {
+            String api = s.url() + "api/v1";
+            assertThat(get(api + "/simulation").get("timeMillis").asLong()).isZero();
+            HttpResponse<String> step = send("POST", api + "/simulation/step?seconds=150");
+            assertThat(step.statusCode()).as(step.body()).isEqualTo(200);
+            // the answer is the state after the step: b1 (submitted at 100 s) has reclaimed team-b's GPUs
+            assertThat(JSON.readTree(step.body()).get("timeMillis").asLong()).isEqualTo(150_000);
+            assertThat(get(api + "/jobs/b1").get("state").asText()).isEqualTo("RUNNING");
+            assertThat(get(api + "/simulation").get("timeMillis").asLong()).isEqualTo(150_000);
+            HttpResponse<String> again = send("POST", api + "/simulation/step?seconds=10");
+            assertThat(JSON.readTree(again.body()).get("timeMillis").asLong()).isEqualTo(160_000);
+        }
+    }
+
+    @Test
     void finalStateIsServedWithoutATimeControl() throws Exception {
         try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, -1)) {
             String api = s.url() + "api/v1";
@@ -107,6 +123,64 @@ class ServedSimulationTest {
         JsonNode sim = viaCommandLine(base -> get(base + "api/v1/simulation"), "--final");
         assertThat(sim.get("finished").asBoolean()).isTrue();
         assertThat(sim.get("controllable").asBoolean()).isFalse();
+    }
+
+    private static long failuresLogged() throws java.io.IOException {
+        Path log = Path.of("target/test.log");
+        return java.nio.file.Files.exists(log) ? java.nio.file.Files.readAllLines(log).stream().filter(l -> l.contains("the served simulation failed")).count() : 0;
+    }
+
+    @Test
+    void aTakenPortIsOneClearLineNotAStackTrace() throws Exception {
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+        long logBefore = failuresLogged();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            CommandLine cl = FairwayCommand.newCommandLine();
+            StringWriter err = new StringWriter();
+            cl.setOut(new PrintWriter(new StringWriter(), true));
+            cl.setErr(new PrintWriter(err, true));
+            System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+            int exit;
+            try {
+                exit = cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", String.valueOf(taken.getLocalPort()));
+                Thread.sleep(300); // the run's own thread, if it were to log its end
+            } finally {
+                System.setErr(stderr);
+            }
+            assertThat(exit).isEqualTo(FairwayCommand.USER_ERROR);
+            String all = err + logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(all.lines().toList()).as(all).hasSize(1);
+            // the command line logs to stderr; the tests log to target/test.log (see simplelogger.properties)
+            assertThat(failuresLogged()).as("the run's thread logged a failure with its stack trace").isEqualTo(logBefore);
+            assertThat(all).contains(String.valueOf(taken.getLocalPort())).contains("already in use").doesNotContain("Exception").doesNotContain("\tat ");
+        }
+    }
+
+    private static String statusFor(int port, String host) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET /api/v1 HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            return new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), java.nio.charset.StandardCharsets.ISO_8859_1)).readLine();
+        }
+    }
+
+    @Test
+    void onlyAddressesLocalhostAndTheAllowedNamesAreAnswered() throws Exception {
+        io.fairway.sim.config.Scenario sc = io.fairway.sim.config.ScenarioConfig.load(SCENARIO);
+        try (ServedSimulation s = ServedSimulation.start(sc.input(), "best-effort-fifo", io.fairway.sim.SimulationOptions.DEFAULTS,
+                new ServedSimulation.Settings("127.0.0.1", 0, 0, 0, null, List.of("fairway-demo.example")))) {
+            assertThat(statusFor(s.port(), "fairway-demo.example:" + s.port())).isEqualTo("HTTP/1.1 200 OK");
+            assertThat(statusFor(s.port(), "127.0.0.1:" + s.port())).isEqualTo("HTTP/1.1 200 OK");
+            assertThat(statusFor(s.port(), "attacker.example:" + s.port())).startsWith("HTTP/1.1 421");
+        }
+        CommandLine cl = FairwayCommand.newCommandLine();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(new StringWriter(), true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("simulate", "--scenario", SCENARIO.toString(), "--serve", "0", "--ui-allowed-host", "bad host"))
+                .isEqualTo(FairwayCommand.USER_ERROR);
+        assertThat(err.toString()).contains("bad host");
     }
 
     @Test
