@@ -72,6 +72,7 @@ final class KubeWriter {
      * a merge patch would replace them on a real API server, but the mock server concatenates them).
      */
     void admit(Kind kind, GenericKubernetesResource object, AdmissionRecord admission, List<PodSetTemplate> podSets, List<PodSetAdmission> admissions) {
+        object = clearStartedMarkers(kind, object);
         ObjectNode before = Specs.toJson(object);
         ObjectNode edited = before.deepCopy();
         kind.integration.admit(edited, podSets, admissions);
@@ -86,9 +87,21 @@ final class KubeWriter {
 
     /**
      * Evicts an object: suspends it and writes back every path admission changed, exactly as it was (removing
-     * what admission added), and forgets the admission.
+     * what admission added), and forgets the admission. For a kind whose API server fixes the templates of a running
+     * or started object ({@link io.fairway.k8s.integration.Integration#restoreAfterSuspend()}: a batch/v1 Job) this
+     * takes three writes, each accepted by a real API server: the suspension; the started markers
+     * ({@code status.startTime}) cleared through the status subresource; then the templates restored and the
+     * admission forgotten. A failure between them leaves the object suspended with its admission recorded, which the
+     * next pass finishes (an eviction is retried; a rebuilt adapter finishes the eviction of a suspended object that
+     * still records one).
      */
     void evict(Kind kind, GenericKubernetesResource object) {
+        if (kind.integration.restoreAfterSuspend() && !kind.integration.isSuspended(object)) {
+            ObjectNode suspended = Specs.toJson(object);
+            kind.integration.setSuspended(suspended, true);
+            object = write(kind, object, suspended);
+        }
+        object = clearStartedMarkers(kind, object);
         ObjectNode edited = Specs.toJson(object);
         String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
         OriginalTemplate o = null;
@@ -162,7 +175,7 @@ final class KubeWriter {
      * Writes an edit: a JSON patch of exactly the paths that differ between the object as read and the edited JSON,
      * guarded by the object's resourceVersion.
      */
-    void write(Kind kind, GenericKubernetesResource object, ObjectNode edited) {
+    GenericKubernetesResource write(Kind kind, GenericKubernetesResource object, ObjectNode edited) {
         ObjectNode before = Specs.toJson(object);
         ArrayNode ops = guarded(object);
         JsonDiff.changes(before, edited).forEach((path, value) -> {
@@ -173,10 +186,40 @@ final class KubeWriter {
             }
         });
         if (ops.size() > (object.getMetadata().getResourceVersion() != null ? 1 : 0)) {
-            client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
-                    .patch(JSON_PATCH, ops.toString());
+            return client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace())
+                    .withName(object.getMetadata().getName()).patch(JSON_PATCH, ops.toString());
         }
+        return object;
     }
+
+    /**
+     * Clears the kind's started markers of a suspended object through the status subresource (guarded by the
+     * resourceVersion), so the API server lets its templates change again: the step Kueue takes between suspending a
+     * Job and restoring its template. A real API server accepts it only once the suspension is stored.
+     *
+     * @return the object as the API server has it afterwards
+     */
+    GenericKubernetesResource clearStartedMarkers(Kind kind, GenericKubernetesResource object) {
+        if (!kind.integration.isSuspended(object)) {
+            return object;
+        }
+        ObjectNode json = Specs.toJson(object);
+        ArrayNode ops = guarded(object);
+        for (String p : kind.integration.startedMarkers()) {
+            JsonNode v = json.at(p);
+            if (!v.isMissingNode() && !v.isNull()) {
+                ops.add(F.objectNode().put("op", "remove").put("path", p));
+            }
+        }
+        if (ops.size() <= (object.getMetadata().getResourceVersion() != null ? 1 : 0)) {
+            return object;
+        }
+        GenericKubernetesResource after = client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace())
+                .withName(object.getMetadata().getName()).subresource("status").patch(JSON_PATCH, ops.toString());
+        LOG.debug("{} {}: cleared {} so its templates may change", kind.integration.kind().kind(), Kube.key(object), kind.integration.startedMarkers());
+        return after;
+    }
+
 
     /**
      * A JSON patch that applies only to the version of the object it was computed from: a real API server answers a
@@ -193,7 +236,9 @@ final class KubeWriter {
     /** Adds JSON patch operations that set and remove annotations. */
     private static void annotate(ArrayNode ops, HasMetadata o, Map<String, String> set, List<String> remove) {
         Map<String, String> cur = o.getMetadata().getAnnotations();
-        if (cur == null) {
+        if (cur == null || cur.isEmpty()) {
+            // fabric8 reads absent annotations as an empty map: add the whole map, as an "add" below a missing
+            // member is refused by a real API server (RFC 6902)
             if (!set.isEmpty()) {
                 ops.add(op("add", "/metadata/annotations", Json.MAPPER.valueToTree(set)));
             }
