@@ -117,8 +117,8 @@ final class Actuation {
             admissions.add(new PodSetAdmission(ps.name(), a.counts().getOrDefault(ps.name(), ps.count()), flavor == null ? Map.of() : flavor.nodeLabels(),
                     tolerations, List.of(Keys.TOPOLOGY_GATE), nodes));
         }
-        t.admittedSpec = WorkloadSync.submittedView(t.kind, obj);
-        state.kube.admit(t.kind, obj, rec, podSets, admissions);
+        t.admittedSpec = WorkloadSync.submittedView(state.translator, t.kind, obj);
+        t.original = state.kube.admit(t.kind, obj, rec, podSets, admissions);
         t.published = null;
         t.members.clear();
         state.roundAdmitted.add(a.jobId());
@@ -153,7 +153,8 @@ final class Actuation {
         if (obj == null) {
             return;
         }
-        state.kube.evict(t.kind, obj);
+        state.kube.evict(t.kind, obj, t.original);
+        t.original = null;
         state.roundEvicted.add(p.jobId());
         state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
         LOG.info("{} {} evicted: {}", t.kind.integration.kind().kind(), t.key(), p.reason());
@@ -176,7 +177,7 @@ final class Actuation {
         Admit a = s.admission();
         Map<String, Integer> counts = new java.util.TreeMap<>(a.counts());
         counts.put(r.podSet(), r.targetCount());
-        state.kube.resize(t.kind, obj, r.podSet(), r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), counts, r.placement()));
+        t.original = state.kube.resize(t.kind, obj, r.podSet(), r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), counts, r.placement()));
         state.kube.event(obj, "Normal", Keys.REASON_RESIZED, "Pod set " + r.podSet() + " resized to " + r.targetCount() + " pods");
         LOG.info("{} resized: pod set {} to {}", t.key(), r.podSet(), r.targetCount());
     }
@@ -207,7 +208,10 @@ final class Actuation {
         state.actuationFailures.clear();
     }
 
-    /** Restores that the round made are done; restores that cannot be made because a node is gone become evictions. */
+    /**
+     * Restores that the round made are done; a restore the round could not make (a node is gone, or the recorded
+     * admission no longer fits) becomes an eviction, so nothing runs that the engine does not count.
+     */
     void settleRestores(RoundResult r) {
         Set<String> admitted = new HashSet<>();
         for (Decision d : r.decisions()) {
@@ -222,15 +226,20 @@ final class Actuation {
             }
             Placement p = state.policy.pinOf(id);
             Tracked t = state.byId.get(id);
-            if (p == null || t == null || state.modelNodes.keySet().containsAll(p.nodes())) {
+            if (p == null || t == null) {
                 continue;
             }
+            // the round could not re-admit it at its recorded placement (a node is gone, or it no longer fits the
+            // quota or the nodes): it must not keep running outside the engine's book-keeping
+            boolean nodeGone = !state.modelNodes.keySet().containsAll(p.nodes());
             state.policy.unpin(id);
             state.restoring.remove(id);
             GenericKubernetesResource obj = state.fetch(t);
             if (obj != null) {
-                state.kube.evict(t.kind, obj);
-                state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: a node it ran on is gone");
+                state.kube.evict(t.kind, obj, t.original);
+                t.original = null;
+                state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + (nodeGone ? "a node it ran on is gone"
+                        : "its recorded admission no longer fits the quota or the nodes"));
                 state.roundEvicted.add(id);
             }
         }

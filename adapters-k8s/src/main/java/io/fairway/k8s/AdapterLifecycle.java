@@ -290,6 +290,7 @@ final class AdapterLifecycle {
     }
 
     void rebuild() {
+        state.loadSeal(); // before anything is adopted: only admissions sealed with this key are trusted
         dropEngine();
         Engine e = buildEngine(state.config);
         state.scheduler = e.scheduler();

@@ -69,6 +69,8 @@ final class AdapterState {
     io.fairway.k8s.podgroup.PodGroupController podGroups;
     QueuesConfig config;
     boolean rebuildNeeded;
+    /** Whether the admission key was read (see {@link AdmissionSeal}). */
+    boolean sealLoaded;
     /** Set during a pass once the Lease is found lost: nothing more is written in that pass. */
     boolean fenced;
     /** Writes dropped because the Lease was lost mid-pass (for tests and logs). */
@@ -102,8 +104,32 @@ final class AdapterState {
         this.metrics = new AdapterMetrics(registry == null ? new SimpleMeterRegistry() : registry);
         this.available = List.copyOf(Integrations.available().values());
         this.translator = new JobTranslator(options.queueLabels(), options.excludedResourcePrefixes(), this::priorityClassValue);
+        this.translator.trust(kube::trusted);
         this.leading = !options.leaderElection();
         metrics.leading(leading);
+    }
+
+    /**
+     * @return the namespace of the Secret holding the admission key: the Lease's with leader election, else the
+     *     configuration ConfigMap's, else {@code $POD_NAMESPACE}, else {@code fairway-system}
+     */
+    String controllerNamespace() {
+        if (options.leaderElection()) {
+            return options.leaseNamespace();
+        }
+        if (options.configMapNamespace() != null) {
+            return options.configMapNamespace();
+        }
+        String env = System.getenv("POD_NAMESPACE");
+        return env == null || env.isBlank() ? "fairway-system" : env;
+    }
+
+    /** Reads (or creates) the admission key once: admissions are written and trusted only with it. */
+    void loadSeal() {
+        if (!sealLoaded) {
+            kube.seal(AdmissionSeal.load(client, controllerNamespace()));
+            sealLoaded = true;
+        }
     }
 
     /** @return true when this replica proves, by reading the Lease now, that it holds it */
@@ -169,7 +195,8 @@ final class AdapterState {
     void evictFresh(Tracked t) {
         GenericKubernetesResource fresh = fetch(t);
         if (fresh != null) {
-            kube.evict(t.kind, fresh);
+            kube.evict(t.kind, fresh, t.original);
+            t.original = null;
         }
     }
 }

@@ -107,12 +107,19 @@ final class WorkloadSync {
         String adm = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION);
         try {
             if (!w.kind().integration.isSuspended(obj)) {
-                if (adm != null) {
+                if (adm != null && !state.kube.trusted(obj)) {
+                    // a copied, edited or invented admission: Fairway did not admit it, so it must not run
+                    state.kube.suspendUntrusted(w.kind(), obj);
+                    state.kube.event(obj, "Warning", Keys.REASON_UNTRUSTED_ADMISSION, "Suspended: its " + Keys.ADMISSION_ANNOTATION
+                            + " was not written by Fairway; it is queued like any other " + w.kind().integration.kind().kind());
+                } else if (adm != null) {
                     try {
                         AdmissionRecord rec = AdmissionRecord.parse(adm);
                         state.policy.pin(id, rec.placement());
                         state.restoring.add(id);
-                        t.admittedSpec = submittedView(w.kind(), obj);
+                        t.admittedSpec = submittedView(state.translator, w.kind(), obj);
+                        String orig = Kube.annotation(obj, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+                        t.original = orig == null ? null : OriginalTemplate.parse(orig); // sealed: verified above
                         LOG.info("{} is admitted on {}; restoring its admission", t.key(), rec.placement().nodes());
                     } catch (IllegalArgumentException e) {
                         LOG.warn("{}: unreadable admission ({}); evicting it so it is admitted afresh", t.key(), e.getMessage());
@@ -156,8 +163,8 @@ final class WorkloadSync {
      * @param obj an object
      * @return what of it an admission depends on, as submitted: its spec and labels (admission's own edits undone)
      */
-    static JsonNode submittedView(Kind kind, GenericKubernetesResource obj) {
-        ObjectNode json = Specs.toJson(JobTranslator.asSubmitted(obj));
+    static JsonNode submittedView(JobTranslator translator, Kind kind, GenericKubernetesResource obj) {
+        ObjectNode json = Specs.toJson(translator.asSubmitted(kind.integration, obj));
         kind.integration.setSuspended(json, false); // suspension is the adapter's to change, not an edit
         ObjectNode v = Specs.MAPPER.createObjectNode();
         v.set("spec", json.path("spec").deepCopy());
@@ -182,6 +189,10 @@ final class WorkloadSync {
             }
             return;
         }
+        if (s.state() == JobState.PENDING && !state.restoring.contains(t.id) && !t.kind.integration.isSuspended(obj)) {
+            suspendRunningWithoutAdmission(t);
+            return;
+        }
         boolean admittedObject = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION) != null;
         if (s.state() == JobState.PENDING && !admittedObject && !state.restoring.contains(t.id) && t.kind.integration.isSuspended(obj)) {
             if (!now.equals(t.spec) && state.scheduler.jobs().updateSpec(now)) {
@@ -204,6 +215,28 @@ final class WorkloadSync {
         }
     }
 
+    /**
+     * A known object the engine holds pending runs (its owner unsuspended it, or wrote an admission): read afresh
+     * and, if it still runs, suspend it; Fairway's annotations on it are removed, nothing is restored.
+     */
+    private void suspendRunningWithoutAdmission(Tracked t) {
+        try {
+            GenericKubernetesResource fresh = state.fetch(t);
+            if (fresh == null || t.kind.integration.isSuspended(fresh)) {
+                return; // a stale cache
+            }
+            if (state.kube.trusted(fresh)) {
+                state.kube.evict(t.kind, fresh, t.original); // Fairway's own admission whose eviction did not get through yet
+                t.original = null;
+                return;
+            }
+            state.kube.suspendUntrusted(t.kind, fresh);
+            state.kube.event(fresh, "Warning", Keys.REASON_UNTRUSTED_ADMISSION, "Suspended: it ran without an admission by Fairway; it stays queued");
+        } catch (KubernetesClientException e) {
+            LOG.warn("{}: could not suspend it: {}", t.key(), e.getMessage());
+        }
+    }
+
     /** @return true when the edit leaves what admission depends on unchanged: pod sets and queue */
     private static boolean sameAdmission(JobSpec now, JobSpec admitted) {
         return now.podSets().equals(admitted.podSets()) && now.queue().equals(admitted.queue());
@@ -216,7 +249,7 @@ final class WorkloadSync {
         }
         t.refusedVersion = rv;
         Set<String> fields = new TreeSet<>();
-        JsonDiff.changes(t.admittedSpec, submittedView(t.kind, obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
+        JsonDiff.changes(t.admittedSpec, submittedView(state.translator, t.kind, obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
         String msg = "The edit of " + String.join(", ", fields) + " is not applied while the " + t.kind.integration.kind().kind()
                 + " is admitted: Fairway keeps the admitted spec (" + describe(t.spec) + "); suspend or recreate it to change that";
         LOG.warn("{}: {}", t.key(), msg);
