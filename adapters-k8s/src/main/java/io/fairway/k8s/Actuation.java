@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * ({@link AdapterState#mayWrite()}).
  */
 final class Actuation {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Actuation.class);
 
     private final AdapterState state;
 

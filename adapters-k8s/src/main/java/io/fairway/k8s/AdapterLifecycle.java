@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * it changes, and the engine built from it.
  */
 final class AdapterLifecycle {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AdapterLifecycle.class);
 
     private final AdapterState state;
     private final Actuation actuation;

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * throughout.
  */
 final class AdapterState {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AdapterState.class);
     /** The pod informer's index: pods by the integration, namespace and name of the object they run for. */
     static final String JOB_INDEX = "fairway-job";
 

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * manage take ({@link WorkloadSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
  */
 final class ClusterSync {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterSync.class);
     /** A node whose model changed while jobs run on it is re-read by a rebuild, at most this often. */
     private static final long NODE_REBUILD_MIN_INTERVAL_MILLIS = 30_000;
 

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * Runs under the adapter's lock, on the reconcile thread.
  */
 final class NodeLoss {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(NodeLoss.class);
     /** The event reason on a Job stopped by a node's termination notice or loss. */
     static final String REASON_NODE_LOST = "NodeTerminating";
 

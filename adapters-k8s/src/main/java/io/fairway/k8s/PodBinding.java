@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * and an annotation).
  */
 final class PodBinding {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PodBinding.class);
 
     private final AdapterState state;
 

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * adapter's lock, on the reconcile thread.
  */
 final class WorkloadSync {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(WorkloadSync.class);
     /** Event reason: a pending object's edited spec was taken up. */
     static final String REASON_UPDATED = "Updated";
     /** Event reason: an edit of an admitted object that would change what was admitted is not applied. */
