@@ -62,9 +62,9 @@ final class Actuation {
                 } else if (d instanceof Resize r) {
                     applyResize(r);
                 } else if (d instanceof Provision p) {
-                    state.roundProvisions.add(p); // carried out once the round's node requests are known (actuateNodes)
+                    state.pass.provisions.add(p); // carried out once the round's node requests are known (actuateNodes)
                 } else if (d instanceof Deprovision dp) {
-                    state.roundDeprovisions.add(dp);
+                    state.pass.deprovisions.add(dp);
                 } else {
                     LOG.info("{} is left to the cluster's autoscaler", d);
                 }
@@ -121,7 +121,7 @@ final class Actuation {
         t.original = state.kube.admit(t.kind, obj, rec, podSets, admissions);
         t.published = null;
         t.members.clear();
-        state.roundAdmitted.add(a.jobId());
+        state.pass.admitted.add(a.jobId());
         state.metrics.admitted(System.currentTimeMillis() - t.spec.submitTimeMillis());
         String flavors = a.flavors().size() == 1 ? "flavor " + a.flavors().values().iterator().next() : "flavors " + new java.util.TreeMap<>(a.flavors());
         state.kube.event(obj, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with " + flavors
@@ -155,7 +155,7 @@ final class Actuation {
         }
         state.kube.evict(t.kind, obj, t.original);
         t.original = null;
-        state.roundEvicted.add(p.jobId());
+        state.pass.evicted.add(p.jobId());
         state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
         LOG.info("{} {} evicted: {}", t.kind.integration.kind().kind(), t.key(), p.reason());
     }
@@ -240,7 +240,7 @@ final class Actuation {
                 t.original = null;
                 state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + (nodeGone ? "a node it ran on is gone"
                         : "its recorded admission no longer fits the quota or the nodes"));
-                state.roundEvicted.add(id);
+                state.pass.evicted.add(id);
             }
         }
     }
@@ -250,13 +250,13 @@ final class Actuation {
      * when they exist already), a Deprovision deletes the node's NodeClaim and keeps new work off the node.
      */
     void actuateNodes(RoundResult r) {
-        if (state.roundProvisions.isEmpty() && state.roundDeprovisions.isEmpty() || !state.mayWrite()) {
+        if (state.pass.provisions.isEmpty() && state.pass.deprovisions.isEmpty() || !state.mayWrite()) {
             return;
         }
         Map<String, NodePool> pools = new HashMap<>();
         state.config.nodePoolModels().forEach(p -> pools.put(p.name(), p));
         List<io.fairway.core.Provisioning.Request> requests = new ArrayList<>(r.requests());
-        for (Provision p : state.roundProvisions) {
+        for (Provision p : state.pass.provisions) {
             io.fairway.core.Provisioning.Request req = null;
             for (io.fairway.core.Provisioning.Request q : requests) {
                 if (q.pool().equals(p.nodePool()) && q.instanceType().equals(p.instanceType()) && q.count() == p.count()) {
@@ -279,15 +279,15 @@ final class Actuation {
                 }
             }
             try {
-                Set<String> registered = new HashSet<>(state.claimOfNode.values());
-                state.claims.provision(pool, type, p.count(), specs, p.reason(), state.claimCache, registered);
+                Set<String> registered = new HashSet<>(state.claims.claimOfNode.values());
+                state.claims.provision(pool, type, p.count(), specs, p.reason(), state.claims.cache, registered);
             } catch (KubernetesClientException e) {
                 LOG.warn("could not create the NodeClaims of {}: {}", p, e.getMessage());
             }
         }
-        for (Deprovision d : state.roundDeprovisions) {
-            String claim = state.claimOfNode.get(d.node());
-            if (claim == null && state.deprovisioning.contains(d.node())) {
+        for (Deprovision d : state.pass.deprovisions) {
+            String claim = state.claims.claimOfNode.get(d.node());
+            if (claim == null && state.claims.deprovisioning.contains(d.node())) {
                 LOG.debug("{}: its NodeClaim is deleted already; the node is going away", d);
                 continue;
             }
@@ -297,8 +297,8 @@ final class Actuation {
             }
             try {
                 state.claims.delete(d.node(), claim);
-                state.claimCache.remove(claim);
-                state.deprovisioning.add(d.node());
+                state.claims.cache.remove(claim);
+                state.claims.deprovisioning.add(d.node());
             } catch (KubernetesClientException e) {
                 LOG.warn("could not delete NodeClaim {} of node {}: {}", claim, d.node(), e.getMessage());
             }

@@ -9,8 +9,6 @@ import io.fairway.k8s.integration.Integrations;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fairway.api.decision.Deprovision;
-import io.fairway.api.decision.Provision;
 import io.fairway.api.model.Node;
 import io.fairway.config.QueuesConfig;
 import io.fairway.core.Scheduler;
@@ -24,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,15 +83,8 @@ final class AdapterState {
     final Map<String, Integer> priorityClasses = new HashMap<>();
     final List<String[]> actuationFailures = new ArrayList<>();
     final Set<String> evictionsToRetry = new HashSet<>();
-    final List<String> roundAdmitted = new ArrayList<>();
-    final List<String> roundEvicted = new ArrayList<>();
-    final List<Provision> roundProvisions = new ArrayList<>();
-    final List<Deprovision> roundDeprovisions = new ArrayList<>();
-    /** Nodes whose NodeClaim was deleted, while they are still there: nothing new is placed on them. */
-    final Set<String> deprovisioning = new HashSet<>();
-    /** Fairway's NodeClaims as last listed, by name; and which node each registered one became. */
-    Map<String, GenericKubernetesResource> claimCache = new TreeMap<>();
-    final Map<String, String> claimOfNode = new HashMap<>();
+    /** What the current pass did; replaced at the start of each pass. */
+    PassLog pass = new PassLog();
 
     AdapterState(KubernetesClient client, AdapterOptions options, MeterRegistry registry) {
         this.client = client;

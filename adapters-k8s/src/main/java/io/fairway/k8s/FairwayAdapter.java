@@ -291,8 +291,7 @@ public final class FairwayAdapter implements AutoCloseable {
             jobs.removeIf(w -> state.translator.queueLabel(w.object()) == null || ownedByQueuedKind(w.object()));
             jobs.sort(Comparator.comparing((Workload w) -> Kube.creationMillis(w.object())).thenComparing(Workload::key)
                     .thenComparing(w -> w.kind().name()));
-            state.roundAdmitted.clear();
-            state.roundEvicted.clear();
+            state.pass = new PassLog();
             state.fenced = false;
             sync.syncNodes(jobs);
             workloads.syncJobs(jobs);
@@ -305,8 +304,6 @@ public final class FairwayAdapter implements AutoCloseable {
             actuation.retryEvictions();
             workloads.feedback();
             long t0 = System.nanoTime();
-            state.roundProvisions.clear();
-            state.roundDeprovisions.clear();
             RoundResult r = state.scheduler.runRound();
             wakeAtMillis = state.scheduler.nextWakeupMillis(Math.max(1, state.options.reconcileInterval().toMillis())).orElse(Long.MAX_VALUE);
             state.metrics.round(System.nanoTime() - t0);
@@ -331,7 +328,7 @@ public final class FairwayAdapter implements AutoCloseable {
                 LOG.info("the engine holds {} ended jobs; rebuilding it from the API server on the next pass", ended);
                 state.rebuildNeeded = true;
             }
-            return new ReconcileResult(true, "", r.round(), state.roundAdmitted, state.roundEvicted);
+            return new ReconcileResult(true, "", r.round(), state.pass.admitted, state.pass.evicted);
         }
     }
 }
