@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Proof that an admission recorded on a queued object was written by Fairway: an HMAC-SHA256, keyed by a Secret only
- * the controller reads, over the object's identity (uid, kind, namespace, name) and the exact text of its
+ * the controller reads, over the object's identity (uid, namespace, name) and the exact text of its
  * {@value Keys#ADMISSION_ANNOTATION} and {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION} annotations, kept in
  * {@value Keys#SEAL_ANNOTATION}. A tenant can write annotations on their own objects but cannot compute the seal, so
  * a copied, edited or invented admission or original template does not verify: the adapter neither adopts the
@@ -81,7 +81,7 @@ final class AdmissionSeal {
     }
 
     /**
-     * @param object the object the admission is for (its uid, apiVersion, kind, namespace and name are sealed)
+     * @param object the object the admission is for (its uid, namespace and name are sealed)
      * @param admission the text of its admission annotation
      * @param original the text of its original-template annotation, or null
      * @return the seal's value
@@ -90,9 +90,10 @@ final class AdmissionSeal {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
-            String payload = String.join("\n", "fairway-admission", String.valueOf(object.getMetadata().getUid()), String.valueOf(object.getApiVersion()),
-                    String.valueOf(object.getKind()), String.valueOf(object.getMetadata().getNamespace()), object.getMetadata().getName(),
-                    admission, original == null ? "" : original);
+            // the uid names the object uniquely; apiVersion and kind are left out because a list from a real API
+            // server does not set them on its items (an informer's copy may lack what a GET's has)
+            String payload = String.join("\n", "fairway-admission", String.valueOf(object.getMetadata().getUid()),
+                    String.valueOf(object.getMetadata().getNamespace()), object.getMetadata().getName(), admission, original == null ? "" : original);
             return VERSION + Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal(payload.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available", e);
