@@ -41,6 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>Optimistic concurrency: a write naming a resourceVersion other than the stored one gets 409; a JSON patch
  *       whose {@code test} operation fails gets 422 (the plain mock server never answers it).</li>
  *   <li>JSON merge patches follow RFC 7386 (a null removes the field; the plain mock server keeps it).</li>
+ *   <li>A list of a built-in kind leaves apiVersion and kind unset on its items, as a real API server does.</li>
  *   <li>Every object of a CRD kind whose upstream CRD is available ({@link CrdSchemas}) is checked against the
  *       CRD's schema on every create and update; a field the schema does not declare (one a real API server would
  *       silently prune) is refused with 422, as are wrong types and missing required fields. The JobSet webhook's
@@ -266,6 +267,10 @@ public final class RuleServer implements AutoCloseable {
             MockResponse r;
             if (!write) {
                 r = super.dispatch(request);
+                Res res = Res.parse(request.getPath());
+                if (res.name() == null && !request.getPath().contains("watch=true") && BUILT_IN_GROUPS.contains(res.group()) && r.code() == 200) {
+                    r = withoutItemTypes(r);
+                }
             } else {
                 synchronized (writes) {
                     r = handleWrite(request);
@@ -432,6 +437,27 @@ public final class RuleServer implements AutoCloseable {
     }
 
     private static final Map<String, Optional<JsonNode>> OWN = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A list of a built-in kind as a real API server encodes it: its items carry no apiVersion and kind (only the
+     * list does), which the plain mock server sets.
+     */
+    private static MockResponse withoutItemTypes(MockResponse r) {
+        try {
+            JsonNode list = JSON.readTree(r.getBody().readUtf8());
+            if (list.path("items").isArray()) {
+                for (JsonNode item : list.get("items")) {
+                    if (item instanceof ObjectNode o) {
+                        o.remove("apiVersion");
+                        o.remove("kind");
+                    }
+                }
+            }
+            return r.setBody(list.toString());
+        } catch (java.io.IOException e) {
+            return r;
+        }
+    }
 
     private static RecordedRequest withBody(RecordedRequest original, HttpMethod method, String path, JsonNode body) {
         return new RecordedRequest(original.getHttpVersion(), method, path, original.getHeaders(), new Buffer().writeUtf8(body.toString()));
