@@ -80,7 +80,7 @@ final class Actuation {
     }
 
     private void applyAdmit(Admit a) {
-        Tracked t = state.byId.get(a.jobId());
+        Tracked t = state.tracked.byId(a.jobId());
         if (t == null) {
             if (!UnifiedJobController.owns(a.jobId()) && !PodGroupController.owns(a.jobId())) {
                 LOG.warn("admission of unknown job {}", a.jobId());
@@ -142,7 +142,7 @@ final class Actuation {
     }
 
     private void applyPreempt(Preempt p) {
-        Tracked t = state.byId.get(p.jobId());
+        Tracked t = state.tracked.byId(p.jobId());
         state.restoring.remove(p.jobId());
         if (t == null) {
             return;
@@ -161,7 +161,7 @@ final class Actuation {
     }
 
     private void applyResize(Resize r) {
-        Tracked t = state.byId.get(r.jobId());
+        Tracked t = state.tracked.byId(r.jobId());
         JobStatus s = state.scheduler.status(r.jobId()).orElse(null);
         if (t == null || s == null || s.admission() == null) {
             return;
@@ -185,7 +185,7 @@ final class Actuation {
     /** Evictions whose write failed are retried while the engine still has the job waiting. */
     void retryEvictions() {
         for (String id : new ArrayList<>(state.evictionsToRetry)) {
-            Tracked t = state.byId.get(id);
+            Tracked t = state.tracked.byId(id);
             JobStatus s = state.scheduler.status(id).orElse(null);
             if (t == null || s == null || s.state() != JobState.PENDING) {
                 state.evictionsToRetry.remove(id);
@@ -225,7 +225,7 @@ final class Actuation {
                 continue;
             }
             Placement p = state.policy.pinOf(id);
-            Tracked t = state.byId.get(id);
+            Tracked t = state.tracked.byId(id);
             if (p == null || t == null) {
                 continue;
             }
@@ -273,7 +273,7 @@ final class Actuation {
             }
             List<JobSpec> specs = new ArrayList<>();
             for (String id : req == null ? List.<String>of() : req.jobs()) {
-                Tracked t = state.byId.get(id);
+                Tracked t = state.tracked.byId(id);
                 if (t != null) {
                     specs.add(t.spec);
                 }

@@ -313,8 +313,7 @@ final class AdapterLifecycle {
         state.scheduler = null;
         state.unifiedJobs = null;
         state.podGroups = null;
-        state.byUid.clear();
-        state.byId.clear();
+        state.tracked.clear();
         state.modelNodes.clear();
         state.restoring.clear();
         state.actuationFailures.clear();

@@ -75,8 +75,8 @@ final class AdapterState {
     /** Test seam: runs before each batch of decisions is written (a test takes the Lease over here, mid-pass). */
     Runnable beforeWrites = () -> { };
     long lastRebuildMillis;
-    final Map<String, Tracked> byUid = new LinkedHashMap<>();
-    final Map<String, Tracked> byId = new HashMap<>();
+    /** The objects the engine knows, by uid and by job id. */
+    final TrackedWorkloads tracked = new TrackedWorkloads();
     final Map<String, Node> modelNodes = new LinkedHashMap<>();
     final Set<String> restoring = new HashSet<>();
     final Map<String, String> invalidPublished = new HashMap<>();

@@ -183,7 +183,7 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.scheduler == null) {
                 return Optional.empty();
             }
-            for (Tracked t : state.byUid.values()) {
+            for (Tracked t : state.tracked.all()) {
                 if (t.namespace.equals(namespace) && t.name.equals(name)) {
                     return state.scheduler.status(t.id);
                 }
@@ -203,7 +203,7 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.scheduler == null) {
                 return Optional.empty();
             }
-            for (Tracked t : state.byUid.values()) {
+            for (Tracked t : state.tracked.all()) {
                 if (t.kind.name().equals(integration) && t.namespace.equals(namespace) && t.name.equals(name)) {
                     return state.scheduler.status(t.id);
                 }

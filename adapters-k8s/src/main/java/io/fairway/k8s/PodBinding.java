@@ -35,7 +35,7 @@ final class PodBinding {
         if (!state.mayWrite()) {
             return;
         }
-        for (Tracked t : state.byUid.values()) {
+        for (Tracked t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }
@@ -125,7 +125,7 @@ final class PodBinding {
         if (!state.mayWrite()) {
             return;
         }
-        for (Tracked t : state.byUid.values()) {
+        for (Tracked t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }

@@ -47,14 +47,14 @@ final class WorkloadSync {
                 continue;
             }
             seen.add(uid);
-            Tracked t = state.byUid.get(uid);
+            Tracked t = state.tracked.byUid(uid);
             if (t == null) {
                 admitToEngine(w);
             } else if (!t.ended) {
                 refresh(t, w.object());
             }
         }
-        for (Tracked t : new ArrayList<>(state.byUid.values())) {
+        for (Tracked t : state.tracked.snapshot()) {
             if (seen.contains(t.uid)) {
                 continue;
             }
@@ -62,8 +62,7 @@ final class WorkloadSync {
                 continue; // not yet in the cache
             }
             LOG.info("{} {} was deleted; cancelling {}", t.kind.integration.kind().kind(), t.key(), t.id);
-            state.byUid.remove(t.uid);
-            state.byId.remove(t.id);
+            state.tracked.remove(t);
             state.policy.unpin(t.id);
             state.restoring.remove(t.id);
             state.invalidPublished.remove(t.uid);
@@ -102,8 +101,7 @@ final class WorkloadSync {
         state.invalidPublished.remove(uid);
         Tracked t = new Tracked(w.kind(), uid, obj.getMetadata().getNamespace(), obj.getMetadata().getName(), id, spec);
         t.published = Kube.annotation(obj, Keys.PENDING_REASON_ANNOTATION);
-        state.byUid.put(uid, t);
-        state.byId.put(id, t);
+        state.tracked.add(t);
         String adm = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION);
         try {
             if (!w.kind().integration.isSuspended(obj)) {
@@ -152,7 +150,7 @@ final class WorkloadSync {
 
     private String idFor(GenericKubernetesResource obj) {
         String base = Kube.key(obj);
-        if (!state.byId.containsKey(base) && state.scheduler.status(base).isEmpty()) {
+        if (!state.tracked.hasId(base) && state.scheduler.status(base).isEmpty()) {
             return base;
         }
         String uid = obj.getMetadata().getUid();
@@ -263,7 +261,7 @@ final class WorkloadSync {
     }
 
     void feedback() {
-        for (Tracked t : state.byUid.values()) {
+        for (Tracked t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }
