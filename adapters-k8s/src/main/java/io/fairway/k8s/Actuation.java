@@ -17,8 +17,6 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.RoundResult;
-import io.fairway.k8s.podgroup.PodGroupController;
-import io.fairway.k8s.unifiedjob.UnifiedJobController;
 import io.fairway.k8s.integration.PodSetAdmission;
 import io.fairway.k8s.integration.PodSetTemplate;
 import java.util.ArrayList;
@@ -82,7 +80,7 @@ final class Actuation {
     private void applyAdmit(Admit a) {
         Tracked t = state.tracked.byId(a.jobId());
         if (t == null) {
-            if (!UnifiedJobController.owns(a.jobId()) && !PodGroupController.owns(a.jobId())) {
+            if (state.handlers.stream().noneMatch(h -> h.owns(a.jobId()))) {
                 LOG.warn("admission of unknown job {}", a.jobId());
             } // else carried out by that controller after the round
             return;

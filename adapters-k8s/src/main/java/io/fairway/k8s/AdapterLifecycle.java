@@ -297,11 +297,15 @@ final class AdapterLifecycle {
         state.policy = e.policy();
         String ns = state.options.namespace();
         if (state.unifiedJobsEnabled) {
-            state.unifiedJobs = new UnifiedJobController(state.client, state.scheduler,
+            UnifiedJobController uj = new UnifiedJobController(state.client, state.scheduler,
                     UnifiedJobController.integrations(new ArrayList<>(UnifiedJobController.jobTypes())), state.config.flavorModels(), ns);
+            state.unifiedJobs = uj;
+            state.handlers.add(RoundHandler.of(UnifiedJobController::owns, uj::beforeRound, uj::afterRound));
         }
         if (state.podGroupsEnabled) {
-            state.podGroups = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns);
+            PodGroupController pg = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns);
+            state.podGroups = pg;
+            state.handlers.add(RoundHandler.of(PodGroupController::owns, pg::beforeRound, pg::afterRound));
         }
         state.rebuildNeeded = false;
         state.lastRebuildMillis = System.currentTimeMillis();
@@ -313,6 +317,7 @@ final class AdapterLifecycle {
         state.scheduler = null;
         state.unifiedJobs = null;
         state.podGroups = null;
+        state.handlers.clear();
         state.tracked.clear();
         state.modelNodes.clear();
         state.restoring.clear();

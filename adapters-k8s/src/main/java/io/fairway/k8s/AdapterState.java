@@ -64,6 +64,8 @@ final class AdapterState {
     /** Those controllers, on the current engine (null when not enabled or when there is no engine). */
     io.fairway.k8s.unifiedjob.UnifiedJobController unifiedJobs;
     io.fairway.k8s.podgroup.PodGroupController podGroups;
+    /** Those controllers as the round sees them: told before each round, given its result after (in this order). */
+    final List<RoundHandler> handlers = new ArrayList<>();
     QueuesConfig config;
     boolean rebuildNeeded;
     /** Whether the admission key was read (see {@link AdmissionSeal}). */

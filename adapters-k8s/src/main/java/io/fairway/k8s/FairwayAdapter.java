@@ -295,23 +295,15 @@ public final class FairwayAdapter implements AutoCloseable {
             state.fenced = false;
             sync.syncNodes(jobs);
             workloads.syncJobs(jobs);
-            if (state.unifiedJobs != null) {
-                state.unifiedJobs.beforeRound();
-            }
-            if (state.podGroups != null) {
-                state.podGroups.beforeRound();
-            }
+            state.handlers.forEach(RoundHandler::beforeRound);
             actuation.retryEvictions();
             workloads.feedback();
             long t0 = System.nanoTime();
             RoundResult r = state.scheduler.runRound();
             wakeAtMillis = state.scheduler.nextWakeupMillis(Math.max(1, state.options.reconcileInterval().toMillis())).orElse(Long.MAX_VALUE);
             state.metrics.round(System.nanoTime() - t0);
-            if (state.unifiedJobs != null) {
-                state.unifiedJobs.afterRound(r);
-            }
-            if (state.podGroups != null) {
-                state.podGroups.afterRound(r);
+            for (RoundHandler h : state.handlers) {
+                h.afterRound(r);
             }
             actuation.actuateNodes(r);
             actuation.handleActuationFailures();
