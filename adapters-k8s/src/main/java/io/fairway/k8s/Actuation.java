@@ -17,8 +17,6 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.RoundResult;
-import io.fairway.k8s.podgroup.PodGroupController;
-import io.fairway.k8s.unifiedjob.UnifiedJobController;
 import io.fairway.k8s.integration.PodSetAdmission;
 import io.fairway.k8s.integration.PodSetTemplate;
 import java.util.ArrayList;
@@ -38,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * ({@link AdapterState#mayWrite()}).
  */
 final class Actuation {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Actuation.class);
 
     private final AdapterState state;
 
@@ -62,9 +60,9 @@ final class Actuation {
                 } else if (d instanceof Resize r) {
                     applyResize(r);
                 } else if (d instanceof Provision p) {
-                    state.roundProvisions.add(p); // carried out once the round's node requests are known (actuateNodes)
+                    state.pass.provisions.add(p); // carried out once the round's node requests are known (actuateNodes)
                 } else if (d instanceof Deprovision dp) {
-                    state.roundDeprovisions.add(dp);
+                    state.pass.deprovisions.add(dp);
                 } else {
                     LOG.info("{} is left to the cluster's autoscaler", d);
                 }
@@ -80,9 +78,9 @@ final class Actuation {
     }
 
     private void applyAdmit(Admit a) {
-        Tracked t = state.byId.get(a.jobId());
+        Tracked t = state.tracked.byId(a.jobId());
         if (t == null) {
-            if (!UnifiedJobController.owns(a.jobId()) && !PodGroupController.owns(a.jobId())) {
+            if (state.handlers.stream().noneMatch(h -> h.owns(a.jobId()))) {
                 LOG.warn("admission of unknown job {}", a.jobId());
             } // else carried out by that controller after the round
             return;
@@ -117,11 +115,11 @@ final class Actuation {
             admissions.add(new PodSetAdmission(ps.name(), a.counts().getOrDefault(ps.name(), ps.count()), flavor == null ? Map.of() : flavor.nodeLabels(),
                     tolerations, List.of(Keys.TOPOLOGY_GATE), nodes));
         }
-        t.admittedSpec = WorkloadSync.submittedView(t.kind, obj);
-        state.kube.admit(t.kind, obj, rec, podSets, admissions);
+        t.admittedSpec = WorkloadSync.submittedView(state.translator, t.kind, obj);
+        t.original = state.kube.admit(t.kind, obj, rec, podSets, admissions);
         t.published = null;
         t.members.clear();
-        state.roundAdmitted.add(a.jobId());
+        state.pass.admitted.add(a.jobId());
         state.metrics.admitted(System.currentTimeMillis() - t.spec.submitTimeMillis());
         String flavors = a.flavors().size() == 1 ? "flavor " + a.flavors().values().iterator().next() : "flavors " + new java.util.TreeMap<>(a.flavors());
         state.kube.event(obj, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with " + flavors
@@ -142,7 +140,7 @@ final class Actuation {
     }
 
     private void applyPreempt(Preempt p) {
-        Tracked t = state.byId.get(p.jobId());
+        Tracked t = state.tracked.byId(p.jobId());
         state.restoring.remove(p.jobId());
         if (t == null) {
             return;
@@ -153,14 +151,15 @@ final class Actuation {
         if (obj == null) {
             return;
         }
-        state.kube.evict(t.kind, obj);
-        state.roundEvicted.add(p.jobId());
+        state.kube.evict(t.kind, obj, t.original);
+        t.original = null;
+        state.pass.evicted.add(p.jobId());
         state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
         LOG.info("{} {} evicted: {}", t.kind.integration.kind().kind(), t.key(), p.reason());
     }
 
     private void applyResize(Resize r) {
-        Tracked t = state.byId.get(r.jobId());
+        Tracked t = state.tracked.byId(r.jobId());
         JobStatus s = state.scheduler.status(r.jobId()).orElse(null);
         if (t == null || s == null || s.admission() == null) {
             return;
@@ -176,7 +175,7 @@ final class Actuation {
         Admit a = s.admission();
         Map<String, Integer> counts = new java.util.TreeMap<>(a.counts());
         counts.put(r.podSet(), r.targetCount());
-        state.kube.resize(t.kind, obj, r.podSet(), r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), counts, r.placement()));
+        t.original = state.kube.resize(t.kind, obj, r.podSet(), r.targetCount(), AdmissionRecord.of(a.clusterQueue(), a.flavors(), counts, r.placement()));
         state.kube.event(obj, "Normal", Keys.REASON_RESIZED, "Pod set " + r.podSet() + " resized to " + r.targetCount() + " pods");
         LOG.info("{} resized: pod set {} to {}", t.key(), r.podSet(), r.targetCount());
     }
@@ -184,7 +183,7 @@ final class Actuation {
     /** Evictions whose write failed are retried while the engine still has the job waiting. */
     void retryEvictions() {
         for (String id : new ArrayList<>(state.evictionsToRetry)) {
-            Tracked t = state.byId.get(id);
+            Tracked t = state.tracked.byId(id);
             JobStatus s = state.scheduler.status(id).orElse(null);
             if (t == null || s == null || s.state() != JobState.PENDING) {
                 state.evictionsToRetry.remove(id);
@@ -207,7 +206,10 @@ final class Actuation {
         state.actuationFailures.clear();
     }
 
-    /** Restores that the round made are done; restores that cannot be made because a node is gone become evictions. */
+    /**
+     * Restores that the round made are done; a restore the round could not make (a node is gone, or the recorded
+     * admission no longer fits) becomes an eviction, so nothing runs that the engine does not count.
+     */
     void settleRestores(RoundResult r) {
         Set<String> admitted = new HashSet<>();
         for (Decision d : r.decisions()) {
@@ -221,17 +223,22 @@ final class Actuation {
                 continue;
             }
             Placement p = state.policy.pinOf(id);
-            Tracked t = state.byId.get(id);
-            if (p == null || t == null || state.modelNodes.keySet().containsAll(p.nodes())) {
+            Tracked t = state.tracked.byId(id);
+            if (p == null || t == null) {
                 continue;
             }
+            // the round could not re-admit it at its recorded placement (a node is gone, or it no longer fits the
+            // quota or the nodes): it must not keep running outside the engine's book-keeping
+            boolean nodeGone = !state.modelNodes.keySet().containsAll(p.nodes());
             state.policy.unpin(id);
             state.restoring.remove(id);
             GenericKubernetesResource obj = state.fetch(t);
             if (obj != null) {
-                state.kube.evict(t.kind, obj);
-                state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: a node it ran on is gone");
-                state.roundEvicted.add(id);
+                state.kube.evict(t.kind, obj, t.original);
+                t.original = null;
+                state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + (nodeGone ? "a node it ran on is gone"
+                        : "its recorded admission no longer fits the quota or the nodes"));
+                state.pass.evicted.add(id);
             }
         }
     }
@@ -241,13 +248,13 @@ final class Actuation {
      * when they exist already), a Deprovision deletes the node's NodeClaim and keeps new work off the node.
      */
     void actuateNodes(RoundResult r) {
-        if (state.roundProvisions.isEmpty() && state.roundDeprovisions.isEmpty() || !state.mayWrite()) {
+        if (state.pass.provisions.isEmpty() && state.pass.deprovisions.isEmpty() || !state.mayWrite()) {
             return;
         }
         Map<String, NodePool> pools = new HashMap<>();
         state.config.nodePoolModels().forEach(p -> pools.put(p.name(), p));
         List<io.fairway.core.Provisioning.Request> requests = new ArrayList<>(r.requests());
-        for (Provision p : state.roundProvisions) {
+        for (Provision p : state.pass.provisions) {
             io.fairway.core.Provisioning.Request req = null;
             for (io.fairway.core.Provisioning.Request q : requests) {
                 if (q.pool().equals(p.nodePool()) && q.instanceType().equals(p.instanceType()) && q.count() == p.count()) {
@@ -264,21 +271,21 @@ final class Actuation {
             }
             List<JobSpec> specs = new ArrayList<>();
             for (String id : req == null ? List.<String>of() : req.jobs()) {
-                Tracked t = state.byId.get(id);
+                Tracked t = state.tracked.byId(id);
                 if (t != null) {
                     specs.add(t.spec);
                 }
             }
             try {
-                Set<String> registered = new HashSet<>(state.claimOfNode.values());
-                state.claims.provision(pool, type, p.count(), specs, p.reason(), state.claimCache, registered);
+                Set<String> registered = new HashSet<>(state.claims.claimOfNode.values());
+                state.claims.provision(pool, type, p.count(), specs, p.reason(), state.claims.cache, registered);
             } catch (KubernetesClientException e) {
                 LOG.warn("could not create the NodeClaims of {}: {}", p, e.getMessage());
             }
         }
-        for (Deprovision d : state.roundDeprovisions) {
-            String claim = state.claimOfNode.get(d.node());
-            if (claim == null && state.deprovisioning.contains(d.node())) {
+        for (Deprovision d : state.pass.deprovisions) {
+            String claim = state.claims.claimOfNode.get(d.node());
+            if (claim == null && state.claims.deprovisioning.contains(d.node())) {
                 LOG.debug("{}: its NodeClaim is deleted already; the node is going away", d);
                 continue;
             }
@@ -288,8 +295,8 @@ final class Actuation {
             }
             try {
                 state.claims.delete(d.node(), claim);
-                state.claimCache.remove(claim);
-                state.deprovisioning.add(d.node());
+                state.claims.cache.remove(claim);
+                state.claims.deprovisioning.add(d.node());
             } catch (KubernetesClientException e) {
                 LOG.warn("could not delete NodeClaim {} of node {}: {}", claim, d.node(), e.getMessage());
             }

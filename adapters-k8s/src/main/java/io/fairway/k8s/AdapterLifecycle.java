@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * it changes, and the engine built from it.
  */
 final class AdapterLifecycle {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AdapterLifecycle.class);
 
     private final AdapterState state;
     private final Actuation actuation;
@@ -291,17 +291,22 @@ final class AdapterLifecycle {
     }
 
     void rebuild() {
+        state.loadSeal(); // before anything is adopted: only admissions sealed with this key are trusted
         dropEngine();
         Engine e = buildEngine(state.config);
         state.scheduler = e.scheduler();
         state.policy = e.policy();
         String ns = state.options.namespace();
         if (state.unifiedJobsEnabled) {
-            state.unifiedJobs = new UnifiedJobController(state.client, state.scheduler,
+            UnifiedJobController uj = new UnifiedJobController(state.client, state.scheduler,
                     UnifiedJobController.integrations(new ArrayList<>(UnifiedJobController.jobTypes())), state.config.flavorModels(), ns);
+            state.unifiedJobs = uj;
+            state.handlers.add(RoundHandler.of(UnifiedJobController::owns, uj::beforeRound, uj::afterRound));
         }
         if (state.podGroupsEnabled) {
-            state.podGroups = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns, state.podInformer);
+            PodGroupController pg = new PodGroupController(state.client, state.scheduler, state.config.flavorModels(), ns, state.podInformer);
+            state.podGroups = pg;
+            state.handlers.add(RoundHandler.of(PodGroupController::owns, pg::beforeRound, pg::afterRound));
         }
         state.rebuildNeeded = false;
         state.lastRebuildMillis = System.currentTimeMillis();
@@ -313,8 +318,8 @@ final class AdapterLifecycle {
         state.scheduler = null;
         state.unifiedJobs = null;
         state.podGroups = null;
-        state.byUid.clear();
-        state.byId.clear();
+        state.handlers.clear();
+        state.tracked.clear();
         state.modelNodes.clear();
         state.restoring.clear();
         state.actuationFailures.clear();

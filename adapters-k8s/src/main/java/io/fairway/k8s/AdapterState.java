@@ -9,8 +9,6 @@ import io.fairway.k8s.integration.Integrations;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fairway.api.decision.Deprovision;
-import io.fairway.api.decision.Provision;
 import io.fairway.api.model.Node;
 import io.fairway.config.QueuesConfig;
 import io.fairway.core.Scheduler;
@@ -24,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * throughout.
  */
 final class AdapterState {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AdapterState.class);
     /** The pod informer's index: pods by the integration, namespace and name of the object they run for. */
     static final String JOB_INDEX = "fairway-job";
 
@@ -69,8 +66,12 @@ final class AdapterState {
     /** Those controllers, on the current engine (null when not enabled or when there is no engine). */
     io.fairway.k8s.unifiedjob.UnifiedJobController unifiedJobs;
     io.fairway.k8s.podgroup.PodGroupController podGroups;
+    /** Those controllers as the round sees them: told before each round, given its result after (in this order). */
+    final List<RoundHandler> handlers = new ArrayList<>();
     QueuesConfig config;
     boolean rebuildNeeded;
+    /** Whether the admission key was read (see {@link AdmissionSeal}). */
+    boolean sealLoaded;
     /** Set during a pass once the Lease is found lost: nothing more is written in that pass. */
     boolean fenced;
     /** Writes dropped because the Lease was lost mid-pass (for tests and logs). */
@@ -78,23 +79,16 @@ final class AdapterState {
     /** Test seam: runs before each batch of decisions is written (a test takes the Lease over here, mid-pass). */
     Runnable beforeWrites = () -> { };
     long lastRebuildMillis;
-    final Map<String, Tracked> byUid = new LinkedHashMap<>();
-    final Map<String, Tracked> byId = new HashMap<>();
+    /** The objects the engine knows, by uid and by job id. */
+    final TrackedWorkloads tracked = new TrackedWorkloads();
     final Map<String, Node> modelNodes = new LinkedHashMap<>();
     final Set<String> restoring = new HashSet<>();
     final Map<String, String> invalidPublished = new HashMap<>();
     final Map<String, Integer> priorityClasses = new HashMap<>();
     final List<String[]> actuationFailures = new ArrayList<>();
     final Set<String> evictionsToRetry = new HashSet<>();
-    final List<String> roundAdmitted = new ArrayList<>();
-    final List<String> roundEvicted = new ArrayList<>();
-    final List<Provision> roundProvisions = new ArrayList<>();
-    final List<Deprovision> roundDeprovisions = new ArrayList<>();
-    /** Nodes whose NodeClaim was deleted, while they are still there: nothing new is placed on them. */
-    final Set<String> deprovisioning = new HashSet<>();
-    /** Fairway's NodeClaims as last listed, by name; and which node each registered one became. */
-    Map<String, GenericKubernetesResource> claimCache = new TreeMap<>();
-    final Map<String, String> claimOfNode = new HashMap<>();
+    /** What the current pass did; replaced at the start of each pass. */
+    PassLog pass = new PassLog();
 
     AdapterState(KubernetesClient client, AdapterOptions options, MeterRegistry registry) {
         this.client = client;
@@ -106,8 +100,32 @@ final class AdapterState {
         this.lookup = new KubeLookup(client);
         this.available.forEach(i -> i.connect(lookup));
         this.translator = new JobTranslator(options.queueLabels(), options.excludedResourcePrefixes(), this::priorityClassValue);
+        this.translator.trust(kube::trusted);
         this.leading = !options.leaderElection();
         metrics.leading(leading);
+    }
+
+    /**
+     * @return the namespace of the Secret holding the admission key: the Lease's with leader election, else the
+     *     configuration ConfigMap's, else {@code $POD_NAMESPACE}, else {@code fairway-system}
+     */
+    String controllerNamespace() {
+        if (options.leaderElection()) {
+            return options.leaseNamespace();
+        }
+        if (options.configMapNamespace() != null) {
+            return options.configMapNamespace();
+        }
+        String env = System.getenv("POD_NAMESPACE");
+        return env == null || env.isBlank() ? "fairway-system" : env;
+    }
+
+    /** Reads (or creates) the admission key once: admissions are written and trusted only with it. */
+    void loadSeal() {
+        if (!sealLoaded) {
+            kube.seal(AdmissionSeal.load(client, controllerNamespace()));
+            sealLoaded = true;
+        }
     }
 
     /** @return true when this replica proves, by reading the Lease now, that it holds it */
@@ -179,7 +197,8 @@ final class AdapterState {
     void evictFresh(Tracked t) {
         GenericKubernetesResource fresh = fetch(t);
         if (fresh != null) {
-            kube.evict(t.kind, fresh);
+            kube.evict(t.kind, fresh, t.original);
+            t.original = null;
         }
     }
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * manage take ({@link WorkloadSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
  */
 final class ClusterSync {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterSync.class);
     /** A node whose model changed while jobs run on it is re-read by a rebuild, at most this often. */
     private static final long NODE_REBUILD_MIN_INTERVAL_MILLIS = 30_000;
 
@@ -59,16 +59,16 @@ final class ClusterSync {
         List<io.fabric8.kubernetes.api.model.Node> kubeNodes = new ArrayList<>(state.nodeInformer.getStore().list());
         kubeNodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
         refreshClaims();
-        state.claimOfNode.clear();
+        state.claims.claimOfNode.clear();
         Map<String, String> notices = new TreeMap<>();
         for (io.fabric8.kubernetes.api.model.Node n : kubeNodes) {
             try {
                 io.fabric8.kubernetes.api.model.Node kn = n;
-                boolean goingAway = state.deprovisioning.contains(n.getMetadata().getName());
-                GenericKubernetesResource claim = state.claimCache.isEmpty() ? null : NodeClaims.claimOf(n, state.claimCache);
+                boolean goingAway = state.claims.deprovisioning.contains(n.getMetadata().getName());
+                GenericKubernetesResource claim = state.claims.cache.isEmpty() ? null : NodeClaims.claimOf(n, state.claims.cache);
                 if (claim != null) {
                     // the claim's labels (pool, instance type, capacity type, GPU shape) fill in what the Node lacks
-                    state.claimOfNode.put(n.getMetadata().getName(), claim.getMetadata().getName());
+                    state.claims.claimOfNode.put(n.getMetadata().getName(), claim.getMetadata().getName());
                     Map<String, String> labels = new TreeMap<>(NodeClaims.labels(claim));
                     if (n.getMetadata().getLabels() != null) {
                         labels.putAll(n.getMetadata().getLabels());
@@ -88,7 +88,7 @@ final class ClusterSync {
                 LOG.warn("node {} is left out: {}", n.getMetadata().getName(), e.getMessage());
             }
         }
-        state.deprovisioning.retainAll(desired.keySet());
+        state.claims.deprovisioning.retainAll(desired.keySet());
         for (String gone : new ArrayList<>(state.modelNodes.keySet())) {
             if (!desired.containsKey(gone)) {
                 LOG.info("node {} is gone", gone);
@@ -126,11 +126,11 @@ final class ClusterSync {
     /** Lists Fairway's NodeClaims when node pools are configured (keeping the last list when the API server fails). */
     private void refreshClaims() {
         if (state.config.nodePools().isEmpty()) {
-            state.claimCache = new TreeMap<>();
+            state.claims.cache = new TreeMap<>();
             return;
         }
         try {
-            state.claimCache = state.claims.list();
+            state.claims.cache = state.claims.list();
         } catch (KubernetesClientException e) {
             LOG.warn("cannot list NodeClaims: {}", e.getMessage());
         }

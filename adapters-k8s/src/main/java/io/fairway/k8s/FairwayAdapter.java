@@ -183,7 +183,7 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.scheduler == null) {
                 return Optional.empty();
             }
-            for (Tracked t : state.byUid.values()) {
+            for (Tracked t : state.tracked.all()) {
                 if (t.namespace.equals(namespace) && t.name.equals(name)) {
                     return state.scheduler.status(t.id);
                 }
@@ -203,7 +203,7 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.scheduler == null) {
                 return Optional.empty();
             }
-            for (Tracked t : state.byUid.values()) {
+            for (Tracked t : state.tracked.all()) {
                 if (t.kind.name().equals(integration) && t.namespace.equals(namespace) && t.name.equals(name)) {
                     return state.scheduler.status(t.id);
                 }
@@ -291,30 +291,19 @@ public final class FairwayAdapter implements AutoCloseable {
             jobs.removeIf(w -> state.translator.queueLabel(w.object()) == null || ownedByQueuedKind(w.object()));
             jobs.sort(Comparator.comparing((Workload w) -> Kube.creationMillis(w.object())).thenComparing(Workload::key)
                     .thenComparing(w -> w.kind().name()));
-            state.roundAdmitted.clear();
-            state.roundEvicted.clear();
+            state.pass = new PassLog();
             state.fenced = false;
             sync.syncNodes(jobs);
             workloads.syncJobs(jobs);
-            if (state.unifiedJobs != null) {
-                state.unifiedJobs.beforeRound();
-            }
-            if (state.podGroups != null) {
-                state.podGroups.beforeRound();
-            }
+            state.handlers.forEach(RoundHandler::beforeRound);
             actuation.retryEvictions();
             workloads.feedback();
             long t0 = System.nanoTime();
-            state.roundProvisions.clear();
-            state.roundDeprovisions.clear();
             RoundResult r = state.scheduler.runRound();
             wakeAtMillis = state.scheduler.nextWakeupMillis(Math.max(1, state.options.reconcileInterval().toMillis())).orElse(Long.MAX_VALUE);
             state.metrics.round(System.nanoTime() - t0);
-            if (state.unifiedJobs != null) {
-                state.unifiedJobs.afterRound(r);
-            }
-            if (state.podGroups != null) {
-                state.podGroups.afterRound(r);
+            for (RoundHandler h : state.handlers) {
+                h.afterRound(r);
             }
             actuation.actuateNodes(r);
             actuation.handleActuationFailures();
@@ -331,7 +320,7 @@ public final class FairwayAdapter implements AutoCloseable {
                 LOG.info("the engine holds {} ended jobs; rebuilding it from the API server on the next pass", ended);
                 state.rebuildNeeded = true;
             }
-            return new ReconcileResult(true, "", r.round(), state.roundAdmitted, state.roundEvicted);
+            return new ReconcileResult(true, "", r.round(), state.pass.admitted, state.pass.evicted);
         }
     }
 }

@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  * or cohort by labelling a job.
  *
  * <p>For an admitted object the fields admission changed are read as they were before it (from
- * {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION}), so a rebuilt engine sees the object as it was submitted.
+ * {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION}, when Fairway's seal on it verifies, and only its allow-listed paths),
+ * so a rebuilt engine sees the object as it was submitted.
  */
 public final class JobTranslator {
     /** The name of a batch/v1 Job's one pod set. */
@@ -46,6 +47,8 @@ public final class JobTranslator {
     private final List<String> queueLabels;
     private final List<String> excludedResourcePrefixes;
     private final Function<String, Integer> priorityClasses;
+    /** Which objects carry an admission record Fairway wrote (none until the adapter sets its seal). */
+    private volatile java.util.function.Predicate<HasMetadata> trusted = o -> false;
 
     /**
      * @param queueLabels the labels naming the LocalQueue, first found wins
@@ -56,6 +59,11 @@ public final class JobTranslator {
         this.queueLabels = List.copyOf(queueLabels);
         this.excludedResourcePrefixes = List.copyOf(excludedResourcePrefixes);
         this.priorityClasses = priorityClasses;
+    }
+
+    /** @param trusted which objects carry an admission record Fairway wrote (its seal verifies) */
+    void trust(java.util.function.Predicate<HasMetadata> trusted) {
+        this.trusted = trusted;
     }
 
     /**
@@ -83,17 +91,19 @@ public final class JobTranslator {
     }
 
     /**
+     * @param integration the object's kind
      * @param object an object whose fields admission changed
-     * @return the object as it was before admission (the object itself when it carries no admission)
+     * @return the object as it was before admission (the object itself when it carries no admission, or one whose
+     *     record Fairway did not seal); only allow-listed paths are restored ({@link AdmissionPaths})
      */
-    static GenericKubernetesResource asSubmitted(GenericKubernetesResource object) {
+    GenericKubernetesResource asSubmitted(Integration integration, GenericKubernetesResource object) {
         String orig = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        if (orig == null || Kube.annotation(object, Keys.ADMISSION_ANNOTATION) == null) {
-            return object;
+        if (orig == null || Kube.annotation(object, Keys.ADMISSION_ANNOTATION) == null || !trusted.test(object)) {
+            return object; // a record Fairway did not write (a tenant can write annotations) is never applied
         }
         try {
             ObjectNode json = Specs.toJson(object);
-            OriginalTemplate.parse(orig).restoreInto(json);
+            OriginalTemplate.parse(orig).only(AdmissionPaths.of(integration, object)).restoreInto(json);
             return Specs.MAPPER.convertValue(json, GenericKubernetesResource.class);
         } catch (IllegalArgumentException e) {
             return object;
@@ -112,7 +122,7 @@ public final class JobTranslator {
         InvalidSpecException.check(queue != null && !queue.isBlank() && queue.length() <= 63 && DNS_LABEL.matcher(queue).matches(),
                 "metadata.labels[" + Keys.QUEUE_LABEL + "]", queue,
                 "the queue label \"%s\" is not a valid LocalQueue name (lowercase letters, digits and '-', at most 63)", queue);
-        GenericKubernetesResource view = asSubmitted(object);
+        GenericKubernetesResource view = asSubmitted(integration, object);
         List<PodSetTemplate> sets = integration.podSets(view);
         InvalidSpecException.check(!sets.isEmpty(), "spec", null, "%s %s has no pod sets", integration.kind().kind(), Kube.key(object));
         TopologyRequest whole = topology(view.getMetadata().getAnnotations());

@@ -46,6 +46,11 @@ public final class Keys {
     public static final String ADMISSION_ANNOTATION = "fairway.io/admission";
     /** The annotation holding the pod template's scheduling fields as they were before admission (JSON). */
     public static final String ORIGINAL_TEMPLATE_ANNOTATION = "fairway.io/original-template";
+    /**
+     * The annotation proving that {@value #ADMISSION_ANNOTATION} and {@value #ORIGINAL_TEMPLATE_ANNOTATION} were
+     * written by Fairway: an HMAC keyed by a Secret only the controller reads (see the guide's trust model).
+     */
+    public static final String SEAL_ANNOTATION = "fairway.io/admission-seal";
     /** The annotation saying why a Job is pending. */
     public static final String PENDING_REASON_ANNOTATION = "fairway.io/pending-reason";
     /** The annotation marking a Job Fairway saw end ({@code Succeeded} or {@code Failed}). */
@@ -74,6 +79,8 @@ public final class Keys {
     public static final String REASON_PENDING = "Pending";
     /** Event reason: the Job was admitted. */
     public static final String REASON_ADMITTED = "Admitted";
+    /** Event reason: an object ran without an admission Fairway wrote (a copied or forged one, or none) and was suspended. */
+    public static final String REASON_UNTRUSTED_ADMISSION = "UntrustedAdmission";
     /** Event reason: the Job was evicted (preempted) and suspended again. */
     public static final String REASON_PREEMPTED = "Preempted";
     /** Event reason: an elastic Job's size changed. */

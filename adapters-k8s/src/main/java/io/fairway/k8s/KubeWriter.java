@@ -45,10 +45,34 @@ final class KubeWriter {
     private final KubernetesClient client;
     private final String identity;
     private final AtomicLong eventSeq = new AtomicLong(System.nanoTime());
+    /** Seals the admissions this adapter writes; null until the key is read (nothing is trusted then). */
+    private volatile AdmissionSeal seal;
 
     KubeWriter(KubernetesClient client, String identity) {
         this.client = client;
         this.identity = identity == null ? "fairway" : identity;
+    }
+
+    /** @param seal the seal of the admissions this adapter writes and trusts */
+    void seal(AdmissionSeal seal) {
+        this.seal = seal;
+    }
+
+    /**
+     * @param object an object as read
+     * @return true when its admission and original-template annotations were written by Fairway (the seal verifies)
+     */
+    boolean trusted(HasMetadata object) {
+        AdmissionSeal s = seal;
+        return s != null && s.verify(object);
+    }
+
+    private String sealOf(HasMetadata object, String admission, String original) {
+        AdmissionSeal s = seal;
+        if (s == null) {
+            throw new IllegalStateException("the admission key is not loaded; nothing is admitted until it is");
+        }
+        return s.seal(object, admission, original);
     }
 
     /** @return the object as the API server has it now, or null when it is gone */
@@ -71,7 +95,9 @@ final class KubeWriter {
      * is resumed. One JSON patch of exactly the changed paths, guarded by the resourceVersion (lists are written whole:
      * a merge patch would replace them on a real API server, but the mock server concatenates them).
      */
-    void admit(Kind kind, GenericKubernetesResource object, AdmissionRecord admission, List<PodSetTemplate> podSets, List<PodSetAdmission> admissions) {
+    OriginalTemplate admit(Kind kind, GenericKubernetesResource object, AdmissionRecord admission, List<PodSetTemplate> podSets,
+            List<PodSetAdmission> admissions) {
+        object = clearStartedMarkers(kind, object);
         ObjectNode before = Specs.toJson(object);
         ObjectNode edited = before.deepCopy();
         kind.integration.admit(edited, podSets, admissions);
@@ -80,21 +106,50 @@ final class KubeWriter {
         ObjectNode ann = annotations(edited);
         ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
         ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
+        ann.put(Keys.SEAL_ANNOTATION, sealOf(object, admission.toJson(), original.toJson()));
         ann.remove(Keys.PENDING_REASON_ANNOTATION);
         write(kind, object, edited);
+        return original;
     }
 
     /**
      * Evicts an object: suspends it and writes back every path admission changed, exactly as it was (removing
-     * what admission added), and forgets the admission.
+     * what admission added), and forgets the admission. For a kind whose API server fixes the templates of a running
+     * or started object ({@link io.fairway.k8s.integration.Integration#restoreAfterSuspend()}: a batch/v1 Job) this
+     * takes three writes, each accepted by a real API server: the suspension; the started markers
+     * ({@code status.startTime}) cleared through the status subresource; then the templates restored and the
+     * admission forgotten. A failure between them leaves the object suspended with its admission recorded, which the
+     * next pass finishes (an eviction is retried; a rebuilt adapter finishes the eviction of a suspended object that
+     * still records one).
      */
     void evict(Kind kind, GenericKubernetesResource object) {
+        evict(kind, object, null);
+    }
+
+    /**
+     * Evicts an object, restoring from the record the engine kept when it admitted it (the object's own annotation,
+     * which its owner can edit, only when there is none and its seal verifies).
+     *
+     * @param known the previous values Fairway recorded at admission, or null (then the sealed annotation is read)
+     */
+    void evict(Kind kind, GenericKubernetesResource object, OriginalTemplate known) {
+        if (kind.integration.restoreAfterSuspend() && !kind.integration.isSuspended(object)) {
+            ObjectNode suspended = Specs.toJson(object);
+            kind.integration.setSuspended(suspended, true);
+            object = write(kind, object, suspended);
+        }
+        object = clearStartedMarkers(kind, object);
         ObjectNode edited = Specs.toJson(object);
         String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        OriginalTemplate o = null;
-        if (origText != null) {
+        OriginalTemplate o = known == null ? null : known.only(AdmissionPaths.of(kind.integration, object));
+        if (o != null) {
+            LOG.debug("{}: restored from the record kept at admission", Kube.key(object));
+        } else if (origText != null && !trusted(object)) {
+            LOG.warn("{}: its {} was not written by Fairway (no valid {}); it is not applied", Kube.key(object),
+                    Keys.ORIGINAL_TEMPLATE_ANNOTATION, Keys.SEAL_ANNOTATION);
+        } else if (origText != null) {
             try {
-                o = OriginalTemplate.parse(origText);
+                o = OriginalTemplate.parse(origText).only(AdmissionPaths.of(kind.integration, object));
             } catch (IllegalArgumentException e) {
                 LOG.warn("{}: unreadable {}: {}", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION, e.getMessage());
             }
@@ -114,6 +169,7 @@ final class KubeWriter {
         ObjectNode ann = annotations(edited);
         ann.remove(Keys.ADMISSION_ANNOTATION);
         ann.remove(Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        ann.remove(Keys.SEAL_ANNOTATION);
         if (ann.isEmpty() && object.getMetadata().getAnnotations() == null) {
             ((ObjectNode) edited.get("metadata")).remove("annotations");
         }
@@ -124,12 +180,14 @@ final class KubeWriter {
      * @return the previous value of every path the edit changes, added to those the object already records (the
      *     value recorded first, before admission, wins)
      */
-    private static OriginalTemplate originals(GenericKubernetesResource object, ObjectNode before, ObjectNode edited) {
+    private OriginalTemplate originals(GenericKubernetesResource object, ObjectNode before, ObjectNode edited) {
         Map<String, JsonNode> prev = new LinkedHashMap<>();
         JsonDiff.changes(before, edited).keySet().forEach(p -> prev.put(p, JsonDiff.previous(before, p)));
         OriginalTemplate original = new OriginalTemplate(prev);
         String origText = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
-        if (origText != null) {
+        if (origText != null && !trusted(object)) {
+            LOG.warn("{}: its {} was not written by Fairway; it is replaced by the values read now", Kube.key(object), Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        } else if (origText != null) {
             try {
                 original = OriginalTemplate.parse(origText).plus(original);
             } catch (IllegalArgumentException e) {
@@ -162,7 +220,7 @@ final class KubeWriter {
      * Writes an edit: a JSON patch of exactly the paths that differ between the object as read and the edited JSON,
      * guarded by the object's resourceVersion.
      */
-    void write(Kind kind, GenericKubernetesResource object, ObjectNode edited) {
+    GenericKubernetesResource write(Kind kind, GenericKubernetesResource object, ObjectNode edited) {
         ObjectNode before = Specs.toJson(object);
         ArrayNode ops = guarded(object);
         JsonDiff.changes(before, edited).forEach((path, value) -> {
@@ -173,9 +231,38 @@ final class KubeWriter {
             }
         });
         if (ops.size() > (object.getMetadata().getResourceVersion() != null ? 1 : 0)) {
-            client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace()).withName(object.getMetadata().getName())
-                    .patch(JSON_PATCH, ops.toString());
+            return client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace())
+                    .withName(object.getMetadata().getName()).patch(JSON_PATCH, ops.toString());
         }
+        return object;
+    }
+
+    /**
+     * Clears the kind's started markers of a suspended object through the status subresource (guarded by the
+     * resourceVersion), so the API server lets its templates change again: the step Kueue takes between suspending a
+     * Job and restoring its template. A real API server accepts it only once the suspension is stored.
+     *
+     * @return the object as the API server has it afterwards
+     */
+    GenericKubernetesResource clearStartedMarkers(Kind kind, GenericKubernetesResource object) {
+        if (!kind.integration.isSuspended(object)) {
+            return object;
+        }
+        ObjectNode json = Specs.toJson(object);
+        ArrayNode ops = guarded(object);
+        for (String p : kind.integration.startedMarkers()) {
+            JsonNode v = json.at(p);
+            if (!v.isMissingNode() && !v.isNull()) {
+                ops.add(F.objectNode().put("op", "remove").put("path", p));
+            }
+        }
+        if (ops.size() <= (object.getMetadata().getResourceVersion() != null ? 1 : 0)) {
+            return object;
+        }
+        GenericKubernetesResource after = client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace())
+                .withName(object.getMetadata().getName()).subresource("status").patch(JSON_PATCH, ops.toString());
+        LOG.debug("{} {}: cleared {} so its templates may change", kind.integration.kind().kind(), Kube.key(object), kind.integration.startedMarkers());
+        return after;
     }
 
     /**
@@ -193,7 +280,9 @@ final class KubeWriter {
     /** Adds JSON patch operations that set and remove annotations. */
     private static void annotate(ArrayNode ops, HasMetadata o, Map<String, String> set, List<String> remove) {
         Map<String, String> cur = o.getMetadata().getAnnotations();
-        if (cur == null) {
+        if (cur == null || cur.isEmpty()) {
+            // fabric8 reads absent annotations as an empty map: add the whole map, as an "add" below a missing
+            // member is refused by a real API server (RFC 6902)
             if (!set.isEmpty()) {
                 ops.add(op("add", "/metadata/annotations", Json.MAPPER.valueToTree(set)));
             }
@@ -218,7 +307,7 @@ final class KubeWriter {
      * admission is kept in {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION} (so preemption restores it, and the object
      * still reads as submitted).
      */
-    void resize(Kind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
+    OriginalTemplate resize(Kind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
         ObjectNode before = Specs.toJson(object);
         ObjectNode edited = before.deepCopy();
         kind.integration.setCount(edited, podSet, count);
@@ -226,12 +315,36 @@ final class KubeWriter {
         ObjectNode ann = annotations(edited);
         ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
         ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
+        ann.put(Keys.SEAL_ANNOTATION, sealOf(object, admission.toJson(), original.toJson()));
         write(kind, object, edited);
+        return original;
     }
 
     /** Records the admission only (a restored object whose recorded admission differs in its flavors or counts). */
     void recordAdmission(Kind kind, HasMetadata object, AdmissionRecord admission) {
-        mergeAnnotations(kind, object, Map.of(Keys.ADMISSION_ANNOTATION, admission.toJson()));
+        String original = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        mergeAnnotations(kind, object, Map.of(Keys.ADMISSION_ANNOTATION, admission.toJson(),
+                Keys.SEAL_ANNOTATION, sealOf(object, admission.toJson(), original)));
+    }
+
+    /**
+     * Stops an object that runs without an admission Fairway wrote (created unsuspended, unsuspended by its owner,
+     * or carrying a copied or forged admission): suspends it and removes Fairway's annotations from it, restoring
+     * nothing (a record Fairway did not seal is never applied).
+     */
+    void suspendUntrusted(Kind kind, GenericKubernetesResource object) {
+        ObjectNode edited = Specs.toJson(object);
+        kind.integration.setSuspended(edited, true);
+        GenericKubernetesResource after = write(kind, object, edited);
+        ObjectNode stripped = Specs.toJson(after);
+        ObjectNode ann = annotations(stripped);
+        boolean had = ann.remove(Keys.ADMISSION_ANNOTATION) != null;
+        had |= ann.remove(Keys.ORIGINAL_TEMPLATE_ANNOTATION) != null;
+        had |= ann.remove(Keys.SEAL_ANNOTATION) != null;
+        if (had) {
+            write(kind, after, stripped);
+        }
+        LOG.warn("suspended {} {}: it ran without an admission written by Fairway", kind.integration.kind().kind(), Kube.key(object));
     }
 
     /** Marks an object that ended, so a restarted adapter does not queue it again. */

@@ -79,6 +79,14 @@ final class NodeClaims {
     /** The value of {@link #MANAGED_BY_LABEL} on the claims Fairway makes. */
     static final String MANAGED_BY = "fairway";
 
+    // The claim state the adapter keeps between passes; read and written on the reconcile thread, under its lock.
+    /** Fairway's NodeClaims as last listed, by name. */
+    Map<String, GenericKubernetesResource> cache = new TreeMap<>();
+    /** Which claim each registered node came from: node name to claim name (rebuilt on every node sync). */
+    final Map<String, String> claimOfNode = new HashMap<>();
+    /** Nodes whose NodeClaim was deleted, while they are still there: nothing new is placed on them. */
+    final Set<String> deprovisioning = new HashSet<>();
+
     private final KubernetesClient client;
     private final AdapterOptions.NodeClassRef nodeClassRef;
 

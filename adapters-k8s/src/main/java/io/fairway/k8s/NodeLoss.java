@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * Runs under the adapter's lock, on the reconcile thread.
  */
 final class NodeLoss {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(NodeLoss.class);
     /** The event reason on a Job stopped by a node's termination notice or loss. */
     static final String REASON_NODE_LOST = "NodeTerminating";
 
@@ -93,7 +93,7 @@ final class NodeLoss {
                 continue;
             }
             hit.add(j);
-            Tracked t = state.byId.get(j.id());
+            Tracked t = state.tracked.byId(j.id());
             HasMetadata job = t == null || t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
             double progress = j.spec().checkpointing() == null ? 0 : progressOf(job, j.progress());
             state.scheduler.reportProgress(j.id(), progress);
@@ -103,7 +103,7 @@ final class NodeLoss {
 
     private void announce(List<JobStatus> hit, List<String> requeued, String why) {
         for (JobStatus j : hit) {
-            Tracked t = state.byId.get(j.id());
+            Tracked t = state.tracked.byId(j.id());
             HasMetadata job = t == null || t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
             if (job == null || !requeued.contains(j.id())) {
                 continue;

@@ -62,6 +62,20 @@ public record OriginalTemplate(Map<String, JsonNode> fields) {
     }
 
     /**
+     * @param allowed the paths a restore may write
+     * @return these fields, only those allowed
+     */
+    OriginalTemplate only(java.util.function.Predicate<String> allowed) {
+        Map<String, JsonNode> m = new LinkedHashMap<>();
+        fields.forEach((k, v) -> {
+            if (allowed.test(k)) {
+                m.put(k, v);
+            }
+        });
+        return new OriginalTemplate(m);
+    }
+
+    /**
      * Writes the previous values back into an object's JSON: a field that was absent is removed.
      *
      * @param object the object's JSON, edited in place

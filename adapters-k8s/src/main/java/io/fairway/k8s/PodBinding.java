@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * and an annotation).
  */
 final class PodBinding {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PodBinding.class);
 
     private final AdapterState state;
 
@@ -35,7 +35,7 @@ final class PodBinding {
         if (!state.mayWrite()) {
             return;
         }
-        for (Tracked t : state.byUid.values()) {
+        for (Tracked t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }
@@ -125,7 +125,7 @@ final class PodBinding {
         if (!state.mayWrite()) {
             return;
         }
-        for (Tracked t : state.byUid.values()) {
+        for (Tracked t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }

@@ -17,6 +17,11 @@ final class Tracked {
     JobSpec spec;
     /** The object's spec as admitted (the submitted view), to tell which fields an edit of an admitted object changed. */
     com.fasterxml.jackson.databind.JsonNode admittedSpec;
+    /**
+     * The previous values of what Fairway's admission changed, as Fairway recorded them (the engine's own copy: an
+     * eviction restores from it, not from the annotation its owner can edit); null when not admitted.
+     */
+    OriginalTemplate original;
     /** The resourceVersion whose refused edit was last reported, so each edit gets one Warning. */
     String refusedVersion;
     int priority;

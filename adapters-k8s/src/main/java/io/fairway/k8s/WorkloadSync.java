@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * adapter's lock, on the reconcile thread.
  */
 final class WorkloadSync {
-    private static final Logger LOG = LoggerFactory.getLogger(FairwayAdapter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(WorkloadSync.class);
     /** Event reason: a pending object's edited spec was taken up. */
     static final String REASON_UPDATED = "Updated";
     /** Event reason: an edit of an admitted object that would change what was admitted is not applied. */
@@ -47,14 +47,14 @@ final class WorkloadSync {
                 continue;
             }
             seen.add(uid);
-            Tracked t = state.byUid.get(uid);
+            Tracked t = state.tracked.byUid(uid);
             if (t == null) {
                 admitToEngine(w);
             } else if (!t.ended) {
                 refresh(t, w.object());
             }
         }
-        for (Tracked t : new ArrayList<>(state.byUid.values())) {
+        for (Tracked t : state.tracked.snapshot()) {
             if (seen.contains(t.uid)) {
                 continue;
             }
@@ -62,8 +62,7 @@ final class WorkloadSync {
                 continue; // not yet in the cache
             }
             LOG.info("{} {} was deleted; cancelling {}", t.kind.integration.kind().kind(), t.key(), t.id);
-            state.byUid.remove(t.uid);
-            state.byId.remove(t.id);
+            state.tracked.remove(t);
             state.policy.unpin(t.id);
             state.restoring.remove(t.id);
             state.invalidPublished.remove(t.uid);
@@ -102,17 +101,23 @@ final class WorkloadSync {
         state.invalidPublished.remove(uid);
         Tracked t = new Tracked(w.kind(), uid, obj.getMetadata().getNamespace(), obj.getMetadata().getName(), id, spec);
         t.published = Kube.annotation(obj, Keys.PENDING_REASON_ANNOTATION);
-        state.byUid.put(uid, t);
-        state.byId.put(id, t);
+        state.tracked.add(t);
         String adm = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION);
         try {
             if (!w.kind().integration.isSuspended(obj)) {
-                if (adm != null) {
+                if (adm != null && !state.kube.trusted(obj)) {
+                    // a copied, edited or invented admission: Fairway did not admit it, so it must not run
+                    state.kube.suspendUntrusted(w.kind(), obj);
+                    state.kube.event(obj, "Warning", Keys.REASON_UNTRUSTED_ADMISSION, "Suspended: its " + Keys.ADMISSION_ANNOTATION
+                            + " was not written by Fairway; it is queued like any other " + w.kind().integration.kind().kind());
+                } else if (adm != null) {
                     try {
                         AdmissionRecord rec = AdmissionRecord.parse(adm);
                         state.policy.pin(id, rec.placement());
                         state.restoring.add(id);
-                        t.admittedSpec = submittedView(w.kind(), obj);
+                        t.admittedSpec = submittedView(state.translator, w.kind(), obj);
+                        String orig = Kube.annotation(obj, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+                        t.original = orig == null ? null : OriginalTemplate.parse(orig); // sealed: verified above
                         LOG.info("{} is admitted on {}; restoring its admission", t.key(), rec.placement().nodes());
                     } catch (IllegalArgumentException e) {
                         LOG.warn("{}: unreadable admission ({}); evicting it so it is admitted afresh", t.key(), e.getMessage());
@@ -145,7 +150,7 @@ final class WorkloadSync {
 
     private String idFor(GenericKubernetesResource obj) {
         String base = Kube.key(obj);
-        if (!state.byId.containsKey(base) && state.scheduler.status(base).isEmpty()) {
+        if (!state.tracked.hasId(base) && state.scheduler.status(base).isEmpty()) {
             return base;
         }
         String uid = obj.getMetadata().getUid();
@@ -156,8 +161,8 @@ final class WorkloadSync {
      * @param obj an object
      * @return what of it an admission depends on, as submitted: its spec and labels (admission's own edits undone)
      */
-    static JsonNode submittedView(Kind kind, GenericKubernetesResource obj) {
-        ObjectNode json = Specs.toJson(JobTranslator.asSubmitted(obj));
+    static JsonNode submittedView(JobTranslator translator, Kind kind, GenericKubernetesResource obj) {
+        ObjectNode json = Specs.toJson(translator.asSubmitted(kind.integration, obj));
         kind.integration.setSuspended(json, false); // suspension is the adapter's to change, not an edit
         ObjectNode v = Specs.MAPPER.createObjectNode();
         v.set("spec", json.path("spec").deepCopy());
@@ -182,6 +187,10 @@ final class WorkloadSync {
             }
             return;
         }
+        if (s.state() == JobState.PENDING && !state.restoring.contains(t.id) && !t.kind.integration.isSuspended(obj)) {
+            suspendRunningWithoutAdmission(t);
+            return;
+        }
         boolean admittedObject = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION) != null;
         if (s.state() == JobState.PENDING && !admittedObject && !state.restoring.contains(t.id) && t.kind.integration.isSuspended(obj)) {
             if (!now.equals(t.spec) && state.scheduler.jobs().updateSpec(now)) {
@@ -204,6 +213,28 @@ final class WorkloadSync {
         }
     }
 
+    /**
+     * A known object the engine holds pending runs (its owner unsuspended it, or wrote an admission): read afresh
+     * and, if it still runs, suspend it; Fairway's annotations on it are removed, nothing is restored.
+     */
+    private void suspendRunningWithoutAdmission(Tracked t) {
+        try {
+            GenericKubernetesResource fresh = state.fetch(t);
+            if (fresh == null || t.kind.integration.isSuspended(fresh)) {
+                return; // a stale cache
+            }
+            if (state.kube.trusted(fresh)) {
+                state.kube.evict(t.kind, fresh, t.original); // Fairway's own admission whose eviction did not get through yet
+                t.original = null;
+                return;
+            }
+            state.kube.suspendUntrusted(t.kind, fresh);
+            state.kube.event(fresh, "Warning", Keys.REASON_UNTRUSTED_ADMISSION, "Suspended: it ran without an admission by Fairway; it stays queued");
+        } catch (KubernetesClientException e) {
+            LOG.warn("{}: could not suspend it: {}", t.key(), e.getMessage());
+        }
+    }
+
     /** @return true when the edit leaves what admission depends on unchanged: pod sets and queue */
     private static boolean sameAdmission(JobSpec now, JobSpec admitted) {
         return now.podSets().equals(admitted.podSets()) && now.queue().equals(admitted.queue());
@@ -216,7 +247,7 @@ final class WorkloadSync {
         }
         t.refusedVersion = rv;
         Set<String> fields = new TreeSet<>();
-        JsonDiff.changes(t.admittedSpec, submittedView(t.kind, obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
+        JsonDiff.changes(t.admittedSpec, submittedView(state.translator, t.kind, obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
         String msg = "The edit of " + String.join(", ", fields) + " is not applied while the " + t.kind.integration.kind().kind()
                 + " is admitted: Fairway keeps the admitted spec (" + describe(t.spec) + "); suspend or recreate it to change that";
         LOG.warn("{}: {}", t.key(), msg);
@@ -230,7 +261,7 @@ final class WorkloadSync {
     }
 
     void feedback() {
-        for (Tracked t : state.byUid.values()) {
+        for (Tracked t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }

@@ -60,7 +60,7 @@ class AddingAKindTest {
         assertThat(pods()).allSatisfy(p -> assertThat(p.getSpec().getNodeSelector()).containsEntry("kubernetes.io/hostname", "n1"));
         for (Pod p : pods()) {
             cluster.client.pods().inNamespace("default").withName(p.getMetadata().getName())
-                    .edit(x -> new PodBuilder(x).editStatus().withPhase("Succeeded").endStatus().build());
+                    .editStatus(x -> new PodBuilder(x).editStatus().withPhase("Succeeded").endStatus().build());
         }
         reconcileUntil(adapter, () -> adapter.status("example.com/v1.Sleeper", "default", "nap").orElseThrow().state() == JobState.SUCCEEDED,
                 "the Sleeper finishes");

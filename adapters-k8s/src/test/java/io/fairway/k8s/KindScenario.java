@@ -51,6 +51,11 @@ final class KindScenario {
         }
         this.integration = Integrations.available().get(o.getApiVersion() + "." + o.getKind());
         this.kind = new Kind(integration);
+        if (integration.kind().kind().equals("TrainJob")) {
+            // the TrainJob integration writes spec.podSpecOverrides, a field of Trainer v2.0 only (v2.1 renamed it):
+            // serve that release's CRD
+            cluster.rules.trainerVersion("v2.0.0");
+        }
         this.created = cluster.client.genericKubernetesResources(kind.context).inNamespace(o.getMetadata().getNamespace()).resource(o).create();
     }
 
@@ -157,14 +162,16 @@ final class KindScenario {
         pods().forEach(p -> cluster.client.pods().inNamespace(ns()).withName(p.getMetadata().getName()).delete());
     }
 
-    /** Sets the kind's success condition, as its operator does when the training ends. */
+    /** Sets the kind's success condition, as its operator does when the training ends (through the status subresource). */
     void finish() {
         String type = switch (integration.kind().kind()) {
             case "JobSet" -> "Completed";
             case "TrainJob" -> "Complete";
             default -> "Succeeded";
         };
-        String patch = "{\"status\":{\"conditions\":[{\"type\":\"" + type + "\",\"status\":\"True\",\"reason\":\"Done\"}]}}";
-        cluster.client.genericKubernetesResources(kind.context).inNamespace(ns()).withName(name()).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        String patch = "{\"status\":{\"conditions\":[{\"type\":\"" + type + "\",\"status\":\"True\",\"reason\":\"Done\","
+                + "\"message\":\"done\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}";
+        cluster.client.genericKubernetesResources(kind.context).inNamespace(ns()).withName(name()).subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 }

@@ -9,57 +9,49 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.fairway.k8s.audit.RuleServer;
 import io.fairway.config.QueuesConfig;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
- * A fabric8 mock API server in CRUD mode with helpers that play the parts a real cluster's controllers would: create
- * Nodes and Jobs, create a Job's pods as the Job controller does, and move pods through their phases.
+ * The tests' API server ({@link RuleServer}: it refuses what a real kube-apiserver refuses) with helpers that play
+ * the parts a real cluster's controllers would: create Nodes and Jobs, create a Job's pods and set its
+ * {@code status.startTime} as the Job controller does, and move pods through their phases as the kubelet does (through
+ * the status subresource).
+ *
+ * <p>The adapter's clients ({@link #newClient()}) are the server's faulty clients: a test may inject faults into their
+ * requests, and {@link #close()} fails the test when the server refused any of their writes (unless the test
+ * {@link #expectRefusals() expects} that).
  */
 final class MockCluster implements AutoCloseable {
-    /** Kept so the level holds: the mock server logs every request at INFO through java.util.logging. */
-    private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+    final RuleServer rules = new RuleServer();
+    final KubernetesMockServer server = rules.server();
+    /** The test's own client (never faulty): it plays the user and the cluster's other controllers. */
+    final KubernetesClient client = rules.newClient();
+    private boolean refusalsExpected;
 
-    static {
-        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
-    }
-
-    final KubernetesMockServer server;
-    final KubernetesClient client;
-    private final List<KubernetesClient> clients = new ArrayList<>();
-
-    MockCluster() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-        server.init();
-        client = newClient();
-    }
-
-    /** @return another client of the same server (a second replica, a restarted adapter) */
+    /** @return another client of the same server for an adapter (a second replica, a restarted adapter) */
     KubernetesClient newClient() {
-        KubernetesClient c = server.createClient();
-        clients.add(c);
-        return c;
+        return rules.faultyClient();
+    }
+
+    /** The test expects the server to refuse some of the adapter's writes (close does not fail on them). */
+    void expectRefusals() {
+        refusalsExpected = true;
     }
 
     @Override
     public void close() {
-        clients.forEach(KubernetesClient::close);
-        try {
-            server.destroy();
-        } catch (IllegalStateException slowShutdown) {
-            // teardown only: a client's watch socket that is still closing can make the mock server's shutdown
-            // time out after the test has asserted everything; it must not fail the test
-            java.util.logging.Logger.getLogger(getClass().getName()).warning("mock API server shut down slowly: " + slowShutdown.getMessage());
+        List<String> refused = rules.clientRefusals();
+        rules.close();
+        if (!refusalsExpected && !refused.isEmpty()) {
+            throw new AssertionError("the API server refused writes of the adapter that a real one refuses too:\n  " + String.join("\n  ", refused));
         }
     }
 
@@ -113,9 +105,16 @@ final class MockCluster implements AutoCloseable {
         return client.batch().v1().jobs().inNamespace(ns).withName(name).get();
     }
 
-    /** Creates the Job's pods from its current template, as the Job controller does for an unsuspended Job. */
+    /**
+     * Creates the Job's pods from its current template, as the Job controller does for an unsuspended Job, and sets
+     * the Job's {@code status.startTime} (through the status subresource) when it has none.
+     */
     List<Pod> createPods(String ns, String name) {
         Job j = job(ns, name);
+        if (j.getStatus() == null || j.getStatus().getStartTime() == null) {
+            client.batch().v1().jobs().inNamespace(ns).withName(name).editStatus(x -> new JobBuilder(x).editOrNewStatus()
+                    .withStartTime(java.time.Instant.now().toString()).withActive(x.getSpec().getParallelism()).endStatus().build());
+        }
         List<Pod> out = new ArrayList<>();
         int n = j.getSpec().getParallelism() == null ? 1 : j.getSpec().getParallelism();
         for (int i = 0; i < n; i++) {
@@ -138,13 +137,17 @@ final class MockCluster implements AutoCloseable {
         return client.pods().inNamespace(ns).withLabel(Keys.JOB_NAME_LABEL, jobName).list().getItems();
     }
 
-    /** Moves every pod of the Job to a phase (the kubelet's part); Running pods are bound to the node they selected. */
+    /**
+     * Moves every pod of the Job to a phase (the kubelet's part, through the status subresource); Running pods are
+     * bound to the node they selected.
+     */
     void setPhase(String ns, String jobName, String phase) {
         for (Pod p : pods(ns, jobName)) {
-            client.pods().inNamespace(ns).withName(p.getMetadata().getName()).edit(x -> {
-                String node = x.getSpec().getNodeSelector() == null ? null : x.getSpec().getNodeSelector().get("kubernetes.io/hostname");
-                return new PodBuilder(x).editSpec().withNodeName(node).endSpec().editStatus().withPhase(phase).endStatus().build();
-            });
+            String node = p.getSpec().getNodeSelector() == null ? null : p.getSpec().getNodeSelector().get("kubernetes.io/hostname");
+            if (node != null && p.getSpec().getNodeName() == null) {
+                client.pods().inNamespace(ns).withName(p.getMetadata().getName()).edit(x -> new PodBuilder(x).editSpec().withNodeName(node).endSpec().build());
+            }
+            client.pods().inNamespace(ns).withName(p.getMetadata().getName()).editStatus(x -> new PodBuilder(x).editOrNewStatus().withPhase(phase).endStatus().build());
         }
     }
 

@@ -124,7 +124,7 @@ class RayIntegrationTest extends AdapterTestBase {
     private void setPhase(String rayCluster, String phase) {
         for (Pod p : podsOf(rayCluster)) {
             cluster.client.pods().inNamespace("default").withName(p.getMetadata().getName())
-                    .edit(x -> new PodBuilder(x).editStatus().withPhase(phase).endStatus().build());
+                    .editStatus(x -> new PodBuilder(x).editStatus().withPhase(phase).endStatus().build());
         }
     }
 

@@ -213,7 +213,7 @@ class RbacTest {
             ns = p[i + 1];
             i += 2;
         }
-        String resource = p[i];
+        String resource = i + 2 < p.length ? p[i] + "/" + p[i + 2] : p[i]; // a subresource is its own RBAC resource (jobs/status)
         String name = i + 1 < p.length ? p[i + 1] : null;
         String query = r.uri().getQuery() == null ? "" : r.uri().getQuery();
         String verb = switch (r.method()) {

@@ -70,26 +70,28 @@ class SpecEditTest {
     }
 
     @Test
-    void aPendingJobsEditedQueueLabelAndRequestsAreTakenUp() {
-        cluster.createJob(cluster.jobBuilder("default", "lost", "missing", 1, "40", 0, true).build());
+    void aPendingJobsEditedQueueLabelAndParallelismAreTakenUp_butItsRequestsAreFixedByTheApiServer() {
+        cluster.createJob(cluster.jobBuilder("default", "lost", "missing", 1, "8", 0, true).build());
         start();
         reconcileUntil(adapter, () -> Kube.annotation(cluster.job("default", "lost"), Keys.PENDING_REASON_ANNOTATION) != null, "it waits");
         assertThat(Kube.annotation(cluster.job("default", "lost"), Keys.PENDING_REASON_ANNOTATION)).startsWith("QUEUE_NOT_FOUND");
-        // 40 cores never fit a 32-core quota; the author fixes the queue and the request without recreating the Job
-        editJob("lost", j -> {
-            JobBuilder b = new JobBuilder(j).editMetadata().addToLabels(Keys.QUEUE_LABEL, "q").endMetadata();
+        // a suspended Job's containers are immutable on a real API server (up to Kubernetes 1.35)
+        assertThatThrownBy(() -> editJob("lost", j -> {
+            JobBuilder b = new JobBuilder(j);
             b.editSpec().editTemplate().editSpec().editFirstContainer().editResources()
-                    .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("8")).endResources().endContainer().endSpec().endTemplate().endSpec();
+                    .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("4")).endResources().endContainer().endSpec().endTemplate().endSpec();
             return b.build();
-        });
+        })).isInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class).hasMessageContaining("spec.template");
+        // the author fixes the queue label and doubles the (Indexed) Job without recreating it
+        editJob("lost", j -> new JobBuilder(j).editMetadata().addToLabels(Keys.QUEUE_LABEL, "q").endMetadata()
+                .editSpec().withParallelism(2).withCompletions(2).endSpec().build());
         reconcileUntil(adapter, () -> !suspended(cluster.job("default", "lost")), "the edited job is admitted");
         assertThat(adapter.status("default", "lost").orElseThrow().spec().queue()).isEqualTo("q");
-        assertThat(adapter.status("default", "lost").orElseThrow().spec().podSets().get(0).resources().get("cpu"))
-                .isEqualTo(io.fairway.api.model.Resources.parse(Map.of("cpu", "8")).get("cpu"));
+        assertThat(adapter.status("default", "lost").orElseThrow().spec().podSets().get(0).count()).isEqualTo(2);
     }
 
     @Test
-    void aPendingJobSetsEditedReplicasChangeItsGang() throws java.io.IOException {
+    void aPendingJobSetsReplicasAreFixedByItsWebhook_andItsGangStays() throws java.io.IOException {
         cluster.node("n1", 64, 512, 8, Map.of("fairway.io/pool", "gpu"));
         KindScenario js = new KindScenario(cluster, "jobset");
         // 2 GPUs of quota: the example's 2 x 2 workers (4 GPUs) wait
@@ -99,13 +101,14 @@ class SpecEditTest {
         String name = js.integration.name();
         reconcileUntil(adapter, () -> Kube.annotation(js.now(), Keys.PENDING_REASON_ANNOTATION) != null, "the JobSet waits");
         assertThat(adapter.status(name, "team-a", "pytorch-jobset").orElseThrow().spec().podSets()).extracting(p -> p.count()).containsExactly(1, 4);
-        cluster.client.genericKubernetesResources(js.kind.context).inNamespace("team-a").withName("pytorch-jobset")
+        // jobset's webhook keeps replicatedJobs as created (but for the pod templates' scheduling directives)
+        assertThatThrownBy(() -> cluster.client.genericKubernetesResources(js.kind.context).inNamespace("team-a").withName("pytorch-jobset")
                 .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
-                        "[{\"op\":\"replace\",\"path\":\"/spec/replicatedJobs/1/replicas\",\"value\":1}]");
-        reconcileUntil(adapter, () -> !js.suspended(), "the smaller JobSet is admitted");
-        Admit a = adapter.status(name, "team-a", "pytorch-jobset").orElseThrow().admission();
-        assertThat(a.counts()).containsEntry("driver", 1).containsEntry("workers", 2);
-        assertThat(a.placement().members()).hasSize(3);
+                        "[{\"op\":\"replace\",\"path\":\"/spec/replicatedJobs/1/replicas\",\"value\":1}]"))
+                .isInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class).hasMessageContaining("spec.replicatedJobs");
+        adapter.reconcileOnce();
+        assertThat(adapter.status(name, "team-a", "pytorch-jobset").orElseThrow().spec().podSets()).extracting(p -> p.count()).containsExactly(1, 4);
+        assertThat(js.suspended()).isTrue();
     }
 
     @Test

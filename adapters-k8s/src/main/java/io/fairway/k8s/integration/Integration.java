@@ -103,6 +103,29 @@ public interface Integration {
     }
 
     /**
+     * Whether the API server lets the scheduling directives of the kind's pod templates (node selector, tolerations,
+     * scheduling gates, template labels and annotations) change only while the <em>stored</em> object is suspended
+     * and has not started, as kube-apiserver does for a batch/v1 Job. Then an eviction is written in steps, as Kueue
+     * does: suspend; clear the {@link #startedMarkers} through the status subresource; restore the templates. And an
+     * admission of a suspended object that still carries a started marker clears it first. Otherwise (the default)
+     * the templates are restored in the write that suspends.
+     *
+     * @return true when the templates may change only after the suspension is stored
+     */
+    default boolean restoreAfterSuspend() {
+        return false;
+    }
+
+    /**
+     * @return status fields (JSON pointers) whose presence makes the API server hold the stored object's pod templates
+     *     fixed even while it is suspended ({@code /status/startTime} of a batch/v1 Job); cleared through the status
+     *     subresource once the object is suspended. Empty by default.
+     */
+    default List<String> startedMarkers() {
+        return List.of();
+    }
+
+    /**
      * @return true when an admitted object's pod count may change in place ({@link #setCount} on a running object):
      *     elastic kinds such as a batch/v1 Job's parallelism
      */

@@ -45,6 +45,21 @@ public final class BatchJobIntegration implements Integration {
         return KIND;
     }
 
+    /**
+     * kube-apiserver lets a Job's template directives change only while the stored Job is suspended and has no
+     * {@code status.startTime} ({@code validationOptionsForJob} in {@code pkg/registry/batch/job/strategy.go}).
+     */
+    @Override
+    public boolean restoreAfterSuspend() {
+        return true;
+    }
+
+    /** The Job controller sets {@code status.startTime} when the Job first runs and keeps it when it is suspended. */
+    @Override
+    public List<String> startedMarkers() {
+        return List.of("/status/startTime");
+    }
+
     @Override
     public List<PodSetTemplate> podSets(GenericKubernetesResource job) {
         int parallelism = Specs.intAt(job, "/spec/parallelism", 1);

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * at each change). Runs under the manager's lock.
  */
 final class UserJobs {
-    private static final Logger LOG = LoggerFactory.getLogger(MultiClusterManager.class);
+    private static final Logger LOG = LoggerFactory.getLogger(UserJobs.class);
     private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
 
     private final MultiClusterManager m;

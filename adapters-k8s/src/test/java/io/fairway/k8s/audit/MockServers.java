@@ -1,12 +1,8 @@
 package io.fairway.k8s.audit;
 
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import java.util.HashMap;
 
-/** A started fabric8 mock API server in CRUD mode, for tests outside {@code io.fairway.k8s} (which use its MockCluster). */
+/** The tests' API server ({@link RuleServer}) for tests outside {@code io.fairway.k8s} (which use its MockCluster). */
 public final class MockServers {
     /** Kept so the level holds: the mock server logs every request at INFO through java.util.logging. */
     private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
@@ -28,10 +24,11 @@ public final class MockServers {
                 .withNewMetadata().withName(name).endMetadata().withValue(value).build()).create();
     }
 
-    /** @return a started CRUD mock server (destroy it after the test) */
+    /**
+     * @return a started mock server in CRUD mode that enforces the API server's rules ({@link RuleServer}); destroy
+     *     it after the test
+     */
     public static KubernetesMockServer crud() {
-        KubernetesMockServer s = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-        s.init();
-        return s;
+        return new RuleServer().server();
     }
 }

@@ -93,7 +93,7 @@ class PodGroupControllerTest {
 
     private void phase(String group, String phase) {
         for (Pod p : pods(group)) {
-            client.pods().inNamespace("default").withName(p.getMetadata().getName()).edit(x -> new PodBuilder(x).editStatus().withPhase(phase).endStatus().build());
+            client.pods().inNamespace("default").withName(p.getMetadata().getName()).editStatus(x -> new PodBuilder(x).editStatus().withPhase(phase).endStatus().build());
         }
     }
 
