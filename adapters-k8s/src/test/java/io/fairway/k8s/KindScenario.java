@@ -51,11 +51,6 @@ final class KindScenario {
         }
         this.integration = Integrations.available().get(o.getApiVersion() + "." + o.getKind());
         this.kind = new Kind(integration);
-        if (integration.kind().kind().equals("TrainJob")) {
-            // the TrainJob integration writes spec.podSpecOverrides, a field of Trainer v2.0 only (v2.1 renamed it):
-            // serve that release's CRD
-            cluster.rules.trainerVersion("v2.0.0");
-        }
         this.created = cluster.client.genericKubernetesResources(kind.context).inNamespace(o.getMetadata().getNamespace()).resource(o).create();
     }
 
