@@ -39,7 +39,7 @@ import java.util.Map;
  * which a property test checks on random histories.
  */
 public final class RoundMemory {
-    /** Entries above which the answer layers are merged into one (dropping answers no epoch can match again). */
+    /** Layers of answers above which they are merged into one (dropping answers no epoch can match again). */
     private static final int MAX_LAYERS = 8;
 
     private final Object[] config;
