@@ -26,7 +26,8 @@ public final class HeapPerJob {
 
     /**
      * @param args optional: pending jobs; {@code shared} to share the label and name strings between jobs (as a
-     *     driver that interns them would)
+     *     driver that interns them would), else {@code own}; {@code rounds} to measure again after two rounds (what
+     *     the engine remembers between rounds included)
      */
     public static void main(String[] args) {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 500_000;
@@ -45,6 +46,15 @@ public final class HeapPerJob {
         System.out.printf("pending=%d (ids of %d characters, 2 pod sets, 3 labels each, %d groups, strings %s) jdk=%s%n", jobs, sample.length(),
                 s.snapshot().pendingIndex().groups().size(), shared ? "shared" : "one object per job", Runtime.version());
         System.out.printf("retained heap per pending job: %.0f B%n", (after - before) / (double) jobs);
+        if (args.length > 2 && args[2].equals("rounds")) {
+            // two rounds: the first admits what fits, the second remembers every waiting group's failed attempts
+            s.runRound();
+            s.runRound();
+            long rounds = usedAfterGc();
+            int waiting = s.snapshot().pending().size();
+            System.out.printf("after two rounds: %d waiting; retained heap per job submitted, the rounds' memory included: %.0f B%n",
+                    waiting, (rounds - before) / (double) jobs);
+        }
     }
 
     /** A job of queue {@code i % queues} with realistic fields; every string its own object. */

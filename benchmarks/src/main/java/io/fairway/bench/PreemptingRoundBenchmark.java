@@ -44,7 +44,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code firstRound}: the round that fills the empty cluster from {@code pending} jobs;</li>
  *   <li>{@code steadyRound}: after that, each invocation 1 % of the running jobs finish (and as many new jobs of
  *       the same distribution arrive, so the queue stays {@code pending} deep), then one round runs: it admits onto
- *       the freed GPUs, and every job that does not fit searches for victims.</li>
+ *       the freed GPUs, and every job that does not fit searches for victims;</li>
+ *   <li>{@code quietRound}: once rounds change nothing (setup runs rounds until one makes no decision and changes
+ *       no reason), each invocation only advances the clock by 10 s and runs one round: nothing any waiting job
+ *       depends on changed.</li>
  * </ul>
  * Setup checks the cluster is full after the first round; tear-down checks, after the measurement, that the
  * engine's invariants hold, that the cluster is still at least 90 % busy, and that rounds did preempt.
@@ -176,6 +179,32 @@ public class PreemptingRoundBenchmark {
         }
     }
 
+    /** An engine after its first rounds, once a round changed nothing (no decision, no reason), for quiet rounds. */
+    @State(Scope.Benchmark)
+    public static class Quiet extends Engine {
+        @Setup(Level.Trial)
+        public void setUp() {
+            build();
+            round();
+            // preemptions make room for jobs that preempt others in turn: run rounds until one changes nothing
+            int rounds = 1;
+            RoundResult r;
+            do {
+                clock.now += 10_000;
+                r = round();
+            } while ((!r.decisions().isEmpty() || !r.pendingReasons().isEmpty()) && ++rounds < 500);
+            if (!r.decisions().isEmpty()) {
+                throw new IllegalStateException("no round without decisions after " + rounds + " rounds");
+            }
+            checkFull("after the first rounds");
+        }
+
+        @TearDown(Level.Trial)
+        public void check() {
+            checkFull("after the measurement");
+        }
+    }
+
     /** A fresh engine before every invocation, for first rounds. */
     @State(Scope.Benchmark)
     public static class Fresh extends Engine {
@@ -196,6 +225,20 @@ public class PreemptingRoundBenchmark {
     @Benchmark
     public RoundResult steadyRound(Steady e) {
         return e.churnAndRound();
+    }
+
+    /**
+     * One quiet round: 10 s pass and nothing else changes (no job finishes or arrives), {@code runRound()}. Its cost
+     * should not grow with the waiting jobs: nothing they depend on changed.
+     */
+    @Benchmark
+    public RoundResult quietRound(Quiet e) {
+        e.clock.now += 10_000;
+        RoundResult r = e.scheduler.runRound();
+        if (!r.decisions().isEmpty()) {
+            throw new IllegalStateException("a round in which nothing changed decided " + r.decisions().size() + " things");
+        }
+        return r;
     }
 
     /** The first round, which fills the empty cluster. */

@@ -56,6 +56,11 @@ final class EngineState {
     long modCount;
     final Map<String, Double> decayedUsage = new TreeMap<>();
     long usageUpdatedAt = Long.MIN_VALUE;
+    /**
+     * What the last round found, for the next to answer repeated attempts from ({@link io.fairway.core.plan.RoundMemory}):
+     * checked against each round's snapshot, dropped on a restore.
+     */
+    io.fairway.core.plan.RoundMemory memory;
     /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
     long policyWakeAt = RoundResult.NO_WAKE;
     /**
@@ -152,6 +157,7 @@ final class EngineState {
      * a ClusterQueue); work running above a quota limit is allowed as it is, as after the change that lowered it.
      */
     void restore(SchedulerState saved) {
+        memory = null;
         saved.jobs().forEach(jobs::restore);
         round = saved.round();
         jobs.nextSequence = saved.nextSequence();

@@ -8,6 +8,7 @@ import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.plan.PlanContext;
 import io.fairway.core.plan.PlanOutput;
+import io.fairway.core.plan.RoundMemory;
 import io.fairway.core.provisioning.Provisioner;
 import io.fairway.core.validation.Validator;
 import java.util.ArrayList;
@@ -39,11 +40,32 @@ public final class Rounds {
      * @return the round's decisions and pending reasons
      */
     public static RoundResult run(Snapshot snapshot, SchedulingPolicy policy) {
+        return run(snapshot, policy, null, false).result();
+    }
+
+    /** A round's result and the memory the next round reads. */
+    record Remembered(RoundResult result, RoundMemory memory) {
+    }
+
+    /**
+     * The engine's round: like {@link #run(Snapshot, SchedulingPolicy)}, with what earlier rounds found. Attempts
+     * whose dependencies did not change since are answered from the memory (the same answers a round from scratch
+     * gives: a property test compares the two), and the round leaves the memory the next one reads.
+     *
+     * @param snapshot the state
+     * @param policy the policy
+     * @param memory the previous round's memory, or null
+     * @param remember false for a round from scratch that leaves no memory
+     * @return the result and the next memory (null when not remembering)
+     */
+    static Remembered run(Snapshot snapshot, SchedulingPolicy policy, RoundMemory memory, boolean remember) {
         long t0 = System.nanoTime();
-        PlanContext ctx = new PlanContext(snapshot);
+        RoundMemory.Round mem = remember ? RoundMemory.begin(memory, snapshot) : null;
+        PlanContext ctx = new PlanContext(snapshot, mem);
         List<String> refused = new ArrayList<>();
         try {
             ctx.placeReserved(); // jobs admitted under quota and waiting for nodes go first
+            ctx.policyStarts();
             policy.plan(ctx);
         } catch (RuntimeException e) {
             LOG.error("policy {} failed in round {}; its plan is refused", policy.name(), snapshot.round(), e);
@@ -71,8 +93,11 @@ public final class Rounds {
         decisions.addAll(p.deprovisions());
         decisions.addAll(p.migrations()); // consolidation of under-used nodes: Preempt (migration) and Admit elsewhere
         reasons.putAll(p.reasons());
-        return new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0, out.leaseRenewals(),
-                p.reservations(), p.requests(), out.wakeAtMillis());
+        // a round that changed nothing — no decision, no reason, no lease — lets the next one end at once if nothing changes
+        RoundMemory next = mem == null ? null : mem.finish(decisions.isEmpty() && refused.isEmpty() && out.leaseRenewals().isEmpty()
+                && p.reservations().isEmpty() && reasons.isEmpty());
+        return new Remembered(new RoundResult(snapshot.round(), snapshot.nowMillis(), decisions, reasons, refused, System.nanoTime() - t0,
+                out.leaseRenewals(), p.reservations(), p.requests(), out.wakeAtMillis()), next);
     }
 
     /** One Resize per pod set whose count changed, carrying the job's whole new placement. */

@@ -55,6 +55,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class Scheduler {
     private final EngineState state;
+    private final boolean rememberRounds;
     private final RoundApplier applier;
     private final Queues queues;
     private final Clusters clusters;
@@ -63,6 +64,7 @@ public final class Scheduler {
     private Scheduler(Builder b) {
         SchedulingPolicy policy = b.policy != null ? b.policy : Policies.create(b.policyName, b.policyParameters);
         this.state = new EngineState(policy, b.actuator, b.clock, b.seed, b.placement, b.usageHalfLifeMillis);
+        this.rememberRounds = b.rememberRounds;
         this.applier = new RoundApplier(state);
         this.queues = new Queues(state);
         this.clusters = new Clusters(state);
@@ -83,6 +85,11 @@ public final class Scheduler {
     /** @return a builder */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** @return the memory the last round left (for tests in this package), or null */
+    io.fairway.core.plan.RoundMemory roundMemory() {
+        return state.read(() -> state.memory);
     }
 
     /** @return the policy */
@@ -272,6 +279,7 @@ public final class Scheduler {
     public RoundResult runRound() {
         Snapshot s;
         long mod;
+        io.fairway.core.plan.RoundMemory memory;
         List<SchedulerEvent> checkEvents = new ArrayList<>();
         List<Decision> checkAdmits = new ArrayList<>();
         Outbox.Outgoing checksSent;
@@ -283,13 +291,15 @@ public final class Scheduler {
             state.pools.trackPoolNodes(state.nodes.values(), state.jobs.holding.values(), state.clock.millis());
             applier.evaluateAdmissionChecks(checkEvents, checkAdmits);
             s = state.snapshotLocked();
+            memory = state.memory;
             mod = state.modCount;
             checksSent = state.outbox.publish(state.outbox.heard() ? checkEvents : List.of(), checkAdmits);
         } finally {
             state.lock.unlock();
         }
         state.outbox.deliver(checksSent);
-        RoundResult r = Rounds.run(s, state.policy);
+        Rounds.Remembered rr = Rounds.run(s, state.policy, memory, rememberRounds);
+        RoundResult r = rr.result();
         List<SchedulerEvent> events = state.outbox.eventList();
         List<Decision> applied = new ArrayList<>();
         RoundResult finalResult;
@@ -297,6 +307,7 @@ public final class Scheduler {
         state.lock.lock();
         try {
             finalResult = applier.apply(r, s, mod, events, applied);
+            state.memory = rr.memory(); // checked against each round's own snapshot: any memory is safe to keep
             sent = state.outbox.publish(events, applied);
         } finally {
             state.lock.unlock();
@@ -440,6 +451,7 @@ public final class Scheduler {
         private Actuator actuator = Actuator.NONE;
         private Clock clock = Clock.system();
         private long seed = 1;
+        private boolean rememberRounds = true;
         private PlacementStrategy placement = PlacementStrategy.TOPOLOGY_AWARE;
         private final List<ClusterSpec> clusters = new ArrayList<>();
         private final List<ResourceFlavor> flavors = new ArrayList<>();
@@ -519,6 +531,20 @@ public final class Scheduler {
         /** @param clock the clock @return this */
         public Builder clock(Clock clock) {
             this.clock = InvalidSpecException.requireNonNull("clock", clock);
+            return this;
+        }
+
+        /**
+         * Whether rounds remember what earlier rounds found (default true): a repeated attempt whose dependencies did
+         * not change is answered without being made again, and a policy may end a round in which nothing changed at
+         * once (see {@code PolicyContext.previousAnswersStand()}). The decisions are the same either way; false decides
+         * every round from scratch, to compare or to debug.
+         *
+         * @param remember false to decide every round from scratch
+         * @return this
+         */
+        public Builder rememberRounds(boolean remember) {
+            this.rememberRounds = remember;
             return this;
         }
 

@@ -136,11 +136,22 @@ public final class ConformanceHarness {
      * @param seed the scheduler's seed
      */
     public ConformanceHarness(World world, Supplier<SchedulingPolicy> policy, long seed) {
+        this(world, policy, seed, true);
+    }
+
+    /**
+     * @param world the cluster and queues
+     * @param policy makes the policy
+     * @param seed the scheduler's seed
+     * @param rememberRounds false: the scheduler decides every round from scratch ({@link Scheduler.Builder#rememberRounds})
+     */
+    public ConformanceHarness(World world, Supplier<SchedulingPolicy> policy, long seed, boolean rememberRounds) {
         this.world = world;
         this.hub = new ExecutorHub(() -> clock, 10_000, 1_000, HUB_GRACE_MILLIS);
         Scheduler.Builder b = Scheduler.builder()
                 .policy(policy.get())
                 .seed(seed)
+                .rememberRounds(rememberRounds)
                 .clock(() -> clock)
                 .cluster(FairwayArbitraries.CLUSTER)
                 .flavor(FairwayArbitraries.FLAVORS.get(0))

@@ -54,6 +54,9 @@ public final class FairSharePolicy implements SchedulingPolicy {
 
     @Override
     public void plan(PolicyContext ctx) {
+        if (ctx.previousAnswersStand()) {
+            return; // a round that decided nothing, and nothing changed since: every job keeps its answer
+        }
         Map<String, ClusterQueue> queues = new HashMap<>();
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), q);

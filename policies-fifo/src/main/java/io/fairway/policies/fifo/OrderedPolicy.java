@@ -53,6 +53,9 @@ public class OrderedPolicy implements SchedulingPolicy {
 
     @Override
     public void plan(PolicyContext ctx) {
+        if (ctx.previousAnswersStand()) {
+            return; // a round that decided nothing, and nothing changed since: every job keeps its answer
+        }
         admitInOrder(ctx);
         Elastic.growIntoIdleCapacity(ctx);
     }

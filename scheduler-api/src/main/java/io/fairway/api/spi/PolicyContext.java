@@ -79,6 +79,38 @@ public interface PolicyContext {
     }
 
     /**
+     * Whether every pending job's answer of the previous round still stands, so that a policy may end its walk at
+     * once. True only when the previous round changed nothing at all (no admission, preemption, resize, lease,
+     * refusal, nor any job's pending reason), nothing any attempt depends on has changed since (capacity, quota, preemption candidates,
+     * configuration; the engine compares them), no pending job arrived, left or changed, and this plan has not
+     * changed yet. A policy that returns after a {@code true} leaves every job it did not look at with the reason
+     * it carries, which is the reason a walk would give it again: every attempt would fail as before, whatever
+     * order the jobs are tried in.
+     *
+     * <p>Only a policy whose choices follow from the engine's state alone may stop on it. A policy that orders or
+     * acts by values that change with time (least attained service, fair share over time, Themis' finish-time
+     * estimates, leases) and may preempt or admit because time passed must not stop: it walks as always, and its
+     * repeated attempts are answered from the engine's memory anyway ({@link #tryAdmit(JobStatus)} and
+     * {@link #tryAdmitPreempting(JobStatus)} give the remembered failure, the same object, without searching).
+     *
+     * <pre>{@code
+     * public void plan(PolicyContext ctx) {
+     *     if (ctx.previousAnswersStand()) {
+     *         return;                 // nothing changed since a round that decided nothing: every job keeps its reason
+     *     }
+     *     for (PendingGroup g : ctx.pendingGroups()) { ... }
+     * }
+     * }</pre>
+     *
+     * <p>This default answers false: a context without the engine's memory decides everything.
+     *
+     * @return true when the previous round's answers all stand
+     */
+    default boolean previousAnswersStand() {
+        return false;
+    }
+
+    /**
      * Records one reason for the jobs of a group from a position on (the jobs behind one that does not fit).
      *
      * @param group a group of {@link #pendingGroups()}

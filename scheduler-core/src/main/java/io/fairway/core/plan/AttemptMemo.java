@@ -50,6 +50,11 @@ final class AttemptMemo {
         public int hashCode() {
             return hash;
         }
+
+        /** @return the ClusterQueue */
+        String clusterQueue() {
+            return clusterQueue;
+        }
     }
 
     /** A preemption search's key: the attempt's, and where the job ranks among the candidates it may take. */

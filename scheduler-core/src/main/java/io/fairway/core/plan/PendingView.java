@@ -54,6 +54,11 @@ final class PendingView {
     private record GroupView(PendingIndex.Group source, String clusterQueue, List<JobStatus> jobs) implements PendingGroup {
     }
 
+    /** @return true when the policy gave no group a reason in bulk */
+    boolean noBulk() {
+        return bulk.isEmpty();
+    }
+
     /** @return the reason the policy gave a group of the index from some position on, or null */
     Bulk bulk(PendingIndex.Group g) {
         return bulk.get(g);

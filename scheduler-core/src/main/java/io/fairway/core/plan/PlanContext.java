@@ -50,6 +50,14 @@ public final class PlanContext implements PolicyContext {
     private boolean policyPlacements;
     /** True once the policy preempted a job itself (rather than through the engine's preemption search). */
     private boolean policyPreemptions;
+    /** What the engine remembers from earlier rounds (null: decide everything from scratch). */
+    private final RoundMemory.Round memory;
+    /** The plan's state number when the policy started; -1 before, or when the memory may not answer. */
+    private long startState = -1;
+    /** True once {@link #previousAnswersStand()} said yes: jobs the policy does not look at keep their reasons. */
+    private boolean answersStood;
+    /** Whether the last failed {@link #admitWith} failed for quota (before reading the capacity). */
+    private boolean lastFailedForQuota;
 
     /**
      * Builds the plan's starting point from a snapshot.
@@ -66,6 +74,21 @@ public final class PlanContext implements PolicyContext {
      *     are then resolved on demand instead of being listed for a policy
      */
     public PlanContext(Snapshot snapshot, boolean indexPending) {
+        this(snapshot, indexPending, null);
+    }
+
+    /**
+     * A round's context that may answer repeated attempts from what earlier rounds found.
+     *
+     * @param snapshot the round's input
+     * @param memory the round's view of the engine's memory, or null to decide everything from scratch
+     */
+    public PlanContext(Snapshot snapshot, RoundMemory.Round memory) {
+        this(snapshot, true, memory);
+    }
+
+    private PlanContext(Snapshot snapshot, boolean indexPending, RoundMemory.Round memory) {
+        this.memory = memory;
         this.snapshot = snapshot;
         this.queues = new QueueResolver(snapshot);
         this.pending = new PendingView(snapshot, queues);
@@ -95,6 +118,40 @@ public final class PlanContext implements PolicyContext {
      */
     public void placeReserved() {
         plan.placeReserved(reserved);
+    }
+
+    /**
+     * Marks the plan as the policy finds it: attempts made on it (before anything changes) may be answered from,
+     * and recorded in, the memory. A round with jobs waiting for nodes under reserved quota does not use the memory.
+     */
+    public void policyStarts() {
+        if (memory != null && snapshot.provisioning().reservations().isEmpty()) {
+            startState = plan.state();
+        }
+    }
+
+    /** @return true when attempts now may be answered from the memory: the plan is the round's starting plan */
+    private boolean onStartingPlan() {
+        return startState >= 0 && plan.state() == startState;
+    }
+
+    @Override
+    public boolean previousAnswersStand() {
+        if (onStartingPlan() && memory.previousAnswersStand()) {
+            answersStood = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return true when the policy was told the previous answers stand: jobs it left alone keep their reasons */
+    boolean answersStood() {
+        return answersStood;
+    }
+
+    /** @return true when the policy gave no reason to a job or a group */
+    boolean noReasonsGiven() {
+        return plan.reasons.isEmpty() && pending.noBulk();
     }
 
     /** @return the snapshot's pending index, as {@link #pendingGroups()} groups it */
@@ -175,16 +232,27 @@ public final class PlanContext implements PolicyContext {
     @Override
     public Attempt tryAdmit(JobStatus job) {
         AttemptMemo.AttemptKey key = null;
+        // Not for elastic jobs: the placement search keeps a per-round cache of "never fits" reasons by pod set, not by
+        // member count, which their smaller attempts then read; skipping the full-size attempt would change what they read.
+        boolean remembered = onStartingPlan() && !job.spec().isElastic();
         if (precheck(job, Assignment.fullCounts(job.spec())) == null) {
             key = memo.attemptKey(queues.resolve(job), job);
             AttemptMemo.Failed f = memo.failedAdmission(key, plan.state());
             if (f != null) {
                 return fail(job, f.reason()); // the same attempt on the same plan: the same failure
             }
+            PendingReason before = remembered ? memory.admission(key) : null;
+            if (before != null) { // the same attempt on an equal plan in an earlier round
+                memo.admissionFailed(key, plan.state(), before);
+                return fail(job, before);
+            }
         }
         Attempt a = tryAdmit(job, Assignment.fullCounts(job.spec()));
         if (key != null && !a.admitted() && a.reason() != null) {
             memo.admissionFailed(key, plan.state(), a.reason());
+            if (remembered) {
+                memory.admissionFailed(key, a.reason(), lastFailedForQuota);
+            }
         }
         return a;
     }
@@ -247,6 +315,7 @@ public final class PlanContext implements PolicyContext {
         String cqName = queues.resolve(job);
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
         Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts);
+        lastFailedForQuota = ar.reason() != null;
         if (ar.reason() != null) {
             return fail(job, ar.reason());
         }
@@ -358,10 +427,29 @@ public final class PlanContext implements PolicyContext {
             return first;
         }
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        RoundMemory.SearchKey remembered = null;
+        if (onStartingPlan() && !job.spec().isElastic() && !cq.preemption().equals(io.fairway.api.model.PreemptionPolicy.NEVER)) {
+            // the candidates depend on the job's priority, and under LowerOrNewerEqualPriority on its submission too
+            boolean newer = cq.preemption().withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
+            remembered = new RoundMemory.SearchKey(memo.attemptKey(cq.name(), job), job.spec().priority(),
+                    newer ? job.spec().submitTimeMillis() : 0, newer ? job.sequence() : 0);
+            RoundMemory.Answer f = memory.search(remembered);
+            if (f != null) { // the same search on an equal plan in an earlier round: replayed as the memo below does
+                plan.skipAdmissions(f.admissions());
+                if (f.admissions() > 0) {
+                    plan.reasons.remove(job.id());
+                }
+                plan.reasons.put(job.id(), f.reason());
+                return Attempt.failure(f.reason());
+            }
+        }
         PreemptionSearch.Rank rank = plan.preemption.rank(job, cq);
         AttemptMemo.SearchKey key = rank == null ? null : new AttemptMemo.SearchKey(memo.attemptKey(cq.name(), job), rank);
         if (key != null) {
             AttemptMemo.Failed f = memo.failedSearch(key, plan.state());
+            if (f != null && remembered != null) {
+                memory.searchFailed(remembered, f.reason(), f.admissions()); // for this job's priority, in the next rounds
+            }
             if (f != null) {
                 // the same search on the same plan, over the same candidates: it would fail the same way, and leave the
                 // plan as it found it but for the admission numbers it used
@@ -380,6 +468,9 @@ public final class PlanContext implements PolicyContext {
             plan.restoreState(before); // a failed search undid all it tried
             if (key != null) {
                 memo.searchFailed(key, new AttemptMemo.Failed(plan.state(), a.reason(), plan.admissions() - admissionsBefore));
+            }
+            if (remembered != null) {
+                memory.searchFailed(remembered, a.reason(), plan.admissions() - admissionsBefore);
             }
             plan.reasons.put(job.id(), a.reason());
         }

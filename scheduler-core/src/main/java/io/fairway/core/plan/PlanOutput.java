@@ -50,7 +50,11 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         Map<String, PendingReason> notReached = new HashMap<>();
         TentativePlan plan = ctx.plan();
         Map<String, io.fairway.core.Provisioning.Reservation> reservations = plan.snapshot.provisioning().reservations();
-        for (PendingIndex.Group g : ctx.pendingIndex().groups()) {
+        // Told that the previous round's answers stand, a policy may leave jobs alone: they keep their reasons. When it
+        // gave no reason at all, there is nothing to walk.
+        boolean keep = ctx.answersStood();
+        List<PendingIndex.Group> groups = keep && ctx.noReasonsGiven() ? List.of() : ctx.pendingIndex().groups();
+        for (PendingIndex.Group g : groups) {
             List<JobStatus> jobs = g.jobs();
             String cq = ctx.clusterQueueOf(g);
             PendingReason bulkReason;
@@ -70,6 +74,9 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
                     continue; // admitted, or waiting for nodes with its reason already set
                 }
                 PendingReason r = plan.reasons.get(j.id());
+                if (r == null && keep) {
+                    continue;
+                }
                 if (r == null) {
                     r = notReached.computeIfAbsent(cq, PlanOutput::notReached);
                 }

@@ -1,0 +1,218 @@
+package io.fairway.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.api.decision.Admit;
+import io.fairway.api.decision.Preempt;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.GpuTopology;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.Node;
+import io.fairway.api.model.PreemptionPolicy;
+import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.model.Resources;
+import io.fairway.api.spi.PolicyContext;
+import io.fairway.api.spi.SchedulingPolicy;
+import io.fairway.core.plan.RoundMemory;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's memory across rounds: a round in which nothing changed makes no attempt again, a policy that walks
+ * every job has its repeated attempts answered from memory, a change is seen at once, and a policy ordering by a
+ * value that changes with time (least attained service) acts when it should — each with the decisions of a round
+ * from scratch. ({@code IncrementalRoundsProperties} in the testkit compares the two on random histories.)
+ */
+class RoundMemoryTest {
+    private final AtomicLong now = new AtomicLong(1_000);
+
+    /** Two nodes of 8 GPUs, one ClusterQueue of 16 GPUs that preempts lower priorities. */
+    private Scheduler scheduler(SchedulingPolicy policy, boolean remember) {
+        return Scheduler.builder().clock(now::get).policy(policy).rememberRounds(remember)
+                .flavor(ResourceFlavor.of("default"))
+                .clusterQueue(ClusterQueue.builder("cq").preemption(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY,
+                                PreemptionPolicy.ReclaimWithinCohort.NEVER, PreemptionPolicy.BorrowWithinCohort.NEVER))
+                        .quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(16).build()).build())
+                .localQueue(new LocalQueue("default", "lq", "cq"))
+                .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .node(Node.builder("n2").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .build();
+    }
+
+    private static JobSpec job(String id, int gpus, int priority) {
+        return JobSpec.builder(id).queue("lq").priority(priority)
+                .podSet(io.fairway.api.job.PodSet.of("main", 1, Resources.builder().gpus(gpus).build())).build();
+    }
+
+    /** Counts the attempts a policy asks its context for. */
+    private static final class Counting implements SchedulingPolicy {
+        final SchedulingPolicy inner;
+        final AtomicInteger attempts = new AtomicInteger();
+
+        Counting(SchedulingPolicy inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public String name() {
+            return inner.name();
+        }
+
+        @Override
+        public void plan(PolicyContext ctx) {
+            PolicyContext counted = (PolicyContext) Proxy.newProxyInstance(PolicyContext.class.getClassLoader(), new Class<?>[] {PolicyContext.class},
+                    (proxy, m, args) -> {
+                        if (m.getName().startsWith("tryAdmit")) {
+                            attempts.incrementAndGet();
+                        }
+                        try {
+                            return m.invoke(ctx, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            inner.plan(counted);
+        }
+    }
+
+    /** A third-party style policy: every pending job in submission order, preempting where it may. */
+    private static final class WalkEveryJob implements SchedulingPolicy {
+        @Override
+        public String name() {
+            return "walk-every-job";
+        }
+
+        @Override
+        public void plan(PolicyContext ctx) {
+            for (JobStatus j : ctx.pending()) {
+                ctx.tryAdmitPreempting(j);
+            }
+        }
+    }
+
+    /** Fills both nodes with priority-100 jobs and queues 20 lower-priority ones of varied sizes; starts the runners. */
+    private static void fillAndQueue(Scheduler s) {
+        s.submitAll(List.of(job("run-1", 8, 100), job("run-2", 8, 100)));
+        s.runRound();
+        s.reportStarted("run-1");
+        s.reportStarted("run-2");
+        List<JobSpec> waiting = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            waiting.add(job("wait-" + i, 1 << (i % 4), i)); // priorities 0..19: none may preempt the runners
+        }
+        s.submitAll(waiting);
+    }
+
+    private static void sameDecisions(RoundResult a, RoundResult b) {
+        assertThat(a.decisions()).isEqualTo(b.decisions());
+        assertThat(new TreeMap<>(a.pendingReasons())).isEqualTo(new TreeMap<>(b.pendingReasons()));
+        assertThat(a.refused()).isEqualTo(b.refused());
+    }
+
+    @Test
+    void aRoundInWhichNothingChangedMakesNoAttemptAgain() {
+        Counting remembering = new Counting(Policies.create("priority", Map.of()));
+        Counting scratch = new Counting(Policies.create("priority", Map.of()));
+        Scheduler a = scheduler(remembering, true);
+        Scheduler b = scheduler(scratch, false);
+        fillAndQueue(a);
+        fillAndQueue(b);
+        for (int round = 0; round < 3; round++) { // the first gives the waiting jobs their reasons; then nothing changes
+            remembering.attempts.set(0);
+            scratch.attempts.set(0);
+            RoundResult ra = a.runRound();
+            RoundResult rb = b.runRound();
+            sameDecisions(ra, rb);
+            assertThat(ra.decisions()).isEmpty();
+            assertThat(scratch.attempts.get()).as("attempts from scratch, round %d", round).isPositive();
+        }
+        // the second round changed nothing, so the third found every answer standing and stopped at once
+        assertThat(remembering.attempts.get()).as("attempts in a round after one that changed nothing").isZero();
+        assertThat(a.jobs().all()).isEqualTo(b.jobs().all());
+    }
+
+    @Test
+    void aWalkingPolicysRepeatedAttemptsAreAnsweredFromMemoryAndAChangeIsSeenAtOnce() {
+        Scheduler a = scheduler(new WalkEveryJob(), true);
+        Scheduler b = scheduler(new WalkEveryJob(), false);
+        fillAndQueue(a);
+        fillAndQueue(b);
+        sameDecisions(a.runRound(), b.runRound());
+        sameDecisions(a.runRound(), b.runRound());
+        assertThat(a.roundMemory().answeredByLastRound()).as("attempts answered from memory in a round where nothing changed")
+                .isGreaterThanOrEqualTo(20);
+        assertThat(b.roundMemory()).as("a scheduler that does not remember").isNull();
+
+        a.reportFinished("run-1"); // 8 GPUs free: the capacity every waiting job depended on changed
+        b.reportFinished("run-1");
+        RoundResult ra = a.runRound();
+        sameDecisions(ra, b.runRound());
+        assertThat(ra.decisions()).as("the freed node is used").anyMatch(d -> d instanceof Admit);
+        assertThat(a.jobs().all()).isEqualTo(b.jobs().all());
+    }
+
+    @Test
+    void leastAttainedServiceActsWhenTimeDemotesTheRunningJob() {
+        // One node; a fresh 8-GPU job runs; an 8-GPU job waits in the same top queue. Nothing but the clock changes: once the
+        // runner's attained service passes the first threshold (3,250 GPU-s: 406 s on 8 GPUs) it is demoted, and the waiting
+        // job preempts it. Its repeated attempts meanwhile are answered from memory: the memory does not hide time.
+        List<RoundResult> remembered = lasHistory(true);
+        List<RoundResult> scratch = lasHistory(false);
+        assertThat(remembered).hasSameSizeAs(scratch);
+        for (int i = 0; i < remembered.size(); i++) {
+            sameDecisions(remembered.get(i), scratch.get(i));
+        }
+        int preemptedIn = -1;
+        for (int i = 0; i < remembered.size() && preemptedIn < 0; i++) {
+            if (remembered.get(i).decisions().stream().anyMatch(d -> d instanceof Preempt p && p.jobId().equals("old"))) {
+                preemptedIn = i;
+            }
+        }
+        assertThat(preemptedIn).as("the round (one per minute) in which the demoted job is preempted").isEqualTo(7);
+        assertThat(answeredInLas).as("attempts answered from memory while the job waited").isPositive();
+    }
+
+    private int answeredInLas;
+
+    private List<RoundResult> lasHistory(boolean remember) {
+        now.set(0);
+        Scheduler s = Scheduler.builder().clock(now::get).policy("tiresias-las").rememberRounds(remember)
+                .flavor(ResourceFlavor.of("default"))
+                .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(16).build()).build())
+                .localQueue(new LocalQueue("default", "lq", "cq"))
+                .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .build();
+        s.submit(job("old", 8, 0));
+        s.runRound();
+        s.reportStarted("old");
+        s.submit(job("new", 8, 0));
+        List<RoundResult> out = new ArrayList<>();
+        for (int minute = 0; minute <= 10; minute++) {
+            now.set(minute * 60_000L);
+            out.add(s.runRound());
+            if (remember) {
+                answeredInLas += s.roundMemory().answeredByLastRound();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theMemoryIsNotUsedByADryRun() {
+        WalkEveryJob policy = new WalkEveryJob();
+        Scheduler s = scheduler(policy, true);
+        fillAndQueue(s);
+        Rounds.Remembered dry = Rounds.run(s.snapshot(), policy, null, false);
+        assertThat(dry.memory()).isNull();
+        RoundMemory m = Rounds.run(s.snapshot(), policy, null, true).memory();
+        assertThat(m.answers()).as("failed attempts remembered").isPositive();
+    }
+}
