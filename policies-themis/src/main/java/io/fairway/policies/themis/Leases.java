@@ -213,7 +213,7 @@ final class Leases {
         Map<String, Double> running = new HashMap<>();
         for (JobView o : a.jobs()) {
             if (o.id().equals(v.id())) {
-                jobs.add(new JobView(o.status(), o.gpus(), o.work(), o.remaining(), o.speed(), o.holding(), true, o.remainingIfRevoked()));
+                jobs.add(o.asRevocable());
             } else {
                 jobs.add(o);
                 if (o.holding()) {
@@ -221,9 +221,12 @@ final class Leases {
                 }
             }
         }
-        AppView without = new AppView(a.name(), jobs, a.elapsed(), a.demand(), a.fairRate(), a.idealSeconds(), a.sharedSeconds(), a.rho());
+        AppView without = new AppView(a.name(), jobs, a.elapsed(), a.demand(), a.fairRate(), a.idealSeconds(), a.sharedSeconds(), a.rho(),
+                a.perJob());
         double restore = j.spec().checkpointing() == null ? 0 : j.spec().checkpointing().restoreCostSeconds();
-        double after = (FinishTimeEstimator.sharedWith(without, running, r.horizon) + restore) / a.idealSeconds();
+        double after = a.perJob()
+                ? FinishTimeEstimator.rhoWith(without, running, r.horizon) + restore / Math.min(a.idealSeconds(), v.idealSeconds())
+                : (FinishTimeEstimator.sharedWith(without, running, r.horizon) + restore) / a.idealSeconds();
         double untilFree = Math.max(0, j.admission().leaseExpiresAtMillis() - r.now) / 1000.0;
         if (v.speed() > 0) {
             untilFree = Math.min(untilFree, v.remaining() / v.speed());
