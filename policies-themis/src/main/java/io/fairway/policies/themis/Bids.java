@@ -145,7 +145,7 @@ final class Bids {
         } else if (gpus <= 1) {
             tf = 1.0;
         } else {
-            int node = Math.max(r.ctx.capacity().largestFreeGpusOnOneNode(), r.maxNodeGpus.getOrDefault("max", 0));
+            int node = r.nodeSize();
             tf = job.spec().sensitivity().factor(gpus <= node ? Locality.NODE : Locality.RACK);
         }
         r.findCache.put(key, tf);

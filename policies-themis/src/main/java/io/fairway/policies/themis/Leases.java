@@ -51,16 +51,17 @@ final class Leases {
      * @param expiry the leases they get
      */
     static void startRevokingExpired(Round r, List<Choice> starts, long expiry) {
+        // the app of each job a start may revoke: only the jobs whose expired lease nobody kept (built from them, not
+        // from every live job of every app: most rounds revoke nothing)
         Map<String, AppView> appOfJob = new HashMap<>();
-        for (AppView a : r.apps.values()) {
-            for (JobView j : a.jobs()) {
-                appOfJob.put(j.id(), a);
-            }
-        }
         Set<String> unkept = new HashSet<>();
         for (JobStatus j : r.revocable) {
             if (!r.kept.contains(j.id())) {
                 unkept.add(j.id());
+                AppView a = r.apps.get(j.spec().jobSet());
+                if (a != null) {
+                    appOfJob.put(j.id(), a);
+                }
             }
         }
         Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> appOfJob.containsKey(j.id()) ? appOfJob.get(j.id()).rho() : 0)

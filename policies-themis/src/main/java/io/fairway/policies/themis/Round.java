@@ -43,7 +43,8 @@ final class Round {
     final Map<String, AppView> apps;
     /** Items by app, in name order (filled in app order by {@link Bids#buildItems}; hashed for the lookups). */
     final Map<String, List<Item>> items;
-    final Map<String, Integer> maxNodeGpus = new HashMap<>();
+    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1). */
+    int maxNodeGpus;
     /** Throughput factors by job shape ({@link Bids#shapeKey}): jobs of one shape share a placement search. */
     final Map<Bids.ShapeKey, Double> findCache = new HashMap<>();
     final Set<String> kept = new HashSet<>();
@@ -81,11 +82,9 @@ final class Round {
             }
             live.add(j);
             for (MemberPlacement m : j.admission().placement().members()) {
-                int top = 0;
                 for (int g : m.gpus()) {
-                    top = Math.max(top, g + 1);
+                    maxNodeGpus = Math.max(maxNodeGpus, g + 1);
                 }
-                maxNodeGpus.merge("max", top, Math::max);
             }
             if (j.admission().leaseExpired(now)) {
                 if (revocable(j)) {
@@ -282,7 +281,7 @@ final class Round {
 
     /** GPUs of the largest node seen (nodes are assumed alike). */
     int nodeSize() {
-        return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus.getOrDefault("max", 0));
+        return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus);
     }
 
     /** Starts whatever still fits on free GPUs, apps by worst ρ, each app's items in order. */
