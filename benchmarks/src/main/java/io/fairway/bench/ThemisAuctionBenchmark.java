@@ -232,6 +232,9 @@ public class ThemisAuctionBenchmark {
         /** Apps × GPUs. */
         @Param({"1000x256", "10000x4096"})
         public String size;
+        /** {@code defaults}, or {@code paper}: the per-job term and the overdue bound off (the defaults until this session). */
+        @Param({"defaults"})
+        public String config;
         Snapshot snapshot;
         SchedulingPolicy themis;
 
@@ -264,7 +267,7 @@ public class ThemisAuctionBenchmark {
             }
             s.submitAll(jobs);
             snapshot = s.snapshot();
-            themis = Policies.create("themis", Map.of());
+            themis = Policies.create("themis", config.equals("paper") ? Map.of("perJob", "false", "overdueFactor", "infinite") : Map.of());
         }
     }
 
