@@ -147,7 +147,7 @@ public final class SweepCommand implements Runnable {
         if (!rowsFrom.isEmpty()) {
             List<SweepRow> rows = Sweep.withContention(mergedRows(rowsFrom), byArrivals);
             out.printf(Locale.ROOT, "Rows of %s: %d runs%n", rowsFrom, rows.size());
-            report(out, rows, SweepSummary.of(rows, subject), SweepSummary.perApp(rows, subject));
+            report(out, rows);
             out.flush();
             return;
         }
@@ -252,12 +252,12 @@ public final class SweepCommand implements Runnable {
         }
         double wall = (System.nanoTime() - t0) / 1e9;
         out.println();
-        report(out, rows, SweepSummary.of(rows, subject), SweepSummary.perApp(rows, subject));
+        report(out, rows);
         out.printf(Locale.ROOT, "swept in %.1f s wall time on %d thread(s)%n", wall, nThreads);
         out.flush();
     }
 
-    private void report(PrintWriter out, List<SweepRow> allRows, SweepSummary ignored, SweepSummary ignoredPerApp) {
+    private void report(PrintWriter out, List<SweepRow> allRows) {
         if (!noTable) {
             out.print(SweepReport.table(allRows));
             out.println();
@@ -291,7 +291,7 @@ public final class SweepCommand implements Runnable {
         out.println();
         out.print(timings(rows));
         if (json != null) {
-            SweepReport.writeJson(json, rows, summary, perApp);
+            SweepReport.writeJson(json, allRows, summary, perApp);
             out.println("json: " + json);
         }
         if (plot != null) {
