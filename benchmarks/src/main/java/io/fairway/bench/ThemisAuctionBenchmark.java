@@ -82,9 +82,14 @@ public class ThemisAuctionBenchmark {
 
     /** The 1,000 apps (seeded). */
     static List<App> apps(long seed) {
+        return apps(seed, APPS);
+    }
+
+    /** {@code n} apps (seeded; the first 1,000 of any {@code n} are those of {@link #apps(long)} only for n = 1,000). */
+    static List<App> apps(long seed, int n) {
         SplittableRandom r = new SplittableRandom(seed);
         List<App> apps = new ArrayList<>();
-        for (int a = 0; a < APPS; a++) {
+        for (int a = 0; a < n; a++) {
             int jobs = 1 + r.nextInt(8);
             int g = SIZES[r.nextInt(SIZES.length)];
             double base = 600 + r.nextInt(4 * 3600);
@@ -218,28 +223,39 @@ public class ThemisAuctionBenchmark {
         }
     }
 
-    /** A snapshot of a 256-GPU, 2-rack cluster with the 1,000 apps pending. */
+    /**
+     * A snapshot of a 2-rack cluster with the apps pending: {@code 1000x256} (1,000 apps, 256 GPUs) or
+     * {@code 10000x4096} (10,000 apps, 4,096 GPUs).
+     */
     @State(Scope.Benchmark)
     public static class Round {
+        /** Apps × GPUs. */
+        @Param({"1000x256", "10000x4096"})
+        public String size;
+        /** {@code defaults}, or {@code paper}: the per-job term and the overdue bound off (the defaults until this session). */
+        @Param({"defaults"})
+        public String config;
         Snapshot snapshot;
         SchedulingPolicy themis;
 
         /** Builds the scheduler and takes its snapshot. */
         @Setup(Level.Trial)
         public void setUp() {
+            int nApps = Integer.parseInt(size.substring(0, size.indexOf('x')));
+            int gpus = Integer.parseInt(size.substring(size.indexOf('x') + 1));
             Scheduler.Builder b = Scheduler.builder().clock(() -> 3_600_000L).seed(1).policy("best-effort-fifo")
                     .cluster(ClusterSpec.withRacks("default")).flavor(ResourceFlavor.of("default"))
-                    .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().gpus(GPUS).build()).build())
+                    .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().gpus(gpus).build()).build())
                     .localQueue(new LocalQueue("default", "lq", "cq"));
             for (int rack = 0; rack < 2; rack++) {
-                for (int n = 0; n < RACK_GPUS / NODE_GPUS; n++) {
+                for (int n = 0; n < gpus / 2 / NODE_GPUS; n++) {
                     b.node(Node.builder("r" + rack + "-n" + n).label(ClusterSpec.RACK_LABEL, "r" + rack).gpus(GpuTopology.nvSwitch8("H100")).build());
                 }
             }
             Scheduler s = b.build();
             SplittableRandom r = new SplittableRandom(7);
             List<JobSpec> jobs = new ArrayList<>();
-            for (App a : apps(42)) {
+            for (App a : apps(42, nApps)) {
                 long submit = r.nextLong(3_600_000L);
                 for (int j = 0; j < a.gpus().length; j++) {
                     int g = a.gpus()[j];
@@ -251,7 +267,7 @@ public class ThemisAuctionBenchmark {
             }
             s.submitAll(jobs);
             snapshot = s.snapshot();
-            themis = Policies.create("themis", Map.of());
+            themis = Policies.create("themis", config.equals("paper") ? Map.of("perJob", "false", "overdueFactor", "infinite") : Map.of());
         }
     }
 

@@ -69,8 +69,7 @@ class StarvationTest {
 
     @Example
     void theFairPoliciesAdmitTheLongJobInTime() {
-        // themis is held to the drain only (see ThemisConformanceTest)
-        for (String name : List.of("best-effort-fifo", "fair-sharing", "fair-share-over-time", "isolated-share", "tiresias-las")) {
+        for (String name : List.of("best-effort-fifo", "fair-sharing", "fair-share-over-time", "isolated-share", "tiresias-las", "themis")) {
             assertThatCode(() -> check(shortJobsKeepComing(), () -> BuiltInPolicies.named(name))).as(name).doesNotThrowAnyException();
         }
     }

@@ -145,7 +145,7 @@ final class Bids {
         } else if (gpus <= 1) {
             tf = 1.0;
         } else {
-            int node = Math.max(r.ctx.capacity().largestFreeGpusOnOneNode(), r.maxNodeGpus.getOrDefault("max", 0));
+            int node = r.nodeSize();
             tf = job.spec().sensitivity().factor(gpus <= node ? Locality.NODE : Locality.RACK);
         }
         r.findCache.put(key, tf);
@@ -170,7 +170,7 @@ final class Bids {
                 index.put(j.id(), x);
             }
         }
-        double none = FinishTimeEstimator.sharedWith(app, runs, speeds, r.horizon);
+        double none = FinishTimeEstimator.rhoWith(app, runs, speeds, r.horizon);
         List<Option> out = new ArrayList<>();
         out.add(new Option(0, 1.0, List.of()));
         int prefix = 0;
@@ -188,7 +188,7 @@ final class Bids {
                 best = m;
                 runs[x] = true;
                 speeds[x] = it.keep() ? it.job().speed() : it.speed(m);
-                double v = none / FinishTimeEstimator.sharedWith(app, runs, speeds, r.horizon);
+                double v = none / FinishTimeEstimator.rhoWith(app, runs, speeds, r.horizon);
                 if (v > bestV + 1e-12) {
                     bestV = v;
                     List<Choice> cs = new ArrayList<>(chosen);

@@ -33,9 +33,14 @@ final class FinishTimeEstimator {
 
     /** One live job as an agent sees it. */
     record JobView(JobStatus status, long gpus, double work, double remaining, double speed, boolean holding,
-                   boolean revocable, double remainingIfRevoked) {
+                   boolean revocable, double remainingIfRevoked, double elapsed, double idealSeconds) {
         String id() {
             return status.id();
+        }
+
+        /** @return a copy that is revocable (for pricing a revocation) */
+        JobView asRevocable() {
+            return new JobView(status, gpus, work, remaining, speed, holding, true, remainingIfRevoked, elapsed, idealSeconds);
         }
 
         /** @return GPU-seconds left at full size */
@@ -44,9 +49,13 @@ final class FinishTimeEstimator {
         }
     }
 
-    /** One app (job set) with its live jobs and its current ρ. */
+    /**
+     * One app (job set) with its live jobs and its current ρ: the app's own ρ (T_shared ÷ T_id), or, with
+     * {@code perJob}, the larger of that and the worst ρ of its jobs, each job measured on its own
+     * ({@link #jobRho}).
+     */
     record AppView(String name, List<JobView> jobs, double elapsed, double demand, double fairRate, double idealSeconds,
-                   double sharedSeconds, double rho) {
+                   double sharedSeconds, double rho, boolean perJob) {
         /** @return GPU-seconds of work left over the app's jobs */
         double remainingGpuWork() {
             double r = 0;
@@ -138,6 +147,18 @@ final class FinishTimeEstimator {
      * @return the job as the agent sees it
      */
     static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable) {
+        return view(job, now, mode, revocable, 1);
+    }
+
+    /**
+     * @param job a job
+     * @param now the clock
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @param jobShare the GPUs of a job's fair share: cluster GPUs ÷ live GPU jobs
+     * @return the job as the agent sees it, with its own T_id: its work on a private share of {@code jobShare} GPUs
+     */
+    static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable, double jobShare) {
         double w = work(job.spec(), job.runningMillis());
         double d = done(job, now, mode, w);
         double rem = w * Math.max(OVERRUN_REMAINING, 1 - d);
@@ -149,7 +170,10 @@ final class FinishTimeEstimator {
             kept = Math.floor(d * w / interval) * interval;
         }
         double remIfRevoked = Math.max(rem, w - kept);
-        return new JobView(job, job.spec().totalGpus(), w, rem, speed(job), holding, canRevoke, remIfRevoked);
+        long g = job.spec().totalGpus();
+        double elapsed = Math.max(0, now - job.spec().submitTimeMillis()) / 1000.0;
+        double ideal = w * Math.max(1.0, g / Math.max(1e-9, jobShare));
+        return new JobView(job, g, w, rem, speed(job), holding, canRevoke, remIfRevoked, elapsed, ideal);
     }
 
     /**
@@ -164,7 +188,23 @@ final class FinishTimeEstimator {
      */
     static TreeMap<String, AppView> apps(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
                                          Predicate<JobStatus> revocable) {
-        return new TreeMap<>(appsInOrder(jobs, now, totalGpus, mode, revocable));
+        return new TreeMap<>(appsInOrder(jobs, now, totalGpus, mode, revocable, false));
+    }
+
+    /**
+     * {@link #apps} with the per-job term ({@code perJob}: an app's ρ is at least its worst job's).
+     *
+     * @param jobs pending and holding jobs that use GPUs
+     * @param now the clock
+     * @param totalGpus the cluster's GPUs
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @param perJob true to count each job's own ρ in its app's
+     * @return apps by name
+     */
+    static TreeMap<String, AppView> apps(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
+                                         Predicate<JobStatus> revocable, boolean perJob) {
+        return new TreeMap<>(appsInOrder(jobs, now, totalGpus, mode, revocable, perJob));
     }
 
     /**
@@ -176,14 +216,22 @@ final class FinishTimeEstimator {
      * @param totalGpus the cluster's GPUs
      * @param mode the estimate
      * @param revocable which jobs an expired lease makes revocable
+     * @param perJob true to count each job's own ρ in its app's
      * @return apps by name, in name order
      */
     static LinkedHashMap<String, AppView> appsInOrder(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
-                                                     Predicate<JobStatus> revocable) {
+                                                     Predicate<JobStatus> revocable, boolean perJob) {
+        int gpuJobs = 0;
+        for (JobStatus j : jobs) {
+            if (j.spec().totalGpus() > 0) {
+                gpuJobs++;
+            }
+        }
+        double jobShare = (double) totalGpus / Math.max(1, gpuJobs);
         Map<String, List<JobView>> byApp = new HashMap<>();
         for (JobStatus j : jobs) {
             if (j.spec().totalGpus() > 0) {
-                byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(view(j, now, mode, revocable));
+                byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(view(j, now, mode, revocable, jobShare));
             }
         }
         String[] names = byApp.keySet().toArray(new String[0]);
@@ -192,7 +240,7 @@ final class FinishTimeEstimator {
         int n = Math.max(1, byApp.size());
         double share = (double) totalGpus / n;
         for (String name : names) {
-            out.put(name, app(name, byApp.get(name), now, share));
+            out.put(name, app(name, byApp.get(name), now, share, perJob));
         }
         return out;
     }
@@ -202,9 +250,10 @@ final class FinishTimeEstimator {
      * @param jobs its live jobs (GPU jobs)
      * @param now the clock
      * @param share the fair share, GPUs ÷ apps contending
+     * @param perJob true to count each job's own ρ in its app's
      * @return its estimate
      */
-    static AppView app(String name, List<JobView> jobs, long now, double share) {
+    static AppView app(String name, List<JobView> jobs, long now, double share, boolean perJob) {
         long firstSubmit = Long.MAX_VALUE;
         double demand = 0;
         double totalWork = 0;
@@ -219,7 +268,71 @@ final class FinishTimeEstimator {
         double fairRate = Math.max(1e-9, Math.min(share, demand));
         double ideal = Math.max(longest, totalWork / fairRate);
         double shared = elapsed + sharedRemaining(jobs, fairRate);
-        return new AppView(name, List.copyOf(jobs), elapsed, demand, fairRate, ideal, shared, shared / ideal);
+        double rho = shared / ideal;
+        if (perJob) {
+            for (JobView j : jobs) {
+                rho = Math.max(rho, (j.elapsed() + (j.speed() > 0 ? j.remaining() / j.speed() : j.remaining())) / j.idealSeconds());
+            }
+        }
+        return new AppView(name, List.copyOf(jobs), elapsed, demand, fairRate, ideal, shared, rho, perJob);
+    }
+
+    /**
+     * A job's own finish-time fairness if it finishes in {@code untilDone} seconds from now: (its time since submission
+     * + untilDone) ÷ its own T_id (its work on a private share of cluster GPUs ÷ live GPU jobs, as the simulator
+     * measures every job).
+     *
+     * @param j the job
+     * @param untilDone seconds until it would finish
+     * @return its ρ
+     */
+    static double jobRho(JobView j, double untilDone) {
+        return (j.elapsed() + untilDone) / j.idealSeconds();
+    }
+
+    /**
+     * The app's ρ with an allocation ({@link #sharedWith(AppView, boolean[], double[], double)} ÷ T_id), and with
+     * {@code perJob} at least the worst ρ of its jobs with that allocation.
+     *
+     * @param app the app
+     * @param runs whether each job (by position) runs in the allocation
+     * @param speeds the speed of each job that runs
+     * @param horizon the lease length in seconds
+     * @return its ρ
+     */
+    static double rhoWith(AppView app, boolean[] runs, double[] speeds, double horizon) {
+        double rho = sharedWith(app, runs, speeds, horizon) / app.idealSeconds();
+        if (app.perJob()) {
+            List<JobView> jobs = app.jobs();
+            for (int x = 0; x < runs.length; x++) {
+                JobView j = jobs.get(x);
+                double rem = j.revocable() && !runs[x] ? j.remainingIfRevoked() : j.remaining();
+                rho = Math.max(rho, jobRho(j, runs[x] && speeds[x] > 0 ? rem / speeds[x] : horizon + rem));
+            }
+        }
+        return rho;
+    }
+
+    /**
+     * {@link #rhoWith(AppView, boolean[], double[], double)} with the running jobs given by id.
+     *
+     * @param app the app
+     * @param running speed of each job that runs in the allocation, by job id
+     * @param horizon the lease length in seconds
+     * @return its ρ
+     */
+    static double rhoWith(AppView app, Map<String, Double> running, double horizon) {
+        List<JobView> jobs = app.jobs();
+        boolean[] runs = new boolean[jobs.size()];
+        double[] speeds = new double[jobs.size()];
+        for (int x = 0; x < runs.length; x++) {
+            Double s = running.get(jobs.get(x).id());
+            if (s != null) {
+                runs[x] = true;
+                speeds[x] = s;
+            }
+        }
+        return rhoWith(app, runs, speeds, horizon);
     }
 
     /**

@@ -51,16 +51,17 @@ final class Leases {
      * @param expiry the leases they get
      */
     static void startRevokingExpired(Round r, List<Choice> starts, long expiry) {
+        // the app of each job a start may revoke: only the jobs whose expired lease nobody kept (built from them, not
+        // from every live job of every app: most rounds revoke nothing)
         Map<String, AppView> appOfJob = new HashMap<>();
-        for (AppView a : r.apps.values()) {
-            for (JobView j : a.jobs()) {
-                appOfJob.put(j.id(), a);
-            }
-        }
         Set<String> unkept = new HashSet<>();
         for (JobStatus j : r.revocable) {
             if (!r.kept.contains(j.id())) {
                 unkept.add(j.id());
+                AppView a = r.apps.get(j.spec().jobSet());
+                if (a != null) {
+                    appOfJob.put(j.id(), a);
+                }
             }
         }
         Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> appOfJob.containsKey(j.id()) ? appOfJob.get(j.id()).rho() : 0)
@@ -213,7 +214,7 @@ final class Leases {
         Map<String, Double> running = new HashMap<>();
         for (JobView o : a.jobs()) {
             if (o.id().equals(v.id())) {
-                jobs.add(new JobView(o.status(), o.gpus(), o.work(), o.remaining(), o.speed(), o.holding(), true, o.remainingIfRevoked()));
+                jobs.add(o.asRevocable());
             } else {
                 jobs.add(o);
                 if (o.holding()) {
@@ -221,9 +222,12 @@ final class Leases {
                 }
             }
         }
-        AppView without = new AppView(a.name(), jobs, a.elapsed(), a.demand(), a.fairRate(), a.idealSeconds(), a.sharedSeconds(), a.rho());
+        AppView without = new AppView(a.name(), jobs, a.elapsed(), a.demand(), a.fairRate(), a.idealSeconds(), a.sharedSeconds(), a.rho(),
+                a.perJob());
         double restore = j.spec().checkpointing() == null ? 0 : j.spec().checkpointing().restoreCostSeconds();
-        double after = (FinishTimeEstimator.sharedWith(without, running, r.horizon) + restore) / a.idealSeconds();
+        double after = a.perJob()
+                ? FinishTimeEstimator.rhoWith(without, running, r.horizon) + restore / Math.min(a.idealSeconds(), v.idealSeconds())
+                : (FinishTimeEstimator.sharedWith(without, running, r.horizon) + restore) / a.idealSeconds();
         double untilFree = Math.max(0, j.admission().leaseExpiresAtMillis() - r.now) / 1000.0;
         if (v.speed() > 0) {
             untilFree = Math.min(untilFree, v.remaining() / v.speed());

@@ -43,7 +43,8 @@ final class Round {
     final Map<String, AppView> apps;
     /** Items by app, in name order (filled in app order by {@link Bids#buildItems}; hashed for the lookups). */
     final Map<String, List<Item>> items;
-    final Map<String, Integer> maxNodeGpus = new HashMap<>();
+    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1). */
+    int maxNodeGpus;
     /** Throughput factors by job shape ({@link Bids#shapeKey}): jobs of one shape share a placement search. */
     final Map<Bids.ShapeKey, Double> findCache = new HashMap<>();
     final Set<String> kept = new HashSet<>();
@@ -59,6 +60,8 @@ final class Round {
     /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
     final Set<String> heldNodes = new HashSet<>();
     final Map<String, Double> rhoIfRevoked = new HashMap<>();
+    /** Overdue waiting jobs ({@link Config#overdueFactor()}), oldest first: they start first when they fit on free GPUs. */
+    final List<JobView> overdue = new ArrayList<>();
     /** Placements admitted in this round. */
     final List<Placement> placed = new ArrayList<>();
     /** Jobs preempted in this round. */
@@ -79,11 +82,9 @@ final class Round {
             }
             live.add(j);
             for (MemberPlacement m : j.admission().placement().members()) {
-                int top = 0;
                 for (int g : m.gpus()) {
-                    top = Math.max(top, g + 1);
+                    maxNodeGpus = Math.max(maxNodeGpus, g + 1);
                 }
-                maxNodeGpus.merge("max", top, Math::max);
             }
             if (j.admission().leaseExpired(now)) {
                 if (revocable(j)) {
@@ -100,9 +101,70 @@ final class Round {
                 pendingGpuJobs.add(j);
             }
         }
-        this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable);
+        this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable,
+                config.perJob());
         this.pool = ctx.capacity().freeGpus() + revocableGpus;
         this.items = new LinkedHashMap<>(apps.size() * 2);
+        findOverdue();
+    }
+
+    /**
+     * Finds the overdue waiting jobs: a job is overdue once it has waited (since it last became pending) longer than
+     * {@link Config#overdueFactor()} × the seconds the whole cluster needs for the remaining work of the live jobs
+     * submitted before it, plus its own remaining run when it announces one. Asks for a round when the next one would
+     * become overdue.
+     */
+    private void findOverdue() {
+        double factor = config.overdueFactor();
+        if (Double.isInfinite(factor) || pendingGpuJobs.isEmpty()) {
+            return;
+        }
+        List<JobView> all = new ArrayList<>();
+        for (AppView a : apps.values()) {
+            all.addAll(a.jobs());
+        }
+        all.sort(Comparator.comparing(JobView::status, io.fairway.api.job.JobOrder.SUBMISSION));
+        double gpus = Math.max(1, ctx.capacity().totalGpus());
+        double ahead = 0; // GPU-seconds of the live jobs submitted before the current one
+        long next = Long.MAX_VALUE;
+        for (JobView j : all) {
+            if (!j.holding() && !Bids.neverFits(j.status())) {
+                // its own run counts when it is known: a long job is not overdue before it has waited about as long
+                double own = j.status().spec().estimatedSeconds() > 0 ? j.remaining() : 0;
+                double allowed = factor * ahead / gpus + own;
+                long at = j.status().stateSinceMillis() + (long) Math.ceil(allowed * 1000);
+                if (now > at) {
+                    overdue.add(j);
+                } else {
+                    next = Math.min(next, at + 1);
+                }
+            }
+            ahead += j.remainingGpuWork();
+        }
+        if (next != Long.MAX_VALUE) {
+            ctx.wakeAt(next);
+        }
+    }
+
+    /**
+     * Starts the overdue jobs that fit on the free GPUs as they are, oldest first, before the auction: a job may be
+     * overtaken by jobs that arrived after it, but not for ever.
+     */
+    void startOverdue() {
+        boolean started = false;
+        for (JobView j : overdue) {
+            for (Item it : items.getOrDefault(j.status().spec().jobSet(), List.of())) {
+                if (!it.keep() && it.job().id().equals(j.id()) && !admitted.contains(j.id()) && it.minCost() <= pool && fitsNow(it)
+                        && start(new Choice(it, it.elasticPodSet() == null ? 0 : it.minMembers()), expiry())) {
+                    pool -= it.minCost();
+                    started = true;
+                }
+            }
+        }
+        if (started) {
+            dropItems();
+            items.values().removeIf(List::isEmpty);
+        }
     }
 
     /**
@@ -121,7 +183,7 @@ final class Round {
     double rhoIfRevoked(String app) {
         return rhoIfRevoked.computeIfAbsent(app, a -> {
             AppView v = apps.get(a);
-            return v == null ? 0 : FinishTimeEstimator.sharedWith(v, Bids.fixedRunning(v), horizon) / v.idealSeconds();
+            return v == null ? 0 : FinishTimeEstimator.rhoWith(v, Bids.fixedRunning(v), horizon);
         });
     }
 
@@ -219,7 +281,7 @@ final class Round {
 
     /** GPUs of the largest node seen (nodes are assumed alike). */
     int nodeSize() {
-        return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus.getOrDefault("max", 0));
+        return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus);
     }
 
     /** Starts whatever still fits on free GPUs, apps by worst ρ, each app's items in order. */

@@ -40,8 +40,9 @@ final class StarvationGuard {
     static boolean protect(Round r, List<String> rank, String worst, Map<String, String> why) {
         Config config = r.config;
         boolean guarded = config.reserve() && !config.infiniteLeases() && worst != null;
-        boolean guarantee = guarded && r.apps.get(worst).rho() >= config.reserveAboveRho() && reserve(r, worst, why);
-        if (guarded && r.apps.get(worst).rho() < config.reserveAboveRho()
+        boolean acts = guarded && r.apps.get(worst).rho() >= config.reserveAboveRho();
+        boolean guarantee = acts && reserve(r, worst, why);
+        if (guarded && !acts
                 && r.apps.get(worst).jobs().stream().noneMatch(JobView::holding)) {
             // An app that holds nothing sees its ρ grow by 1 ÷ T_id a second: ask for a round when it reaches the guard's
             // threshold. (An app that runs jobs may keep its ρ for hours; its next event brings the next round.)

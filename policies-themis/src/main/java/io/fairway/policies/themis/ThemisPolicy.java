@@ -81,19 +81,54 @@ public final class ThemisPolicy implements SchedulingPolicy {
      * @param earlyRevoke true: the starvation guard may revoke leases that have not expired yet when waiting for their
      *     expiry would raise the worst app's ρ more than the revocation raises the holders' (see the class comment)
      * @param reserveAboveRho the starvation guard acts only once the worst app's ρ has reached this (0: always)
+     * @param perJob true: an app's ρ is at least the worst ρ of its jobs, each measured on its own (its time since
+     *     submission and to its end over its work on a share of cluster GPUs ÷ live jobs), in rankings, bids and
+     *     revocations alike; false: the app's ρ alone (the paper's)
+     * @param overdueFactor a waiting job is overdue once it has waited longer than this many times the time the whole
+     *     cluster needs for the remaining work of the live jobs submitted before it, plus its own run when it
+     *     announces one; the apps of overdue
+     *     jobs start before the auction, oldest first, when they fit on the free GPUs ({@code +∞}: never)
      */
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho) {
+                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
+                         boolean perJob, double overdueFactor) {
         /**
          * The defaults: f = 0 (every app with demand bids), 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
          * checkpointing revocable at the price of their work (a revocation restarts them from zero, and that loss counts in the
          * holder's ρ, so it happens only for an app whose ρ is worse even then), leases renewed unless a worse-off app needs
          * them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 3.0);
+        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 3.0,
+                true, 4.0);
 
         /** The worst app's ρ from which the starvation guard acts, by default. */
         public static final double DEFAULT_RESERVE_ABOVE_RHO = 3.0;
+
+        /**
+         * With the default per-job term and overdue factor.
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param reserve the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @param earlyRevoke early revocation for short jobs
+         * @param reserveAboveRho the worst app's ρ from which the guard acts
+         */
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho) {
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
+                    reserveAboveRho, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
+        }
+
+        /** Whether the per-job term is on by default. */
+        public static final boolean DEFAULTS_PER_JOB = true;
+
+        /** The overdue factor by default. */
+        public static final double DEFAULT_OVERDUE_FACTOR = 4.0;
 
         /**
          * With early revocation (true) and the guard from ρ = {@value #DEFAULT_RESERVE_ABOVE_RHO}.
@@ -110,7 +145,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
         public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                       boolean revokeWithoutCheckpoint, boolean renewUnlessWorse) {
             this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, true,
-                    DEFAULT_RESERVE_ABOVE_RHO);
+                    DEFAULT_RESERVE_ABOVE_RHO, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
         }
 
         /**
@@ -126,7 +161,8 @@ public final class ThemisPolicy implements SchedulingPolicy {
          */
         public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                       boolean revokeWithoutCheckpoint) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true, true, DEFAULT_RESERVE_ABOVE_RHO);
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true, true, DEFAULT_RESERVE_ABOVE_RHO,
+                    DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
         }
 
         /** Validates. */
@@ -138,6 +174,8 @@ public final class ThemisPolicy implements SchedulingPolicy {
             InvalidSpecException.check(method != null, "policy.themis.method", null, "policy themis: method is required");
             InvalidSpecException.check(reserveAboveRho >= 0, "policy.themis.reserveAboveRho", reserveAboveRho,
                     "policy themis: reserveAboveRho must be >= 0, was %s", reserveAboveRho);
+            InvalidSpecException.check(overdueFactor >= 0, "policy.themis.overdueFactor", overdueFactor,
+                    "policy themis: overdueFactor must be >= 0 (or infinite), was %s", overdueFactor);
         }
 
         /** @return true when leases never expire */
@@ -152,22 +190,26 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
         /** @param v f @return a copy */
         public Config withF(double v) {
-            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
+            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
+                    overdueFactor);
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
-            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
+            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
+                    overdueFactor);
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
-            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
+            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
+                    overdueFactor);
         }
 
         /** @param v reservation @return a copy */
         public Config withReserve(boolean v) {
-            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho);
+            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
+                    overdueFactor);
         }
     }
 
@@ -205,6 +247,7 @@ public final class ThemisPolicy implements SchedulingPolicy {
             return;
         }
         Bids.buildItems(r);
+        r.startOverdue();
         List<String> rank = worstFirst(r);
         String worst = worstWithDemand(r, rank);
         keepForAppsWorseThan(r, rank, worst);

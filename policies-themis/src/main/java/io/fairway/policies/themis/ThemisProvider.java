@@ -36,7 +36,7 @@ import java.util.TreeSet;
 public final class ThemisProvider implements PolicyProvider {
     /** The parameter names accepted. */
     public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint",
-            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho");
+            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho", "perJob", "overdueFactor");
 
     @Override
     public String name() {
@@ -87,7 +87,14 @@ public final class ThemisProvider implements PolicyProvider {
         boolean renew = bool(p, "renewUnlessWorse", d.renewUnlessWorse());
         boolean early = bool(p, "earlyRevoke", d.earlyRevoke());
         double above = number(p, "reserveAboveRho", d.reserveAboveRho());
-        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above);
+        boolean perJob = bool(p, "perJob", d.perJob());
+        double overdue = d.overdueFactor();
+        String o = p.get("overdueFactor");
+        if (o != null) {
+            String v = o.trim().toLowerCase(Locale.ROOT);
+            overdue = v.equals("infinite") || v.equals("inf") || v.equals("never") ? Double.POSITIVE_INFINITY : number(p, "overdueFactor", overdue);
+        }
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above, perJob, overdue);
     }
 
     private static double number(Map<String, String> p, String key, double dflt) {

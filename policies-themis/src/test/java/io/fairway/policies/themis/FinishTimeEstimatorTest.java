@@ -57,6 +57,31 @@ class FinishTimeEstimatorTest {
     }
 
     @Test
+    void withThePerJobTermAnAppIsAsBadlyOffAsItsWorstJob() {
+        // 16 GPUs. App a runs a 4-GPU job of 10,000 s since t = 0 at full speed; its 1-GPU job of 60 s waits since 0.
+        // App b waits with one 4-GPU job of 1,000 s. Now t = 600 s; 3 live jobs → a job's share 16/3 GPUs.
+        JobStatus longJob = running(spec("a1", "a", 4, 10_000, 0), 0, 600_000, -1, 1.0, 4, 600_000);
+        JobStatus shortJob = pending(spec("a2", "a", 1, 60, 0), 0, -1);
+        JobStatus other = pending(spec("b1", "b", 4, 1000, 0), 0, -1);
+        List<JobStatus> jobs = List.of(longJob, shortJob, other);
+        // per app: share 8; a's T_id = max(10,000, (40,000 + 60) / 5) = 10,000; T_sh = 600 + (9,400 × 4 + 60) / 4 = 10,015
+        AppView perApp = FinishTimeEstimator.apps(jobs, 600_000, 16, ThemisPolicy.Estimate.PROGRESS, x -> true, false).get("a");
+        assertThat(perApp.rho()).isLessThan(1.01);
+        // per job: the short job's T_id is its 60 s (1 GPU ≤ 16/3); waiting 600 s and running 60 s → ρ = 660 / 60 = 11
+        AppView perJob = FinishTimeEstimator.apps(jobs, 600_000, 16, ThemisPolicy.Estimate.PROGRESS, x -> true, true).get("a");
+        assertThat(perJob.rho()).isCloseTo(11.0, within(1e-9));
+        assertThat(perJob.idealSeconds()).isEqualTo(perApp.idealSeconds());
+        // valuing bundles: starting the short job now gives it (600 + 60) / 60 = 11; leaving it a lease (600 s) gives 21
+        boolean[] runs = {true, true};
+        double[] speeds = {1.0, 1.0};
+        int shortAt = perJob.jobs().get(0).id().equals("a2") ? 0 : 1;
+        assertThat(FinishTimeEstimator.rhoWith(perJob, runs, speeds, 600)).isCloseTo(11.0, within(1e-9));
+        runs[shortAt] = false;
+        assertThat(FinishTimeEstimator.rhoWith(perJob, runs, speeds, 600)).as("left waiting a lease: (600 + 600 + 60) / 60")
+                .isCloseTo(21.0, within(1e-9));
+    }
+
+    @Test
     void aBigAppsIdealTimeIsItsWorkOnItsShare() {
         // 8 GPUs, 2 apps → share 4; app a: two 4-GPU jobs of 1000 s → T_id = max(1000, 8000 / 4) = 2000.
         JobStatus a1 = pending(spec("a1", "a", 4, 1000, 0), 0, -1);

@@ -40,6 +40,13 @@ class ThemisPolicyTest {
         assertThat(p.config()).isEqualTo(new ThemisPolicy.Config(0.5, Double.POSITIVE_INFINITY, false, ThemisPolicy.Estimate.ELAPSED, false,
                 PartialAllocationAuction.Method.GREEDY, true, false, false, 1.5));
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
+        assertThat(p.config().perJob()).isTrue();
+        assertThat(p.config().overdueFactor()).isEqualTo(4.0);
+        ThemisPolicy paper = (ThemisPolicy) themis(Map.of("perJob", "false", "overdueFactor", "infinite"));
+        assertThat(paper.config().perJob()).isFalse();
+        assertThat(paper.config().overdueFactor()).isInfinite();
+        assertThatThrownBy(() -> themis(Map.of("overdueFactor", "-1"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("overdueFactor must be >= 0");
         assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("[fairness, lease]");
         assertThatThrownBy(() -> themis(Map.of("f", "1.5"))).isInstanceOf(InvalidSpecException.class).hasMessageContaining("f must be in [0, 1]");

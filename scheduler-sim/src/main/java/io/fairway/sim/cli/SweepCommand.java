@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code fairway sweep}: the robustness sweep of issue #15. Per seed, a window of consecutive jobs drawn at random from a
+ * {@code fairway sweep}: the robustness sweep. Per seed, a window of consecutive jobs drawn at random from a
  * whole Philly trace, at each offered load, with and without checkpoints, plus the Themis-like generator of that seed; once,
  * the Tiresias 60-job trace. Every policy on every workload; one row per run, a summary of the subject policy against
  * the others with the targets' verdicts, {@code --json} and {@code --plot}. Reproducible by seed. See
@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Robustness sweep: every policy on windows of a whole Philly trace drawn by seed (each at offered loads ~1x and ~3x "
                 + "the cluster, with and without checkpoints), the Themis-like generator per seed and the Tiresias trace; one row per "
-                + "run, a summary of --subject against every other policy with the verdicts on issue #15's targets.")
+                + "run, a summary of --subject against every other policy with the verdicts on its targets, per job and per app side by side.")
 public final class SweepCommand implements Runnable {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(s|sec|m|min|h)?", Pattern.CASE_INSENSITIVE);
     private static final Pattern RANGE = Pattern.compile("(\\d+)(?:-(\\d+))?");
@@ -108,6 +108,11 @@ public final class SweepCommand implements Runnable {
             + "lowest/best baseline's.")
     Path plot;
 
+    @Option(names = "--tradeoff", paramLabel = "FILE.png", description = "Write a PNG of the subject and each of its variants (policies "
+            + "run as SUBJECT:KEY=VALUE, judged against the same baselines): worst avg JCT ÷ the best baseline's against worst max ρ ÷ the "
+            + "lowest baseline's, per job, with the targets' bounds.")
+    Path tradeoff;
+
     @Option(names = "--no-table", description = "Do not print the row of every run (the summary is printed).")
     boolean noTable;
 
@@ -118,7 +123,7 @@ public final class SweepCommand implements Runnable {
     boolean noProgress;
 
     @Option(names = "--contended-by", paramLabel = "makespan|arrivals", defaultValue = "makespan",
-            description = "A workload is contended when FIFO's GPU utilisation is >= 60 % over the makespan (issue #15's rule) or over "
+            description = "A workload is contended when FIFO's GPU utilisation is >= 60 % over the makespan (the default rule) or over "
                     + "the arrival span only (not diluted by the long tail of the last jobs to finish). Default: ${DEFAULT-VALUE}.")
     String contendedBy;
 
@@ -142,7 +147,7 @@ public final class SweepCommand implements Runnable {
         if (!rowsFrom.isEmpty()) {
             List<SweepRow> rows = Sweep.withContention(mergedRows(rowsFrom), byArrivals);
             out.printf(Locale.ROOT, "Rows of %s: %d runs%n", rowsFrom, rows.size());
-            report(out, rows, SweepSummary.of(rows, subject));
+            report(out, rows);
             out.flush();
             return;
         }
@@ -247,25 +252,50 @@ public final class SweepCommand implements Runnable {
         }
         double wall = (System.nanoTime() - t0) / 1e9;
         out.println();
-        report(out, rows, SweepSummary.of(rows, subject));
+        report(out, rows);
         out.printf(Locale.ROOT, "swept in %.1f s wall time on %d thread(s)%n", wall, nThreads);
         out.flush();
     }
 
-    private void report(PrintWriter out, List<SweepRow> rows, SweepSummary summary) {
+    private void report(PrintWriter out, List<SweepRow> allRows) {
         if (!noTable) {
-            out.print(SweepReport.table(rows));
+            out.print(SweepReport.table(allRows));
             out.println();
         }
-        out.print(SweepReport.summary(summary));
+        // variants of the subject (SUBJECT:KEY=VALUE) are judged against the baselines, never counted as baselines
+        List<String> variants = new ArrayList<>();
+        for (SweepRow r : allRows) {
+            if (r.policy().startsWith(subject + ":") && !variants.contains(r.policy())) {
+                variants.add(r.policy());
+            }
+        }
+        List<SweepRow> rows = allRows.stream().filter(r -> !variants.contains(r.policy())).toList();
+        SweepSummary summary = SweepSummary.of(rows, subject);
+        SweepSummary perApp = SweepSummary.perApp(rows, subject);
+        Map<String, SweepSummary[]> byVariant = new LinkedHashMap<>();
+        byVariant.put(subject, new SweepSummary[] {summary, perApp});
+        for (String v : variants) {
+            List<SweepRow> vr = allRows.stream().filter(r -> r.policy().equals(v) || !variants.contains(r.policy()) && !r.policy().equals(subject))
+                    .toList();
+            byVariant.put(v, new SweepSummary[] {SweepSummary.of(vr, v), SweepSummary.perApp(vr, v)});
+        }
+        out.print(SweepReport.summary(summary, perApp));
+        if (!variants.isEmpty()) {
+            out.println();
+            out.print(SweepReport.variants(byVariant));
+        }
+        if (tradeoff != null) {
+            SweepReport.writeTradeoff(tradeoff, byVariant);
+            out.println("trade-off plot: " + tradeoff);
+        }
         out.println();
         out.print(timings(rows));
         if (json != null) {
-            SweepReport.writeJson(json, rows, summary);
+            SweepReport.writeJson(json, allRows, summary, perApp);
             out.println("json: " + json);
         }
         if (plot != null) {
-            SweepReport.writePlot(plot, summary);
+            SweepReport.writePlot(plot, summary, perApp);
             out.println("plot: " + plot);
         }
         out.flush();

@@ -298,60 +298,11 @@ public final class ThemisReproCommand implements Callable<Integer> {
 
     /** App-level metrics from the jobs' outcomes. */
     static Row row(String label, String policy, Map<String, String> params, SimulationResult r, Map<String, String> appOf) {
-        Map<String, double[]> span = new TreeMap<>(); // app -> {start, end, longest, gpuWork, demand, unfinished}
-        for (JobOutcome j : r.jobs()) {
-            String app = appOf.getOrDefault(j.id(), j.id());
-            double[] s = span.computeIfAbsent(app, k -> new double[] {Double.MAX_VALUE, 0, 0, 0, 0, 0});
-            s[0] = Math.min(s[0], j.submitSeconds());
-            if (j.completed()) {
-                s[1] = Math.max(s[1], j.completionSeconds());
-            } else {
-                s[5] = 1;
-            }
-            s[2] = Math.max(s[2], j.durationSeconds());
-            s[3] += j.durationSeconds() * j.gpus();
-            s[4] += j.gpus();
-        }
-        // apps present over time: +1 at start, -1 at end
-        TreeMap<Double, Integer> delta = new TreeMap<>();
-        for (double[] s : span.values()) {
-            if (s[5] == 0) {
-                delta.merge(s[0], 1, Integer::sum);
-                delta.merge(s[1], -1, Integer::sum);
-            }
-        }
-        List<double[]> steps = new ArrayList<>(); // {time, count from then on}
-        int c = 0;
-        for (Map.Entry<Double, Integer> e : delta.entrySet()) {
-            c += e.getValue();
-            steps.add(new double[] {e.getKey(), c});
-        }
-        List<Double> rhos = new ArrayList<>();
-        Map<String, Double> byName = new TreeMap<>();
-        double jctSum = 0;
-        String worst = "";
-        double worstRho = -1;
-        for (Map.Entry<String, double[]> e : span.entrySet()) {
-            double[] s = e.getValue();
-            if (s[5] != 0) {
-                continue;
-            }
-            double n = averagePresent(steps, s[0], s[1]);
-            double share = r.totalGpus() / Math.max(1.0, n);
-            double ideal = Math.max(s[2], s[3] / Math.min(share, s[4]));
-            rhos.add((s[1] - s[0]) / ideal);
-            byName.put(e.getKey(), (s[1] - s[0]) / ideal);
-            jctSum += s[1] - s[0];
-            if ((s[1] - s[0]) / ideal > worstRho) {
-                worstRho = (s[1] - s[0]) / ideal;
-                worst = String.format(Locale.ROOT, "%s (submitted %.0f s, done %.0f s, ideal %.0f s, %.0f GPUs)", e.getKey(), s[0], s[1], ideal, s[4]);
-            }
-        }
-        double[] rho = rhos.stream().mapToDouble(Double::doubleValue).toArray();
+        io.fairway.sim.sweep.AppFairness a = io.fairway.sim.sweep.AppFairness.of(r, appOf);
         PolicyMetrics m = r.metrics();
         double gpuHours = m.gpuUtilization() * r.totalGpus() * m.makespanSeconds() / 3600;
-        return new Row(label, policy, params, m, rho, Fairness.max(rho), Fairness.mean(rho), Fairness.jainIndex(rho),
-                rho.length == 0 ? Double.NaN : jctSum / rho.length, gpuHours, worst, byName);
+        return new Row(label, policy, params, m, a.rho(), a.maxRho(), a.meanRho(), a.jain(), a.avgAppJctSeconds(), gpuHours, a.worst(),
+                a.byApp());
     }
 
     /**
@@ -412,20 +363,6 @@ public final class ThemisReproCommand implements Callable<Integer> {
         return sb.toString();
     }
 
-    private static double averagePresent(List<double[]> steps, double from, double to) {
-        if (to <= from) {
-            return 1;
-        }
-        double area = 0;
-        for (int i = 0; i < steps.size(); i++) {
-            double a = Math.max(from, steps.get(i)[0]);
-            double b = Math.min(to, i + 1 < steps.size() ? steps.get(i + 1)[0] : to);
-            if (b > a) {
-                area += (b - a) * steps.get(i)[1];
-            }
-        }
-        return Math.max(1, area / (to - from));
-    }
 
     private static String format(Row r) {
         return String.format(Locale.ROOT, "| %-28s | %8.2f | %6.2f | %5.3f | %8.2f | %8.2f | %8.2f | %9.0f | %7d | %4d/%-4d |", r.label(),

@@ -138,7 +138,9 @@ public final class Sweep {
                         double cpu = (cpuNanos() - c0) / 1e9;
                         tally.update(i, 1, true, label);
                         LOG.debug("{}: {} in {} s", w.id(), p.label(), wall);
-                        return new Run(r.metrics(), gpuHoursLost(r), utilisationUntil(r, lastSubmitSeconds(w)), wall, cpu);
+                        AppFairness apps = AppFairness.of(r, appOf(w));
+                        return new Run(r.metrics(), gpuHoursLost(r), utilisationUntil(r, lastSubmitSeconds(w)), wall, cpu,
+                                apps.maxRho(), apps.avgAppJctSeconds());
                     }));
                 }
             }
@@ -161,7 +163,7 @@ public final class Sweep {
     }
 
     /**
-     * Decides again which workloads are contended, by FIFO's utilisation over the makespan (the rule of issue #15, what
+     * Decides again which workloads are contended, by FIFO's utilisation over the makespan (the default rule, what
      * {@link #run} does) or over the arrival span ({@link SweepRow#arrivalUtilisation()}: not diluted by the long tail
      * of a heavy-tailed window's last jobs).
      *
@@ -190,10 +192,7 @@ public final class Sweep {
         }
         List<SweepRow> out = new ArrayList<>(rows.size());
         for (SweepRow r : rows) {
-            out.add(new SweepRow(r.workload(), r.kind(), r.seed(), r.requestedLoad(), r.load(), r.checkpoints(), r.gpus(), r.jobs(), r.policy(),
-                    contended.get(r.workload()), r.completed(), r.maxRho(), r.meanRho(), r.avgJctSeconds(), r.p95JctSeconds(),
-                    r.makespanSeconds(), r.gpuHoursLost(), r.utilisation(), r.arrivalUtilisation(), r.preemptions(), r.wallSeconds(),
-                    r.cpuSeconds()));
+            out.add(r.withContended(contended.get(r.workload())));
         }
         return out;
     }
@@ -222,7 +221,17 @@ public final class Sweep {
     }
 
     /** What one run produced. */
-    private record Run(PolicyMetrics metrics, double gpuHoursLost, double arrivalUtilisation, double wallSeconds, double cpuSeconds) {
+    private record Run(PolicyMetrics metrics, double gpuHoursLost, double arrivalUtilisation, double wallSeconds, double cpuSeconds,
+                       double appMaxRho, double appAvgJctSeconds) {
+    }
+
+    /** @return the app (job set) of each job of the workload, by job id */
+    private static Map<String, String> appOf(SweepWorkload w) {
+        Map<String, String> m = new java.util.HashMap<>();
+        for (io.fairway.sim.SimJob j : w.input().jobs()) {
+            m.put(j.id(), j.spec().jobSet());
+        }
+        return m;
     }
 
     private static List<SweepRow> rows(List<SweepWorkload> workloads, List<String> policies, String fifo, List<Run> results) {
@@ -237,7 +246,7 @@ public final class Sweep {
                 rows.add(new SweepRow(wl.id(), wl.kind(), wl.seed(), wl.requestedLoad(), wl.load(), wl.checkpoints(), wl.gpus(), m.jobs(),
                         policies.get(p), contended, m.completed(), m.maxRho(), m.meanRho(), m.avgJctSeconds(), m.p95JctSeconds(),
                         m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), r.arrivalUtilisation(), m.preemptions(), r.wallSeconds(),
-                        r.cpuSeconds()));
+                        r.cpuSeconds(), r.appMaxRho(), r.appAvgJctSeconds()));
             }
         }
         return rows;

@@ -56,6 +56,94 @@ public final class SweepReport {
         return sb.toString();
     }
 
+    /**
+     * @param s the summary per job
+     * @param perApp the summary per app, or null when the rows have no app-level figures
+     * @return both summaries ({@link #summary(SweepSummary)}), then the verdict on each target per job and per app side
+     *     by side
+     */
+    public static String summary(SweepSummary s, SweepSummary perApp) {
+        if (perApp == null) {
+            return "Per job:\n" + summary(s) + "(no per-app figures in these rows)\n";
+        }
+        StringBuilder sb = new StringBuilder("Per job:\n").append(summary(s)).append("\nPer app (an app finishes with its last job):\n")
+                .append(summary(perApp));
+        sb.append(String.format(Locale.ROOT, "%nVerdicts, per job | per app:%n"));
+        for (int i = 0; i < s.targets().size(); i++) {
+            SweepSummary.Target j = s.targets().get(i);
+            SweepSummary.Target a = perApp.targets().get(i);
+            sb.append(String.format(Locale.ROOT, "  [%s | %s] %s: per job %s; per app %s%n", j.verdict(), a.verdict(), j.target(), j.detail(),
+                    a.detail()));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * @param byPolicy per policy (the subject and its variants), its summary per job and per app (null when unknown)
+     * @return one line per policy: against the lowest and best baselines, per job and per app
+     */
+    public static String variants(Map<String, SweepSummary[]> byPolicy) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "Variants against the same baselines (contended runs; ratios to the "
+                + "lowest max ρ / best avg JCT baseline):%n  %-44s %5s %13s %13s %11s %11s %13s %13s%n", "policy", "runs", "≤1.0/≤1.25 job",
+                "max ρ med/wst", "JCT med", "JCT worst", "≤1.0/≤1.25 app", "app ρ med/wst"));
+        for (Map.Entry<String, SweepSummary[]> e : byPolicy.entrySet()) {
+            SweepSummary.Best b = e.getValue()[0].best();
+            SweepSummary.Best a = e.getValue()[1] == null ? null : e.getValue()[1].best();
+            sb.append(String.format(Locale.ROOT, "  %-44s %5d %13s %13s %11s %11s %13s %13s%n", e.getKey(), b.runs(), b.atMostEqual() + "/" + b.atMost125(),
+                    fixed(b.medianMaxRhoRatio()) + "/" + fixed(b.worstMaxRhoRatio()), fixed(b.medianAvgJctRatio()), fixed(b.worstAvgJctRatio()),
+                    a == null ? "–" : a.atMostEqual() + "/" + a.atMost125(),
+                    a == null ? "–" : fixed(a.medianMaxRhoRatio()) + "/" + fixed(a.worstMaxRhoRatio())));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Writes a PNG: one point per policy (the subject and its variants), its worst and median avg JCT ÷ the best
+     * baseline's (x) against its worst max ρ ÷ the lowest baseline's (y), per job, over the contended runs, with the
+     * targets' bounds (x = 1.2, y = 1.25) — the price in JCT of each way of trading fairness.
+     *
+     * @param file the PNG file
+     * @param byPolicy per policy, its summary per job (and per app, unused here)
+     * @throws UncheckedIOException when it cannot be written
+     */
+    public static void writeTradeoff(Path file, Map<String, SweepSummary[]> byPolicy) {
+        XYChart c = new XYChartBuilder().width(900).height(620).title("JCT price of fairness, per job, contended runs (filled: worst JCT; "
+                + "hollow: median JCT)").xAxisTitle("avg JCT ÷ best baseline's").yAxisTitle("worst max ρ ÷ lowest baseline's").build();
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        c.getStyler().setChartTitleFont(c.getStyler().getChartTitleFont().deriveFont(13f));
+        double xMax = 1.25;
+        double yMax = 1.3;
+        for (Map.Entry<String, SweepSummary[]> e : byPolicy.entrySet()) {
+            SweepSummary.Best b = e.getValue()[0].best();
+            double y = b.worstMaxRhoRatio();
+            if (!Double.isFinite(y) || !Double.isFinite(b.worstAvgJctRatio())) {
+                continue;
+            }
+            XYSeries w = c.addSeries(e.getKey(), new double[] {b.medianAvgJctRatio(), b.worstAvgJctRatio()}, new double[] {y, y});
+            w.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+            w.setMarker(SeriesMarkers.CIRCLE);
+            xMax = Math.max(xMax, b.worstAvgJctRatio() * 1.05);
+            yMax = Math.max(yMax, y * 1.05);
+        }
+        line(c, "JCT bound 1.2 (worst)", new double[] {1.2, 1.2}, new double[] {0, yMax});
+        line(c, "JCT bound 1.05 (median)", new double[] {1.05, 1.05}, new double[] {0, yMax});
+        line(c, "max ρ bound 1.25", new double[] {0.8, xMax}, new double[] {1.25, 1.25});
+        try {
+            if (file.toAbsolutePath().getParent() != null) {
+                Files.createDirectories(file.toAbsolutePath().getParent());
+            }
+            BitmapEncoder.saveBitmap(c, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void line(XYChart c, String name, double[] x, double[] y) {
+        XYSeries s = c.addSeries(name, x, y);
+        s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        s.setMarker(SeriesMarkers.NONE);
+    }
+
     /** @param s the summary @return the per-baseline table, the comparison with the best baseline, and one line per target */
     public static String summary(SweepSummary s) {
         StringBuilder sb = new StringBuilder();
@@ -73,7 +161,7 @@ public final class SweepReport {
                 fixed(b.worstAvgJctRatio())));
         sb.append(String.format(Locale.ROOT, "  %s max ρ ≤ 1.0 × the lowest baseline's on %d, ≤ 1.25 × on %d of %d contended runs%n",
                 s.subject(), b.atMostEqual(), b.atMost125(), b.runs()));
-        sb.append(String.format(Locale.ROOT, "%nTargets (issue #15, part 4):%n"));
+        sb.append(String.format(Locale.ROOT, "%nTargets:%n"));
         for (SweepSummary.Target t : s.targets()) {
             sb.append(String.format(Locale.ROOT, "  [%s] %s: %s%n", t.verdict(), t.target(), t.detail()));
         }
@@ -87,6 +175,17 @@ public final class SweepReport {
      * @throws UncheckedIOException when it cannot be written
      */
     public static void writeJson(Path file, List<SweepRow> rows, SweepSummary summary) {
+        writeJson(file, rows, summary, null);
+    }
+
+    /**
+     * @param file where to write
+     * @param rows the runs
+     * @param summary their summary per job
+     * @param perApp their summary per app (written as {@code summaryPerApp}), or null
+     * @throws UncheckedIOException when it cannot be written
+     */
+    public static void writeJson(Path file, List<SweepRow> rows, SweepSummary summary, SweepSummary perApp) {
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("subject", summary.subject());
         o.put("contendedUtilisation", Sweep.CONTENDED_UTILISATION);
@@ -115,9 +214,26 @@ public final class SweepReport {
             m.put("preemptions", r.preemptions());
             m.put("wallSeconds", num(r.wallSeconds()));
             m.put("cpuSeconds", num(r.cpuSeconds()));
+            m.put("appMaxRho", num(r.appMaxRho()));
+            m.put("appAvgJctSeconds", num(r.appAvgJctSeconds()));
             rs.add(m);
         }
         o.put("rows", rs);
+        o.put("summary", summaryJson(summary));
+        if (perApp != null) {
+            o.put("summaryPerApp", summaryJson(perApp));
+        }
+        try {
+            if (file.toAbsolutePath().getParent() != null) {
+                Files.createDirectories(file.toAbsolutePath().getParent());
+            }
+            JSON.writeValue(file.toFile(), o);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Map<String, Object> summaryJson(SweepSummary summary) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("workloads", summary.workloads());
         s.put("contended", summary.contended());
@@ -172,15 +288,7 @@ public final class SweepReport {
             ts.add(m);
         }
         s.put("targets", ts);
-        o.put("summary", s);
-        try {
-            if (file.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(file.toAbsolutePath().getParent());
-            }
-            JSON.writeValue(file.toFile(), o);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        return s;
     }
 
     /**
@@ -194,22 +302,38 @@ public final class SweepReport {
      * @throws UncheckedIOException when it cannot be written
      */
     public static void writePlot(Path file, SweepSummary summary) {
-        XYChart rho = panel(summary, true);
-        XYChart jct = panel(summary, false);
+        writePlot(file, summary, null);
+    }
+
+    /**
+     * {@link #writePlot(Path, SweepSummary)} with a third panel: the subject's max ρ per app against the lowest
+     * baseline's per app.
+     *
+     * @param file the PNG file
+     * @param summary the summary per job
+     * @param perApp the summary per app, or null for the two panels alone
+     * @throws UncheckedIOException when it cannot be written
+     */
+    public static void writePlot(Path file, SweepSummary summary, SweepSummary perApp) {
+        List<XYChart> charts = new ArrayList<>(List.of(panel(summary, true, "per job")));
+        if (perApp != null) {
+            charts.add(panel(perApp, true, "per app"));
+        }
+        charts.add(panel(summary, false, "per job"));
         try {
             if (file.toAbsolutePath().getParent() != null) {
                 Files.createDirectories(file.toAbsolutePath().getParent());
             }
             try (OutputStream out = Files.newOutputStream(file)) {
-                BitmapEncoder.saveBitmap(List.of(rho, jct), 1, 2, out, BitmapEncoder.BitmapFormat.PNG);
+                BitmapEncoder.saveBitmap(charts, 1, charts.size(), out, BitmapEncoder.BitmapFormat.PNG);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
 
-    private static XYChart panel(SweepSummary s, boolean rho) {
-        String what = rho ? "max ρ" : "avg JCT (h)";
+    private static XYChart panel(SweepSummary s, boolean rho, String unit) {
+        String what = (rho ? "max ρ " : "avg JCT (h) ") + unit;
         String baseline = rho ? "lowest baseline" : "best baseline";
         List<double[]> cont = new ArrayList<>();
         List<double[]> other = new ArrayList<>();
@@ -296,7 +420,8 @@ public final class SweepReport {
                     dbl(r, "load"), r.path("checkpoints").asBoolean(), r.get("gpus").asLong(), r.get("jobs").asInt(), r.get("policy").asText(),
                     r.path("contended").asBoolean(), r.get("completed").asInt(), dbl(r, "maxRho"), dbl(r, "meanRho"), dbl(r, "avgJctSeconds"),
                     dbl(r, "p95JctSeconds"), dbl(r, "makespanSeconds"), dbl(r, "gpuHoursLost"), dbl(r, "utilisation"),
-                    dbl(r, "arrivalUtilisation"), r.path("preemptions").asInt(), dbl(r, "wallSeconds"), dbl(r, "cpuSeconds")));
+                    dbl(r, "arrivalUtilisation"), r.path("preemptions").asInt(), dbl(r, "wallSeconds"), dbl(r, "cpuSeconds"),
+                    dbl(r, "appMaxRho"), dbl(r, "appAvgJctSeconds")));
         }
         return out;
     }

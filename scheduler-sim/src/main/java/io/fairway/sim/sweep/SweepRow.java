@@ -29,15 +29,55 @@ package io.fairway.sim.sweep;
  * @param wallSeconds the wall time the run took (not reproducible)
  * @param cpuSeconds the CPU time of the thread that ran it (not reproducible; unlike wall time, not inflated by other
  *     work on the machine)
+ * @param appMaxRho the largest ρ per <em>app</em> ({@link AppFairness}: an app, a job set, finishes with its last job);
+ *     equal to {@code maxRho} on a workload of one job per app; NaN when unknown (rows of older sweeps)
+ * @param appAvgJctSeconds mean app completion time (first submission to last completion); NaN when unknown
  */
 public record SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
                        String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
                        double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, double arrivalUtilisation, int preemptions,
-                       double wallSeconds, double cpuSeconds) {
+                       double wallSeconds, double cpuSeconds, double appMaxRho, double appAvgJctSeconds) {
+    /**
+     * A row without the app-level figures (NaN).
+     *
+     * @param workload the workload @param kind its kind @param seed the seed @param requestedLoad the load asked for
+     * @param load the load achieved @param checkpoints whether jobs checkpoint @param gpus cluster GPUs @param jobs jobs
+     * @param policy the policy @param contended contended @param completed jobs finished @param maxRho max ρ
+     * @param meanRho mean ρ @param avgJctSeconds avg JCT @param p95JctSeconds p95 JCT @param makespanSeconds makespan
+     * @param gpuHoursLost GPU-hours lost @param utilisation utilisation @param arrivalUtilisation over the arrivals
+     * @param preemptions preemptions @param wallSeconds wall time @param cpuSeconds CPU time
+     */
+    public SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
+                    String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
+                    double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, double arrivalUtilisation, int preemptions,
+                    double wallSeconds, double cpuSeconds) {
+        this(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho, avgJctSeconds,
+                p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds, Double.NaN,
+                Double.NaN);
+    }
+
     /** @return a copy with the wall and CPU times zeroed, for comparing sweeps */
     public SweepRow withoutTiming() {
         return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho,
-                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, 0, 0);
+                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, 0, 0, appMaxRho,
+                appAvgJctSeconds);
+    }
+
+    /** @param isContended whether the workload is contended @return a copy with that */
+    public SweepRow withContended(boolean isContended) {
+        return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, isContended, completed, maxRho, meanRho,
+                avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds,
+                appMaxRho, appAvgJctSeconds);
+    }
+
+    /**
+     * @return the row as seen per app: max ρ and avg JCT replaced by the app-level figures ({@link #appMaxRho},
+     *     {@link #appAvgJctSeconds}), for judging the same targets per app
+     */
+    public SweepRow perApp() {
+        return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, appMaxRho, meanRho,
+                appAvgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds,
+                appMaxRho, appAvgJctSeconds);
     }
 
     /** @return true when every job finished */

@@ -71,7 +71,8 @@ class SweepCommandTest {
         }
         FairwayCommandTest.Run r = FairwayCommandTest.run(args.toArray(String[]::new));
         assertThat(r.exit()).as(r.err() + r.out()).isZero();
-        assertThat(r.out()).contains("Targets (issue #15, part 4):").containsPattern("\\[(met|missed|not judged)\\] on every contended run");
+        assertThat(r.out()).contains("Targets:").doesNotContain("issue #").contains("Verdicts, per job | per app:")
+                .containsPattern("\\[(met|missed|not judged) \\| (met|missed|not judged)\\] on every contended run");
         return new ObjectMapper().readTree(json.toFile());
     }
 
@@ -107,6 +108,8 @@ class SweepCommandTest {
                 // whole 8-GPU nodes: the load achieved is close to the one asked for
                 assertThat(r.get("load").asDouble()).isCloseTo(r.get("requestedLoad").asDouble(), within(0.1 * r.get("requestedLoad").asDouble()));
                 assertThat(r.get("checkpoints").asBoolean()).isEqualTo(r.get("workload").asText().endsWith("-ckpt"));
+                // a Philly window has one job per app: its max ρ per app is its max ρ per job
+                assertThat(r.get("appMaxRho").asDouble()).isCloseTo(r.get("maxRho").asDouble(), within(1e-6 * r.get("maxRho").asDouble()));
             }
         }
         assertThat(byWorkload.keySet()).contains("philly-s21-L1-nockpt", "philly-s21-L3-ckpt", "philly-s22-L3-nockpt", "tiresias-60");

@@ -71,13 +71,44 @@ class SweepSummaryTest {
     void targetsSayMetOrMissedWithTheNumbers() {
         List<SweepSummary.Target> t = SweepSummary.of(rows(), "themis").targets();
         assertThat(t).extracting(SweepSummary.Target::verdict)
-                .containsExactly("missed", "missed", "not judged", "met", "missed", "met", "missed");
+                .containsExactly("missed", "missed", "not judged", "met", "missed", "missed", "missed");
         assertThat(t.get(0).detail()).isEqualTo("2 of 3 contended runs; worst 1.50× (w2)");
         assertThat(t.get(1).detail()).startsWith("2 of 3 contended runs (67 %)");
         assertThat(t.get(2).detail()).isEqualTo("strict-fifo was not run");
         assertThat(t.get(3).detail()).startsWith("median ratio 0.20 (5.00× below), need ≤ 0.444");
         assertThat(t.get(4).detail()).startsWith("median ratio 1.00 (1.00× below)");
+        assertThat(t.get(5).target()).isEqualTo("avg JCT within 5 % of the best baseline's on the median contended run");
+        assertThat(t.get(5).detail()).isEqualTo("median ratio 1.10×"); // above 1.05: missed
         assertThat(t.get(6).detail()).isEqualTo("worst ratio 1.25× (w2)");
+    }
+
+    /** The same rows with app-level figures: per app, themis is 0.8 × LAS's max ρ on w2, where per job it is 1.5 ×. */
+    private static List<SweepRow> withApps() {
+        List<SweepRow> out = new ArrayList<>();
+        for (SweepRow r : rows()) {
+            double appRho = r.workload().equals("w2") && r.policy().equals("themis") ? 1.6 : r.workload().equals("w2") ? 2 : r.maxRho();
+            out.add(new SweepRow(r.workload(), r.kind(), r.seed(), r.requestedLoad(), r.load(), r.checkpoints(), r.gpus(), r.jobs(), r.policy(),
+                    r.contended(), r.completed(), r.maxRho(), r.meanRho(), r.avgJctSeconds(), r.p95JctSeconds(), r.makespanSeconds(),
+                    r.gpuHoursLost(), r.utilisation(), r.arrivalUtilisation(), r.preemptions(), r.wallSeconds(), r.cpuSeconds(), appRho,
+                    r.avgJctSeconds()));
+        }
+        return out;
+    }
+
+    @Test
+    void thePerAppSummaryJudgesTheAppLevelFiguresAndIsAbsentWithoutThem() {
+        SweepSummary perJob = SweepSummary.of(withApps(), "themis");
+        SweepSummary perApp = SweepSummary.perApp(withApps(), "themis");
+        assertThat(perJob.best().worstMaxRhoRatio()).isEqualTo(1.5);
+        assertThat(perApp.best().worstMaxRhoRatio()).isEqualTo(1.0); // w1 0.5, w2 0.8, w3 1.0
+        assertThat(perApp.best().atMostEqual()).isEqualTo(3);
+        assertThat(perApp.targets().get(0).verdict()).isEqualTo("met");
+        assertThat(perJob.targets().get(0).verdict()).isEqualTo("missed");
+        assertThat(SweepSummary.perApp(rows(), "themis")).as("rows of an older sweep have no app-level figures").isNull();
+        String text = SweepReport.summary(perJob, perApp);
+        assertThat(text).contains("Per job:").contains("Per app (an app finishes with its last job):")
+                .contains("[missed | met] on every contended run, themis max ρ ≤ 1.25 × the lowest baseline's: per job 2 of 3 contended runs; "
+                        + "worst 1.50× (w2); per app 3 of 3 contended runs; worst 1.00× (w3)");
     }
 
     @Test

@@ -1,0 +1,50 @@
+package io.fairway.policies.themis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.api.model.GpuTopology;
+import io.fairway.core.Policies;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Themis' decisions on seeded workloads, recorded as a digest of every decision of the run: a change meant to make
+ * the round faster (caching, incremental work) must leave them as they are. A change meant to alter decisions
+ * re-records the digests and says why in its commit.
+ */
+class ThemisDecisionsTest {
+    private static String digest(String params, long seed, double checkpointSeconds) throws NoSuchAlgorithmException {
+        Map<String, String> p = new java.util.HashMap<>();
+        for (String kv : params.split(";")) {
+            if (!kv.isBlank()) {
+                p.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            }
+        }
+        MiniSim sim = new MiniSim(Policies.create("themis", p), 2, 4, GpuTopology.pcie4("V100"), seed);
+        MiniSim.randomWorkload(sim, seed, 40, 6, 3_600_000, checkpointSeconds);
+        sim.run(200L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.finished).hasSize(sim.specs.size());
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        for (String line : sim.log) {
+            md.update(line.getBytes(StandardCharsets.UTF_8));
+            md.update((byte) '\n');
+        }
+        return sim.log.size() + " " + HexFormat.of().formatHex(md.digest()).substring(0, 16);
+    }
+
+    @ParameterizedTest(name = "{0}, seed {1}, checkpoints every {2} s")
+    @CsvSource({
+        "'', 11, 0, 300 147861aa15f02e75",
+        "'', 12, 120, 299 31742b1d24043c3a",
+        "perJob=false;overdueFactor=infinite, 11, 120, 254 1c6a62554be19336",
+    })
+    void theDecisionsAreTheRecordedOnes(String params, long seed, double checkpointSeconds, String recorded) throws NoSuchAlgorithmException {
+        assertThat(digest(params, seed, checkpointSeconds)).isEqualTo(recorded);
+    }
+}
