@@ -55,6 +55,10 @@ class FairwayCommandTest {
         }
         assertThat(r.out()).containsPattern("(?m)^Fairest by max ρ \\(.*\\): [a-z-]+(, [a-z-]+)* \\([0-9.]+(, tied)?\\)(; next [a-z-]+ \\([0-9.]+, [0-9.]+× higher\\))?\\.$");
         assertThat(r.out()).contains("report:  " + out.resolve("index.html"));
+        // the sample has no priorities and no job sets: the demo says that this is why these rows are identical
+        assertThat(r.out()).containsPattern("(?m)^identical rows: .*isolated-share = priority")
+                .containsPattern("(?m)^why priority = best-effort-fifo: .*every job of this trace has priority 0")
+                .containsPattern("(?m)^why isolated-share = best-effort-fifo: .*every job is an app of its own");
         for (String f : List.of("index.html", "jct-cdf.png", "rho.png", "utilization.png", "queue-length.png", "metrics.json")) {
             assertThat(out.resolve(f)).isNotEmptyFile();
         }
