@@ -66,6 +66,17 @@ class FairwayCommandTest {
     }
 
     @Test
+    void aCtlErrorNamesTheWholeCommand() throws IOException {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Run r = run("ctl", "--server", "http://127.0.0.1:" + port, "why", "train-1");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("fairway ctl why: cannot reach the visibility API").doesNotContain("\tat ");
+    }
+
+    @Test
     void unknownPolicyFailsWithTheKnownOnesAndExitCode2() {
         Run r = run("simulate", "--policy", "strict-fifo,lottery", "--no-progress");
         assertThat(r.exit()).isEqualTo(2);
