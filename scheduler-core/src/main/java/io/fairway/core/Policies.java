@@ -16,7 +16,43 @@ import java.util.TreeMap;
  * }</pre>
  */
 public final class Policies {
+    /** The policies Fairway ships, by the artifact that holds them, for an error that can say which jar to add. */
+    static final Map<String, String> BUILT_IN = builtIn();
+
     private Policies() {
+    }
+
+    private static Map<String, String> builtIn() {
+        Map<String, String> m = new TreeMap<>();
+        for (String fifo : java.util.List.of("strict-fifo", "best-effort-fifo", "priority", "fair-sharing",
+                "fair-share-over-time", "tiresias-las", "srtf", "isolated-share")) {
+            m.put(fifo, "io.fairway:policies-fifo");
+        }
+        m.put("themis", "io.fairway:policies-themis");
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    /**
+     * @param name the policy asked for
+     * @param known the names found on the class path
+     * @return why there is no such policy and, when it can tell, which jar to add
+     */
+    static String unknownPolicy(String name, java.util.Set<String> known) {
+        String artifact = BUILT_IN.get(name);
+        String found = known.isEmpty()
+                ? "no policy jar is on the class path"
+                : "known policies: " + String.join(", ", known);
+        if (artifact != null) {
+            return "policy \"" + name + "\" is in " + artifact + ", which is not on the class path: add that jar ("
+                    + found + ")";
+        }
+        if (known.isEmpty()) {
+            return "unknown policy \"" + name + "\"; " + found + ": add io.fairway:policies-fifo (" + String.join(", ",
+                    BUILT_IN.entrySet().stream().filter(e -> e.getValue().endsWith("fifo")).map(Map.Entry::getKey).toList())
+                    + "), io.fairway:policies-themis (themis), or a jar of your own that lists its provider in"
+                    + " META-INF/services/" + PolicyProvider.class.getName();
+        }
+        return "unknown policy \"" + name + "\"; " + found;
     }
 
     /** @return every provider found, by name */
@@ -46,7 +82,7 @@ public final class Policies {
         Map<String, PolicyProvider> all = available();
         PolicyProvider p = all.get(name);
         if (p == null) {
-            throw new InvalidSpecException("policy", name, "unknown policy \"" + name + "\"; known policies: " + String.join(", ", all.keySet()));
+            throw new InvalidSpecException("policy", name, unknownPolicy(name, all.keySet()));
         }
         Map<String, String> given = parameters == null ? Map.of() : parameters;
         java.util.Set<String> known = p.parameters();

@@ -117,6 +117,14 @@ async function load(gen, firstRender) {
       main.replaceChildren(h('h2', null, route.view.title(params)), showError(error));
       main.dataset.view = 'error';
       main.dataset.route = current.key;
+    } else if (main.dataset.view === 'error') {
+      // The page already says what went wrong (a job or node that does not exist): a refresh that fails too
+      // changes nothing, and is no "update failed".
+    } else if (error instanceof ApiError && error.status === 404) {
+      // What the page shows is gone (a node removed, a job forgotten): say so instead of keeping stale data.
+      main.replaceChildren(h('h2', null, route.view.title(params)), showError(error));
+      main.dataset.view = 'error';
+      main.dataset.route = current.key;
     } else {
       updated.textContent = 'update failed';
     }

@@ -108,13 +108,35 @@ export function stateBadge(state) {
   return h('span.badge', { class: 'state-' + String(state || '').toLowerCase() }, stateLabel(state));
 }
 
-// A fixed palette of distinguishable colours (dark text stays readable on each, contrast ≥ 4.5:1).
-const PALETTE = ['#8ecae6', '#ffb703', '#b5e48c', '#f4a3c0', '#cdb4db', '#f6bd60', '#90e0ef', '#e9c46a',
-  '#a3c4bc', '#ffc8a2', '#c3e88d', '#d0bfff'];
+// Twelve light colours 30° of hue apart (HSL lightness 78 %), ordered so that the first jobs of a page get hues far
+// apart (0°, 180°, 90°, 270°, ...); dark text keeps a contrast above 8:1 on each.
+export const PALETTE = ['#f19d9d', '#9df1f1', '#c7f19d', '#c79df1', '#f1c79d', '#9dc7f1', '#9df19d', '#f19df1',
+  '#f1f19d', '#9d9df1', '#9df1c7', '#f19dc7'];
 
-/** A stable colour for a job id, so one job has one colour on every node. */
+/** A stable colour for a job id, for a job shown alone. */
 export function jobColour(jobId) {
   let hash = 0;
   for (const ch of String(jobId)) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
   return PALETTE[hash % PALETTE.length];
+}
+
+/**
+ * Colours for the jobs on one page: different jobs get different palette colours (up to twelve of them, in the
+ * order of their ids), so one job has one colour on every node of the page and two jobs never look alike.
+ */
+export function jobColours(jobIds) {
+  const ids = [...new Set(jobIds)].sort();
+  const colours = new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]]));
+  return (id) => colours.get(id) || jobColour(id);
+}
+
+/**
+ * A reason's message without the words that only repeat its code: "preempted by b1" for PREEMPTED with
+ * "preempted: preempted by b1".
+ */
+export function reasonMessage(reason) {
+  const words = String(reason.code || '').toLowerCase().replace(/_/g, ' ');
+  let rest = String(reason.message || '');
+  while (words && rest.toLowerCase().startsWith(words + ': ')) rest = rest.slice(words.length + 2);
+  return rest;
 }

@@ -1,13 +1,13 @@
 // One job: its state and why it waits, where each member runs (node and GPU ids), and its state history.
 import { get, seg } from './api.js';
-import { h, link, table, formatNumber, stateBadge, stateLabel, quantity, when } from './dom.js';
+import { h, link, table, formatNumber, stateBadge, stateLabel, quantity, when, reasonMessage } from './dom.js';
 
 function reasonBox(job) {
   if (!job.reason) return null;
   return h('section.card', { 'aria-labelledby': 'why', 'data-reason': job.reason.code },
     h('h3', { id: 'why' }, 'Why it is pending'),
     h('p.reason', null, h('span.code', { 'data-field': 'reason-code' }, job.reason.code), ' ',
-      h('span', { 'data-field': 'reason' }, job.reason.message)),
+      h('span', { 'data-field': 'reason' }, reasonMessage(job.reason))),
     job.position ? h('p', null, 'Position ', h('strong', { 'data-field': 'position' }, formatNumber(job.position)),
       ' in ClusterQueue ', link('/queues/' + seg(job.clusterQueue), job.clusterQueue, { 'data-key': 'job-cq' }),
       ` (${formatNumber(job.jobsAhead)} ${job.jobsAhead === 1 ? 'job' : 'jobs'} ahead)`) : null,

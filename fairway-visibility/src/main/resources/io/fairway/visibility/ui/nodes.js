@@ -1,6 +1,9 @@
 // Nodes and their GPU maps: which job holds which GPU, GPUs grouped by NVLink / NVSwitch domain.
 import { get, seg } from './api.js';
-import { h, link, table, formatNumber, jobColour, quantity, stateBadge } from './dom.js';
+import { h, link, table, formatNumber, jobColour, jobColours, quantity, stateBadge } from './dom.js';
+
+// The colours of the page being rendered: every job on it gets its own (see jobColours).
+let colourOf = jobColour;
 
 /** The GPU boxes of a set of indexes; `highlight` is a job whose GPUs get an outline. */
 function gpuList(node, indexes, highlight) {
@@ -9,7 +12,7 @@ function gpuList(node, indexes, highlight) {
     const gpu = byIndex.get(i) || { index: i };
     const holder = gpu.job;
     return h('li.gpu' + (holder ? '' : '.free') + (holder && holder === highlight ? '.mine' : ''),
-      { 'data-gpu': String(i), 'data-holder': holder || '', style: holder ? { background: jobColour(holder) } : null },
+      { 'data-gpu': String(i), 'data-holder': holder || '', style: holder ? { background: colourOf(holder) } : null },
       h('span.idx', null, 'GPU ', String(i)),
       h('span.holder', null, holder
         ? link('/jobs/' + seg(holder), holder, { 'data-key': 'gpu:' + i, 'aria-label': `GPU ${i}: job ${holder}` })
@@ -53,7 +56,7 @@ function miniList(node, indexes) {
     const holder = (byIndex.get(i) || {}).job;
     const words = `GPU ${i}: ${holder ? 'job ' + holder : 'free'}`;
     return h('li.gpu' + (holder ? '' : '.free'), { 'data-gpu': String(i), 'data-holder': holder || '', title: words,
-      style: holder ? { background: jobColour(holder) } : null }, h('span', { 'aria-hidden': 'true' }, String(i)),
+      style: holder ? { background: colourOf(holder) } : null }, h('span', { 'aria-hidden': 'true' }, String(i)),
     h('span.visually-hidden', null, words));
   }));
 }
@@ -70,7 +73,7 @@ function holders(node) {
 function gpuBar(n) {
   const total = n.gpus || 0;
   return h('div.usage', null,
-    h('div.label', null, h('span', null, `${n.gpuModel || 'GPU'} · ${n.gpuShape || ''}`),
+    h('div.label', null, h('span.nowrap', null, `${n.gpuModel || 'GPU'} · ${n.gpuShape || ''}`),
       h('span.words', { 'data-field': 'gpus-used' }, `${n.gpusUsed} of ${total} GPUs used`)),
     h('div.bar', { 'aria-hidden': 'true' }, h('span.fill', { style: { width: (100 * n.gpusUsed / Math.max(1, total)).toFixed(2) + '%' } })));
 }
@@ -95,6 +98,7 @@ export const nodesView = {
   },
   render(page) {
     const nodes = page.items;
+    colourOf = jobColours(nodes.flatMap((n) => n.jobs || []));
     return h('div', null,
       h('h2', null, 'Nodes'),
       h('p.lead', null, `${formatNumber(page.total)} nodes` + (page.total > nodes.length
@@ -108,7 +112,7 @@ export const nodesView = {
         gpuBar(n),
         page.details ? gpuMap(page.details.find((d) => d.name === n.name), null, true) : null,
         n.jobs.length ? h('p', null, 'Jobs: ', n.jobs.map((j, i) => [i ? ', ' : '',
-          h('span.swatch', { 'aria-hidden': 'true', style: { background: jobColour(j) } }),
+          h('span.swatch', { 'aria-hidden': 'true', style: { background: colourOf(j) } }),
           link('/nodes/' + seg(n.name) + '?job=' + seg(j), j, { 'data-key': 'node-job:' + n.name + ':' + j })])) : h('p.empty', null, 'idle')))));
   },
 };
@@ -127,13 +131,14 @@ export const nodeView = {
   render(n, p, query) {
     const highlight = query.get('job');
     const jobs = holders(n);
+    colourOf = jobColours([...jobs.keys()]);
     return h('div', { 'data-node': n.name },
       h('p.crumbs', null, link('/nodes', 'Nodes'), ' › node'),
       h('h2', null, 'Node ', n.name),
       h('ul.facts', null,
         n.cluster ? h('li', null, 'cluster ', h('strong', null, n.cluster)) : null,
         n.gpuModel ? h('li', null, 'GPU ', h('strong', null, n.gpuModel)) : null,
-        n.gpuShape ? h('li', null, 'wiring ', h('strong', null, n.gpuShape)) : null,
+        n.gpuShape ? h('li', null, 'wiring ', h('strong.nowrap', null, n.gpuShape)) : null,
         n.unschedulable ? h('li', null, h('strong', null, 'cordoned')) : null),
       highlight ? h('p', { 'data-field': 'highlight' }, 'Job ', link('/jobs/' + seg(highlight), highlight, { 'data-key': 'hl' }),
         jobs.has(highlight) ? ` holds GPUs ${jobs.get(highlight).join(', ')} on this node (outlined below).`

@@ -1,7 +1,7 @@
 // Queues and cohorts (usage against quota, borrowing and lending), one ClusterQueue with its pending jobs (paged),
 // and the pending overview of every queue.
 import { get, seg } from './api.js';
-import { h, link, table, quantity, resourceName, formatNumber, stateBadge, when } from './dom.js';
+import { h, link, table, quantity, resourceName, formatNumber, stateBadge, when, reasonMessage } from './dom.js';
 
 const PAGE = 50;
 
@@ -9,15 +9,29 @@ const PAGE = 50;
  * One usage bar for a flavor and resource: used against nominal quota, the part above nominal (borrowed from the
  * cohort) hatched, the nominal quota marked. The same figures are written out beside it for screen readers.
  */
-export function usageBar(u) {
+export function usageBar(u, cohort) {
   const nominal = u.nominal || 0;
   const used = u.used || 0;
   const scale = Math.max(nominal, used, 1);
-  const within = Math.min(used, nominal);
   const borrowed = u.borrowed !== undefined && u.borrowed !== null ? u.borrowed : Math.max(0, used - nominal);
-  const words = `${quantity(u.resource, used)} of ${quantity(u.resource, nominal)} used`
-    + (borrowed ? `, ${quantity(u.resource, borrowed)} borrowed` : '')
-    + (u.lendable ? `, ${quantity(u.resource, u.lendable)} lendable` : '');
+  // A queue borrows above its nominal quota; a cohort's borrowing is inside its own used quota, so its bar is
+  // used − borrowed plain, then the borrowed part hatched.
+  const within = cohort === true ? Math.max(0, Math.min(used, nominal) - borrowed) : Math.min(used, nominal);
+  const q = (x) => quantity(u.resource, x);
+  let words;
+  if (cohort === true) {
+    // A cohort's borrowed quota is its own members' lendable quota, lent between them: not more than it has.
+    const stillLendable = Math.max(0, Math.min((u.lendable || 0) - borrowed, nominal - used));
+    words = `${q(used)} of ${q(nominal)} used`
+      + (borrowed ? `, ${q(borrowed)} of it lent from one of its queues to another` : '')
+      + (stillLendable ? `, ${q(stillLendable)} more lendable` : '');
+  } else if (!nominal) {
+    words = `${q(used)} borrowed from the cohort (no quota of its own)`;
+  } else {
+    words = `${q(used)} of ${q(nominal)} used`
+      + (borrowed ? `, ${q(borrowed)} borrowed` : '')
+      + (u.lendable ? `, ${q(u.lendable)} lendable` : '');
+  }
   const limits = [
     u.borrowingLimit !== null && u.borrowingLimit !== undefined ? `borrowing limit ${quantity(u.resource, u.borrowingLimit)}` : null,
     u.lendingLimit !== null && u.lendingLimit !== undefined ? `lending limit ${quantity(u.resource, u.lendingLimit)}` : null,
@@ -30,6 +44,11 @@ export function usageBar(u) {
       borrowed ? h('span.fill.borrowed', { style: { left: pct(within, scale), width: pct(Math.min(borrowed, scale - within), scale) } }) : null,
       nominal < scale ? h('span.nominal', { style: { left: pct(nominal, scale) } }) : null),
     limits ? h('div.limits', null, limits) : null);
+}
+
+/** A queue's rows worth a bar: a resource with quota, or one it uses (borrowing); not "0 of 0 used". */
+function covered(resources) {
+  return (resources || []).filter((u) => (u.nominal || 0) > 0 || (u.used || 0) > 0);
 }
 
 function pct(part, whole) {
@@ -52,7 +71,8 @@ function queueCard(q) {
       h('li', null, 'pending ', h('strong', { 'data-field': 'pending' }, formatNumber(q.pending || 0))),
       h('li', null, 'holding ', h('strong', { 'data-field': 'holding' }, formatNumber(q.holding || 0))),
       h('li', null, 'running ', h('strong', { 'data-field': 'running' }, formatNumber(q.running || 0)))),
-    (q.resources || []).length ? q.resources.map(usageBar) : h('p.empty', null, 'no quota'));
+    covered(q.resources).length ? covered(q.resources).map((u) => usageBar(u))
+      : h('p.empty', null, q.cohort ? 'no quota of its own and nothing borrowed' : 'no quota'));
 }
 
 export const queuesView = {
@@ -81,7 +101,7 @@ export const queuesView = {
       cohorts.map((c) => h('section.cohort', { 'aria-labelledby': 'cohort-' + c.name, 'data-cohort': c.name },
         h('h3', { id: 'cohort-' + c.name }, 'Cohort ', c.name,
           c.parent ? h('span.lead', null, ` (in ${c.parent})`) : null),
-        (c.resources || []).map(usageBar),
+        covered(c.resources).map((u) => usageBar(u, true)),
         h('div.cards', null, byCohort.get(c.name).map(queueCard)))),
       alone.length ? h('section', { 'aria-labelledby': 'no-cohort' },
         h('h3', { id: 'no-cohort' }, 'Without a cohort'), h('div.cards', null, alone.map(queueCard))) : null,
@@ -110,7 +130,7 @@ export function pendingTable(caption, jobs) {
       formatNumber(j.priority || 0),
       formatNumber(j.gpus || 0),
       h('span.nowrap', null, when(j.waitingSinceMillis)),
-      h('span.reason', { 'data-field': 'reason' }, h('span.code', null, j.reason.code), ' ', j.reason.message),
+      h('span.reason', { 'data-field': 'reason' }, h('span.code', null, j.reason.code), ' ', reasonMessage(j.reason)),
     ]), { class: 'pending', 'data-pending': '' });
 }
 
@@ -155,7 +175,8 @@ export const queueView = {
           h('strong', null, queue.localQueues.map((l) => `${l.namespace}/${l.name}`).join(', '))) : null,
         queue.stopped ? h('li', null, h('strong', null, 'stopped')) : null),
       legend(),
-      h('div.card', null, (queue.resources || []).map(usageBar)),
+      h('div.card', null, covered(queue.resources).length ? covered(queue.resources).map((u) => usageBar(u))
+        : h('p.empty', null, 'no quota of its own and nothing borrowed')),
       h('h3', { id: 'pending-heading' }, 'Pending, in the order the scheduler considers them'),
       pager(route, pending),
       pendingTable(null, pending.items),

@@ -193,7 +193,7 @@ public final class CtlCommand implements Runnable {
                 for (JsonNode j : a.get("items")) {
                     JsonNode r = j.get("reason");
                     rows.add(new String[] {name, j.get("position").asText(), j.get("id").asText(), j.get("priority").asText(), j.get("gpus").asText(),
-                        seconds(j.get("waitingSinceMillis").asLong()), r == null || r.isNull() ? "-" : r.get("code").asText() + ": " + r.get("message").asText()});
+                        seconds(j.get("waitingSinceMillis").asLong()), r == null || r.isNull() ? "-" : reason(r)});
                 }
                 int shown = a.get("items").size();
                 if (a.get("total").asInt() > offset + shown) {
@@ -220,7 +220,7 @@ public final class CtlCommand implements Runnable {
             out.println(job + " is PENDING in ClusterQueue " + text(j.get("clusterQueue")) + (j.get("position").isNull() ? ""
                     : " at position " + j.get("position").asText() + " (" + j.get("jobsAhead").asText() + " jobs ahead)") + ", since "
                     + seconds(j.get("stateSinceMillis").asLong()));
-            out.println("  " + (r == null || r.isNull() ? "no reason recorded" : r.get("code").asText() + ": " + r.get("message").asText()));
+            out.println("  " + (r == null || r.isNull() ? "no reason recorded" : reason(r)));
         } else {
             out.println(job + " is " + j.get("state").asText() + " (not pending) since " + seconds(j.get("stateSinceMillis").asLong())
                     + placement(j.get("placement")));
@@ -258,7 +258,7 @@ public final class CtlCommand implements Runnable {
                 + (j.get("position").isNull() ? "" : ", position " + j.get("position").asText()) + ", preempted " + j.get("preemptions").asText() + "x");
         JsonNode r = j.get("reason");
         if (r != null && !r.isNull()) {
-            out.println("Reason:       " + r.get("code").asText() + ": " + r.get("message").asText());
+            out.println("Reason:       " + reason(r));
         }
         for (JsonNode ps : j.get("podSets")) {
             out.println("Pod set:      " + ps.get("name").asText() + " x" + ps.get("count").asText() + " " + ps.get("resources"));
@@ -346,5 +346,23 @@ public final class CtlCommand implements Runnable {
     @Command(name = "resume-queue", mixinStandardHelpOptions = true, description = "Resumes a stopped ClusterQueue.")
     void resumeQueue(@Parameters(paramLabel = "CLUSTERQUEUE", description = "The ClusterQueue.") String queue) {
         write("/clusterqueues/" + CtlClient.seg(queue) + "/resume");
+    }
+
+    /**
+     * A pending reason as one phrase: its code, then its message without the words that only repeat the code
+     * ("PREEMPTED: preempted by b1", not "PREEMPTED: preempted: preempted by b1").
+     *
+     * @param r the API's reason object ({@code code}, {@code message})
+     * @return the phrase
+     */
+    static String reason(com.fasterxml.jackson.databind.JsonNode r) {
+        String code = r.path("code").asText();
+        String message = r.path("message").asText();
+        String words = code.toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        String rest = message;
+        while (rest.toLowerCase(java.util.Locale.ROOT).startsWith(words + ": ")) {
+            rest = rest.substring(words.length() + 2);
+        }
+        return rest.isEmpty() ? code : code + ": " + rest;
     }
 }

@@ -69,6 +69,9 @@ public final class DemoCommand implements Runnable {
         List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
         pw.printf("%n");
         options.output(pw, input.name(), results, noReport ? null : out);
+        for (String why : whyIdentical(results, trace.jobs())) {
+            pw.println(why);
+        }
         pw.println(fairest(results));
         if (!noReport && options.json == null) {
             Path metrics = out.resolve("metrics.json");
@@ -77,6 +80,71 @@ public final class DemoCommand implements Runnable {
         }
         pw.printf("simulated in %.1f s wall time%n", (System.nanoTime() - t0) / 1e9);
         pw.flush();
+    }
+
+    /**
+     * Why policies that ran every job alike did, from what the workload lacks: a policy that orders by priority when
+     * every job has the same one, or that shares between job sets (apps) when every job is a set of its own, admits in
+     * submission order, as best-effort-fifo does; and when no two jobs ever waited at once, no policy had an order to choose.
+     *
+     * @param results one per policy
+     * @param jobs the workload they ran
+     * @return one line per explained policy (none when no policy ran like best-effort-fifo)
+     */
+    static List<String> whyIdentical(List<SimulationResult> results, List<io.fairway.sim.SimJob> jobs) {
+        SimulationResult fifo = results.stream().filter(r -> r.policy().equals("best-effort-fifo")).findFirst().orElse(null);
+        List<String> lines = new java.util.ArrayList<>();
+        if (fifo == null || jobs.isEmpty()) {
+            return lines;
+        }
+        if (mostWaitingAtOnce(fifo) <= 1) {
+            if (results.stream().anyMatch(r -> r != fifo && r.jobs().equals(fifo.jobs()))) {
+                lines.add("why identical: under best-effort-fifo never more than one job was waiting at a time, so a policy had"
+                        + " no order to choose; more jobs (--jobs) make them differ.");
+            }
+            return lines;
+        }
+        java.util.Set<Integer> priorities = new java.util.TreeSet<>();
+        boolean noJobSets = true;
+        for (io.fairway.sim.SimJob j : jobs) {
+            priorities.add(j.spec().priority());
+            noJobSets &= j.spec().jobSet().equals(j.spec().id());
+        }
+        for (SimulationResult r : results) {
+            if (r == fifo || !r.jobs().equals(fifo.jobs())) {
+                continue;
+            }
+            if (r.policy().equals("priority") && priorities.size() == 1) {
+                lines.add("why priority = best-effort-fifo: priority orders jobs by their priority, and every job of this trace has"
+                        + " priority " + priorities.iterator().next() + " (the trace has no priorities), so it admits in submission"
+                        + " order and skips what does not fit, as best-effort-fifo does.");
+            } else if (r.policy().equals("isolated-share") && noJobSets) {
+                lines.add("why isolated-share = best-effort-fifo: isolated-share divides the GPUs between apps (job sets), and this"
+                        + " trace names none, so every job is an app of its own; an app using nothing may always start its job, so"
+                        + " it too admits in submission order and skips what does not fit.");
+            }
+        }
+        return lines;
+    }
+
+    /** @return the most jobs that waited (submitted, not yet started) at the same moment in this run */
+    private static int mostWaitingAtOnce(SimulationResult run) {
+        java.util.List<double[]> edges = new java.util.ArrayList<>();
+        for (io.fairway.sim.JobOutcome j : run.jobs()) {
+            if (j.queueingDelaySeconds() > 0) {
+                edges.add(new double[] {j.submitSeconds(), +1});
+                edges.add(new double[] {j.firstStartSeconds(), -1});
+            }
+        }
+        // at the same moment a start comes before a submission: a job that starts as another arrives is not waiting
+        edges.sort(java.util.Comparator.<double[]>comparingDouble(e -> e[0]).thenComparingDouble(e -> e[1]));
+        int waiting = 0;
+        int most = 0;
+        for (double[] e : edges) {
+            waiting += (int) e[1];
+            most = Math.max(most, waiting);
+        }
+        return most;
     }
 
     /**

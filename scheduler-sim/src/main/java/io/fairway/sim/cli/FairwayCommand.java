@@ -104,7 +104,8 @@ public final class FairwayCommand implements Runnable {
     private static int handle(Exception ex, CommandLine cl, ParseResult parsed) throws Exception {
         if (ex instanceof InvalidSpecException || ex instanceof ConfigException || ex instanceof TraceFormatException
                 || ex instanceof UncheckedIOException || ex instanceof UserException) {
-            cl.getErr().println("fairway " + cl.getCommandName() + ": " + ex.getMessage());
+            // the whole command path, so "fairway ctl why: ..." says which command failed
+            cl.getErr().println(cl.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
             cl.getErr().flush();
             return USER_ERROR;
         }

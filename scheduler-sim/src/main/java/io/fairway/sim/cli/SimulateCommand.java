@@ -52,7 +52,9 @@ public final class SimulateCommand implements Runnable {
     private Path cluster;
 
     @Option(names = "--queues", paramLabel = "FILE",
-            description = "Queues YAML (default: one ClusterQueue with the cluster's capacity and a LocalQueue per queue of the trace).")
+            description = "Queues YAML (default: with no --cluster, the bundled queues (ten team ClusterQueues sharing the bundled "
+                    + "cluster through one cohort), plus a LocalQueue for any queue of the trace they lack; with --cluster, one "
+                    + "ClusterQueue holding that cluster's whole capacity and a LocalQueue per queue of the trace).")
     private Path queues;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "Job trace CSV (default: the bundled Philly sample).")

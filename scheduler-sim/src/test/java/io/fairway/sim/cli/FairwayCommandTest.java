@@ -55,10 +55,25 @@ class FairwayCommandTest {
         }
         assertThat(r.out()).containsPattern("(?m)^Fairest by max ρ \\(.*\\): [a-z-]+(, [a-z-]+)* \\([0-9.]+(, tied)?\\)(; next [a-z-]+ \\([0-9.]+, [0-9.]+× higher\\))?\\.$");
         assertThat(r.out()).contains("report:  " + out.resolve("index.html"));
+        // the sample has no priorities and no job sets: the demo says that this is why these rows are identical
+        assertThat(r.out()).containsPattern("(?m)^identical rows: .*isolated-share = priority")
+                .containsPattern("(?m)^why priority = best-effort-fifo: .*every job of this trace has priority 0")
+                .containsPattern("(?m)^why isolated-share = best-effort-fifo: .*every job is an app of its own");
         for (String f : List.of("index.html", "jct-cdf.png", "rho.png", "utilization.png", "queue-length.png", "metrics.json")) {
             assertThat(out.resolve(f)).isNotEmptyFile();
         }
         assertThat(Files.readString(out.resolve("index.html"))).contains("<img src=\"jct-cdf.png\"", "ρ", "Jeon et al.");
+    }
+
+    @Test
+    void aCtlErrorNamesTheWholeCommand() throws IOException {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Run r = run("ctl", "--server", "http://127.0.0.1:" + port, "why", "train-1");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("fairway ctl why: cannot reach the visibility API").doesNotContain("\tat ");
     }
 
     @Test
