@@ -34,7 +34,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Issue #10's scale: Armada's shape. {@code jobs} queued one-GPU jobs (default 1,000,000) in 100 queues (one
+ * Armada's scale and shape (the Armada-scale targets of docs/performance.md). {@code jobs} queued one-GPU jobs
+ * (default 1,000,000) in 100 queues (one
  * ClusterQueue each, fair share over time) over 5 clusters × 1,000 nodes × 8 GPUs (40,000 GPUs).
  *
  * <ul>

@@ -11,7 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The whole engine at issue #7's headline scale: {@code jobs} pending one-GPU jobs (default 1,000,000) in 1,000
+ * The whole engine at the headline scale of the scale targets (docs/performance.md): {@code jobs} pending one-GPU
+ * jobs (default 1,000,000) in 1,000
  * ClusterQueues (10 cohorts) on 10,000 nodes × 8 GPUs, best-effort-fifo. Measures:
  *
  * <ul>
@@ -24,7 +25,7 @@ import java.util.List;
  *
  * <p>A one-shot harness rather than JMH: a 1,000,000-job setup takes tens of seconds. Run:
  * {@code java -Xms8g -Xmx8g -cp benchmarks/target/benchmarks.jar io.fairway.bench.EngineScale [jobs] [rounds] [kueue|armada]};
- * {@code armada} is issue #10's shape ({@link ArmadaScaleBenchmark}: 100 queues, 5 clusters × 1,000 nodes,
+ * {@code armada} is Armada's shape ({@link ArmadaScaleBenchmark}: 100 queues, 5 clusters × 1,000 nodes,
  * fair share over time).
  */
 public final class EngineScale {

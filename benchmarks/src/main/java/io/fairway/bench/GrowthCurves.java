@@ -18,7 +18,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Issue #19's target 6, whole engine: the cost of a round against pending jobs and against distinct groups. 1,000
+ * Whole-engine target 6 of docs/performance.md: the cost of a round against pending jobs and against distinct
+ * groups. 1,000
  * nodes × 8 GPUs, 100 ClusterQueues in 10 cohorts (80 GPUs each, preemption {@code LowerPriority} /
  * {@code reclaimWithinCohort: Any}), {@code fair-sharing}, a listener registered. The cluster is first filled by 8,000
  * one-GPU jobs of priority 1,000 (80 per queue, none borrowing: no pending job can preempt). Then {@code pending} jobs

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The heap the engine retains per pending job with realistic specs (issue #19, target 4: ≤ 1 KiB): a 30-character
+ * The heap the engine retains per pending job with realistic specs (whole-engine target 4 of docs/performance.md:
+ * ≤ 1 KiB): a 30-character
  * id, a job set and an owner, two pod sets (a one-member launcher and a 4-member GPU worker set), each with a node
  * selector of 3 labels, priorities spread over 0-999 (so jobs fall into many groups). Every string a job carries is
  * its own object, as if each spec had been parsed from a request (nothing shared or interned by the driver). The

@@ -26,7 +26,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Quota admission at Kueue's large-scale shape (issue #3): 1,000 ClusterQueues in 10 cohorts, one-GPU jobs, on
+ * Quota admission at Kueue's large-scale shape (the Kueue-scale target of docs/performance.md): 1,000 ClusterQueues
+ * in 10 cohorts, one-GPU jobs, on
  * 1,000 nodes of 8 GPUs (each queue's nominal quota 8 GPUs, borrowing within its cohort).
  *
  * <ul>

@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The provisioning decision at scale (issue #9's target: ≤ 50 ms): 10,000 pending gangs, all admitted under quota
+ * The provisioning decision at scale (the provisioning target: ≤ 50 ms): 10,000 pending gangs, all admitted under quota
  * and fitting no node (the cluster is empty), over 50 instance types in two pools — 25 spot and 25 on-demand
  * types of 0 to 8 GPUs of four models, varied CPU, memory and prices. Gangs have 1 to 16 members of varied GPU,
  * CPU and memory requests; a quarter ask for on-demand or spot capacity or one GPU model by node selector.

@@ -21,7 +21,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Issue #19's target 1, whole engine: {@code jobs} pending varied jobs (default 1,000,000) on 10,000 nodes × 8 GPUs,
+ * Whole-engine target 1 of docs/performance.md: {@code jobs} pending varied jobs (default 1,000,000) on 10,000 nodes
+ * × 8 GPUs,
  * 1,000 ClusterQueues in 10 cohorts (each an equal share of the GPUs, preemption {@code LowerPriority} /
  * {@code reclaimWithinCohort: Any}), fair sharing, a listener registered. Jobs: 1, 2, 4 or 8 GPUs on one node, or
  * gangs of 2, 4 or 8 members × 8 GPUs in one rack (required or preferred); priorities 0-999 and queues at random

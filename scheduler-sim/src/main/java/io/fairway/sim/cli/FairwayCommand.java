@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  * ./fairway simulate --scenario examples/scenarios/cedana-quota.yaml
  * ./fairway policies
  * ./fairway --policy-path my-policy.jar demo --policy my-policy    # a third-party policy ({@link PolicyPath})
- * ./fairway sweep --trace ../shared/traces/philly-pollux.csv --seeds 21-60 --json sweep.json --plot sweep.png
+ * ./fairway sweep --trace path/to/philly-trace.csv --seeds 21-60 --json sweep.json --plot sweep.png
  * </pre>
  *
  * <p>Exit codes: 0 success, 2 a usage or input error (an unknown policy, a malformed file; the message says

@@ -2,6 +2,7 @@ package io.fairway.sim.cli;
 
 import io.fairway.sim.SimJob;
 import io.fairway.sim.SimulationOptions;
+import io.fairway.sim.config.Defaults;
 import io.fairway.sim.sweep.Sweep;
 import io.fairway.sim.sweep.SweepReport;
 import io.fairway.sim.sweep.SweepRow;
@@ -34,8 +35,11 @@ import picocli.CommandLine.Spec;
  * {@link SweepWorkloads} for how workloads are built.
  *
  * <pre>
- * ./fairway sweep --trace ../shared/traces/philly-pollux.csv --seeds 21-60 --json sweep.json --plot sweep.png
+ * ./fairway sweep --trace path/to/philly-trace.csv --seeds 21-60 --json sweep.json --plot sweep.png
  * </pre>
+ *
+ * <p>Without {@code --trace} the Philly windows are drawn from the bundled 1,500-job sample (a quick try; the whole
+ * trace and where it comes from: {@code TRACE-ATTRIBUTION.md}, {@code docs/guides/traces.md}).
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true,
         description = "Robustness sweep: every policy on windows of a whole Philly trace drawn by seed (each at offered loads ~1x and ~3x "
@@ -52,7 +56,8 @@ public final class SweepCommand implements Runnable {
     private CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "The whole Philly trace (timestamp,duration,num_gpus,gpu_time,cluster), "
-            + "e.g. ../shared/traces/philly-pollux.csv. Needed for the philly workloads.")
+            + "e.g. path/to/philly-trace.csv (not in the repository: TRACE-ATTRIBUTION.md says where it comes from). "
+            + "Without it, the philly windows are drawn from the bundled 1,500-job sample.")
     Path trace;
 
     @Option(names = "--tiresias-trace", paramLabel = "FILE",
@@ -123,7 +128,7 @@ public final class SweepCommand implements Runnable {
     boolean noProgress;
 
     @Option(names = "--contended-by", paramLabel = "makespan|arrivals", defaultValue = "makespan",
-            description = "A workload is contended when FIFO's GPU utilisation is >= 60 % over the makespan (the default rule) or over "
+            description = "A workload is contended when FIFO's GPU utilisation is >= 60 %% over the makespan (the default rule) or over "
                     + "the arrival span only (not diluted by the long tail of the last jobs to finish). Default: ${DEFAULT-VALUE}.")
     String contendedBy;
 
@@ -184,18 +189,24 @@ public final class SweepCommand implements Runnable {
 
         List<SweepWorkload> plan = new ArrayList<>();
         if (kinds.contains("philly")) {
+            Trace t;
+            String from;
             if (trace == null) {
-                throw new FairwayCommand.UserException("--trace FILE is required for the philly workloads (the whole Philly trace, e.g. "
-                        + "../shared/traces/philly-pollux.csv; it is not in the repository), or leave philly out of --workloads");
+                t = Defaults.trace();
+                from = "Bundled sample " + Traces.SAMPLE_RESOURCE;
+                out.println("(no --trace: philly windows drawn from the bundled " + t.jobs().size() + "-job sample; for the whole Philly "
+                        + "trace, see TRACE-ATTRIBUTION.md and give --trace FILE)");
+            } else {
+                requireFile("--trace", trace);
+                t = Traces.read(trace, null);
+                from = "Trace " + trace;
             }
-            requireFile("--trace", trace);
-            Trace t = Traces.read(trace, null);
             List<SimJob> eligible = SweepWorkloads.eligible(t, maxGpus);
-            out.printf(Locale.ROOT, "Trace %s: %d jobs, %d of them of at most %d GPUs; windows of %d consecutive jobs%n", trace, t.jobs().size(),
+            out.printf(Locale.ROOT, "%s: %d jobs, %d of them of at most %d GPUs; windows of %d consecutive jobs%n", from, t.jobs().size(),
                     eligible.size(), maxGpus, jobs);
             if (eligible.size() < jobs) {
-                throw new FairwayCommand.UserException("--trace " + trace + " has " + eligible.size() + " jobs of at most " + maxGpus
-                        + " GPUs, fewer than --jobs " + jobs);
+                throw new FairwayCommand.UserException((trace == null ? "the bundled sample" : "--trace " + trace) + " has " + eligible.size()
+                        + " jobs of at most " + maxGpus + " GPUs, fewer than --jobs " + jobs);
             }
             for (long s : seedList) {
                 plan.addAll(SweepWorkloads.phillyWindows(eligible, s, jobs, maxGpus, loads, ckpt, interval));
@@ -215,7 +226,8 @@ public final class SweepCommand implements Runnable {
                 tt = trace.toAbsolutePath().getParent().resolve(TIRESIAS_FILE);
             }
             if (tt == null) {
-                out.println("(tiresias workload left out: no " + TIRESIAS_FILE + " beside --trace; give --tiresias-trace FILE)");
+                out.println("(tiresias workload left out: " + (trace == null ? "" : "no " + TIRESIAS_FILE + " beside --trace; ")
+                        + "give --tiresias-trace FILE)");
             } else {
                 plan.add(SweepWorkloads.fixed("tiresias-60", "tiresias", Traces.read(tt, TraceFormat.TIRESIAS), seedList.get(0)));
             }

@@ -47,7 +47,8 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code fairway themis-repro}: the Themis reproduction of issue #5. Runs a workload (the bundled Philly sample, or a
+ * {@code fairway themis-repro}: the Themis reproduction (docs/policies/themis.md). Runs a workload (the bundled
+ * Philly sample, or a
  * generated Themis-like one of hyper-parameter-search apps, {@link ThemisWorkloadGenerator}) on a 2-rack cluster of 64
  * GPUs (16 nodes × 4) or 256 GPUs (32 nodes × 8) under several policies — each given as {@code name} or
  * {@code name:key=value,key=value} ({@link PolicySpec}) — plus optional sweeps of Themis' fairness knob f and lease length, and reports

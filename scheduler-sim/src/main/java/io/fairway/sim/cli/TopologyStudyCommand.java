@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code fairway topology-study}: topology-aware placement against first-fit on a placement-sensitive workload
- * (issue #4). The workload is generated from the seed: data-parallel gangs of one GPU per member (1, 2, 4, 8 or 16
+ * (the topology study of docs/concepts/topology.md). The workload is generated from the seed: data-parallel gangs of
+ * one GPU per member (1, 2, 4, 8 or 16
  * members), a third of them vgg-like (vgg11/16/19, which slow down the most when spread), the rest resnet, inception
  * and alexnet, with the Themis placement sensitivities of REFERENCE.md; Poisson arrivals at the given load on the
  * bundled cluster (8 nodes of 8 V100 in 2 racks). Every policy runs under both strategies; the table adds the

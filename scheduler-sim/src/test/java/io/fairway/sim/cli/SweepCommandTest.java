@@ -217,14 +217,40 @@ class SweepCommandTest {
     }
 
     @Test
+    void withoutTraceTheBundledSampleIsSweptAndSaysSo() {
+        FairwayCommandTest.Run r = FairwayCommandTest.run("sweep", "--seeds", "21", "--jobs", "100", "--loads", "3", "--checkpoints", "off",
+                "--workloads", "philly", "--policy", "tiresias-las,best-effort-fifo", "--subject", "tiresias-las", "--threads", "1",
+                "--no-progress", "--no-table");
+        assertThat(r.exit()).as(r.err() + r.out()).isZero();
+        assertThat(r.out()).contains("(no --trace: philly windows drawn from the bundled 1500-job sample;")
+                .contains("TRACE-ATTRIBUTION.md").contains("Bundled sample ").contains("Targets:")
+                .contains("Sweep: 1 workloads × 2 policies = 2 runs");
+    }
+
+    @Test
+    void helpPrintsNoFormatWarningAndNamesNoIssueOrMachinePath() {
+        // picocli reports a description it cannot format on System.err, not on the command line's err writer
+        java.io.PrintStream systemErr = System.err;
+        java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+        FairwayCommandTest.Run r;
+        try {
+            System.setErr(new java.io.PrintStream(warnings, true, java.nio.charset.StandardCharsets.UTF_8));
+            r = FairwayCommandTest.run("sweep", "--help");
+        } finally {
+            System.setErr(systemErr);
+        }
+        assertThat(r.exit()).isZero();
+        assertThat(warnings.toString(java.nio.charset.StandardCharsets.UTF_8) + r.err()).doesNotContainIgnoringCase("format");
+        String help = r.out().replaceAll("\\s+", " ");
+        assertThat(help).contains(">= 60 % over the makespan").contains("bundled 1,500-job sample")
+                .doesNotContainPattern("[Ii]ssue #?[0-9]|#[0-9]+'s|/work/|\\.\\./shared");
+    }
+
+    @Test
     void missingTraceAndBadOptionsAreRefusedWithExitCode2() throws IOException {
         FairwayCommandTest.Run r = FairwayCommandTest.run("sweep", "--trace", dir.resolve("nope.csv").toString(), "--no-progress");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("--trace " + dir.resolve("nope.csv") + ": no such file").doesNotContain("\tat ");
-
-        r = FairwayCommandTest.run("sweep", "--no-progress");
-        assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("--trace FILE is required");
 
         Path trace = phillyTrace(dir, 50);
         r = FairwayCommandTest.run("sweep", "--trace", trace.toString(), "--seeds", "30-21", "--no-progress");
