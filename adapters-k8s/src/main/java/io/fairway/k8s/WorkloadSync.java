@@ -224,8 +224,7 @@ final class WorkloadSync {
                 return; // a stale cache
             }
             if (state.kube.trusted(fresh)) {
-                state.kube.evict(t.kind, fresh, t.original); // Fairway's own admission whose eviction did not get through yet
-                t.original = null;
+                state.evictFresh(t); // Fairway's own admission whose eviction did not get through yet
                 return;
             }
             state.kube.suspendUntrusted(t.kind, fresh);
