@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fairway.api.job.JobState;
 import io.fairway.k8s.audit.CrdSchemas;
 import io.fairway.k8s.integration.Specs;
+import io.fairway.k8s.kinds.SharedCrds;
 import io.fairway.k8s.kinds.TrainJobIntegration;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * Preempting a running TrainJob on an API server that applies the Kubeflow Trainer webhook's rule: its
  * {@code spec.runtimePatches} change only while it is suspended and its JobSet has no active pods. The eviction
  * suspends it at once, keeps its admission recorded while the JobSet's pods still run, restores the spec exactly once
- * they are gone, and the TrainJob is admitted again afterwards — with no write the server refuses.
+ * they are gone, and the TrainJob is admitted again afterwards — with no write the server refuses. On Trainer v2.0
+ * ({@code spec.podSpecOverrides}, changed only on a TrainJob that stays suspended) admission writes the overrides
+ * before it resumes.
  */
 class TrainJobEvictionTest {
     private static final ResourceDefinitionContext JOBSETS = new ResourceDefinitionContext.Builder().withGroup("jobset.x-k8s.io")
@@ -34,8 +37,14 @@ class TrainJobEvictionTest {
     private KindScenario s;
 
     @BeforeEach
-    void runningTrainJob() throws java.io.IOException {
+    void runningTrainJob(org.junit.jupiter.api.TestInfo info) throws java.io.IOException {
         CrdSchemas.requireShared();
+        if (info.getTestMethod().orElseThrow().getName().contains("TrainerV20")) {
+            cluster.rules.trainerVersion("v2.0.0"); // spec.podSpecOverrides, changed only on a TrainJob that stays suspended
+            cluster.client.apiextensions().v1().customResourceDefinitions().resource(Specs.MAPPER.convertValue(
+                    SharedCrds.crd("trainer/v2.0.0/trainer.kubeflow.org_trainjobs.yaml"),
+                    io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition.class)).create();
+        }
         for (int i = 1; i <= 4; i++) {
             cluster.node("n" + i, 64, 512, 8, Map.of("fairway.io/pool", "gpu"));
         }
@@ -141,6 +150,23 @@ class TrainJobEvictionTest {
         reconcileUntil(adapter, () -> s.suspended() && Specs.at(s.now(), "/spec").equals(Specs.at(s.created, "/spec")),
                 "the TrainJob is evicted and restored exactly");
         assertThat(s.now().getMetadata().getAnnotations()).doesNotContainKeys(Keys.ADMISSION_ANNOTATION, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
+        assertThat(adapter.checkInvariants()).isEmpty();
+    }
+
+    @Test
+    void onTrainerV20TheOverridesAreWrittenBeforeTheResumeAndRestoredOnceThePodsAreGone() {
+        assertThat(Specs.at(s.now(), "/spec/podSpecOverrides/0/targetJobs/0/name").asText()).isEqualTo(TrainJobIntegration.POD_SET);
+        preempt();
+        GenericKubernetesResource held = s.now();
+        assertThat(Specs.at(held, "/spec/podSpecOverrides")).isNotEmpty();
+        assertThat(held.getMetadata().getAnnotations()).containsKeys(Keys.ADMISSION_ANNOTATION);
+        s.deletePods();
+        activePods(0);
+        reconcileUntil(adapter, () -> Specs.at(s.now(), "/spec").equals(Specs.at(s.created, "/spec")), "the overrides are restored exactly");
+        assertThat(s.suspended()).isTrue();
+        urgentDone();
+        reconcileUntil(adapter, () -> !s.suspended(), "the TrainJob is admitted again");
+        assertThat(Specs.at(s.now(), "/spec/podSpecOverrides")).hasSize(1);
         assertThat(adapter.checkInvariants()).isEmpty();
     }
 }
