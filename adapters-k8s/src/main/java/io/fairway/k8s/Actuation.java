@@ -151,8 +151,11 @@ final class Actuation {
         if (obj == null) {
             return;
         }
-        state.kube.evict(t.kind, obj, t.original);
-        t.original = null;
+        if (state.kube.evict(t.kind, obj, t.original)) {
+            t.original = null;
+        } else {
+            state.evictionsToRetry.add(p.jobId()); // suspended; the restore is finished by a later pass
+        }
         state.pass.evicted.add(p.jobId());
         state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
         LOG.info("{} {} evicted: {}", t.kind.integration.kind().kind(), t.key(), p.reason());
@@ -180,7 +183,10 @@ final class Actuation {
         LOG.info("{} resized: pod set {} to {}", t.key(), r.podSet(), r.targetCount());
     }
 
-    /** Evictions whose write failed are retried while the engine still has the job waiting. */
+    /**
+     * Evictions whose write failed, or whose restore the API server holds until the object's pods are gone, are
+     * retried while the engine still has the job waiting (an admission in the meantime takes over).
+     */
     void retryEvictions() {
         for (String id : new ArrayList<>(state.evictionsToRetry)) {
             Tracked t = state.tracked.byId(id);
@@ -190,9 +196,10 @@ final class Actuation {
                 continue;
             }
             try {
-                state.evictFresh(t);
-                state.evictionsToRetry.remove(id);
-                LOG.info("{}: eviction retried", t.key());
+                if (state.evictFresh(t)) {
+                    state.evictionsToRetry.remove(id);
+                    LOG.info("{}: eviction finished", t.key());
+                }
             } catch (KubernetesClientException e) {
                 LOG.warn("{}: eviction failed again: {}", t.key(), e.getMessage());
             }
@@ -234,8 +241,11 @@ final class Actuation {
             state.restoring.remove(id);
             GenericKubernetesResource obj = state.fetch(t);
             if (obj != null) {
-                state.kube.evict(t.kind, obj, t.original);
-                t.original = null;
+                if (state.kube.evict(t.kind, obj, t.original)) {
+                    t.original = null;
+                } else {
+                    state.evictionsToRetry.add(id);
+                }
                 state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + (nodeGone ? "a node it ran on is gone"
                         : "its recorded admission no longer fits the quota or the nodes"));
                 state.pass.evicted.add(id);

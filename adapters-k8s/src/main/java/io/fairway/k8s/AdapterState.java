@@ -194,11 +194,22 @@ final class AdapterState {
         return o == null || !t.uid.equals(o.getMetadata().getUid()) ? null : o;
     }
 
-    void evictFresh(Tracked t) {
+    /**
+     * Evicts a tracked object as the API server has it now.
+     *
+     * @return true when done (or the object is gone); false when it is suspended but the restore waits for its pods
+     *     to be gone (retried by {@link Actuation#retryEvictions}, which it is queued for)
+     */
+    boolean evictFresh(Tracked t) {
         GenericKubernetesResource fresh = fetch(t);
-        if (fresh != null) {
-            kube.evict(t.kind, fresh, t.original);
-            t.original = null;
+        if (fresh == null) {
+            return true;
         }
+        if (kube.evict(t.kind, fresh, t.original)) {
+            t.original = null;
+            return true;
+        }
+        evictionsToRetry.add(t.id);
+        return false;
     }
 }

@@ -42,6 +42,16 @@ public final class KubeLookup implements ApiLookup {
         if (e != null && now - e.readAtNanos() < TTL_MILLIS * 1_000_000L) {
             return e.object();
         }
+        return read(kind, namespace, name, key, now);
+    }
+
+    /** Reads the object from the API server, not from the cache (the answer is kept for {@link #get}). */
+    @Override
+    public GenericKubernetesResource current(KindRef kind, String namespace, String name) {
+        return read(kind, namespace, name, kind.name() + "|" + namespace + "/" + name, System.nanoTime());
+    }
+
+    private GenericKubernetesResource read(KindRef kind, String namespace, String name, String key, long now) {
         GenericKubernetesResource o = null;
         try {
             ResourceDefinitionContext ctx = new ResourceDefinitionContext.Builder().withGroup(kind.group()).withVersion(kind.version())

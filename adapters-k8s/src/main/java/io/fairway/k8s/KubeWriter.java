@@ -101,13 +101,27 @@ final class KubeWriter {
         ObjectNode before = Specs.toJson(object);
         ObjectNode edited = before.deepCopy();
         kind.integration.admit(edited, podSets, admissions);
+        if (kind.integration.restoreAfterSuspend() && kind.integration.isSuspended(object)
+                && !JsonDiff.changes(before.path("spec"), edited.path("spec")).isEmpty()) {
+            java.util.Optional<String> held = kind.integration.editsHeld(object);
+            if (held.isPresent()) {
+                // the API server would refuse the edits: a later round admits it again
+                throw new KubernetesClientException(kind.integration.kind().kind() + " " + Kube.key(object)
+                        + " cannot take an admission yet: " + held.get());
+            }
+        }
         OriginalTemplate original = originals(object, before, edited);
-        kind.integration.setSuspended(edited, false);
         ObjectNode ann = annotations(edited);
         ann.put(Keys.ADMISSION_ANNOTATION, admission.toJson());
         ann.put(Keys.ORIGINAL_TEMPLATE_ANNOTATION, original.toJson());
         ann.put(Keys.SEAL_ANNOTATION, sealOf(object, admission.toJson(), original.toJson()));
         ann.remove(Keys.PENDING_REASON_ANNOTATION);
+        if (kind.integration.resumeAfterEdits(object)) {
+            kind.integration.setSuspended(edited, true);
+            object = write(kind, object, edited);
+            edited = Specs.toJson(object);
+        }
+        kind.integration.setSuspended(edited, false);
         write(kind, object, edited);
         return original;
     }
@@ -120,10 +134,14 @@ final class KubeWriter {
      * ({@code status.startTime}) cleared through the status subresource; then the templates restored and the
      * admission forgotten. A failure between them leaves the object suspended with its admission recorded, which the
      * next pass finishes (an eviction is retried; a rebuilt adapter finishes the eviction of a suspended object that
-     * still records one).
+     * still records one). So does a kind whose API server holds the edits until the object's pods are gone
+     * ({@link io.fairway.k8s.integration.Integration#editsHeld}: a TrainJob while its JobSet has active pods): the
+     * eviction stops after the suspension and is finished by a later pass.
+     *
+     * @return true when the eviction is complete; false when the object is suspended but the restore waits
      */
-    void evict(Kind kind, GenericKubernetesResource object) {
-        evict(kind, object, null);
+    boolean evict(Kind kind, GenericKubernetesResource object) {
+        return evict(kind, object, null);
     }
 
     /**
@@ -131,12 +149,21 @@ final class KubeWriter {
      * which its owner can edit, only when there is none and its seal verifies).
      *
      * @param known the previous values Fairway recorded at admission, or null (then the sealed annotation is read)
+     * @return true when the eviction is complete; false when the object is suspended but the restore waits
+     *     ({@link io.fairway.k8s.integration.Integration#editsHeld}); the caller retries it in a later pass
      */
-    void evict(Kind kind, GenericKubernetesResource object, OriginalTemplate known) {
+    boolean evict(Kind kind, GenericKubernetesResource object, OriginalTemplate known) {
         if (kind.integration.restoreAfterSuspend() && !kind.integration.isSuspended(object)) {
             ObjectNode suspended = Specs.toJson(object);
             kind.integration.setSuspended(suspended, true);
             object = write(kind, object, suspended);
+        }
+        if (kind.integration.restoreAfterSuspend()) {
+            java.util.Optional<String> held = kind.integration.editsHeld(object);
+            if (held.isPresent()) {
+                LOG.info("{} {} is suspended; its admission is undone in a later pass: {}", kind.integration.kind().kind(), Kube.key(object), held.get());
+                return false;
+            }
         }
         object = clearStartedMarkers(kind, object);
         ObjectNode edited = Specs.toJson(object);
@@ -174,6 +201,7 @@ final class KubeWriter {
             ((ObjectNode) edited.get("metadata")).remove("annotations");
         }
         write(kind, object, edited);
+        return true;
     }
 
     /**

@@ -26,6 +26,8 @@ final class Tracked {
     String refusedVersion;
     int priority;
     boolean ended;
+    /** How it ended ("Succeeded" or "Failed") while the {@value Keys#FINISHED_ANNOTATION} mark is not yet written; else null. */
+    String unmarkedOutcome;
     String published;
     /** The last integration warning emitted as an Event (each distinct one once). */
     String warned;

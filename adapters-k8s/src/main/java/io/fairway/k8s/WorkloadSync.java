@@ -52,6 +52,8 @@ final class WorkloadSync {
                 admitToEngine(w);
             } else if (!t.ended) {
                 refresh(t, w.object());
+            } else if (t.unmarkedOutcome != null) {
+                mark(t, w.object(), t.unmarkedOutcome); // the mark failed: retried, so the object does not read as running
             }
         }
         for (Tracked t : state.tracked.snapshot()) {
@@ -224,8 +226,7 @@ final class WorkloadSync {
                 return; // a stale cache
             }
             if (state.kube.trusted(fresh)) {
-                state.kube.evict(t.kind, fresh, t.original); // Fairway's own admission whose eviction did not get through yet
-                t.original = null;
+                state.evictFresh(t); // Fairway's own admission whose eviction did not get through yet
                 return;
             }
             state.kube.suspendUntrusted(t.kind, fresh);
@@ -319,11 +320,22 @@ final class WorkloadSync {
         } else {
             state.scheduler.reportFailed(t.id, message);
         }
-        try {
-            state.kube.markFinished(t.kind, obj, success ? "Succeeded" : "Failed");
-        } catch (KubernetesClientException e) {
-            LOG.warn("cannot mark {} finished: {}", t.key(), e.getMessage());
-        }
+        mark(t, obj, success ? "Succeeded" : "Failed");
         LOG.info("{} {} {}", t.kind.integration.kind().kind(), t.key(), success ? "succeeded" : "failed: " + message);
+    }
+
+    /** Writes the finished mark; on failure it is kept and written again by a later pass. */
+    private void mark(Tracked t, GenericKubernetesResource obj, String outcome) {
+        if (Kube.annotation(obj, Keys.FINISHED_ANNOTATION) != null) {
+            t.unmarkedOutcome = null;
+            return;
+        }
+        try {
+            state.kube.markFinished(t.kind, obj, outcome);
+            t.unmarkedOutcome = null;
+        } catch (KubernetesClientException e) {
+            t.unmarkedOutcome = outcome;
+            LOG.warn("cannot mark {} finished (retried next pass): {}", t.key(), e.getMessage());
+        }
     }
 }

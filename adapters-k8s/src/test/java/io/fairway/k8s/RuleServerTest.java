@@ -172,6 +172,46 @@ class RuleServerTest {
     }
 
     @Test
+    void aTrainJobsRuntimePatchesChangeOnlyWhileSuspendedAndItsJobSetHasNoActivePods() {
+        CrdSchemas.requireShared();
+        ResourceDefinitionContext trainJobs = new ResourceDefinitionContext.Builder().withGroup("trainer.kubeflow.org").withVersion("v1alpha1")
+                .withKind("TrainJob").withPlural("trainjobs").withNamespaced(true).build();
+        ResourceDefinitionContext jobSets = new ResourceDefinitionContext.Builder().withGroup("jobset.x-k8s.io").withVersion("v1alpha2")
+                .withKind("JobSet").withPlural("jobsets").withNamespaced(true).build();
+        client.genericKubernetesResources(trainJobs).inNamespace("default").resource(Specs.MAPPER.convertValue(Map.of(
+                "apiVersion", "trainer.kubeflow.org/v1alpha1", "kind", "TrainJob", "metadata", Map.of("name", "t", "namespace", "default"),
+                "spec", Map.of("runtimeRef", Map.of("name", "torch"), "suspend", false)), GenericKubernetesResource.class)).create();
+        // the JobSet the trainer built for it, with two active pods in its "node" replicated job
+        client.genericKubernetesResources(jobSets).inNamespace("default").resource(Specs.MAPPER.convertValue(Map.of(
+                "apiVersion", "jobset.x-k8s.io/v1alpha2", "kind", "JobSet", "metadata", Map.of("name", "t", "namespace", "default"),
+                "spec", Map.of("replicatedJobs", java.util.List.of())), GenericKubernetesResource.class)).create();
+        String active = "{\"status\":{\"replicatedJobsStatus\":[{\"name\":\"node\",\"ready\":0,\"succeeded\":0,\"failed\":0,"
+                + "\"suspended\":0,\"active\":%d}]}}";
+        client.genericKubernetesResources(jobSets).inNamespace("default").withName("t").subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), String.format(active, 2));
+        String patches = "{\"spec\":{\"runtimePatches\":[{\"manager\":\"example.com/m\",\"trainingRuntimeSpec\":{\"template\":{\"spec\":"
+                + "{\"replicatedJobs\":[{\"name\":\"node\",\"template\":{\"spec\":{\"template\":{\"spec\":{\"nodeSelector\":{\"a\":\"b\"}}}}}}]}}}}]}}";
+        var tj = client.genericKubernetesResources(trainJobs).inNamespace("default").withName("t");
+        // running: refused
+        assertThatThrownBy(() -> tj.patch(PatchContext.of(PatchType.JSON_MERGE), patches)).satisfies(e -> assertThat(code(e)).isEqualTo(422))
+                .hasMessageContaining("RuntimePatches can only be modified when the TrainJob is suspended before or after the update");
+        // suspended in the same write, or already suspended, but the JobSet's pods still run: refused
+        assertThatThrownBy(() -> tj.patch(PatchContext.of(PatchType.JSON_MERGE), patches.replace("{\"spec\":{", "{\"spec\":{\"suspend\":true,")))
+                .satisfies(e -> assertThat(code(e)).isEqualTo(422)).hasMessageContaining("ReplicatedJob node is still active");
+        tj.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"suspend\":true}}");
+        assertThatThrownBy(() -> tj.patch(PatchContext.of(PatchType.JSON_MERGE), patches)).satisfies(e -> assertThat(code(e)).isEqualTo(422))
+                .hasMessageContaining("ReplicatedJob node is still active");
+        assertThat(Specs.at(tj.get(), "/spec/runtimePatches").isMissingNode()).isTrue();
+        // the JobSet's pods are gone: accepted; and resuming with the patch in the same write is accepted too
+        client.genericKubernetesResources(jobSets).inNamespace("default").withName("t").subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), String.format(active, 0));
+        tj.patch(PatchContext.of(PatchType.JSON_MERGE), patches);
+        assertThat(Specs.at(tj.get(), "/spec/runtimePatches/0/manager").asText()).isEqualTo("example.com/m");
+        tj.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"suspend\":false,\"runtimePatches\":null}}");
+        assertThat(Specs.at(tj.get(), "/spec/runtimePatches").isMissingNode()).isTrue();
+    }
+
+    @Test
     void faultsHitOnlyTheFaultyClientsAndATimeoutMayHaveApplied() {
         KubernetesClient adapterClient = cluster.newClient();
         client.configMaps().inNamespace("default").resource(new ConfigMapBuilder().withNewMetadata().withName("c").endMetadata()

@@ -29,6 +29,19 @@ public interface ApiLookup {
     GenericKubernetesResource get(KindRef kind, String namespace, String name);
 
     /**
+     * Like {@link #get}, but never from a cache: for state that changes from one pass to the next (a JobSet's active
+     * pods). By default {@link #get}.
+     *
+     * @param kind the kind to read
+     * @param namespace its namespace, or null for a cluster-scoped kind
+     * @param name its name
+     * @return the object as the API server has it now, or null when it does not exist or cannot be read
+     */
+    default GenericKubernetesResource current(KindRef kind, String namespace, String name) {
+        return get(kind, namespace, name);
+    }
+
+    /**
      * @param kind a custom kind
      * @return its CustomResourceDefinition ({@code <plural>.<group>}), or null when it cannot be read
      */

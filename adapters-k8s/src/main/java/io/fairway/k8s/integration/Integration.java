@@ -107,8 +107,9 @@ public interface Integration {
      * scheduling gates, template labels and annotations) change only while the <em>stored</em> object is suspended
      * and has not started, as kube-apiserver does for a batch/v1 Job. Then an eviction is written in steps, as Kueue
      * does: suspend; clear the {@link #startedMarkers} through the status subresource; restore the templates. And an
-     * admission of a suspended object that still carries a started marker clears it first. Otherwise (the default)
-     * the templates are restored in the write that suspends.
+     * admission of a suspended object that still carries a started marker clears it first. A kind whose webhook also
+     * waits for the pods to be gone (a TrainJob) answers true too and says so in {@link #editsHeld}. Otherwise (the
+     * default) the templates are restored in the write that suspends.
      *
      * @return true when the templates may change only after the suspension is stored
      */
@@ -123,6 +124,31 @@ public interface Integration {
      */
     default List<String> startedMarkers() {
         return List.of();
+    }
+
+    /**
+     * Whether the API server holds admission's edits of this object fixed for now, although it is suspended: a kind
+     * whose operator's webhook also waits for the object's pods to be gone (a TrainJob, while its JobSet has active
+     * pods). The adapter then leaves a suspended object as it is, with its admission recorded: an eviction is
+     * finished (the edits restored, the admission forgotten) in a later pass, once this answers empty; an admission
+     * of it is refused until then and retried by a later round. Asked only of a suspended object of a kind with
+     * {@link #restoreAfterSuspend()}.
+     *
+     * @param object the suspended object, as stored
+     * @return why its edits cannot be written yet, or empty when they can (the default)
+     */
+    default Optional<String> editsHeld(GenericKubernetesResource object) {
+        return Optional.empty();
+    }
+
+    /**
+     * @param object the object about to be admitted, as stored (suspended)
+     * @return true when the API server lets admission's edits change only while the object <em>stays</em>
+     *     suspended (a TrainJob on Trainer v2.0: {@code podSpecOverrides}): the edits are then written first and the
+     *     object resumed in a second write. False by default: edits and resume go in one write.
+     */
+    default boolean resumeAfterEdits(GenericKubernetesResource object) {
+        return false;
     }
 
     /**

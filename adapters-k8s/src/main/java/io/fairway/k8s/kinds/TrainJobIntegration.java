@@ -52,9 +52,14 @@ import java.util.TreeMap;
  *   <li>{@code podTemplateOverrides} only (v2.1): not supported — the TrainJob is refused with an Event saying so;</li>
  *   <li>CRD unreadable (no {@code get} on customresourcedefinitions): the current API is assumed.</li>
  * </ul>
- * The trainer's webhook lets {@code runtimePatches} change only while the TrainJob is suspended before or after the
- * update, and only once its JobSet has no active pods (pkg/runtime/framework/plugins/jobset/jobset.go,
- * {@code checkRuntimePatchesImmutability}).
+ * The trainer's webhook lets {@code runtimePatches} change only while the stored or the updated TrainJob is
+ * suspended, and {@code podSpecOverrides} (v2.0) only while the updated one is; either only while no replicated job
+ * of the TrainJob's JobSet (same name and namespace) counts active pods in {@code status.replicatedJobsStatus}
+ * (kubeflow/trainer, pkg/runtime/framework/plugins/jobset/jobset.go: {@code checkRuntimePatchesImmutability} in
+ * v2.3.0, {@code checkPodSpecOverridesImmutability} in v2.0.0). So an eviction suspends first
+ * ({@link #restoreAfterSuspend()}) and removes Fairway's entry only once the JobSet's pods are gone
+ * ({@link #editsHeld}), in a later pass; on v2.0 an admission writes its overrides before it resumes
+ * ({@link #resumeAfterEdits}).
  *
  * <p>API reference: https://github.com/kubeflow/trainer/blob/v2.3.0/pkg/apis/trainer/v1alpha1/trainjob_types.go
  * ({@code RuntimePatch}, {@code Trainer}); v2.0: .../v2.0.0/... ({@code PodSpecOverride}). Pods are found by the JobSet
@@ -205,6 +210,37 @@ public final class TrainJobIntegration implements Integration {
         PodTemplateSpec template = new PodTemplateSpecBuilder().withNewSpec().addNewContainer().withName(POD_SET).withResources(rr).endContainer()
                 .endSpec().build();
         return List.of(PodSetTemplate.of(POD_SET, nodes, "/spec/trainer", template));
+    }
+
+    /** Suspends before it restores: the webhook refuses override changes of a running TrainJob. */
+    @Override
+    public boolean restoreAfterSuspend() {
+        return true;
+    }
+
+    /**
+     * @return while the TrainJob's JobSet (read through the lookup) counts active pods in a replicated job, which one;
+     *     empty when none does or there is no JobSet to read
+     */
+    @Override
+    public Optional<String> editsHeld(GenericKubernetesResource tj) {
+        GenericKubernetesResource js = lookup.current(JobSetIntegration.KIND, tj.getMetadata().getNamespace(), tj.getMetadata().getName());
+        if (js == null) {
+            return Optional.empty();
+        }
+        for (JsonNode rj : Specs.at(js, "/status/replicatedJobsStatus")) {
+            int active = rj.path("active").asInt(0);
+            if (active > 0) {
+                return Optional.of("its JobSet's replicated job " + rj.path("name").asText() + " still has " + active + " active pods");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** On v2.0 the webhook takes {@code podSpecOverrides} changes only on a TrainJob that stays suspended. */
+    @Override
+    public boolean resumeAfterEdits(GenericKubernetesResource tj) {
+        return api() == Api.POD_SPEC_OVERRIDES;
     }
 
     @Override

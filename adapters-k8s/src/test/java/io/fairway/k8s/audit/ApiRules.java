@@ -168,6 +168,44 @@ public final class ApiRules {
         return errs;
     }
 
+    /**
+     * @param jobSet the JobSet of the TrainJob's name and namespace as stored, or null when there is none
+     * @return what Kubeflow Trainer's TrainJob validating webhook refuses in this update (kubeflow/trainer,
+     *     pkg/runtime/framework/plugins/jobset/jobset.go): {@code spec.runtimePatches} (v2.2+,
+     *     {@code checkRuntimePatchesImmutability}) may change only when the stored or the new TrainJob is suspended;
+     *     {@code spec.podSpecOverrides} (v2.0, {@code checkPodSpecOverridesImmutability}) only when the new one is;
+     *     and either only while no replicated job of the JobSet has active pods
+     *     ({@code status.replicatedJobsStatus[].active > 0} refuses; no JobSet allows)
+     */
+    public static List<String> trainJobUpdate(JsonNode old, JsonNode now, JsonNode jobSet) {
+        List<String> errs = new ArrayList<>();
+        boolean oldSuspended = old.at("/spec/suspend").asBoolean(false);
+        boolean newSuspended = now.at("/spec/suspend").asBoolean(false);
+        for (String field : List.of("runtimePatches", "podSpecOverrides")) {
+            JsonNode o = old.at("/spec/" + field);
+            JsonNode n = now.at("/spec/" + field);
+            boolean changed = !Json.semanticallyEqual(isAbsent(o) || o.isEmpty() ? F.arrayNode() : o, isAbsent(n) || n.isEmpty() ? F.arrayNode() : n);
+            if (!changed) {
+                continue;
+            }
+            boolean v20 = field.equals("podSpecOverrides");
+            if (v20 ? !newSuspended : !oldSuspended && !newSuspended) {
+                errs.add("spec." + field + ": Forbidden: " + (v20 ? "PodSpecOverrides can only be modified when the TrainJob is suspended"
+                        : "RuntimePatches can only be modified when the TrainJob is suspended before or after the update"));
+                continue;
+            }
+            if (jobSet != null) {
+                for (JsonNode rj : jobSet.at("/status/replicatedJobsStatus")) {
+                    if (rj.path("active").asInt(0) > 0) {
+                        errs.add("spec." + field + ": Forbidden: " + (v20 ? "PodSpecOverrides" : "RuntimePatches")
+                                + " cannot be modified when the JobSet's ReplicatedJob " + rj.path("name").asText() + " is still active");
+                    }
+                }
+            }
+        }
+        return errs;
+    }
+
     private static boolean isAbsent(JsonNode n) {
         return n == null || n.isMissingNode() || n.isNull();
     }

@@ -45,7 +45,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>Every object of a CRD kind whose upstream CRD is available ({@link CrdSchemas}) is checked against the
  *       CRD's schema on every create and update; a field the schema does not declare (one a real API server would
  *       silently prune) is refused with 422, as are wrong types and missing required fields. The JobSet webhook's
- *       rule on replicated jobs is applied too.</li>
+ *       rule on replicated jobs is applied too, and the Kubeflow Trainer webhook's rule on a TrainJob's
+ *       {@code spec.runtimePatches} (v2.0: {@code spec.podSpecOverrides}): they change only while the TrainJob is
+ *       suspended (v2.2+: before or after the update; v2.0: after it) and its JobSet (the stored JobSet of the
+ *       TrainJob's name, as the webhook reads it) has no replicated job with active pods ({@link ApiRules}).</li>
  *   <li>Faults ({@link Faults}), for requests of the clients made with {@link #faultyClient()} only: 500s, 409s,
  *       timeouts (504) that did or did not apply the write, slow answers, and watches dropped (the client's
  *       informers then re-list).</li>
@@ -387,6 +390,12 @@ public final class RuleServer implements AutoCloseable {
             }
             if (res.is("jobset.x-k8s.io", "jobsets") && !statusWrite) {
                 errs.addAll(ApiRules.jobSetUpdate(stored, result));
+            }
+            if (res.is("trainer.kubeflow.org", "trainjobs") && !statusWrite) {
+                // the trainer's webhook reads the JobSet it built for the TrainJob (same name and namespace)
+                Map.Entry<io.fabric8.mockwebserver.crud.AttributeSet, String> js = findResource(getKey(
+                        "/apis/jobset.x-k8s.io/v1alpha2/namespaces/" + res.namespace() + "/jobsets/" + res.name()));
+                errs.addAll(ApiRules.trainJobUpdate(stored, result, js == null ? null : read(js.getValue())));
             }
             crd.ifPresent(c -> errs.addAll(CrdSchemas.problems(c, result)));
             if (!errs.isEmpty()) {
