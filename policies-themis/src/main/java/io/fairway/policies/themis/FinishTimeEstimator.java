@@ -322,17 +322,8 @@ final class FinishTimeEstimator {
      * @return its ρ
      */
     static double rhoWith(AppView app, Map<String, Double> running, double horizon) {
-        List<JobView> jobs = app.jobs();
-        boolean[] runs = new boolean[jobs.size()];
-        double[] speeds = new double[jobs.size()];
-        for (int x = 0; x < runs.length; x++) {
-            Double s = running.get(jobs.get(x).id());
-            if (s != null) {
-                runs[x] = true;
-                speeds[x] = s;
-            }
-        }
-        return rhoWith(app, runs, speeds, horizon);
+        Allocation a = Allocation.of(app, running);
+        return rhoWith(app, a.runs(), a.speeds(), horizon);
     }
 
     /**
@@ -365,17 +356,8 @@ final class FinishTimeEstimator {
      * @return the finish-time estimate (seconds from the app's first submission)
      */
     static double sharedWith(AppView app, Map<String, Double> running, double horizon) {
-        List<JobView> jobs = app.jobs();
-        boolean[] runs = new boolean[jobs.size()];
-        double[] speeds = new double[jobs.size()];
-        for (int x = 0; x < runs.length; x++) {
-            Double s = running.get(jobs.get(x).id());
-            if (s != null) {
-                runs[x] = true;
-                speeds[x] = s;
-            }
-        }
-        return sharedWith(app, runs, speeds, horizon);
+        Allocation a = Allocation.of(app, running);
+        return sharedWith(app, a.runs(), a.speeds(), horizon);
     }
 
     /**
@@ -413,5 +395,22 @@ final class FinishTimeEstimator {
             fluid = horizon + (r - rate * horizon) / app.fairRate();
         }
         return app.elapsed() + Math.max(fluid, bound);
+    }
+
+    /** An allocation by position in {@code app.jobs()}: which jobs run, and at what speed. */
+    private record Allocation(boolean[] runs, double[] speeds) {
+        static Allocation of(AppView app, Map<String, Double> running) {
+            List<JobView> jobs = app.jobs();
+            boolean[] runs = new boolean[jobs.size()];
+            double[] speeds = new double[jobs.size()];
+            for (int x = 0; x < runs.length; x++) {
+                Double s = running.get(jobs.get(x).id());
+                if (s != null) {
+                    runs[x] = true;
+                    speeds[x] = s;
+                }
+            }
+            return new Allocation(runs, speeds);
+        }
     }
 }
