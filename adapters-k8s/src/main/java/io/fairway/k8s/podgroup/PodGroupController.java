@@ -94,7 +94,8 @@ public final class PodGroupController {
     public static final String LWS_WORKER_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index";
     /** LeaderWorkerSet's pod annotation giving its group's size (leader included). */
     public static final String LWS_SIZE_ANNOTATION = "leaderworkerset.sigs.k8s.io/size";
-    private static final String LWS_API = "leaderworkerset.x-k8s.io/v1";
+    private static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext LWS = new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder()
+            .withGroup("leaderworkerset.x-k8s.io").withVersion("v1").withKind("LeaderWorkerSet").withPlural("leaderworkersets").withNamespaced(true).build();
     private static final Logger LOG = LoggerFactory.getLogger(PodGroupController.class);
 
     private final KubernetesClient client;
@@ -431,7 +432,7 @@ public final class PodGroupController {
      * leader (its {@code leaderTemplate}, or the {@code workerTemplate} when it has none) and {@code size - 1} workers.
      */
     private Map<String, PodSet> lwsRoles(Pod first, String lwsName) {
-        var lws = client.genericKubernetesResources(LWS_API, "LeaderWorkerSet").inNamespace(first.getMetadata().getNamespace()).withName(lwsName).get();
+        var lws = client.genericKubernetesResources(LWS).inNamespace(first.getMetadata().getNamespace()).withName(lwsName).get();
         InvalidSpecException.check(lws != null, "metadata.labels[" + LWS_NAME_LABEL + "]", lwsName, "LeaderWorkerSet \"%s\" does not exist", lwsName);
         int size = io.fairway.k8s.integration.Specs.intAt(lws, "/spec/leaderWorkerTemplate/size", 1);
         InvalidSpecException.check(size >= 1, "spec.leaderWorkerTemplate.size", Integer.toString(size), "size must be >= 1, was %d", size);
