@@ -105,7 +105,7 @@ public final class FairwayController implements Callable<Integer> {
     Path webhookCertDir;
 
     @Option(names = "--webhook-admitter",
-            description = "user allowed to ungate queued pods (default: system:serviceaccount:$POD_NAMESPACE:fairway, the controller's service account)")
+            description = "user allowed to ungate queued pods (default: system:serviceaccount:$POD_NAMESPACE:fairway-controller, the controller's service account)")
     String webhookAdmitter;
 
     /**
@@ -237,7 +237,7 @@ public final class FairwayController implements Callable<Integer> {
 
     /** Starts the admission webhook (on every replica: it decides from the review alone). */
     io.fairway.k8s.webhook.WebhookServer webhook() throws IOException {
-        String admitter = webhookAdmitter != null ? webhookAdmitter : "system:serviceaccount:" + env("POD_NAMESPACE", () -> "fairway-system") + ":fairway";
+        String admitter = webhookAdmitter != null ? webhookAdmitter : "system:serviceaccount:" + env("POD_NAMESPACE", () -> "fairway-system") + ":fairway-controller";
         String ns = namespace;
         return io.fairway.k8s.webhook.WebhookServer.builder(new io.fairway.k8s.webhook.PodGateWebhook(n -> ns == null || ns.equals(n), List.of(admitter)),
                 webhookCertDir).port(webhookPort).build();

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * needs room preempts.
  */
 class QueuedPodKindsTest {
-    static final String FAIRWAY = "system:serviceaccount:fairway-system:fairway";
+    static final String FAIRWAY = "system:serviceaccount:fairway-system:fairway-controller";
     private final MockCluster cluster = new MockCluster();
     private FairwayAdapter adapter;
 

@@ -111,7 +111,7 @@ public final class RuleServer implements AutoCloseable {
     private volatile long slowMillis = 150;
     private volatile String trainerVersion = CrdSchemas.TRAINER_DEFAULT;
     private volatile java.util.function.UnaryOperator<byte[]> webhook;
-    private volatile String adapterUser = "system:serviceaccount:fairway-system:fairway";
+    private volatile String adapterUser = "system:serviceaccount:fairway-system:fairway-controller";
     private static final Set<String> WEBHOOK_RESOURCES = Set.of("/pods", "apps/deployments", "apps/statefulsets", "leaderworkerset.x-k8s.io/leaderworkersets");
 
     /** Starts a server. */

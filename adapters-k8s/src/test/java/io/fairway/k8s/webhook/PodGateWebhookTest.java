@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class PodGateWebhookTest {
     static final ObjectMapper JSON = new ObjectMapper();
-    static final String FAIRWAY = "system:serviceaccount:fairway-system:fairway";
+    static final String FAIRWAY = "system:serviceaccount:fairway-system:fairway-controller";
     private final PodGateWebhook webhook = new PodGateWebhook(ns -> !ns.equals("kube-system"), List.of(FAIRWAY));
 
     static ObjectNode review(String group, String version, String resource, String op, String ns, String user, String object, String old) {
