@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 class QueuedPodKindsTest {
     static final String FAIRWAY = "system:serviceaccount:fairway-system:fairway-controller";
     private final MockCluster cluster = new MockCluster();
+    private final io.fairway.k8s.audit.RbacAudit audit = new io.fairway.k8s.audit.RbacAudit();
     private FairwayAdapter adapter;
 
     @BeforeEach
@@ -46,7 +47,16 @@ class QueuedPodKindsTest {
         cluster.rules.mutatingWebhook(new PodGateWebhook(ns -> true, List.of(FAIRWAY))::review, FAIRWAY);
         cluster.node("n1", 16, 64, 0, Map.of("fairway.io/pool", "general"));
         MockServers.priorityClass(cluster.client, "high", 100);
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(JobLifecycleTest.PREEMPTING))
+        // the adapter's client: the server's faulty-client header (so reviews name Fairway's service account), audited
+        io.fabric8.kubernetes.client.KubernetesClient client = cluster.server.createClient(b -> b.editOrNewConfig().addToCustomHeaders("X-Fairway-Faulty", "1")
+                .endConfig().withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("rbac-audit", new io.fabric8.kubernetes.client.http.Interceptor() {
+                    @Override
+                    public void before(io.fabric8.kubernetes.client.http.BasicBuilder builder, io.fabric8.kubernetes.client.http.HttpRequest request,
+                                       io.fabric8.kubernetes.client.http.Interceptor.RequestTags tags) {
+                        audit.record(request);
+                    }
+                })));
+        adapter = new FairwayAdapter(client, AdapterOptions.builder().queues(MockCluster.config(JobLifecycleTest.PREEMPTING))
                 .integrations(List.of("batch/v1.Job", "pod-groups")).build(), null).start();
     }
 
@@ -126,11 +136,10 @@ class QueuedPodKindsTest {
             assertThat(pod("solo")).as("preempted: a pod cannot be suspended, so it is deleted").isEmpty();
             // its owner (here the user) creates it again: gated by the webhook, it queues and waits for room
             create(userPod("solo", "12", null, Map.of("kueue.x-k8s.io/queue-name", "q")));
-            for (int i = 0; i < 3; i++) {
-                adapter.reconcileOnce();
-            }
+            reconcileUntil(adapter, () -> run("pod:solo", 2).isPresent(), "the recreated pod queues");
+            adapter.reconcileOnce();
             assertThat(gatedByWebhook("solo")).isTrue();
-            assertThat(run("pod:solo", 2).orElseThrow().state()).isEqualTo(JobState.PENDING);
+            assertThat(run("pod:solo", 2).orElseThrow().state()).as("and waits: the urgent pod holds the room").isEqualTo(JobState.PENDING);
         });
         reconcileUntil(adapter, () -> admitted("solo"), "resumed once the room is free");
         phase("solo", "Succeeded");
@@ -210,7 +219,7 @@ class QueuedPodKindsTest {
     }
 
     @Test
-    void aLeaderWorkerSetGroupIsOneGangPerLeaderReadFromTheLeaderWorkerSetPreemptedAndResumed() {
+    void aLeaderWorkerSetGroupIsOneGangPerLeaderReadFromTheLeaderWorkerSetPreemptedAndResumed() throws java.io.IOException {
         CrdSchemas.requireShared();
         GenericKubernetesResource lws = Specs.MAPPER.convertValue(Map.of("apiVersion", "leaderworkerset.x-k8s.io/v1", "kind", "LeaderWorkerSet",
                 "metadata", Map.of("name", "vllm", "namespace", "default", "labels", Map.of("kueue.x-k8s.io/queue-name", "q")),
@@ -253,5 +262,17 @@ class QueuedPodKindsTest {
         member.accept(1, workerT);
         member.accept(2, workerT);
         reconcileUntil(adapter, () -> admitted("vllm-0-1") && admitted("vllm-0-2"), "with its workers");
+
+        java.util.Set<String> lwsVerbs = new java.util.TreeSet<>(audit.used);
+        lwsVerbs.removeIf(r -> !r.startsWith("leaderworkerset.x-k8s.io/"));
+        java.nio.file.Path deploy = java.nio.file.Path.of("..", "deploy");
+        assertThat(lwsVerbs).as("deploy/integrations/leaderworkerset.yaml grants exactly what is used on LeaderWorkerSets")
+                .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(deploy.resolve("integrations/leaderworkerset.yaml")))
+                .isEqualTo(io.fairway.k8s.audit.RbacAudit.granted(deploy.resolve("namespaced/integrations/leaderworkerset.yaml")));
+        java.util.Set<String> granted = new java.util.TreeSet<>();
+        for (String f : List.of("rbac.yaml", "rbac-podgroups.yaml", "integrations/leaderworkerset.yaml")) {
+            granted.addAll(io.fairway.k8s.audit.RbacAudit.granted(deploy.resolve(f)));
+        }
+        assertThat(granted).as("every request the controller made is granted").containsAll(audit.used);
     }
 }
