@@ -235,9 +235,17 @@ public final class FairwayController implements Callable<Integer> {
                 "/readyz", () -> adapter.isLeader() ? "leader\n" : "standby\n"), HTTP_THREADS, HTTP_REQUEST_TIMEOUT);
     }
 
+    /**
+     * @param namespace the controller's namespace
+     * @return the user the webhook lets ungate pods by default: the controller's service account (deploy/serviceaccount.yaml)
+     */
+    static String defaultAdmitter(String namespace) {
+        return "system:serviceaccount:" + namespace + ":fairway-controller";
+    }
+
     /** Starts the admission webhook (on every replica: it decides from the review alone). */
     io.fairway.k8s.webhook.WebhookServer webhook() throws IOException {
-        String admitter = webhookAdmitter != null ? webhookAdmitter : "system:serviceaccount:" + env("POD_NAMESPACE", () -> "fairway-system") + ":fairway-controller";
+        String admitter = webhookAdmitter != null ? webhookAdmitter : defaultAdmitter(env("POD_NAMESPACE", () -> "fairway-system"));
         String ns = namespace;
         return io.fairway.k8s.webhook.WebhookServer.builder(new io.fairway.k8s.webhook.PodGateWebhook(n -> ns == null || ns.equals(n), List.of(admitter)),
                 webhookCertDir).port(webhookPort).build();

@@ -103,8 +103,8 @@ class DeployExamplesSchemaTest {
                 throw new IllegalStateException(e);
             }
             String name = Character.toLowerCase(g.getName().charAt(3)) + g.getName().substring(4);
-            if (name.equals("additionalProperties")) {
-                ((java.util.Map<?, ?>) v).keySet().forEach(k -> out.add(path + "." + k));
+            if (name.equals("additionalProperties") && v instanceof java.util.Map<?, ?> extra) {
+                extra.keySet().forEach(k -> out.add(path + "." + k)); // (a CRD schema's own additionalProperties keyword is a field)
             } else if (!(v instanceof io.fabric8.kubernetes.api.model.Quantity)) {
                 out.addAll(unknownFields(v, path + "." + name));
             }
