@@ -174,6 +174,7 @@ class QueuedPodKindsTest {
         // scaled in: the ReplicaSet deletes a pod, and its quota is released
         cluster.client.pods().inNamespace("default").withName("web-c").delete();
         reconcileUntil(adapter, () -> run("pod:web-c", 1).map(s -> !s.state().holdsResources()).orElse(false), "a deleted pod's quota is released");
+        assertThat(audit.used).as("Deployments need no RBAC beyond the pod groups': the controller never reads them").noneMatch(r -> r.startsWith("apps/"));
     }
 
     @Test
@@ -216,6 +217,7 @@ class QueuedPodKindsTest {
         });
         reconcileUntil(adapter, () -> admitted("db-0"), "resumed once the room is free");
         assertThat(run("db", 2).orElseThrow().state().holdsResources()).isTrue();
+        assertThat(audit.used).as("StatefulSets need no RBAC beyond the pod groups': the controller never reads them").noneMatch(r -> r.startsWith("apps/"));
     }
 
     @Test

@@ -41,6 +41,22 @@ import org.slf4j.LoggerFactory;
  * and its gate {@value #KUEUE_GATE} (pkg/controller/jobs/pod/constants/constants.go in kubernetes-sigs/kueue) — are read
  * too, so a manifest written for Kueue is queued, and admission removes either gate.
  *
+ * <p>Three more kinds of group, as Kueue queues them (kubernetes-sigs/kueue pkg/controller/jobs/pod, statefulset and
+ * leaderworkerset), their pods gated by Fairway's admission webhook ({@code io.fairway.k8s.webhook}):
+ * <ul>
+ *   <li>a <b>single pod</b> with a queue label and no group label, gated by Fairway's (or Kueue's) gate: a group of one
+ *       (a Deployment's pods are each one);</li>
+ *   <li>a <b>serving group</b> ({@value #SERVING_ANNOTATION}, a StatefulSet's pods): a pod replaced while the group
+ *       runs — created gated under its old name or a new one — is ungated onto the member no live pod holds, and a
+ *       failed pod does not fail the group; with {@value #FAST_ADMISSION_ANNOTATION} the group is queued from its first
+ *       pod, its whole size reserved, and its later pods placed as they come;</li>
+ *   <li>a <b>LeaderWorkerSet group</b> (labels {@value #LWS_NAME_LABEL} and {@value #LWS_GROUP_INDEX_LABEL}): a
+ *       serving group queued from its first pod whose pod sets — a {@code leader} and {@code size - 1} {@code worker}s —
+ *       are read from the LeaderWorkerSet.</li>
+ * </ul>
+ * A pod is ungated only when its requests equal its pod set's. A group whose pods are all gone after admission (their
+ * owner deleted or scaled them in) ends, its quota released.
+ *
  * <p>Pods are read from a pod informer's cache: the adapter's own (one watch for everything), or, for a controller
  * run alone, one this controller starts on first use; never listed on each pass.
  *
@@ -231,10 +247,14 @@ public final class PodGroupController {
 
     /**
      * @param pod any pod
-     * @return true when it belongs to a pod group (labelled with a group name), which this controller queues
+     * @return true when it belongs to a group this controller queues and the engine accounts for: a gated pod (it uses
+     *     nothing yet), or a pod of a group whose run the engine holds. A pod that only claims to belong (labels or an
+     *     admission annotation it was created with, a run from before a restart) is not: what it uses on its node is
+     *     counted as another workload's
      */
     public boolean manages(Pod pod) {
-        return memberOf(pod) != null && (namespace == null || namespace.equals(pod.getMetadata().getNamespace()));
+        Member m = memberOf(pod);
+        return m != null && (namespace == null || namespace.equals(pod.getMetadata().getNamespace())) && (gated(pod) || jobOf.containsKey(m.key()));
     }
 
     /**
