@@ -96,6 +96,18 @@ public final class FairwayController implements Callable<Integer> {
     @Option(names = "--interval-millis", defaultValue = "1000", description = "reconcile at least this often (default: ${DEFAULT-VALUE})")
     long intervalMillis;
 
+    @Option(names = "--webhook-port", defaultValue = "0",
+            description = "serve the admission webhook that gates queued pods over HTTPS on this port; 0 turns it off (default: ${DEFAULT-VALUE})")
+    int webhookPort;
+
+    @Option(names = "--webhook-cert-dir", defaultValue = "/etc/fairway/webhook-tls",
+            description = "folder with the webhook's tls.crt and tls.key (a mounted kubernetes.io/tls Secret), re-read when they change (default: ${DEFAULT-VALUE})")
+    Path webhookCertDir;
+
+    @Option(names = "--webhook-admitter",
+            description = "user allowed to ungate queued pods (default: system:serviceaccount:$POD_NAMESPACE:fairway-controller, the controller's service account)")
+    String webhookAdmitter;
+
     /**
      * @param args the command line
      */
@@ -123,10 +135,12 @@ public final class FairwayController implements Callable<Integer> {
         }, "fairway-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         HttpEndpoints http = null;
+        io.fairway.k8s.webhook.WebhookServer webhook = null;
         io.fairway.visibility.VisibilityServer api = null;
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
              FairwayAdapter adapter = new FairwayAdapter(client, options, registry)) {
             http = metricsPort > 0 ? serve(registry, adapter) : null;
+            webhook = webhookPort > 0 ? webhook() : null;
             api = ui.start(adapter::scheduler, "controller");
             adapter.start().runInBackground();
             System.out.printf("fairway-controller running: namespace %s, configuration %s, leader election %s%s%n",
@@ -138,6 +152,9 @@ public final class FairwayController implements Callable<Integer> {
         } finally {
             if (http != null) {
                 http.close();
+            }
+            if (webhook != null) {
+                webhook.close();
             }
             if (api != null) {
                 api.close();
@@ -216,6 +233,22 @@ public final class FairwayController implements Callable<Integer> {
                 "/metrics", registry::scrape,
                 "/healthz", () -> "ok\n",
                 "/readyz", () -> adapter.isLeader() ? "leader\n" : "standby\n"), HTTP_THREADS, HTTP_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * @param namespace the controller's namespace
+     * @return the user the webhook lets ungate pods by default: the controller's service account (deploy/serviceaccount.yaml)
+     */
+    static String defaultAdmitter(String namespace) {
+        return "system:serviceaccount:" + namespace + ":fairway-controller";
+    }
+
+    /** Starts the admission webhook (on every replica: it decides from the review alone). */
+    io.fairway.k8s.webhook.WebhookServer webhook() throws IOException {
+        String admitter = webhookAdmitter != null ? webhookAdmitter : defaultAdmitter(env("POD_NAMESPACE", () -> "fairway-system"));
+        String ns = namespace;
+        return io.fairway.k8s.webhook.WebhookServer.builder(new io.fairway.k8s.webhook.PodGateWebhook(n -> ns == null || ns.equals(n), List.of(admitter)),
+                webhookCertDir).port(webhookPort).build();
     }
 
     /** @return the usage text, for tests and docs */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fairway.k8s.audit.ApiRules;
 import io.fairway.k8s.audit.CrdSchemas;
+import io.fairway.k8s.integration.Specs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,9 +50,13 @@ class DeployExamplesSchemaTest {
                         checked++;
                         continue;
                     }
-                    if (!apiVersion.contains("/")) {
-                        continue; // core/v1 (the pod-group example's pods): checked by the API server's own types
+                    Class<?> builtIn = BUILT_IN.get(apiVersion + " " + kind);
+                    if (builtIn != null) {
+                        unknownFields(Specs.MAPPER.convertValue(o, builtIn), "").forEach(p -> problems.add(where + p + " is not a field of " + kind));
+                        checked++;
+                        continue;
                     }
+                    assertThat(apiVersion).as(where + "a kind this test knows").contains("/");
                     String group = apiVersion.substring(0, apiVersion.indexOf('/'));
                     Optional<JsonNode> crd = crdFor(group, kind);
                     assertThat(crd).as(where + "the upstream CRD of %s", apiVersion + " " + kind).isPresent();
@@ -62,6 +67,58 @@ class DeployExamplesSchemaTest {
         }
         assertThat(problems).isEmpty();
         assertThat(checked).isGreaterThanOrEqualTo(files.size() - 1);
+    }
+
+    /** Built-in kinds, checked against the Kubernetes API types (fabric8's models, generated from its OpenAPI schema). */
+    private static final java.util.Map<String, Class<?>> BUILT_IN = java.util.Map.of(
+            "v1 Pod", io.fabric8.kubernetes.api.model.Pod.class,
+            "apps/v1 Deployment", io.fabric8.kubernetes.api.model.apps.Deployment.class,
+            "apps/v1 StatefulSet", io.fabric8.kubernetes.api.model.apps.StatefulSet.class);
+
+    /**
+     * @return the paths of the fields of a built-in object that its API type does not declare (fabric8 keeps them in
+     *     {@code additionalProperties}; kube-apiserver would refuse or drop them)
+     */
+    static List<String> unknownFields(Object model, String path) {
+        List<String> out = new ArrayList<>();
+        if (model == null || !model.getClass().getPackageName().startsWith("io.fabric8.kubernetes.api.model")) {
+            if (model instanceof java.util.Collection<?> c) {
+                int i = 0;
+                for (Object e : c) {
+                    out.addAll(unknownFields(e, path + "[" + i++ + "]"));
+                }
+            } else if (model instanceof java.util.Map<?, ?> m) {
+                m.forEach((k, v) -> out.addAll(unknownFields(v, path + "[" + k + "]")));
+            }
+            return out;
+        }
+        for (java.lang.reflect.Method g : model.getClass().getMethods()) {
+            if (g.getParameterCount() != 0 || !g.getName().startsWith("get") || g.getDeclaringClass() == Object.class) {
+                continue;
+            }
+            Object v;
+            try {
+                v = g.invoke(model);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+            String name = Character.toLowerCase(g.getName().charAt(3)) + g.getName().substring(4);
+            if (name.equals("additionalProperties") && v instanceof java.util.Map<?, ?> extra) {
+                extra.keySet().forEach(k -> out.add(path + "." + k)); // (a CRD schema's own additionalProperties keyword is a field)
+            } else if (!(v instanceof io.fabric8.kubernetes.api.model.Quantity)) {
+                out.addAll(unknownFields(v, path + "." + name));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void anUndeclaredFieldOfABuiltInKindIsFound() {
+        JsonNode bad = Specs.MAPPER.valueToTree(java.util.Map.of("apiVersion", "apps/v1", "kind", "StatefulSet", "metadata", java.util.Map.of("name", "x"),
+                "spec", java.util.Map.of("replica", 3, "template", java.util.Map.of("spec", java.util.Map.of("containers", List.of(java.util.Map.of(
+                        "name", "c", "resource", java.util.Map.of())))))));
+        assertThat(unknownFields(Specs.MAPPER.convertValue(bad, io.fabric8.kubernetes.api.model.apps.StatefulSet.class), ""))
+                .containsExactlyInAnyOrder(".spec.replica", ".spec.template.spec.containers[0].resource");
     }
 
     private static Optional<JsonNode> crdFor(String group, String kind) throws IOException {

@@ -54,7 +54,7 @@ class RbacTest {
 
     /** The example of every kind besides batch/v1 Job (deploy/examples/), each with its RBAC file of the same name. */
     private static final List<String> EXAMPLES = List.of("jobset", "pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob", "mpijob", "trainjob",
-            "rayjob", "raycluster");
+            "rayjob", "raycluster", "appwrapper");
     /** A second ClusterQueue for the examples, so the scenario's preemption of low by high is unchanged. */
     private static final String KINDS_QUEUE = """
               - name: kinds

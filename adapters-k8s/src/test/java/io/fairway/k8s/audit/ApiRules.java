@@ -226,6 +226,90 @@ public final class ApiRules {
     }
 
     /** JSON helpers: RFC 7386 merge patch, and comparison that treats null members as absent. */
+    /**
+     * kube-apiserver's rules for a new pod ({@code validatePodCreate}): a pod with scheduling gates may not name its
+     * node ({@code spec.nodeName}), since a bound pod skips the scheduler and its gates.
+     *
+     * @param pod the pod
+     * @return the problems, empty when valid
+     */
+    public static List<String> podCreate(JsonNode pod) {
+        List<String> errs = new ArrayList<>();
+        if (pod.at("/spec/schedulingGates").size() > 0 && !pod.at("/spec/nodeName").asText("").isEmpty()) {
+            errs.add("spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared");
+        }
+        return errs;
+    }
+
+    /**
+     * kube-apiserver's rules for a pod update ({@code ValidatePodUpdate}, {@code validatePodSchedulingGates}, and the
+     * pod-scheduling-readiness rules for gated pods): the spec is immutable except container images,
+     * {@code activeDeadlineSeconds}, tolerations (added to only), scheduling gates (removed only), and — while the
+     * stored pod is gated — node selector entries added (none changed or removed); {@code spec.nodeName} is set once,
+     * on an ungated pod (the scheduler's binding, which the tests write as an update).
+     *
+     * @param old the stored pod
+     * @param now the pod after the update
+     * @return the problems, empty when valid
+     */
+    public static List<String> podUpdate(JsonNode old, JsonNode now) {
+        List<String> errs = new ArrayList<>();
+        JsonNode o = old.path("spec");
+        JsonNode n = now.path("spec");
+        java.util.Set<String> free = java.util.Set.of("tolerations", "schedulingGates", "nodeSelector", "activeDeadlineSeconds", "containers", "initContainers");
+        java.util.Set<String> fields = new java.util.TreeSet<>();
+        o.fieldNames().forEachRemaining(fields::add);
+        n.fieldNames().forEachRemaining(fields::add);
+        for (String f : fields) {
+            boolean binding = f.equals("nodeName") && o.path(f).asText("").isEmpty() && n.path("schedulingGates").isEmpty();
+            if (!free.contains(f) && !binding && !o.path(f).equals(n.path(f))) {
+                errs.add("spec." + f + ": Forbidden: pod updates may not change fields other than spec.containers[*].image, spec.activeDeadlineSeconds, "
+                        + "spec.tolerations (only additions), spec.schedulingGates (only removals) and, while gated, spec.nodeSelector (only additions)");
+            }
+        }
+        List<JsonNode> oldGates = new ArrayList<>();
+        o.path("schedulingGates").forEach(oldGates::add);
+        for (JsonNode g : n.path("schedulingGates")) {
+            if (!oldGates.contains(g)) {
+                errs.add("spec.schedulingGates: Forbidden: only deletion is allowed, but found new scheduling gate '" + g.path("name").asText() + "'");
+            }
+        }
+        List<JsonNode> newTols = new ArrayList<>();
+        n.path("tolerations").forEach(newTols::add);
+        for (JsonNode t : o.path("tolerations")) {
+            if (!newTols.contains(t)) {
+                errs.add("spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds");
+            }
+        }
+        if (!o.path("nodeSelector").equals(n.path("nodeSelector"))) {
+            if (oldGates.isEmpty()) {
+                errs.add("spec.nodeSelector: Forbidden: only additions to spec.nodeSelector are allowed while the pod is gated, and it is not");
+            } else {
+                o.path("nodeSelector").fields().forEachRemaining(e -> {
+                    if (!e.getValue().equals(n.path("nodeSelector").path(e.getKey()))) {
+                        errs.add("spec.nodeSelector: Invalid value: only additions to spec.nodeSelector are allowed (" + e.getKey() + " changed or removed)");
+                    }
+                });
+            }
+        }
+        for (String c : List.of("containers", "initContainers")) {
+            if (o.path(c).size() != n.path(c).size()) {
+                errs.add("spec." + c + ": Forbidden: containers may not be added or removed");
+                continue;
+            }
+            for (int i = 0; i < o.path(c).size(); i++) {
+                com.fasterxml.jackson.databind.node.ObjectNode a = ((com.fasterxml.jackson.databind.node.ObjectNode) o.path(c).get(i)).deepCopy();
+                com.fasterxml.jackson.databind.node.ObjectNode b = ((com.fasterxml.jackson.databind.node.ObjectNode) n.path(c).get(i)).deepCopy();
+                a.remove("image");
+                b.remove("image");
+                if (!a.equals(b)) {
+                    errs.add("spec." + c + "[" + i + "]: Forbidden: only the image of a container may change");
+                }
+            }
+        }
+        return errs;
+    }
+
     static final class Json {
         private Json() {
         }

@@ -110,6 +110,9 @@ public final class RuleServer implements AutoCloseable {
     private volatile Faults faults = Faults.NONE;
     private volatile long slowMillis = 150;
     private volatile String trainerVersion = CrdSchemas.TRAINER_DEFAULT;
+    private volatile java.util.function.UnaryOperator<byte[]> webhook;
+    private volatile String adapterUser = "system:serviceaccount:fairway-system:fairway-controller";
+    private static final Set<String> WEBHOOK_RESOURCES = Set.of("/pods", "apps/deployments", "apps/statefulsets", "leaderworkerset.x-k8s.io/leaderworkersets");
 
     /** Starts a server. */
     public RuleServer() {
@@ -148,6 +151,21 @@ public final class RuleServer implements AutoCloseable {
      */
     public void trainerVersion(String version) {
         this.trainerVersion = version;
+    }
+
+    /**
+     * Registers a mutating admission webhook, called as kube-apiserver calls one: on every create and update (not of
+     * the status subresource) of pods, Deployments, StatefulSets and LeaderWorkerSets, with an
+     * {@code admission.k8s.io/v1} AdmissionReview of the object (and the stored one on an update); its JSON patch is
+     * applied before the server's own rules, and a denial refuses the write with the webhook's message.
+     *
+     * @param review answers a review's bytes with the response's bytes (null: no webhook)
+     * @param adapterUser the user name the adapter's (faulty) clients have in the reviews; the test's own client is
+     *     {@code "test-user"}
+     */
+    public void mutatingWebhook(java.util.function.UnaryOperator<byte[]> review, String adapterUser) {
+        this.webhook = review;
+        this.adapterUser = adapterUser;
     }
 
     /** @param millis how long a {@link Fault#SLOW} answer waits */
@@ -307,10 +325,13 @@ public final class RuleServer implements AutoCloseable {
             if (!body.isObject()) {
                 return super.dispatch(request);
             }
-            ObjectNode obj = (ObjectNode) body;
+            ObjectNode obj = admit(request, res, "CREATE", (ObjectNode) body, null);
             List<String> errs = new ArrayList<>();
             if (res.is("batch", "jobs")) {
                 errs.addAll(ApiRules.jobCreate(obj));
+            }
+            if (res.is("", "pods")) {
+                errs.addAll(ApiRules.podCreate(obj));
             }
             Optional<JsonNode> crd = crdOf(res);
             crd.ifPresent(c -> errs.addAll(CrdSchemas.problems(c, obj)));
@@ -375,7 +396,7 @@ public final class RuleServer implements AutoCloseable {
                     result.remove("status");
                 }
             } else {
-                result = ((ObjectNode) candidate).deepCopy();
+                result = admit(request, res, "UPDATE", ((ObjectNode) candidate).deepCopy(), stored);
                 if (statusSub) {
                     if (stored.has("status")) {
                         result.set("status", stored.get("status").deepCopy());
@@ -387,6 +408,9 @@ public final class RuleServer implements AutoCloseable {
             List<String> errs = new ArrayList<>();
             if (res.is("batch", "jobs")) {
                 errs.addAll(statusWrite ? ApiRules.jobStatusUpdate(stored, result) : ApiRules.jobUpdate(stored, result));
+            }
+            if (res.is("", "pods") && !statusWrite) {
+                errs.addAll(ApiRules.podUpdate(stored, result));
             }
             if (res.is("jobset.x-k8s.io", "jobsets") && !statusWrite) {
                 errs.addAll(ApiRules.jobSetUpdate(stored, result));
@@ -403,6 +427,41 @@ public final class RuleServer implements AutoCloseable {
             }
             ((ObjectNode) result.with("metadata")).put("resourceVersion", storedRv);
             return super.handleUpdate(withBody(request, HttpMethod.PUT, request.getPath(), result));
+        }
+
+        /** Calls the registered webhook for the write, as kube-apiserver does; applies its patch or refuses. */
+        private ObjectNode admit(RecordedRequest request, Res res, String op, ObjectNode obj, JsonNode old) throws Refused {
+            java.util.function.UnaryOperator<byte[]> hook = webhook;
+            if (hook == null || !WEBHOOK_RESOURCES.contains(res.group() + "/" + res.plural()) || res.sub() != null) {
+                return obj;
+            }
+            ObjectNode review = JSON.createObjectNode().put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
+            ObjectNode req = review.putObject("request").put("uid", java.util.UUID.randomUUID().toString()).put("operation", op)
+                    .put("namespace", res.namespace() == null ? obj.at("/metadata/namespace").asText("") : res.namespace());
+            req.putObject("resource").put("group", res.group()).put("version", res.version()).put("resource", res.plural());
+            req.putObject("userInfo").put("username", request.getHeader(FAULTY_HEADER) != null ? adapterUser : "test-user");
+            req.set("object", obj);
+            if (old != null) {
+                req.set("oldObject", old);
+            }
+            JsonNode answer;
+            try {
+                answer = JSON.readTree(hook.apply(review.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))).path("response");
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                throw new Refused(500, "Internal error occurred: failed calling webhook: " + e.getMessage());
+            }
+            if (!answer.path("allowed").asBoolean()) {
+                throw new Refused(answer.at("/status/code").asInt(403), "admission webhook denied the request: " + answer.at("/status/message").asText());
+            }
+            if (!answer.has("patch")) {
+                return obj;
+            }
+            try {
+                JsonNode ops = JSON.readTree(java.util.Base64.getDecoder().decode(answer.path("patch").asText()));
+                return (ObjectNode) JsonPatch.apply(ops, obj);
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new Refused(500, "Internal error occurred: the webhook's patch does not apply: " + e.getMessage());
+            }
         }
 
         private Optional<JsonNode> crdOf(Res res) {

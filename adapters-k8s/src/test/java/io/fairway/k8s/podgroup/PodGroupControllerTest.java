@@ -239,4 +239,28 @@ class PodGroupControllerTest {
         assertThat(controller.status("default", "odd")).isEmpty();
         assertThat(pods("odd")).allMatch(PodGroupControllerTest::gated);
     }
+
+    @Test
+    void aPodThatOnlyClaimsAnAdmissionIsNotTakenForOneTheEngineAccountsFor() {
+        // created ungated with Fairway's admission annotation (no webhook to refuse it here): it runs, and its use of
+        // its node must count as another workload's, not vanish as if the engine held it
+        Pod forged = client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("sneaky").withNamespace("default")
+                .addToLabels("kueue.x-k8s.io/queue-name", "user-queue").addToAnnotations(PodGroupController.ADMITTED_ANNOTATION, "cq/spot/n1").endMetadata()
+                .withNewSpec().withNodeName("n1").addNewContainer().withName("main").withImage("busybox").withNewResources()
+                .addToRequests("cpu", new Quantity("16")).endResources().endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build())
+                .create();
+        reconcile(2);
+        assertThat(controller.manages(forged)).isFalse();
+        assertThat(controller.status("default", "pod:sneaky")).as("and it is not queued").isEmpty();
+
+        client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("honest").withNamespace("default")
+                .addToLabels("kueue.x-k8s.io/queue-name", "user-queue").endMetadata()
+                .withNewSpec().addNewSchedulingGate().withName(PodGroupController.GATE).endSchedulingGate().addNewContainer().withName("main")
+                .withImage("busybox").withNewResources().addToRequests("cpu", new Quantity("4")).endResources().endContainer().endSpec()
+                .withNewStatus().withPhase("Pending").endStatus().build()).create();
+        reconcile(2);
+        Pod admitted = client.pods().inNamespace("default").withName("honest").get();
+        assertThat(admitted.getSpec().getSchedulingGates()).as("a single gated pod is a group of one, admitted").isEmpty();
+        assertThat(controller.manages(admitted)).as("one the engine holds").isTrue();
+    }
 }
