@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.config.QueuesConfig;
 import io.fairway.k8s.audit.CrdSchemas;
+import io.fairway.k8s.audit.RbacAudit;
 import io.fairway.k8s.kueue.KueueApi;
 import io.fairway.k8s.kueue.KueueSync;
 import java.io.IOException;
@@ -30,7 +31,10 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import picocli.CommandLine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +48,7 @@ import org.junit.jupiter.api.Test;
 class KueueObjectsTest {
     private static final Path SETUP = Path.of("..", "deploy", "examples", "kueue", "setup.yaml");
     private static final Path CONFIGMAP = Path.of("..", "deploy", "examples", "kueue", "equivalent-configmap.yaml");
+    private static final Path KUEUE_RBAC = Path.of("..", "deploy", "rbac-kueue-objects.yaml");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<MockCluster> clusters = new ArrayList<>();
@@ -287,6 +292,41 @@ class KueueObjectsTest {
                 .edit(l -> new LeaseBuilder(l).editSpec().withRenewTime(ZonedDateTime.now()).endSpec().build());
         assertThatThrownBy(() -> start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null)))
                 .hasMessageContaining("Lease kueue-system/" + KueueApi.CONTROLLER_LEASE);
+    }
+
+    // ------------------------------------------------------------------ RBAC and command line
+
+    @Test
+    void rbacYamlWithRbacKueueObjectsAllowsEveryRequestAndEachKueueGrantIsUsed() throws IOException {
+        CrdSchemas.requireShared();
+        MockCluster c = cluster();
+        createKueueObjects(c, KueueApi.V1BETA2);
+        RbacAudit audit = new RbacAudit();
+        FairwayAdapter a = new FairwayAdapter(audit.client(c.server), AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null).build(), null);
+        adapters.add(a);
+        a.start();
+        scenario(c, a, true);
+        Set<String> denied = new TreeSet<>(audit.denied(Path.of("..", "deploy", "rbac.yaml"), Map.of()));
+        denied.retainAll(audit.denied(KUEUE_RBAC, Map.of()));
+        assertThat(denied).as("requests neither rbac.yaml nor rbac-kueue-objects.yaml allows").isEmpty();
+        assertThat(audit.used).as("every verb rbac-kueue-objects.yaml grants is used").containsAll(RbacAudit.granted(KUEUE_RBAC));
+    }
+
+    @Test
+    void theCommandLineTurnsKueueObjectsOn() {
+        FairwayController c = new FairwayController();
+        new CommandLine(c).parseArgs("--kueue-objects", "--no-leader-elect");
+        AdapterOptions o = c.options();
+        assertThat(o.kueue().objects()).isTrue();
+        assertThat(o.kueue().apiVersion()).isEqualTo(KueueApi.V1BETA2);
+        assertThat(o.kueue().allowRunningKueue()).isFalse();
+        assertThat(o.queueLabels()).contains(KueueApi.QUEUE_NAME_LABEL);
+        FairwayController c1 = new FairwayController();
+        new CommandLine(c1).parseArgs("--kueue-objects=v1beta1", "--allow-kueue-controller", "--kueue-namespace=kueue", "--no-leader-elect");
+        assertThat(c1.options().kueue()).isEqualTo(new AdapterOptions.KueueMode(true, KueueApi.V1BETA1, true, "kueue"));
+        FairwayController bad = new FairwayController();
+        new CommandLine(bad).parseArgs("--kueue-objects=v1", "--no-leader-elect");
+        assertThatThrownBy(bad::options).hasMessageContaining("--kueue-objects").hasMessageContaining("v1beta2").hasMessageContaining("v1");
     }
 
     // ------------------------------------------------------------------ helpers

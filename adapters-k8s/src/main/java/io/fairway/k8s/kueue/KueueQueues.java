@@ -150,7 +150,12 @@ public final class KueueQueues {
             Map<String, String> labels = new TreeMap<>();
             spec.path("nodeLabels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
             List<TaintConfig> taints = new ArrayList<>();
+            int ti = 0;
             for (JsonNode t : spec.path("nodeTaints")) {
+                if (t.has("timeAdded")) {
+                    findings.add(finding(f, "spec.nodeTaints[" + ti + "].timeAdded", "not used (Fairway matches taints by key, value and effect)", false));
+                }
+                ti++;
                 taints.add(new TaintConfig(text(t, "key"), text(t, "value"), text(t, "effect")));
             }
             List<TolerationConfig> tolerations = new ArrayList<>();
