@@ -185,6 +185,29 @@ class KueueObjectsTest {
         assertThat(a.scheduler()).as("applied through the engine's reconfiguration, not a rebuild").isSameAs(engine);
     }
 
+    @Test
+    void theConfigMapGivesThePolicyAndKueuesObjectsTheQueues() throws IOException {
+        CrdSchemas.requireShared();
+        MockCluster c = cluster();
+        createKueueObjects(c, KueueApi.V1BETA2);
+        c.client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("fairway-system").endMetadata().build()).create();
+        c.client.configMaps().inNamespace("fairway-system").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                .withName("fairway-queues").endMetadata().addToData("queues.yaml", "policy: strict-fifo\nflavors: [{name: ignored}]\n").build()).create();
+        FairwayAdapter a = start(c, AdapterOptions.builder().configMap("fairway-system", "fairway-queues", null)
+                .kueueObjects(KueueApi.V1BETA2, false, null));
+        a.reconcileOnce();
+        assertThat(a.state.config.policy()).isEqualTo("strict-fifo");
+        assertThat(a.state.config.flavors()).extracting(QueuesConfig.FlavorConfig::name).containsExactly("on-demand", "spot");
+        assertThat(a.state.config.clusterQueues()).hasSize(3);
+        io.fairway.core.Scheduler before = a.scheduler();
+        c.client.configMaps().inNamespace("fairway-system").withName("fairway-queues")
+                .edit(cm -> new io.fabric8.kubernetes.api.model.ConfigMapBuilder(cm).addToData("queues.yaml", "policy: priority\n").build());
+        MockCluster.reconcileUntil(a, () -> "priority".equals(a.state.config.policy()), "the new policy is read");
+        a.reconcileOnce();
+        assertThat(a.scheduler()).as("a new policy rebuilds the engine").isNotSameAs(before);
+        assertThat(a.scheduler().policy().name()).contains("priority");
+    }
+
     // ------------------------------------------------------------------ unsupported fields
 
     @Test
