@@ -33,7 +33,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +66,10 @@ public final class KueueSync implements AutoCloseable {
          */
         void event(HasMetadata about, String type, String reason, String message);
     }
+
+    /** JSON equality where numbers compare by value (the server's 1 may read back as an int where a long was written). */
+    private static final java.util.Comparator<JsonNode> SAME_VALUE = (a, b) -> a.equals(b)
+            || a.isNumber() && b.isNumber() && a.decimalValue().compareTo(b.decimalValue()) == 0 ? 0 : 1;
 
     private final KubernetesClient client;
     private final String version;
@@ -275,7 +278,8 @@ public final class KueueSync implements AutoCloseable {
         boolean same = true;
         for (var it = status.fields(); it.hasNext();) {
             var e = it.next();
-            same &= Objects.equals(e.getValue(), stored.get(e.getKey()));
+            JsonNode was = stored.get(e.getKey());
+            same &= was != null && e.getValue().equals(SAME_VALUE, was);
         }
         if (same) {
             return 0;
