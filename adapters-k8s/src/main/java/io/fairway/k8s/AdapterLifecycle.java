@@ -93,13 +93,23 @@ final class AdapterLifecycle {
         informers().forEach(i -> i.addEventHandler(wake));
         List<SharedIndexInformer<?>> kueueInformers = List.of();
         AdapterOptions.KueueMode km = state.options.kueue();
-        if (km.objects()) {
-            if (!km.allowRunningKueue()) {
-                List<String> evidence = KueueDetection.evidence(state.client, km.kueueNamespace(), java.time.Instant.now());
-                if (!evidence.isEmpty()) {
-                    throw new IllegalStateException(KueueDetection.refusal(evidence));
+        if (!km.allowRunningKueue() && state.options.queueLabels().contains(Keys.KUEUE_QUEUE_LABEL)) {
+            // Kueue's label is honoured: Kueue, if it runs, would admit the same objects
+            List<String> evidence;
+            try {
+                evidence = KueueDetection.evidence(state.client, km.kueueNamespace(), java.time.Instant.now());
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 403) {
+                    throw e;
                 }
+                LOG.warn("cannot check whether Kueue runs ({}); apply deploy/rbac-kueue-objects.yaml to let the controller check", e.getMessage());
+                evidence = List.of();
             }
+            if (!evidence.isEmpty()) {
+                throw new IllegalStateException(KueueDetection.refusal(evidence));
+            }
+        }
+        if (km.objects()) {
             state.kueue = new KueueSync(state.client, km.apiVersion());
             kueueInformers = state.kueue.informers(resync, wake);
             state.translator.workloadPriorityClasses(n -> {

@@ -98,7 +98,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
      * @param apiVersion the Kueue API version to read and write: {@code v1beta2} (Kueue 0.19's storage version) or
      *     {@code v1beta1}
      * @param allowRunningKueue start even when a running Kueue controller or its webhooks are found (otherwise the
-     *     adapter refuses to start)
+     *     adapter refuses to start whenever it honours Kueue's queue label, as it does when reading Kueue's objects)
      * @param kueueNamespace where Kueue's controller would run (its leader-election Lease is looked for there)
      */
     public record KueueMode(boolean objects, String apiVersion, boolean allowRunningKueue, String kueueNamespace) {
@@ -309,6 +309,17 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         public Builder kueueObjects(String apiVersion, boolean allowRunningKueue, String kueueNamespace) {
             this.kueue = new KueueMode(true, apiVersion, allowRunningKueue, kueueNamespace);
             return kueueQueueLabel(true);
+        }
+
+        /**
+         * @param allow start even when a running Kueue is found (it is looked for whenever Kueue's queue label is
+         *     honoured)
+         * @param kueueNamespace where Kueue's controller would run (null: {@code kueue-system})
+         * @return this
+         */
+        public Builder allowRunningKueue(boolean allow, String kueueNamespace) {
+            this.kueue = new KueueMode(kueue.objects(), kueue.apiVersion(), allow, kueueNamespace);
+            return this;
         }
 
         /** @return the options */

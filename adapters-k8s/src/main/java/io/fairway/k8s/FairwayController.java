@@ -60,7 +60,7 @@ public final class FairwayController implements Callable<Integer> {
                     + " give only the policy, node pools and integrations. Implies --kueue-queue-label")
     String kueueObjects;
 
-    @Option(names = "--allow-kueue-controller", description = "with --kueue-objects: start even when Kueue's controller or webhooks are found running")
+    @Option(names = "--allow-kueue-controller", description = "with --kueue-objects or --kueue-queue-label: start even when Kueue's controller or webhooks are found running")
     boolean allowKueue;
 
     @Option(names = "--kueue-namespace", defaultValue = "kueue-system", description = "where Kueue's controller would run, to detect it (default: ${DEFAULT-VALUE})")
@@ -200,6 +200,7 @@ public final class FairwayController implements Callable<Integer> {
         } else if (kueueObjects == null) {
             throw new CommandLine.ParameterException(new CommandLine(this), "give --config FILE, --config-map NAMESPACE/NAME or --kueue-objects");
         }
+        b.allowRunningKueue(allowKueue, kueueNamespace);
         if (kueueObjects != null) {
             try {
                 b.kueueObjects(kueueObjects, allowKueue, kueueNamespace);

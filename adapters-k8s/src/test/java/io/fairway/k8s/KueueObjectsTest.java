@@ -305,6 +305,13 @@ class KueueObjectsTest {
                 .hasMessageContaining("--allow-kueue-controller");
         FairwayAdapter a = start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, true, null));
         assertThat(a.reconcileOnce().acted()).isTrue();
+        a.close();
+        adapters.remove(a);
+        // honouring Kueue's queue label alone is enough to collide with it: refused too, unless allowed
+        assertThatThrownBy(() -> start(c, AdapterOptions.builder().kueueQueueLabel(true).queues(configMapQueues())))
+                .hasMessageContaining("Kueue is running");
+        start(c, AdapterOptions.builder().kueueQueueLabel(true).allowRunningKueue(true, null).queues(configMapQueues())).close();
+        start(c, AdapterOptions.builder().queues(configMapQueues())).close(); // Fairway's own label: no collision, not checked
     }
 
     @Test
