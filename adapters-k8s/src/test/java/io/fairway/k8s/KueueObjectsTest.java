@@ -83,6 +83,9 @@ class KueueObjectsTest {
                 .containsEntry("team-a/a5", "PENDING");                           // spot: borrowingLimit 0
         assertThat(kueueRun.values()).anyMatch(v -> v.endsWith(" spot")).anyMatch(v -> v.startsWith("PENDING"));
         assertThat(kueueRun.get("team-a/a4")).startsWith("ADMITTED"); // high-priority: preempted a low-priority job
+        assertThat(kueueRun.get("team-b/b3")).startsWith("ADMITTED");
+        var b3 = a.status("team-b", "b3").orElseThrow().admission().placement();
+        assertThat(io.fairway.api.decision.Placement.nodesOf(b3.members())).as("both members in one rack, and racks hold one node").hasSize(1);
         assertThat(kueueRun.values().stream().filter(v -> v.startsWith("PENDING"))).isNotEmpty();
 
         // the same engine configuration, model for model
@@ -387,10 +390,15 @@ class KueueObjectsTest {
         c.createJob(job(c, "team-a", "a3", 2, low, kueueLabels));
         c.createJob(job(c, "team-a", "a5", 2, low, kueueLabels));
         c.createJob(job(c, "team-b", "b1", 4, null, kueueLabels));
-        c.createJob(job(c, "team-b", "b2", 6, null, kueueLabels));
+        c.createJob(job(c, "team-b", "b2", 4, null, kueueLabels));
         c.createJob(job(c, "team-c", "c1", 4, null, kueueLabels));
         c.createJob(job(c, "team-c", "c2", 8, null, kueueLabels));
         c.createJob(job(c, "team-c", "c3", 2, null, kueueLabels));
+        // a gang of two that must share a rack (a level of the Topology; racks hold one node here)
+        JobBuilder gang = c.jobBuilder("team-b", "b3", null, 2, "1", 0, true);
+        gang.editMetadata().addToLabels(KueueApi.QUEUE_NAME_LABEL, "user-queue").endMetadata().editSpec().editTemplate().editOrNewMetadata()
+                .addToAnnotations("kueue.x-k8s.io/podset-required-topology", "cloud.provider.com/topology-rack").endMetadata().endTemplate().endSpec();
+        c.createJob(gang.build());
         quiesce(a);
         Map<String, String> out = new TreeMap<>();
         for (String j : List.of("team-a/a1", "team-a/a2")) {
@@ -398,7 +406,7 @@ class KueueObjectsTest {
         }
         c.createJob(job(c, "team-a", "a4", 4, "high-priority", kueueLabels));
         quiesce(a);
-        for (String j : List.of("team-a/a1", "team-a/a2", "team-a/a3", "team-a/a4", "team-a/a5", "team-b/b1", "team-b/b2", "team-c/c1", "team-c/c2",
+        for (String j : List.of("team-a/a1", "team-a/a2", "team-a/a3", "team-a/a4", "team-a/a5", "team-b/b1", "team-b/b2", "team-b/b3", "team-c/c1", "team-c/c2",
                 "team-c/c3")) {
             out.put(j, outcome(a, j));
         }
