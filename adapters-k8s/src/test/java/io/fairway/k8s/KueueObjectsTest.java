@@ -163,6 +163,10 @@ class KueueObjectsTest {
             checked++;
         }
         assertThat(checked).isEqualTo(13);
+        for (JsonNode o : docs(Path.of("..", "deploy", "examples", "kueue", "job.yaml"))) {
+            assertThat(io.fairway.k8s.audit.ApiRules.jobCreate(o)).isEmpty();
+            assertThat(o.at("/metadata/labels").path(KueueApi.QUEUE_NAME_LABEL).asText()).isEqualTo("user-queue");
+        }
         // the equivalent ConfigMap is a valid Fairway configuration
         assertThat(configMapQueues().clusterQueues()).hasSize(3);
     }
