@@ -66,7 +66,7 @@ public final class KueueApi {
         }
 
         /**
-         * @param version {@value #V1BETA2} or {@value #V1BETA1}
+         * @param version {@value KueueApi#V1BETA2} or {@value KueueApi#V1BETA1}
          * @return the fabric8 context of this kind at that version
          */
         public ResourceDefinitionContext context(String version) {
