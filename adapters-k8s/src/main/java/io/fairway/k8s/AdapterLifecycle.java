@@ -12,6 +12,9 @@ import io.fairway.core.Policies;
 import io.fairway.core.Scheduler;
 import io.fairway.k8s.integration.Integration;
 import io.fairway.k8s.integration.Integrations;
+import io.fairway.k8s.kueue.KueueDetection;
+import io.fairway.k8s.kueue.KueueQueues;
+import io.fairway.k8s.kueue.KueueSync;
 import io.fairway.k8s.podgroup.PodGroupController;
 import io.fairway.k8s.unifiedjob.UnifiedJobController;
 import java.util.LinkedHashMap;
@@ -88,7 +91,35 @@ final class AdapterLifecycle {
                     .runnableInformer(resync);
         }
         informers().forEach(i -> i.addEventHandler(wake));
-        waitFor(informers());
+        List<SharedIndexInformer<?>> kueueInformers = List.of();
+        AdapterOptions.KueueMode km = state.options.kueue();
+        if (!km.allowRunningKueue() && state.options.queueLabels().contains(Keys.KUEUE_QUEUE_LABEL)) {
+            // Kueue's label is honoured: Kueue, if it runs, would admit the same objects
+            List<String> evidence;
+            try {
+                evidence = KueueDetection.evidence(state.client, km.kueueNamespace(), java.time.Instant.now());
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 403) {
+                    throw e;
+                }
+                LOG.warn("cannot check whether Kueue runs ({}); apply deploy/rbac-kueue-objects.yaml to let the controller check", e.getMessage());
+                evidence = List.of();
+            }
+            if (!evidence.isEmpty()) {
+                throw new IllegalStateException(KueueDetection.refusal(evidence));
+            }
+        }
+        if (km.objects()) {
+            state.kueue = new KueueSync(state.client, km.apiVersion());
+            kueueInformers = state.kueue.informers(resync, wake);
+            state.translator.workloadPriorityClasses(n -> {
+                KueueQueues.Mapped m = state.kueueMapped;
+                return m == null ? null : m.priorityClasses().get(n);
+            });
+        }
+        List<SharedIndexInformer<?>> all = new ArrayList<>(informers());
+        all.addAll(kueueInformers);
+        waitFor(all);
         ensureKinds(initialIntegrations());
         if (state.options.leaderElection()) {
             state.election = new LeaseElection(state.client, state.options.leaseNamespace(), state.options.leaseName(), state.options.identity(), state.options.leaseDuration(),
@@ -106,6 +137,9 @@ final class AdapterLifecycle {
         }
         if (state.options.queues() != null) {
             return state.options.queues().integrations();
+        }
+        if (state.options.configMapName() == null && state.options.configFile() == null) {
+            return List.of(); // queues from Kueue's objects, no configuration: the default integrations
         }
         try {
             String text = state.options.configMapName() != null ? configMapText() : readConfigFile();
@@ -201,6 +235,9 @@ final class AdapterLifecycle {
             i.close();
         }
         state.kinds.values().forEach(k -> k.informer.close());
+        if (state.kueue != null) {
+            state.kueue.close();
+        }
         state.metrics.leading(false);
     }
 
@@ -209,6 +246,10 @@ final class AdapterLifecycle {
     }
 
     void refreshConfig() {
+        if (state.kueue != null) {
+            refreshFromKueue();
+            return;
+        }
         if (state.options.queues() != null) {
             if (state.config == null) {
                 state.config = state.options.queues();
@@ -255,6 +296,201 @@ final class AdapterLifecycle {
                 }
             }
         }
+    }
+
+    /**
+     * The queues from Kueue's objects, with the policy, node pools and integrations of the configuration (when one is
+     * given). A change is applied to the running engine through its reconfiguration ({@link io.fairway.core.Queues}:
+     * admitted work keeps its admission, over-use left by a lowered quota is only drained); a change it cannot apply
+     * that way (policy, topology levels, node pools, integrations, a busy ClusterQueue removed) rebuilds the engine
+     * from the API server, as a changed ConfigMap does.
+     */
+    private void refreshFromKueue() {
+        QueuesConfig base = kueueBase();
+        if (base == null && (state.options.configMapName() != null || state.options.configFile() != null) && state.config == null) {
+            return; // waiting for the policy's configuration (logged by kueueBase)
+        }
+        KueueQueues.Mapped m;
+        try {
+            m = state.kueue.read(base);
+        } catch (InvalidSpecException e) {
+            LOG.error("Kueue's objects do not make a valid configuration; {}: {}", state.config == null ? "waiting" : "keeping the previous one",
+                    e.getMessage());
+            return;
+        }
+        state.kueueMapped = m;
+        state.kueue.reportFindings(m, state.kube::event);
+        QueuesConfig c = m.config();
+        if (c.equals(state.config)) {
+            return;
+        }
+        try {
+            integrationsFor(c.integrations());
+            buildEngine(c);
+        } catch (InvalidSpecException e) {
+            LOG.error("the configuration from Kueue's objects is invalid; {}: {}", state.config == null ? "waiting for a valid one" : "keeping the previous one",
+                    e.getMessage());
+            return;
+        }
+        ensureKinds(c.integrations());
+        QueuesConfig old = state.config;
+        boolean live = old != null && state.scheduler != null && !state.rebuildNeeded && applyLive(old, c);
+        state.config = c;
+        if (!live) {
+            state.rebuildNeeded = true;
+        }
+        LOG.info("queues from Kueue's objects ({}): {} flavors, {} cohorts, {} ClusterQueues, {} LocalQueues; {}", state.kueue.version(),
+                c.flavors().size(), c.cohorts().size(), c.clusterQueues().size(), c.localQueues().size(),
+                old == null ? "first configuration" : live ? "applied to the running engine" : "rebuilding the engine");
+    }
+
+    /** @return the configuration giving the policy, node pools and integrations in Kueue mode, or null (defaults) */
+    private QueuesConfig kueueBase() {
+        if (state.options.queues() != null) {
+            return state.options.queues();
+        }
+        if (state.options.configMapName() == null && state.options.configFile() == null) {
+            return null;
+        }
+        String source = state.options.configMapName() != null ? "ConfigMap " + state.options.configMapNamespace() + "/" + state.options.configMapName()
+                : state.options.configFile().toString();
+        String text = state.options.configMapName() != null ? configMapText() : readConfigFile();
+        if (text == null) {
+            if (!waitingForConfigLogged) {
+                LOG.warn("waiting for the configuration in {} (key {})", source, state.options.configMapKey());
+                waitingForConfigLogged = true;
+            }
+            return kueueBase;
+        }
+        if (text.equals(configText)) {
+            return kueueBase;
+        }
+        configText = text;
+        try {
+            kueueBase = QueuesConfig.parse(source, text);
+            if (!kueueBase.clusterQueues().isEmpty() || !kueueBase.localQueues().isEmpty() || !kueueBase.flavors().isEmpty()
+                    || !kueueBase.cohorts().isEmpty()) {
+                LOG.warn("{}: the queues come from Kueue's objects; its flavors, cohorts, ClusterQueues and LocalQueues are not used", source);
+            }
+        } catch (InvalidSpecException e) {
+            LOG.error("the configuration in {} is invalid; {}: {}", source, kueueBase == null ? "waiting for a valid one" : "keeping the previous one",
+                    e.getMessage());
+            if (state.configMapInformer != null) {
+                ConfigMap cm = state.configMapInformer.getStore().getByKey(state.options.configMapNamespace() + "/" + state.options.configMapName());
+                if (cm != null) {
+                    state.kube.event(cm, "Warning", Keys.REASON_INVALID_CONFIG, e.getMessage());
+                }
+            }
+        }
+        return kueueBase;
+    }
+
+    private QueuesConfig kueueBase;
+
+    /**
+     * Applies a change of queues to the running engine.
+     *
+     * @return false when the change needs a rebuild (nothing is then left half-applied that the rebuild does not replace)
+     */
+    private boolean applyLive(QueuesConfig old, QueuesConfig now) {
+        if (!old.policy().equals(now.policy()) || !old.policyParameters().equals(now.policyParameters())
+                || !old.topologyLevels().equals(now.topologyLevels()) || !old.nodePools().equals(now.nodePools())
+                || !old.integrations().equals(now.integrations())) {
+            return false;
+        }
+        io.fairway.core.Queues q = state.scheduler.queues();
+        try {
+            Map<String, io.fairway.api.model.LocalQueue> oldLq = new LinkedHashMap<>();
+            old.localQueueModels().forEach(l -> oldLq.put(l.key(), l));
+            Map<String, io.fairway.api.model.LocalQueue> newLq = new LinkedHashMap<>();
+            now.localQueueModels().forEach(l -> newLq.put(l.key(), l));
+            for (var e : oldLq.entrySet()) {
+                if (!e.getValue().equals(newLq.get(e.getKey()))) {
+                    q.removeLocalQueue(e.getValue().namespace(), e.getValue().name());
+                }
+            }
+            Map<String, io.fairway.api.model.ResourceFlavor> oldF = byName(old.flavorModels(), io.fairway.api.model.ResourceFlavor::name);
+            Map<String, io.fairway.api.model.ResourceFlavor> newF = byName(now.flavorModels(), io.fairway.api.model.ResourceFlavor::name);
+            for (var f : newF.values()) {
+                if (!oldF.containsKey(f.name())) {
+                    q.addFlavor(f);
+                } else if (!oldF.get(f.name()).equals(f)) {
+                    q.updateFlavor(f);
+                }
+            }
+            Map<String, io.fairway.api.model.Cohort> oldC = byName(old.cohortModels(), io.fairway.api.model.Cohort::name);
+            List<io.fairway.api.model.Cohort> pendingCohorts = new ArrayList<>(now.cohortModels());
+            // parents before children: a cohort is added once its parent is known (or is not a cohort of the model)
+            java.util.Set<String> known = new java.util.HashSet<>(oldC.keySet());
+            java.util.Set<String> modelNames = new java.util.HashSet<>(byName(now.cohortModels(), io.fairway.api.model.Cohort::name).keySet());
+            while (!pendingCohorts.isEmpty()) {
+                boolean progressed = false;
+                for (var it = pendingCohorts.iterator(); it.hasNext();) {
+                    io.fairway.api.model.Cohort c = it.next();
+                    if (c.parent() != null && modelNames.contains(c.parent()) && !known.contains(c.parent())) {
+                        continue;
+                    }
+                    if (!oldC.containsKey(c.name())) {
+                        q.addCohort(c);
+                    } else if (!oldC.get(c.name()).equals(c)) {
+                        q.updateCohort(c);
+                    }
+                    known.add(c.name());
+                    it.remove();
+                    progressed = true;
+                }
+                if (!progressed) {
+                    return false;
+                }
+            }
+            Map<String, io.fairway.api.model.ClusterQueue> oldQ = byName(old.clusterQueueModels(), io.fairway.api.model.ClusterQueue::name);
+            Map<String, io.fairway.api.model.ClusterQueue> newQ = byName(now.clusterQueueModels(), io.fairway.api.model.ClusterQueue::name);
+            for (var cq : newQ.values()) {
+                if (!cq.equals(oldQ.get(cq.name()))) {
+                    q.addClusterQueue(cq);
+                }
+            }
+            for (String n : oldQ.keySet()) {
+                if (!newQ.containsKey(n)) {
+                    q.removeClusterQueue(n);
+                }
+            }
+            for (String n : oldC.keySet()) {
+                if (!modelNames.contains(n)) {
+                    q.removeCohort(n);
+                }
+            }
+            for (String n : oldF.keySet()) {
+                if (!newF.containsKey(n)) {
+                    q.removeFlavor(n);
+                }
+            }
+            for (var e : newLq.entrySet()) {
+                if (!e.getValue().equals(oldLq.get(e.getKey()))) {
+                    q.addLocalQueue(e.getValue());
+                }
+            }
+            return true;
+        } catch (InvalidSpecException e) {
+            LOG.info("the engine cannot take this change in place ({}); rebuilding it from the API server", e.getMessage());
+            return false;
+        }
+    }
+
+    private static <T> Map<String, T> byName(List<T> items, java.util.function.Function<T, String> name) {
+        Map<String, T> out = new LinkedHashMap<>();
+        items.forEach(i -> out.put(name.apply(i), i));
+        return out;
+    }
+
+    /**
+     * Writes ClusterQueue and LocalQueue status from the engine (Kueue mode only; nothing otherwise).
+     */
+    void writeKueueStatus() {
+        if (state.kueue == null || state.kueueMapped == null) {
+            return;
+        }
+        state.kueue.writeStatus(state.kueueMapped, state.config, state.scheduler == null ? List.of() : state.scheduler.jobs().all(), java.time.Instant.now());
     }
 
     private String configMapText() {

@@ -44,13 +44,15 @@ import java.util.Objects;
  *     ({@code batch/v1.Job}); empty: the configuration's {@code integrations:}, and without those
  *     {@link io.fairway.k8s.integration.Integrations#DEFAULT}
  * @param nodeTermination the Node taints and conditions that announce a node's termination (drained on sight)
+ * @param kueue whether the queues come from Kueue's objects on the API server, and how ({@link KueueMode#OFF}: from the
+ *     configuration)
  */
 public record AdapterOptions(String namespace, List<String> queueLabels, List<String> excludedResourcePrefixes, QueuesConfig queues,
                              String configMapNamespace, String configMapName, String configMapKey, Path configFile,
                              boolean leaderElection, String leaseNamespace, String leaseName, String identity,
                              Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
                              Duration resyncPeriod, Duration reconcileInterval, boolean countUnmanagedPods, NodeClassRef nodeClassRef,
-                             io.fairway.core.Clock clock, List<String> integrations, NodeTermination nodeTermination) {
+                             io.fairway.core.Clock clock, List<String> integrations, NodeTermination nodeTermination, KueueMode kueue) {
     /** The default key of the YAML in the ConfigMap. */
     public static final String DEFAULT_CONFIG_KEY = "queues.yaml";
 
@@ -61,8 +63,9 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         InvalidSpecException.check(!queueLabels.isEmpty(), "queueLabels", queueLabels, "at least one queue label is required");
         excludedResourcePrefixes = List.copyOf(excludedResourcePrefixes);
         configMapKey = configMapKey == null || configMapKey.isBlank() ? DEFAULT_CONFIG_KEY : configMapKey;
-        InvalidSpecException.check(queues != null || configMapName != null || configFile != null, "config", null,
-                "give the queue configuration: a ConfigMap, a file, or a fixed configuration");
+        kueue = kueue == null ? KueueMode.OFF : kueue;
+        InvalidSpecException.check(queues != null || configMapName != null || configFile != null || kueue.objects(), "config", null,
+                "give the queue configuration: Kueue's objects, a ConfigMap, a file, or a fixed configuration");
         InvalidSpecException.check((configMapName == null) == (configMapNamespace == null), "configMap", configMapName,
                 "a ConfigMap needs both namespace and name");
         if (leaderElection) {
@@ -82,6 +85,30 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
             io.fairway.k8s.integration.Integrations.enabled(integrations); // unknown names fail here, naming the value
         } else if (queues != null && !queues.integrations().isEmpty()) {
             io.fairway.k8s.integration.Integrations.enabled(queues.integrations());
+        }
+    }
+
+    /**
+     * Reading the queues from Kueue's objects ({@code kueue.x-k8s.io}: ResourceFlavors, ClusterQueues, LocalQueues,
+     * Cohorts, Topologies, WorkloadPriorityClasses) instead of the configuration's YAML, and writing ClusterQueue and
+     * LocalQueue status as Kueue does. The configuration (a ConfigMap, a file or a fixed one), when given, still
+     * supplies the policy, its parameters, node pools and integrations; its queues are not used.
+     *
+     * @param objects true to read the queues from Kueue's objects
+     * @param apiVersion the Kueue API version to read and write: {@code v1beta2} (Kueue 0.19's storage version) or
+     *     {@code v1beta1}
+     * @param allowRunningKueue start even when a running Kueue controller or its webhooks are found (otherwise the
+     *     adapter refuses to start whenever it honours Kueue's queue label, as it does when reading Kueue's objects)
+     * @param kueueNamespace where Kueue's controller would run (its leader-election Lease is looked for there)
+     */
+    public record KueueMode(boolean objects, String apiVersion, boolean allowRunningKueue, String kueueNamespace) {
+        /** The queues come from the configuration. */
+        public static final KueueMode OFF = new KueueMode(false, io.fairway.k8s.kueue.KueueApi.V1BETA2, false, io.fairway.k8s.kueue.KueueApi.DEFAULT_NAMESPACE);
+
+        /** Validates. */
+        public KueueMode {
+            apiVersion = io.fairway.k8s.kueue.KueueApi.checkVersion(apiVersion == null ? io.fairway.k8s.kueue.KueueApi.V1BETA2 : apiVersion);
+            kueueNamespace = kueueNamespace == null || kueueNamespace.isBlank() ? io.fairway.k8s.kueue.KueueApi.DEFAULT_NAMESPACE : kueueNamespace;
         }
     }
 
@@ -145,6 +172,7 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
         private io.fairway.core.Clock clock = io.fairway.core.Clock.system();
         private List<String> integrations = List.of();
         private NodeTermination nodeTermination = NodeTermination.DEFAULT;
+        private KueueMode kueue = KueueMode.OFF;
 
         private Builder() {
         }
@@ -270,11 +298,35 @@ public record AdapterOptions(String namespace, List<String> queueLabels, List<St
             return this;
         }
 
+        /**
+         * Reads the queues from Kueue's objects (and queues objects labelled {@value Keys#KUEUE_QUEUE_LABEL}).
+         *
+         * @param apiVersion {@code v1beta2} or {@code v1beta1}
+         * @param allowRunningKueue start even when a running Kueue is found
+         * @param kueueNamespace where Kueue's controller would run (null: {@code kueue-system})
+         * @return this
+         */
+        public Builder kueueObjects(String apiVersion, boolean allowRunningKueue, String kueueNamespace) {
+            this.kueue = new KueueMode(true, apiVersion, allowRunningKueue, kueueNamespace);
+            return kueueQueueLabel(true);
+        }
+
+        /**
+         * @param allow start even when a running Kueue is found (it is looked for whenever Kueue's queue label is
+         *     honoured)
+         * @param kueueNamespace where Kueue's controller would run (null: {@code kueue-system})
+         * @return this
+         */
+        public Builder allowRunningKueue(boolean allow, String kueueNamespace) {
+            this.kueue = new KueueMode(kueue.objects(), kueue.apiVersion(), allow, kueueNamespace);
+            return this;
+        }
+
         /** @return the options */
         public AdapterOptions build() {
             return new AdapterOptions(namespace, queueLabels, excluded, queues, cmNamespace, cmName, cmKey, configFile, leaderElection,
                     leaseNamespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod, resync, interval, countUnmanaged, nodeClassRef,
-                    clock, integrations, nodeTermination);
+                    clock, integrations, nodeTermination, kueue);
         }
     }
 }

@@ -55,6 +55,9 @@ final class AdapterState {
     volatile Map<String, Kind> kinds = new LinkedHashMap<>();
     SharedIndexInformer<Pod> podInformer;
     SharedIndexInformer<ConfigMap> configMapInformer;
+    /** Kueue's objects, when the queues come from them (null otherwise), and what they last mapped to. */
+    io.fairway.k8s.kueue.KueueSync kueue;
+    io.fairway.k8s.kueue.KueueQueues.Mapped kueueMapped;
     LeaseElection election;
 
     // The engine and what it was built from; guarded by lock.

@@ -311,6 +311,7 @@ public final class FairwayAdapter implements AutoCloseable {
             workloads.feedback();
             binding.bindPods();
             binding.publishReasons();
+            lifecycle.writeKueueStatus();
             Map<String, LocalQueue> lqs = new TreeMap<>();
             state.config.localQueueModels().forEach(q -> lqs.put(q.key(), q));
             List<JobStatus> all = state.scheduler.jobs().all();

@@ -54,6 +54,18 @@ public final class FairwayController implements Callable<Integer> {
     @Option(names = "--kueue-queue-label", description = "also queue Jobs labelled kueue.x-k8s.io/queue-name")
     boolean kueueLabel;
 
+    @Option(names = "--kueue-objects", arity = "0..1", fallbackValue = "v1beta2", paramLabel = "VERSION",
+            description = "read the queues from Kueue's objects (ResourceFlavor, ClusterQueue, LocalQueue, Cohort, Topology, WorkloadPriorityClass)"
+                    + " at this kueue.x-k8s.io version (v1beta2, the default, or v1beta1) and write their status; --config or --config-map then"
+                    + " give only the policy, node pools and integrations. Implies --kueue-queue-label")
+    String kueueObjects;
+
+    @Option(names = "--allow-kueue-controller", description = "with --kueue-objects or --kueue-queue-label: start even when Kueue's controller or webhooks are found running")
+    boolean allowKueue;
+
+    @Option(names = "--kueue-namespace", defaultValue = "kueue-system", description = "where Kueue's controller would run, to detect it (default: ${DEFAULT-VALUE})")
+    String kueueNamespace;
+
     @Option(names = "--exclude-resource-prefix", description = "resources not counted against quota (repeatable), e.g. ephemeral-storage")
     List<String> excluded = new ArrayList<>();
 
@@ -144,7 +156,9 @@ public final class FairwayController implements Callable<Integer> {
             api = ui.start(adapter::scheduler, "controller");
             adapter.start().runInBackground();
             System.out.printf("fairway-controller running: namespace %s, configuration %s, leader election %s%s%n",
-                    namespace == null ? "(all)" : namespace, configMap != null ? "ConfigMap " + configMap : config,
+                    namespace == null ? "(all)" : namespace,
+                    (kueueObjects != null ? "Kueue's objects (" + kueueObjects + ")" + (configMap != null || config != null ? " + " : "") : "")
+                            + (configMap != null ? "ConfigMap " + configMap : config != null ? config.toString() : ""),
                     leaderElect ? "on as " + options.identity() : "off", (http == null ? "" : ", metrics on :" + metricsPort)
                     + (api == null ? "" : ", UI and API on " + api.url()));
             running.countDown();
@@ -200,8 +214,16 @@ public final class FairwayController implements Callable<Integer> {
                 throw new CommandLine.ParameterException(new CommandLine(this), "--config " + config + " is not a readable file");
             }
             b.configFile(config);
-        } else {
-            throw new CommandLine.ParameterException(new CommandLine(this), "give --config FILE or --config-map NAMESPACE/NAME");
+        } else if (kueueObjects == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "give --config FILE, --config-map NAMESPACE/NAME or --kueue-objects");
+        }
+        b.allowRunningKueue(allowKueue, kueueNamespace);
+        if (kueueObjects != null) {
+            try {
+                b.kueueObjects(kueueObjects, allowKueue, kueueNamespace);
+            } catch (io.fairway.api.InvalidSpecException e) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--kueue-objects: " + e.getMessage());
+            }
         }
         if (leaderElect) {
             String ns = leaseNamespace != null ? leaseNamespace : env("POD_NAMESPACE", () -> "fairway-system");

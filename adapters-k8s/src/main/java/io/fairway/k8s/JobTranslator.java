@@ -49,6 +49,8 @@ public final class JobTranslator {
     private final Function<String, Integer> priorityClasses;
     /** Which objects carry an admission record Fairway wrote (none until the adapter sets its seal). */
     private volatile java.util.function.Predicate<HasMetadata> trusted = o -> false;
+    /** Kueue's WorkloadPriorityClasses by name, when the queues come from Kueue's objects (null: the label is not read). */
+    private volatile Function<String, Integer> workloadPriorityClasses;
 
     /**
      * @param queueLabels the labels naming the LocalQueue, first found wins
@@ -64,6 +66,15 @@ public final class JobTranslator {
     /** @param trusted which objects carry an admission record Fairway wrote (its seal verifies) */
     void trust(java.util.function.Predicate<HasMetadata> trusted) {
         this.trusted = trusted;
+    }
+
+    /**
+     * @param classes Kueue's WorkloadPriorityClass values by name: the label {@code kueue.x-k8s.io/priority-class}
+     *     then names the object's priority, as in Kueue (it wins over the pod template's PriorityClass); null: the
+     *     label is not read
+     */
+    void workloadPriorityClasses(Function<String, Integer> classes) {
+        this.workloadPriorityClasses = classes;
     }
 
     /**
@@ -194,7 +205,14 @@ public final class JobTranslator {
      */
     private int priority(HasMetadata object, String priorityClass, String templatePointer) {
         int granted = 0;
-        if (priorityClass != null && !priorityClass.isBlank()) {
+        Function<String, Integer> wpc = workloadPriorityClasses;
+        String wpcName = wpc == null ? null : Kube.label(object, io.fairway.k8s.kueue.KueueApi.PRIORITY_CLASS_LABEL);
+        if (wpcName != null) {
+            Integer v = wpc.apply(wpcName);
+            InvalidSpecException.check(v != null, "metadata.labels." + io.fairway.k8s.kueue.KueueApi.PRIORITY_CLASS_LABEL, wpcName,
+                    "WorkloadPriorityClass %s does not exist", wpcName);
+            granted = v;
+        } else if (priorityClass != null && !priorityClass.isBlank()) {
             Integer v = priorityClasses.apply(priorityClass);
             InvalidSpecException.check(v != null, templatePointer.substring(1).replace('/', '.') + ".spec.priorityClassName", priorityClass,
                     "PriorityClass %s does not exist", priorityClass);
