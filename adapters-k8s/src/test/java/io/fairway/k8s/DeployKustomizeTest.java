@@ -139,7 +139,7 @@ class DeployKustomizeTest {
     void theKueueCompatibleInstallServesTheWebhookConsistentlyAndLimitsIt() throws Exception {
         List<JsonNode> docs = render("kueue-compatible");
         List<String> args = args(docs);
-        assertThat(args).contains("--webhook-port=9443", "--kueue-queue-label");
+        assertThat(args).as("the queues come from Kueue's own objects").contains("--webhook-port=9443", "--kueue-objects");
         JsonNode deployment = one(docs, "Deployment", "fairway-controller");
         JsonNode container = deployment.at("/spec/template/spec/containers/0");
         assertThat(container.path("ports")).anySatisfy(p -> {
@@ -192,9 +192,12 @@ class DeployKustomizeTest {
         assertThat(container.path("env")).as("the controller learns its namespace").anySatisfy(e -> assertThat(e.path("name").asText()).isEqualTo("POD_NAMESPACE"));
         assertThat(verbs(docs, "", "pods")).contains("patch", "delete");
         assertThat(verbs(docs, "leaderworkerset.x-k8s.io", "leaderworkersets")).contains("get");
+        assertThat(verbs(docs, "kueue.x-k8s.io", "clusterqueues")).as("Kueue's queues are read and watched").contains("list", "watch");
+        assertThat(verbs(docs, "kueue.x-k8s.io", "clusterqueues/status")).as("and their status written").contains("patch");
 
         QueuesConfig config = QueuesConfig.parse("kueue-compatible", one(docs, "ConfigMap", "fairway-queues").at("/data/queues.yaml").asText());
         assertThat(config.integrations()).contains(Integrations.POD_GROUPS);
+        assertThat(config.clusterQueues()).as("the ConfigMap does not also define queues Kueue's objects define").isEmpty();
         Integrations.enabled(config.integrations());
     }
 }
