@@ -118,7 +118,8 @@ final class FairnessViews {
             for (var e : m.entrySet()) {
                 long t = total.get(e.getKey())[0];
                 double share = t > 0 ? (double) e.getValue()[1] / t : 0;
-                if (dominant == null || share > actual) {
+                // the largest share; among equal shares GPUs first (an idle queue's dominant resource is its GPUs)
+                if (dominant == null || share > actual || share == actual && e.getKey().equals(io.fairway.api.model.Resources.GPU)) {
                     dominant = e.getKey();
                     actual = share;
                 }
