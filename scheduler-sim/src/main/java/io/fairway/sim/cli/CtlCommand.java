@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Model.CommandSpec;
@@ -90,21 +91,28 @@ public final class CtlCommand implements Runnable {
         return n == null || n.isNull() ? "-" : n.asText();
     }
 
-    /** Prints rows as columns padded to their widest cell; the last column is not padded. */
+    /**
+     * Prints rows as columns as wide as their widest cell, two spaces apart, through picocli's {@code TextTable}
+     * (no colours); the last column is as wide as its widest cell, so nothing wraps, and no line ends in spaces.
+     */
     static void table(PrintWriter out, List<String[]> rows) {
         int cols = rows.get(0).length;
-        int[] w = new int[cols];
-        for (String[] r : rows) {
-            for (int i = 0; i < cols; i++) {
-                w[i] = Math.max(w[i], r[i].length());
+        CommandLine.Help.Column[] columns = new CommandLine.Help.Column[cols];
+        for (int i = 0; i < cols; i++) {
+            int w = 1;
+            for (String[] r : rows) {
+                w = Math.max(w, r[i].length());
             }
+            columns[i] = new CommandLine.Help.Column(i == cols - 1 ? w : w + 2, 0, CommandLine.Help.Column.Overflow.SPAN);
         }
+        CommandLine.Help.TextTable t = CommandLine.Help.TextTable.forColumns(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF), columns);
         for (String[] r : rows) {
-            StringBuilder b = new StringBuilder();
-            for (int i = 0; i < cols; i++) {
-                b.append(i == cols - 1 ? r[i] : String.format(Locale.ROOT, "%-" + w[i] + "s  ", r[i]));
+            t.addRowValues(r);
+        }
+        for (String line : t.toString().split("\n", -1)) {
+            if (!line.isBlank()) {
+                out.println(line.stripTrailing());
             }
-            out.println(b.toString().stripTrailing());
         }
         out.flush();
     }
