@@ -17,6 +17,9 @@ import { SimulationControl } from './simulation.js';
 
 // Changes that arrive together (one round admits many jobs) cause one redraw, this long after the first.
 const SETTLE_MS = 250;
+// Without a stream (the server refused one): how often the page looks, and when it tries the stream again.
+const FALLBACK_MS = 5000;
+const RETRY_STREAM_MS = 30000;
 
 // Each route: a pattern over the path segments after '#/', the section its nav link marks, and the view.
 // A view is { title(params), load(params, query) → data, render(data, params, query) → Node, summary(data) }.
@@ -48,6 +51,7 @@ let current = null; // { route, params, query, key, dataJson, summary }
 let generation = 0; // bumps on every navigation, so a slow answer for an old route is dropped
 let stream = null; // the EventSource while live updates are on
 let settle = null; // the pending redraw after a change arrived
+let fallback = null; // the timer while the server refuses a stream
 const simulation = new SimulationControl(() => refresh(true));
 
 /** Splits '#/queues/team-a?offset=50' into decoded segments and a query. */
@@ -238,6 +242,8 @@ function changed() {
 
 /** Follows the server's event stream while live updates are on; the browser reconnects by itself after a drop. */
 function follow() {
+  window.clearInterval(fallback);
+  fallback = null;
   if (stream) {
     stream.close();
     stream = null;
@@ -256,6 +262,17 @@ function follow() {
   stream.addEventListener('event', changed);
   stream.addEventListener('state', changed);
   stream.addEventListener('error', () => {
+    if (stream && stream.readyState === EventSource.CLOSED) {
+      // Refused (the server's streams are all taken, e.g. by many open tabs): look every 5 s instead, and try the
+      // stream again in 30 s.
+      stream = null;
+      streamStatus.textContent = 'no stream: checking every 5 s';
+      streamStatus.dataset.stream = 'fallback';
+      window.clearInterval(fallback);
+      fallback = window.setInterval(() => { if (!document.hidden) refresh(true); }, FALLBACK_MS);
+      window.setTimeout(() => { if (liveToggle.checked && !stream) follow(); }, RETRY_STREAM_MS);
+      return;
+    }
     streamStatus.textContent = 'reconnecting…';
     streamStatus.dataset.stream = 'reconnecting';
   });

@@ -263,6 +263,28 @@ class UiPlatformViewsBrowserTest {
         assertThat(browser.severeConsoleMessages()).as("errors in the browser's console").isEmpty();
     }
 
+    @Test
+    void refusedAStreamThePageLooksEveryFewSecondsInstead() throws Exception {
+        // A server with one stream, which another client holds: the page's stream is refused (503).
+        try (VisibilityServer one = VisibilityServer.builder(scheduler).port(0).maxStreams(1).build()) {
+            java.net.http.HttpResponse<java.io.InputStream> held = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(one.url() + "api/v1/events/watch")).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+            try {
+                assertThat(held.statusCode()).isEqualTo(200);
+                UiPages refused = new UiPages(browser, one.url());
+                refused.open("#/jobs?q=solo-09", "jobs");
+                refused.waitUntil("the page to fall back", () -> "fallback".equals(refused.find("#stream").getAttribute("data-stream")));
+                scheduler.cancel("solo-09");
+                refused.waitUntil("the cancellation shown all the same", () -> refused.text("table[data-jobs] tbody tr").contains("cancelled"));
+                assertThat(browser.severeConsoleMessages()).as("the console's errors: the refused stream only")
+                        .allSatisfy(m -> assertThat(m).contains("/api/v1/events/watch").contains("503"));
+            } finally {
+                held.body().close();
+            }
+        }
+    }
+
     private static int admissions(JsonNode h) {
         int n = 0;
         for (JsonNode a : h.get("admitted")) {
