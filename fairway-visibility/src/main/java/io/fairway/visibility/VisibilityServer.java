@@ -38,7 +38,7 @@ public final class VisibilityServer implements AutoCloseable {
         events.subscribe(history::count);
         this.source = new SchedulerSource(b.scheduler, events);
         source.attach();
-        ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token), b.simulation,
+        ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token, b.writeTarget), b.simulation,
                 b.maxStreamDuration.toMillis(), b.keepAlive.toMillis(), history);
         this.handler = new ApiHandler(router, b.maxStreams, b.requestTimeout);
         try {
@@ -155,6 +155,7 @@ public final class VisibilityServer implements AutoCloseable {
         private int port = 8080;
         private String mode = "embedded";
         private String token;
+        private java.util.function.Function<Scheduler, OperatorWrites> writeTarget;
         private SimulationControl simulation;
         private int threads = 4;
         private Duration requestTimeout = Duration.ofSeconds(10);
@@ -216,6 +217,22 @@ public final class VisibilityServer implements AutoCloseable {
             check(token != null && token.strip().length() >= 16, "token", token == null ? null : "(" + token.length() + " characters)",
                     "at least 16 characters");
             this.token = token.strip();
+            return this;
+        }
+
+        /**
+         * Enables the write verbs for requests carrying {@code Authorization: Bearer TOKEN}, acting through
+         * {@code target} (given the scheduler the request reads) instead of on the scheduler itself: for an adapter
+         * whose source of truth is elsewhere. The token check and the audit are the server's, as with
+         * {@link #writes(String)}.
+         *
+         * @param token the token (at least 16 characters)
+         * @param target where each write acts
+         * @return this
+         */
+        public Builder writes(String token, java.util.function.Function<Scheduler, OperatorWrites> target) {
+            writes(token);
+            this.writeTarget = require("target", target);
             return this;
         }
 
