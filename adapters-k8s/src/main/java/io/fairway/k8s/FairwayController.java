@@ -127,7 +127,7 @@ public final class FairwayController implements Callable<Integer> {
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
              FairwayAdapter adapter = new FairwayAdapter(client, options, registry)) {
             http = metricsPort > 0 ? serve(registry, adapter) : null;
-            api = ui.start(adapter::scheduler, "controller");
+            api = ui.start(adapter::scheduler, "controller", adapter.operatorWrites());
             adapter.start().runInBackground();
             System.out.printf("fairway-controller running: namespace %s, configuration %s, leader election %s%s%n",
                     namespace == null ? "(all)" : namespace, configMap != null ? "ConfigMap " + configMap : config,
