@@ -27,6 +27,7 @@ final class JobTable {
         STATE_SINCE("stateSince", Comparator.comparingLong(JobStatus::stateSinceMillis)),
         NAMESPACE("namespace", Comparator.comparing(j -> j.spec().namespace())),
         JOB_SET("jobSet", Comparator.comparing(j -> j.spec().jobSet())),
+        OWNER("owner", Comparator.comparing(j -> String.valueOf(j.spec().owner()))),
         GPUS("gpus", Comparator.comparingLong(j -> j.spec().totalGpus()));
 
         final String key;

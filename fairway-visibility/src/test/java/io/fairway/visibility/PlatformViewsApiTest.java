@@ -77,6 +77,7 @@ class PlatformViewsApiTest {
         assertThat(paged).isEqualTo(expected);
         assertThat(ids(get(api + "/jobs?sort=id&limit=2"))).containsExactly("borrower", "gang");
         assertThat(get(api + "/jobs?sort=gpus&order=desc&limit=1").get("items").get(0).get("gpus").asLong()).isEqualTo(8);
+        assertThat(ids(get(api + "/jobs?sort=owner&limit=2"))).as("alice before bob").containsExactly("gang", "borrower");
     }
 
     @Test

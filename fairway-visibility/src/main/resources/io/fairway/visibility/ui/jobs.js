@@ -14,6 +14,7 @@ const COLUMNS = [
     ? link('/queues/' + seg(j.clusterQueue), j.clusterQueue, { 'data-key': `jcq:${j.id}` }) : '–'],
   ['Namespace / LocalQueue', 'namespace', (j) => `${j.namespace}/${j.localQueue}`],
   ['Job set', 'jobSet', (j) => link('/jobsets/' + seg(j.jobSet), j.jobSet, { 'data-key': `jset:${j.id}` })],
+  ['Owner', 'owner', (j) => j.owner || '–'],
   ['Priority', 'priority', (j) => formatNumber(j.priority || 0)],
   ['GPUs', 'gpus', (j) => formatNumber(j.gpus || 0)],
   ['Submitted', 'submitted', (j) => h('span.nowrap', null, when(j.submitTimeMillis))],

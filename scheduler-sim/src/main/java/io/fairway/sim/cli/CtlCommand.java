@@ -224,7 +224,7 @@ public final class CtlCommand implements Runnable {
               @Option(names = "--namespace", paramLabel = "NAMESPACE", description = "Only this namespace.") String namespace,
               @Option(names = "--job-set", paramLabel = "JOBSET", description = "Only this job set.") String jobSet,
               @Option(names = "--sort", paramLabel = "COLUMN", description = "submitted (default), id, state, priority, stateSince, namespace, "
-                      + "jobSet, gpus or clusterQueue.") String sort,
+                      + "jobSet, owner, gpus or clusterQueue.") String sort,
               @Option(names = "--desc", description = "Largest first.") boolean desc,
               @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "At most N jobs (1..1000, default ${DEFAULT-VALUE}).") int limit,
               @Option(names = "--offset", paramLabel = "N", defaultValue = "0", description = "Skip the first N.") int offset) {
