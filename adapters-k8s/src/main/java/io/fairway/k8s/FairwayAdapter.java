@@ -241,6 +241,11 @@ public final class FairwayAdapter implements AutoCloseable {
         return false;
     }
 
+    /** @return the visibility API's write verbs on this adapter's Kubernetes objects ({@code --ui-write}) */
+    io.fairway.visibility.OperatorWrites operatorWrites() {
+        return new KubernetesWrites(state);
+    }
+
     /** @return the engine now, or null (standing by, or rebuilding): the visibility API reads it */
     io.fairway.core.Scheduler scheduler() {
         synchronized (state.lock) {

@@ -153,7 +153,7 @@ public final class FairwayController implements Callable<Integer> {
              FairwayAdapter adapter = new FairwayAdapter(client, options, registry)) {
             http = metricsPort > 0 ? serve(registry, adapter) : null;
             webhook = webhookPort > 0 ? webhook() : null;
-            api = ui.start(adapter::scheduler, "controller");
+            api = ui.start(adapter::scheduler, "controller", adapter.operatorWrites());
             adapter.start().runInBackground();
             System.out.printf("fairway-controller running: namespace %s, configuration %s, leader election %s%s%n",
                     namespace == null ? "(all)" : namespace,

@@ -26,9 +26,11 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
     private final SimulationControl simulation;
     private final long maxStreamMillis;
     private final long keepAliveMillis;
+    private final History history;
 
     ApiRouter(SchedulerSource source, String mode, EventRing events, Writes writes, SimulationControl simulation, long maxStreamMillis,
-              long keepAliveMillis) {
+              long keepAliveMillis, History history) {
+        this.history = history;
         this.source = source;
         this.mode = mode;
         this.events = events;
@@ -86,9 +88,11 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
             return true;
         }
         return switch (s.get(0)) {
-            case "cohorts", "localqueues", "running", "events", "simulation" -> s.size() == 1 || s.get(0).equals("localqueues") && s.size() == 4 && s.get(3).equals("pending");
+            case "cohorts", "localqueues", "running", "events", "simulation", "overview", "fairness", "history" -> s.size() == 1
+                    || s.get(0).equals("localqueues") && s.size() == 4 && s.get(3).equals("pending")
+                    || s.get(0).equals("events") && s.size() == 2 && s.get(1).equals("watch");
             case "clusterqueues" -> s.size() <= 2 || s.size() == 3 && s.get(2).equals("pending");
-            case "jobs", "nodes" -> s.size() <= 2;
+            case "jobs", "nodes", "flavors" -> s.size() <= 2;
             case "jobsets" -> s.size() == 2 || s.size() == 3 && s.get(2).equals("watch");
             default -> false;
         };
@@ -102,10 +106,23 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
             return VisibilityJson.ok(info(scheduler));
         }
         String what = s.get(0);
+        if (what.equals("events") && s.size() == 2) {
+            p.only();
+            return HttpResponse.stream("text/event-stream; charset=utf-8", new EventsWatch(events, source::attach, simulation, maxStreamMillis,
+                    keepAliveMillis));
+        }
         if (what.equals("events")) {
-            p.only("after", "limit", "jobSet", "job");
-            return VisibilityJson.ok(events.page(p.longValue("after", -1, 0, Long.MAX_VALUE), p.intValue("limit", 100, 1, MAX_LIMIT),
-                    p.string("jobSet"), p.string("job")));
+            p.only("after", "before", "limit", "jobSet", "job", "type");
+            if (p.q.containsKey("after") && p.q.containsKey("before")) {
+                throw ApiException.badParameter("before", VisibilityJson.clip(p.q.get("before")), "give after (page forward) or before (page back), not both");
+            }
+            return VisibilityJson.ok(events.page(p.longValue("after", -1, 0, Long.MAX_VALUE), p.longValue("before", -1, 1, Long.MAX_VALUE),
+                    p.intValue("limit", 100, 1, MAX_LIMIT), p.string("jobSet"), p.string("job"), p.eventTypes()));
+        }
+        if (what.equals("history")) {
+            p.only("clusterQueue");
+            history.record(scheduler.snapshot());
+            return VisibilityJson.ok(history.json(p.string("clusterQueue")));
         }
         if (what.equals("simulation")) {
             p.only();
@@ -151,8 +168,23 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
                 yield jobViews.running(view, p.string("clusterQueue"), p.string("node"), p.offset(), p.limit());
             }
             case "jobs" -> {
-                p.only("state", "clusterQueue", "jobSet", "offset", "limit");
-                yield jobViews.jobs(view, p.state(), p.string("clusterQueue"), p.string("jobSet"), p.offset(), p.limit());
+                p.only("q", "state", "clusterQueue", "localQueue", "namespace", "jobSet", "sort", "order", "offset", "limit");
+                String sort = p.oneOf("sort", "submitted", JobTable.Sort.keys());
+                boolean desc = p.oneOf("order", "asc", List.of("asc", "desc")).equals("desc");
+                yield new JobTable(view, scheduler.jobs().all()).page(new JobTable.Query(p.string("q"), p.states(), p.string("clusterQueue"),
+                        p.string("localQueue"), p.string("namespace"), p.string("jobSet"), sort, desc, p.offset(), p.limit()));
+            }
+            case "overview" -> {
+                p.only();
+                yield new ClusterViews(view).overview(scheduler.jobs().all());
+            }
+            case "fairness" -> {
+                p.only();
+                yield new FairnessViews(view).fairness(scheduler.policy());
+            }
+            case "flavors" -> {
+                p.only();
+                yield s.size() == 1 ? new ClusterViews(view).flavors() : new ClusterViews(view).flavor(s.get(1), new QueueViews(view));
             }
             default -> {
                 if (s.size() == 2) {
@@ -247,7 +279,7 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
 
     /** Query parameters, each checked: 400 naming the parameter and its value. */
     private static final class Params {
-        private final java.util.Map<String, String> q;
+        final java.util.Map<String, String> q;
 
         Params(java.util.Map<String, String> q) {
             this.q = q;
@@ -322,17 +354,56 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
             return intValue("limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
         }
 
-        JobState state() {
-            String v = q.get("state");
+        String oneOf(String name, String def, List<String> allowed) {
+            String v = q.get(name);
+            if (v == null) {
+                return def;
+            }
+            if (!allowed.contains(v.trim())) {
+                throw ApiException.badParameter(name, VisibilityJson.clip(v), name + " must be one of " + allowed + ", was '" + VisibilityJson.clip(v) + "'");
+            }
+            return v.trim();
+        }
+
+        /** @return the states of a comma-separated {@code state}, or null when not given */
+        Set<JobState> states() {
+            String v = string("state");
             if (v == null) {
                 return null;
             }
-            try {
-                return JobState.valueOf(v.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw ApiException.badParameter("state", VisibilityJson.clip(v), "state must be one of " + java.util.Arrays.toString(JobState.values())
-                        + ", was '" + VisibilityJson.clip(v) + "'");
+            Set<JobState> out = java.util.EnumSet.noneOf(JobState.class);
+            for (String part : v.split(",", -1)) {
+                try {
+                    out.add(JobState.valueOf(part.trim().toUpperCase(Locale.ROOT)));
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.badParameter("state", VisibilityJson.clip(v), "state must be one or more of " + java.util.Arrays.toString(JobState.values())
+                            + ", separated by commas, was '" + VisibilityJson.clip(v) + "'");
+                }
             }
+            return out;
+        }
+
+        /** @return the event types of a comma-separated {@code type} (EventType names or AUDIT), or null when not given */
+        Set<String> eventTypes() {
+            String v = string("type");
+            if (v == null) {
+                return null;
+            }
+            Set<String> out = new java.util.HashSet<>();
+            for (String part : v.split(",", -1)) {
+                String t = part.trim().toUpperCase(Locale.ROOT);
+                boolean known = t.equals("AUDIT");
+                for (io.fairway.api.event.EventType e : io.fairway.api.event.EventType.values()) {
+                    known |= e.name().equals(t);
+                }
+                if (!known) {
+                    throw ApiException.badParameter("type", VisibilityJson.clip(v), "type must be one or more of "
+                            + java.util.Arrays.toString(io.fairway.api.event.EventType.values()) + " or AUDIT, separated by commas, was '"
+                            + VisibilityJson.clip(v) + "'");
+                }
+                out.add(t);
+            }
+            return out;
         }
     }
 }

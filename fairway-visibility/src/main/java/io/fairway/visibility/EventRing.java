@@ -98,6 +98,11 @@ final class EventRing implements SchedulerListener {
         return h == null ? List.of() : new ArrayList<>(h);
     }
 
+    /** @return the seq of the newest entry (0 when none) */
+    synchronized long newest() {
+        return next - 1;
+    }
+
     /**
      * @param after answer entries with a larger seq (-1: the newest {@code limit})
      * @param limit the most entries answered
@@ -105,21 +110,42 @@ final class EventRing implements SchedulerListener {
      * @param job only this job's entries, or null
      * @return the Events answer
      */
-    synchronized ObjectNode page(long after, int limit, String jobSet, String job) {
+    ObjectNode page(long after, int limit, String jobSet, String job) {
+        return page(after, -1, limit, jobSet, job, null);
+    }
+
+    /**
+     * @param after answer entries with a larger seq, oldest first (-1: not set)
+     * @param before with {@code after} not set: the newest {@code limit} entries with a smaller seq (-1: not set,
+     *     the newest of all)
+     * @param limit the most entries answered
+     * @param jobSet only this job set's entries, or null
+     * @param job only this job's entries, or null
+     * @param types only entries of these types, or null
+     * @return the Events answer; {@code more} tells whether older matching entries are left before the first item
+     */
+    synchronized ObjectNode page(long after, long before, int limit, String jobSet, String job, java.util.Set<String> types) {
         long oldest = Math.max(1, next - ring.length);
         long newest = next - 1;
         List<Entry> out = new ArrayList<>();
+        boolean more = false;
         if (after < 0) {
-            for (long s = newest; s >= oldest && out.size() < limit; s--) {
+            long from = before < 0 ? newest : Math.min(newest, before - 1);
+            long s = from;
+            for (; s >= oldest && out.size() < limit; s--) {
                 Entry e = ring[(int) (s % ring.length)];
-                if (matches(e, jobSet, job)) {
-                    out.add(0, e);
+                if (matches(e, jobSet, job, types)) {
+                    out.add(e);
                 }
+            }
+            java.util.Collections.reverse(out);
+            for (; s >= oldest && !more; s--) {
+                more = matches(ring[(int) (s % ring.length)], jobSet, job, types);
             }
         } else {
             for (long s = after >= newest ? newest + 1 : Math.max(oldest, after + 1); s <= newest && out.size() < limit; s++) {
                 Entry e = ring[(int) (s % ring.length)];
-                if (matches(e, jobSet, job)) {
+                if (matches(e, jobSet, job, types)) {
                     out.add(e);
                 }
             }
@@ -127,12 +153,16 @@ final class EventRing implements SchedulerListener {
         ObjectNode o = VisibilityJson.object();
         o.put("oldest", newest == 0 ? 0 : oldest);
         o.put("newest", newest);
+        if (after < 0) {
+            o.put("more", more);
+        }
         ArrayNode items = o.putArray("items");
         out.forEach(e -> items.add(e.json()));
         return o;
     }
 
-    private static boolean matches(Entry e, String jobSet, String job) {
-        return (jobSet == null || jobSet.equals(e.jobSet())) && (job == null || job.equals(e.jobId()));
+    private static boolean matches(Entry e, String jobSet, String job, java.util.Set<String> types) {
+        return (jobSet == null || jobSet.equals(e.jobSet())) && (job == null || job.equals(e.jobId()))
+                && (types == null || types.contains(e.type()));
     }
 }

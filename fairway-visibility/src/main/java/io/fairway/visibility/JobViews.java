@@ -37,34 +37,6 @@ final class JobViews {
         return offset >= all.size() ? List.of() : all.subList(offset, (int) Math.min(all.size(), (long) offset + limit));
     }
 
-    ObjectNode jobs(StateView view, JobState state, String clusterQueue, String jobSet, int offset, int limit) {
-        List<JobStatus> all;
-        if (state == JobState.PENDING) {
-            all = view.snapshot.pending();
-        } else if (state != null && state.holdsResources()) {
-            all = view.snapshot.holding();
-        } else {
-            all = scheduler.jobs().all();
-        }
-        List<JobStatus> match = new ArrayList<>();
-        for (JobStatus j : all) {
-            if ((state == null || j.state() == state) && (jobSet == null || jobSet.equals(j.spec().jobSet()))
-                    && (clusterQueue == null || clusterQueue.equals(view.clusterQueueOf(j)))) {
-                match.add(j);
-            }
-        }
-        ObjectNode o = page(match.size(), offset, limit);
-        ArrayNode items = o.putArray("items");
-        for (JobStatus j : slice(match, offset, limit)) {
-            ObjectNode i = VisibilityJson.jobHead(j, view.clusterQueueOf(j));
-            i.put("state", j.state().name());
-            i.put("stateSinceMillis", j.stateSinceMillis());
-            i.put("submitTimeMillis", j.spec().submitTimeMillis());
-            items.add(i);
-        }
-        return o;
-    }
-
     ObjectNode running(StateView view, String clusterQueue, String node, int offset, int limit) {
         List<JobStatus> match = new ArrayList<>();
         for (JobStatus j : view.snapshot.holding()) {

@@ -80,6 +80,11 @@ final class QueueViews {
         }
     }
 
+    /** @return {pending, holding, running} of a ClusterQueue */
+    int[] counts(String cq) {
+        return counts.getOrDefault(cq, new int[3]);
+    }
+
     List<Row> rows(String cq, List<ResourceGroup> groups) {
         Map<String, Long> u = used.getOrDefault(cq, Map.of());
         List<Row> rows = new ArrayList<>();

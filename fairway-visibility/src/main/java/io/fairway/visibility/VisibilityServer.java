@@ -4,6 +4,7 @@ import io.fairway.core.Scheduler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves the visibility API ({@code /api/v1/...}, schema in {@code docs/reference/visibility-api.md}) and the web
@@ -28,13 +29,17 @@ public final class VisibilityServer implements AutoCloseable {
     private final HardenedHttpServer http;
     private final ApiHandler handler;
     private final String host;
+    private final History history;
+    private final java.util.concurrent.ScheduledExecutorService sampler;
 
     private VisibilityServer(Builder b) throws IOException {
         this.events = new EventRing(b.eventCapacity);
+        this.history = new History(b.historyPoints, b.historySpacing.toMillis());
+        events.subscribe(history::count);
         this.source = new SchedulerSource(b.scheduler, events);
         source.attach();
-        ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token), b.simulation,
-                b.maxStreamDuration.toMillis(), b.keepAlive.toMillis());
+        ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token, b.writeTarget), b.simulation,
+                b.maxStreamDuration.toMillis(), b.keepAlive.toMillis(), history);
         this.handler = new ApiHandler(router, b.maxStreams, b.requestTimeout);
         try {
             this.http = HardenedHttpServer.builder("fairway-api", handler, ApiHandler::errorPage)
@@ -50,6 +55,41 @@ public final class VisibilityServer implements AutoCloseable {
         handler.server(http);
         String h = b.bind.getHostAddress();
         this.host = h.contains(":") ? "[" + h + "]" : h;
+        if (b.simulation == null) {
+            // A live scheduler's clock is the wall clock: look once a second whether a history point is due.
+            this.sampler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fairway-api-history");
+                t.setDaemon(true);
+                return t;
+            });
+            sampler.scheduleWithFixedDelay(this::sampleNow, 0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        } else {
+            this.sampler = null; // the simulation calls recordHistory at each simulated instant
+        }
+    }
+
+    private void sampleNow() {
+        try {
+            Scheduler s = source.attach();
+            if (s != null) {
+                history.record(s.snapshot());
+            }
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(VisibilityServer.class).warn("visibility API: history point failed", e);
+        }
+    }
+
+    /**
+     * Records a point of the history ({@code GET /api/v1/history}) when one is due at this time of the scheduler's
+     * clock; cheap when none is. A simulation calls it before each simulated instant; under a live scheduler the
+     * server does it by itself once a second.
+     *
+     * @param clockMillis the scheduler's clock now
+     */
+    public void recordHistory(long clockMillis) {
+        if (history.due(clockMillis)) {
+            sampleNow();
+        }
     }
 
     /**
@@ -101,6 +141,9 @@ public final class VisibilityServer implements AutoCloseable {
     /** Stops serving and stops listening to the scheduler. */
     @Override
     public void close() {
+        if (sampler != null) {
+            sampler.shutdownNow();
+        }
         http.close();
         source.detach();
     }
@@ -112,6 +155,7 @@ public final class VisibilityServer implements AutoCloseable {
         private int port = 8080;
         private String mode = "embedded";
         private String token;
+        private java.util.function.Function<Scheduler, OperatorWrites> writeTarget;
         private SimulationControl simulation;
         private int threads = 4;
         private Duration requestTimeout = Duration.ofSeconds(10);
@@ -122,6 +166,8 @@ public final class VisibilityServer implements AutoCloseable {
         private int maxConnections = 256;
         private int maxConnectionsPerAddress = 32;
         private java.util.Set<String> allowedHosts = java.util.Set.of();
+        private int historyPoints = 720;
+        private Duration historySpacing = Duration.ofSeconds(10);
 
         private Builder(java.util.function.Supplier<Scheduler> scheduler) {
             this.scheduler = scheduler;
@@ -171,6 +217,22 @@ public final class VisibilityServer implements AutoCloseable {
             check(token != null && token.strip().length() >= 16, "token", token == null ? null : "(" + token.length() + " characters)",
                     "at least 16 characters");
             this.token = token.strip();
+            return this;
+        }
+
+        /**
+         * Enables the write verbs for requests carrying {@code Authorization: Bearer TOKEN}, acting through
+         * {@code target} (given the scheduler the request reads) instead of on the scheduler itself: for an adapter
+         * whose source of truth is elsewhere. The token check and the audit are the server's, as with
+         * {@link #writes(String)}.
+         *
+         * @param token the token (at least 16 characters)
+         * @param target where each write acts
+         * @return this
+         */
+        public Builder writes(String token, java.util.function.Function<Scheduler, OperatorWrites> target) {
+            writes(token);
+            this.writeTarget = require("target", target);
             return this;
         }
 
@@ -256,6 +318,23 @@ public final class VisibilityServer implements AutoCloseable {
         public Builder eventCapacity(int capacity) {
             check(capacity >= 1 && capacity <= 1_000_000, "eventCapacity", capacity, "1..1000000");
             this.eventCapacity = capacity;
+            return this;
+        }
+
+        /**
+         * The history's bounds ({@code GET /api/v1/history}): at most {@code points} points, taken at least
+         * {@code spacing} apart on the scheduler's clock; when full, every other point is dropped and the spacing
+         * doubles, so the history always reaches back to the start.
+         *
+         * @param points 4..100,000 (default 720)
+         * @param spacing at least 1 ms (default 10 s: 2 hours at full resolution)
+         * @return this
+         */
+        public Builder history(int points, Duration spacing) {
+            check(points >= 4 && points <= 100_000, "historyPoints", points, "4..100000");
+            check(spacing != null && spacing.toMillis() >= 1, "historySpacing", spacing, "at least 1 ms");
+            this.historyPoints = points;
+            this.historySpacing = spacing;
             return this;
         }
 

@@ -1,7 +1,6 @@
 package io.fairway.visibility;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fairway.api.InvalidSpecException;
 import io.fairway.core.Scheduler;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -21,10 +20,28 @@ final class Writes {
 
     private final EventRing events;
     private final byte[] tokenDigest; // null: writes disabled
+    private final java.util.function.Function<Scheduler, OperatorWrites> target;
 
     Writes(EventRing events, String token) {
+        this(events, token, null);
+    }
+
+    /** @param target where writes act, given the scheduler now (null: on the scheduler itself) */
+    Writes(EventRing events, String token, java.util.function.Function<Scheduler, OperatorWrites> target) {
         this.events = events;
         this.tokenDigest = token == null ? null : sha256(token);
+        this.target = target == null ? OperatorWrites::engine : target;
+    }
+
+    /** Runs a write on the target: an unknown target is 404, a write the target could not make 502. */
+    private static boolean act(java.util.function.BooleanSupplier write) {
+        try {
+            return write.getAsBoolean();
+        } catch (IllegalArgumentException e) { // an InvalidSpecException too
+            throw ApiException.notFound(e.getMessage());
+        } catch (IllegalStateException e) {
+            throw ApiException.status(502, "write failed", e.getMessage());
+        }
     }
 
     boolean enabled() {
@@ -74,14 +91,14 @@ final class Writes {
     ObjectNode cancel(Scheduler scheduler, HttpRequest req, String jobId) {
         String actor = authorize(req);
         var j = scheduler.status(jobId).orElseThrow(() -> ApiException.notFound("no job '" + VisibilityJson.clip(jobId) + "'"));
-        boolean changed = scheduler.cancel(jobId);
+        boolean changed = act(() -> target.apply(scheduler).cancel(jobId));
         return done(scheduler, actor, "cancel", jobId, jobId, j.spec().jobSet(), changed);
     }
 
     ObjectNode priority(Scheduler scheduler, HttpRequest req, String jobId, int priority) {
         String actor = authorize(req);
         var j = scheduler.status(jobId).orElseThrow(() -> ApiException.notFound("no job '" + VisibilityJson.clip(jobId) + "'"));
-        boolean changed = j.spec().priority() != priority && scheduler.jobs().setPriority(jobId, priority);
+        boolean changed = act(() -> target.apply(scheduler).setPriority(jobId, priority));
         return done(scheduler, actor, "priority=" + priority, jobId, jobId, j.spec().jobSet(), changed);
     }
 
@@ -91,11 +108,7 @@ final class Writes {
         if (q == null) {
             throw ApiException.notFound("no ClusterQueue '" + VisibilityJson.clip(clusterQueue) + "'");
         }
-        try {
-            scheduler.queues().stopClusterQueue(clusterQueue, stop);
-        } catch (InvalidSpecException e) {
-            throw ApiException.notFound(e.getMessage());
-        }
-        return done(scheduler, actor, stop ? "stop" : "resume", clusterQueue, null, null, q.stopped() != stop);
+        boolean changed = act(() -> target.apply(scheduler).stopClusterQueue(clusterQueue, stop));
+        return done(scheduler, actor, stop ? "stop" : "resume", clusterQueue, null, null, changed);
     }
 }

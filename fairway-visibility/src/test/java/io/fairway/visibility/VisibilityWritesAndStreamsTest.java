@@ -30,6 +30,46 @@ class VisibilityWritesAndStreamsTest {
     private static final String TOKEN = "s3cret-token-0123456789";
 
     @Test
+    void anAdapterRoutesWritesToItsOwnObjectsBehindTheSameTokenAndAudit() throws Exception {
+        Fixture f = new Fixture();
+        List<String> made = new ArrayList<>();
+        OperatorWrites objects = new OperatorWrites() {
+            @Override
+            public boolean cancel(String jobId) {
+                made.add("delete " + jobId);
+                return true;
+            }
+
+            @Override
+            public boolean setPriority(String jobId, int priority) {
+                throw new IllegalStateException("the API server refused the patch of " + jobId);
+            }
+
+            @Override
+            public boolean stopClusterQueue(String clusterQueue, boolean stop) {
+                made.add((stop ? "hold " : "release ") + clusterQueue);
+                return true;
+            }
+        };
+        try (VisibilityServer server = VisibilityServer.builder(f.scheduler).port(0).writes(TOKEN, s -> objects).build()) {
+            f.populated();
+            String api = server.url() + "api/v1";
+            SchedulerState before = f.scheduler.exportState();
+            error("POST", api + "/jobs/gang/cancel", null, 401);
+            assertThat(made).as("nothing without the token").isEmpty();
+            assertThat(send("POST", api + "/jobs/gang/cancel", TOKEN).statusCode()).isEqualTo(200);
+            assertThat(send("POST", api + "/clusterqueues/team-b/stop", TOKEN).statusCode()).isEqualTo(200);
+            JsonNode failed = error("POST", api + "/jobs/w03/priority?value=9", TOKEN, 502);
+            assertThat(failed.get("message").asText()).contains("refused the patch of w03");
+            assertThat(made).containsExactly("delete gang", "hold team-b");
+            assertThat(f.scheduler.exportState()).as("the engine itself is left to follow the objects").isEqualTo(before);
+            List<String> audits = new ArrayList<>();
+            get(api + "/events?type=AUDIT").get("items").forEach(e -> audits.add(e.get("reason").asText()));
+            assertThat(audits).containsExactly("cancel gang", "stop team-b");
+        }
+    }
+
+    @Test
     void writesNeedTheRightTokenAndAreAudited() throws Exception {
         Fixture f = new Fixture();
         try (VisibilityServer server = VisibilityServer.builder(f.scheduler).port(0).writes(TOKEN).build()) {

@@ -1,7 +1,7 @@
 package io.fairway.sim;
 
 import io.fairway.api.InvalidSpecException;
-import java.util.Arrays;
+import org.apache.commons.math3.stat.descriptive.rank.Percentile;
 
 /**
  * Finish-time fairness (Themis) and the statistics the simulator reports.
@@ -91,6 +91,9 @@ public final class Fairness {
     }
 
     /**
+     * A plain sum over the count, by hand: commons-math3's mean adds a correction term, whose last bits would change
+     * recorded results.
+     *
      * @param values values
      * @return their mean, NaN when empty
      */
@@ -117,10 +120,8 @@ public final class Fairness {
         if (values.length == 0) {
             return Double.NaN;
         }
-        double[] s = values.clone();
-        Arrays.sort(s);
-        int rank = (int) Math.ceil(p / 100.0 * s.length);
-        return s[Math.max(0, rank - 1)];
+        // commons-math3's R_1 estimate is the nearest rank: the value at rank ceil(p/100 x n), no interpolation.
+        return new Percentile(p).withEstimationType(Percentile.EstimationType.R_1).evaluate(values);
     }
 
     /**

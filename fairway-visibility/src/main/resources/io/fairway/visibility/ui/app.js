@@ -1,4 +1,6 @@
-// Fairway UI: a hash router over the visibility API, live updates by polling, and the simulation's time control.
+// Fairway UI: a hash router over the visibility API, live updates that follow the server's event stream
+// (GET /api/v1/events/watch, the stream `fairway ctl watch` reads too) instead of polling, and the simulation's time
+// control.
 // No framework and no build step: ES modules served from the jar.
 import { h } from './dom.js';
 import { ApiError } from './api.js';
@@ -6,9 +8,18 @@ import { queuesView, queueView, pendingView } from './queues.js';
 import { jobView } from './job.js';
 import { nodesView, nodeView } from './nodes.js';
 import { eventsView } from './events.js';
+import { jobsView, jobSetView } from './jobs.js';
+import { overviewView } from './overview.js';
+import { flavorsView, flavorView } from './flavors.js';
+import { fairnessView } from './fairness.js';
+import { historyView } from './history.js';
 import { SimulationControl } from './simulation.js';
 
-const REFRESH_MS = 2000;
+// Changes that arrive together (one round admits many jobs) cause one redraw, this long after the first.
+const SETTLE_MS = 250;
+// Without a stream (the server refused one): how often the page looks, and when it tries the stream again.
+const FALLBACK_MS = 5000;
+const RETRY_STREAM_MS = 30000;
 
 // Each route: a pattern over the path segments after '#/', the section its nav link marks, and the view.
 // A view is { title(params), load(params, query) → data, render(data, params, query) → Node, summary(data) }.
@@ -17,7 +28,14 @@ const ROUTES = [
   { name: 'queues', match: ['queues'], section: 'queues', view: queuesView },
   { name: 'queue', match: ['queues', ':queue'], section: 'queues', view: queueView },
   { name: 'pending', match: ['pending'], section: 'pending', view: pendingView },
-  { name: 'job', match: ['jobs', ':job'], section: null, view: jobView },
+  { name: 'overview', match: ['overview'], section: 'overview', view: overviewView },
+  { name: 'jobs', match: ['jobs'], section: 'jobs', view: jobsView },
+  { name: 'job', match: ['jobs', ':job'], section: 'jobs', view: jobView },
+  { name: 'jobset', match: ['jobsets', ':jobSet'], section: 'jobs', view: jobSetView },
+  { name: 'fairness', match: ['fairness'], section: 'fairness', view: fairnessView },
+  { name: 'history', match: ['history'], section: 'history', view: historyView },
+  { name: 'flavors', match: ['flavors'], section: 'flavors', view: flavorsView },
+  { name: 'flavor', match: ['flavors', ':flavor'], section: 'flavors', view: flavorView },
   { name: 'nodes', match: ['nodes'], section: 'nodes', view: nodesView },
   { name: 'node', match: ['nodes', ':node'], section: 'nodes', view: nodeView },
   { name: 'events', match: ['events'], section: 'events', view: eventsView },
@@ -27,10 +45,13 @@ const main = document.getElementById('main');
 const announcer = document.getElementById('announce');
 const updated = document.getElementById('updated');
 const liveToggle = document.getElementById('live-toggle');
+const streamStatus = document.getElementById('stream');
 
 let current = null; // { route, params, query, key, dataJson, summary }
 let generation = 0; // bumps on every navigation, so a slow answer for an old route is dropped
-let timer = null;
+let stream = null; // the EventSource while live updates are on
+let settle = null; // the pending redraw after a change arrived
+let fallback = null; // the timer while the server refuses a stream
 const simulation = new SimulationControl(() => refresh(true));
 
 /** Splits '#/queues/team-a?offset=50' into decoded segments and a query. */
@@ -98,7 +119,13 @@ async function navigate() {
   if (gen !== generation) return;
   main.removeAttribute('aria-busy');
   const heading = main.querySelector('h2');
-  if (heading && navigated) {
+  const keep = window.fairwayKeepFocus;
+  window.fairwayKeepFocus = null;
+  const control = keep ? main.querySelector(`[data-key="${CSS.escape(keep)}"]`) : null;
+  if (control) {
+    // A filter, sort or page of the same view: the focus stays on the control that changed it.
+    control.focus({ preventScroll: true });
+  } else if (heading && navigated) {
     heading.setAttribute('tabindex', '-1');
     heading.focus({ preventScroll: false });
   }
@@ -150,8 +177,10 @@ async function load(gen, firstRender) {
 
 /** Replaces the view, keeping keyboard focus on the same link or control when it still exists. */
 function render(route, data, params, query) {
-  const focusKey = document.activeElement && main.contains(document.activeElement)
-    ? document.activeElement.dataset.key : null;
+  const active = document.activeElement && main.contains(document.activeElement) ? document.activeElement : null;
+  const focusKey = active ? active.dataset.key : null;
+  // Text being typed into a search field is kept across a redraw.
+  const typing = active && active.tagName === 'INPUT' ? { value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
   const scroll = window.scrollY;
   const node = route.view.render(data, params, query);
   main.replaceChildren(node);
@@ -160,7 +189,17 @@ function render(route, data, params, query) {
   main.dataset.route = current.key;
   if (focusKey) {
     const again = main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
-    if (again) again.focus({ preventScroll: true });
+    if (again) {
+      if (typing && again.tagName === 'INPUT') {
+        again.value = typing.value;
+        try {
+          again.setSelectionRange(typing.start, typing.end);
+        } catch (e) {
+          // not a text field
+        }
+      }
+      again.focus({ preventScroll: true });
+    }
   }
   window.scrollTo(0, scroll);
 }
@@ -177,7 +216,7 @@ let again = false;
 async function refresh(asked) {
   if (!current) return;
   if (refreshing) {
-    again = again || Boolean(asked); // a timer tick is simply skipped
+    again = again || Boolean(asked); // a change from the stream waits for the refresh under way
     return;
   }
   refreshing = true;
@@ -192,14 +231,51 @@ async function refresh(asked) {
   }
 }
 
-function schedule() {
-  window.clearInterval(timer);
-  timer = null;
-  if (liveToggle.checked) {
-    timer = window.setInterval(() => {
-      if (!document.hidden) refresh();
-    }, REFRESH_MS);
+/** Something changed on the server: redraw once the burst has settled (unless the tab is hidden). */
+function changed() {
+  if (settle || document.hidden) return;
+  settle = window.setTimeout(() => {
+    settle = null;
+    refresh(true);
+  }, SETTLE_MS);
+}
+
+/** Follows the server's event stream while live updates are on; the browser reconnects by itself after a drop. */
+function follow() {
+  window.clearInterval(fallback);
+  fallback = null;
+  if (stream) {
+    stream.close();
+    stream = null;
   }
+  if (!liveToggle.checked) {
+    streamStatus.textContent = 'paused';
+    streamStatus.dataset.stream = 'paused';
+    return;
+  }
+  stream = new EventSource('/api/v1/events/watch');
+  stream.addEventListener('open', () => {
+    streamStatus.textContent = 'live';
+    streamStatus.dataset.stream = 'live';
+  });
+  stream.addEventListener('hello', changed); // (re)connected: catch up on what happened meanwhile
+  stream.addEventListener('event', changed);
+  stream.addEventListener('state', changed);
+  stream.addEventListener('error', () => {
+    if (stream && stream.readyState === EventSource.CLOSED) {
+      // Refused (the server's streams are all taken, e.g. by many open tabs): look every 5 s instead, and try the
+      // stream again in 30 s.
+      stream = null;
+      streamStatus.textContent = 'no stream: checking every 5 s';
+      streamStatus.dataset.stream = 'fallback';
+      window.clearInterval(fallback);
+      fallback = window.setInterval(() => { if (!document.hidden) refresh(true); }, FALLBACK_MS);
+      window.setTimeout(() => { if (liveToggle.checked && !stream) follow(); }, RETRY_STREAM_MS);
+      return;
+    }
+    streamStatus.textContent = 'reconnecting…';
+    streamStatus.dataset.stream = 'reconnecting';
+  });
 }
 
 // The skip link moves the focus to the content; it must not change the address (the router owns the hash).
@@ -211,7 +287,7 @@ document.querySelector('[data-skip]').addEventListener('click', (event) => {
 });
 
 liveToggle.addEventListener('change', () => {
-  schedule();
+  follow();
   announce(liveToggle.checked ? 'Live updates on' : 'Live updates paused');
 });
 window.addEventListener('hashchange', navigate);
@@ -219,4 +295,4 @@ document.addEventListener('visibilitychange', () => { if (!document.hidden) refr
 
 simulation.start();
 navigate();
-schedule();
+follow();

@@ -140,3 +140,57 @@ export function reasonMessage(reason) {
   while (words && rest.toLowerCase().startsWith(words + ': ')) rest = rest.slice(words.length + 2);
   return rest;
 }
+
+/** Creates an SVG element (charts); attributes as in h(), children nodes or strings. */
+export function svg(tag, attrs, ...children) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+/**
+ * Goes to another address of the same view (a filter, a sort, a page) and keeps the keyboard focus on the control
+ * with this data-key instead of moving it to the heading.
+ */
+export function go(route, focusKey) {
+  window.fairwayKeepFocus = focusKey || null;
+  window.location.hash = '#' + route;
+}
+
+/** "route?key=value&...": the route with the non-empty parameters. */
+export function withQuery(route, params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== null && v !== undefined && v !== '') q.set(k, v);
+  }
+  const s = q.toString();
+  return s ? `${route}?${s}` : route;
+}
+
+/** First / previous / range / next / last buttons over an offset-paged answer; label names what is paged. */
+export function offsetPager(label, page, goTo) {
+  const from = page.total ? page.offset + 1 : 0;
+  const to = page.offset + page.items.length;
+  const last = Math.max(0, Math.floor((page.total - 1) / page.limit) * page.limit);
+  const button = (text, offset, disabled, key) =>
+    h('button', { type: 'button', onclick: () => goTo(offset, 'page:' + key), disabled, 'data-key': 'page:' + key }, text);
+  return h('nav.pager', { 'aria-label': label },
+    button('« First', 0, page.offset === 0, 'first'),
+    button('← Previous', Math.max(0, page.offset - page.limit), page.offset === 0, 'prev'),
+    h('span', { 'data-field': 'range' }, `${formatNumber(from)}–${formatNumber(to)} of ${formatNumber(page.total)}`),
+    button('Next →', page.offset + page.limit, page.offset + page.limit >= page.total, 'next'),
+    button('Last »', last, page.offset >= last, 'last'));
+}
+
+/** A share 0..1 as "42 %". */
+export function percent(share) {
+  if (share === null || share === undefined) return '–';
+  return (100 * share).toLocaleString('en-US', { maximumFractionDigits: 1 }) + ' %';
+}

@@ -87,6 +87,7 @@ final class LeaseAuction {
                 vals[i] = os.get(i).valuation();
             }
             options.add(os);
+            r.bidSizes.put(a, new long[] {java.util.Arrays.stream(sizes).filter(x -> x > 0).min().orElse(0), java.util.Arrays.stream(sizes).max().orElse(0)});
             bids.add(new Bid(a, sizes, vals, guarantee && a.equals(worst)));
         }
     }

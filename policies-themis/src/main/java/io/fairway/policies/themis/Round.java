@@ -60,6 +60,8 @@ final class Round {
     /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
     final Set<String> heldNodes = new HashSet<>();
     final Map<String, Double> rhoIfRevoked = new HashMap<>();
+    /** The bundle sizes each bidder bid for, smallest and largest GPUs (for people to read; decisions never use it). */
+    final Map<String, long[]> bidSizes = new HashMap<>();
     /** Overdue waiting jobs ({@link Config#overdueFactor()}), oldest first: they start first when they fit on free GPUs. */
     final List<JobView> overdue = new ArrayList<>();
     /** Placements admitted in this round. */

@@ -3,6 +3,7 @@ package io.fairway.policies.themis;
 import io.fairway.api.InvalidSpecException;
 import io.fairway.api.decision.Admit;
 import io.fairway.api.job.JobStatus;
+import io.fairway.api.spi.FairnessInsight;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.policies.themis.Bids.Item;
@@ -54,7 +55,7 @@ import java.util.Map;
  * SchedulingPolicy themis = Policies.create("themis", Map.of("f", "0.8", "leaseMinutes", "10"));
  * }</pre>
  */
-public final class ThemisPolicy implements SchedulingPolicy {
+public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     /** How a job's progress is estimated. */
     public enum Estimate {
         /** The engine's reported progress (taken as the start of the current run), else elapsed time. */
@@ -215,6 +216,12 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
     private final String name;
     private final Config config;
+    /** The last planned round's apps and bids, turned into a {@link FairnessInsight.Report} only when someone asks. */
+    private volatile Seen lastRound;
+
+    /** What a report needs of a round, without holding on to the round's context. */
+    private record Seen(long now, double horizon, Map<String, FinishTimeEstimator.AppView> apps, Map<String, long[]> bidSizes) {
+    }
 
     /**
      * @param name the policy name
@@ -241,6 +248,39 @@ public final class ThemisPolicy implements SchedulingPolicy {
     public void plan(PolicyContext ctx) {
         startJobsWithoutGpus(ctx);
         Round r = new Round(ctx, config);
+        try {
+            plan(r);
+        } finally {
+            lastRound = new Seen(r.now, r.horizon, r.apps, r.bidSizes);
+        }
+    }
+
+    /**
+     * The apps and jobs of the last planned round with their ρ and bids. ρ of a job is its own finish-time fairness
+     * if it keeps its current speed (a job that holds nothing: after the lease horizon), as the auction prices it.
+     */
+    @Override
+    public FairnessInsight.Report lastReport() {
+        Seen r = lastRound;
+        if (r == null) {
+            return null;
+        }
+        List<FairnessInsight.App> apps = new ArrayList<>();
+        for (FinishTimeEstimator.AppView a : r.apps().values()) {
+            List<FairnessInsight.Job> jobs = new ArrayList<>();
+            for (FinishTimeEstimator.JobView j : a.jobs()) {
+                double until = j.holding() && j.speed() > 0 ? j.remaining() / j.speed() : r.horizon() + j.remaining();
+                jobs.add(new FairnessInsight.Job(j.id(), FinishTimeEstimator.jobRho(j, until), j.gpus(), j.holding(), j.remaining()));
+            }
+            long[] bid = r.bidSizes().get(a.name());
+            apps.add(new FairnessInsight.App(a.name(), a.rho(), a.sharedSeconds(), a.idealSeconds(), bid != null, bid == null ? 0 : bid[0],
+                    bid == null ? 0 : bid[1], jobs));
+        }
+        apps.sort(Comparator.comparingDouble((FairnessInsight.App a) -> -a.rho()).thenComparing(FairnessInsight.App::name));
+        return new FairnessInsight.Report(name, r.now(), apps);
+    }
+
+    private void plan(Round r) {
         Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
         if (r.pendingGpuJobs.isEmpty()) {
             Leases.renew(r, r.revocable); // nobody waits: every expired lease is renewed

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Model.CommandSpec;
@@ -90,21 +91,28 @@ public final class CtlCommand implements Runnable {
         return n == null || n.isNull() ? "-" : n.asText();
     }
 
-    /** Prints rows as columns padded to their widest cell; the last column is not padded. */
+    /**
+     * Prints rows as columns as wide as their widest cell, two spaces apart, through picocli's {@code TextTable}
+     * (no colours); the last column is as wide as its widest cell, so nothing wraps, and no line ends in spaces.
+     */
     static void table(PrintWriter out, List<String[]> rows) {
         int cols = rows.get(0).length;
-        int[] w = new int[cols];
-        for (String[] r : rows) {
-            for (int i = 0; i < cols; i++) {
-                w[i] = Math.max(w[i], r[i].length());
+        CommandLine.Help.Column[] columns = new CommandLine.Help.Column[cols];
+        for (int i = 0; i < cols; i++) {
+            int w = 1;
+            for (String[] r : rows) {
+                w = Math.max(w, r[i].length());
             }
+            columns[i] = new CommandLine.Help.Column(i == cols - 1 ? w : w + 2, 0, CommandLine.Help.Column.Overflow.SPAN);
         }
+        CommandLine.Help.TextTable t = CommandLine.Help.TextTable.forColumns(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF), columns);
         for (String[] r : rows) {
-            StringBuilder b = new StringBuilder();
-            for (int i = 0; i < cols; i++) {
-                b.append(i == cols - 1 ? r[i] : String.format(Locale.ROOT, "%-" + w[i] + "s  ", r[i]));
+            t.addRowValues(r);
+        }
+        for (String line : t.toString().split("\n", -1)) {
+            if (!line.isBlank()) {
+                out.println(line.stripTrailing());
             }
-            out.println(b.toString().stripTrailing());
         }
         out.flush();
     }
@@ -206,6 +214,86 @@ public final class CtlCommand implements Runnable {
             }
             table(ctl.out(), rows);
         }
+    }
+
+    /** {@code ctl jobs}: every job, searched, filtered, sorted and paged by the server. */
+    @Command(name = "jobs", mixinStandardHelpOptions = true, description = "Every job, whatever its state: search, filters, sorting and pages.")
+    void jobs(@Option(names = "--search", paramLabel = "TEXT", description = "Jobs whose id or job set contains TEXT.") String q,
+              @Option(names = "--state", paramLabel = "STATE[,STATE]", description = "Only these states (e.g. PENDING,RUNNING).") String state,
+              @Option(names = "--queue", paramLabel = "CLUSTERQUEUE", description = "Only this ClusterQueue.") String queue,
+              @Option(names = "--namespace", paramLabel = "NAMESPACE", description = "Only this namespace.") String namespace,
+              @Option(names = "--job-set", paramLabel = "JOBSET", description = "Only this job set.") String jobSet,
+              @Option(names = "--sort", paramLabel = "COLUMN", description = "submitted (default), id, state, priority, stateSince, namespace, "
+                      + "jobSet, owner, gpus or clusterQueue.") String sort,
+              @Option(names = "--desc", description = "Largest first.") boolean desc,
+              @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "At most N jobs (1..1000, default ${DEFAULT-VALUE}).") int limit,
+              @Option(names = "--offset", paramLabel = "N", defaultValue = "0", description = "Skip the first N.") int offset) {
+        StringBuilder path = new StringBuilder("/jobs?limit=" + limit + "&offset=" + offset);
+        String[][] params = {{"q", q}, {"state", state}, {"clusterQueue", queue}, {"namespace", namespace}, {"jobSet", jobSet}, {"sort", sort},
+            {"order", desc ? "desc" : null}};
+        for (String[] p : params) {
+            if (p[1] != null) {
+                path.append('&').append(p[0]).append('=').append(CtlClient.seg(p[1]));
+            }
+        }
+        JsonNode page = client(false).get(path.toString());
+        if (json()) {
+            out().println(page);
+            out().flush();
+            return;
+        }
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"JOB", "STATE", "SINCE", "QUEUE", "NAMESPACE/LOCALQUEUE", "JOB SET", "PRIORITY", "GPUS"});
+        for (JsonNode j : page.get("items")) {
+            rows.add(new String[] {j.get("id").asText(), j.get("state").asText(), seconds(j.get("stateSinceMillis").asLong()), text(j.get("clusterQueue")),
+                j.get("namespace").asText() + "/" + j.get("localQueue").asText(), j.get("jobSet").asText(), j.get("priority").asText(),
+                j.get("gpus").asText()});
+        }
+        table(out(), rows);
+        int shown = page.get("items").size();
+        out().println(shown == 0 ? "no job matches" : (offset + 1) + "-" + (offset + shown) + " of " + page.get("total").asText() + " jobs");
+        out().flush();
+    }
+
+    /** {@code ctl fairness}: each ClusterQueue's share against its fair share, and, under Themis, each app's rho and bid. */
+    @Command(name = "fairness", mixinStandardHelpOptions = true, description = "Each ClusterQueue's actual share against its nominal and weighted "
+            + "share, its dominant resource share and decayed usage; under Themis each app's finish-time fairness (rho) and bid.")
+    void fairness() {
+        JsonNode f = client(false).get("/fairness");
+        if (json()) {
+            out().println(f);
+            out().flush();
+            return;
+        }
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"QUEUE", "COHORT", "WEIGHT", "DOMINANT", "ACTUAL", "NOMINAL", "WEIGHTED", "DRS", "DECAYED"});
+        for (JsonNode q : f.get("clusterQueues")) {
+            rows.add(new String[] {q.get("name").asText(), text(q.get("cohort")), num(q.get("weight")), text(q.get("dominantResource")),
+                pct(q.get("actualShare")), pct(q.get("nominalShare")), q.get("active").asBoolean() ? pct(q.get("weightedShare")) : "-",
+                num(q.get("dominantResourceShare")), num(q.get("decayedUsage"))});
+        }
+        table(out(), rows);
+        JsonNode apps = f.get("apps");
+        if (apps != null && apps.isArray()) {
+            out().println();
+            List<String[]> a = new ArrayList<>();
+            a.add(new String[] {"APP", "RHO", "BID (GPUS)", "JOBS"});
+            for (JsonNode app : apps) {
+                a.add(new String[] {app.get("name").asText(), app.get("rho").isNull() ? "unbounded" : num(app.get("rho")),
+                    app.get("bidding").asBoolean() ? app.get("bidMinGpus").asText() + "-" + app.get("bidMaxGpus").asText() : "not bidding",
+                    String.valueOf(app.get("jobs").size())});
+            }
+            table(out(), a);
+        }
+        out().flush();
+    }
+
+    private static String num(JsonNode n) {
+        return n == null || n.isNull() ? "-" : String.format(Locale.ROOT, "%.2f", n.asDouble());
+    }
+
+    private static String pct(JsonNode n) {
+        return n == null || n.isNull() ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * n.asDouble());
     }
 
     /** {@code ctl why JOB}: why a job waits, or where it runs. */

@@ -382,18 +382,23 @@ public final class ThemisReproCommand implements Callable<Integer> {
         return sb.toString();
     }
 
+    /** @return v with this many decimals (a dot, whatever the locale) */
+    private static String f(int decimals, double v) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
     private static void write(Path dir, String name, String table, List<Row> rows) {
         try {
             Files.createDirectories(dir);
             Files.writeString(dir.resolve("results.md"), table, StandardCharsets.UTF_8);
-            StringBuilder csv = new StringBuilder("label,policy,max_rho_app,mean_rho_app,jain_app,avg_jct_s,avg_app_jct_s,makespan_s,gpu_hours,"
-                    + "preemptions,completed,jobs,max_rho_job,mean_rho_job\n");
+            List<List<String>> csv = new java.util.ArrayList<>();
             for (Row r : rows) {
-                csv.append(String.format(Locale.ROOT, "\"%s\",%s,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.2f,%d,%d,%d,%.4f,%.4f%n", r.label(), r.policy(),
-                        r.appMaxRho(), r.appMeanRho(), r.appJain(), r.m().avgJctSeconds(), r.avgAppJct(), r.m().makespanSeconds(), r.gpuHours(),
-                        r.m().preemptions(), r.m().completed(), r.m().jobs(), r.m().maxRho(), r.m().meanRho()));
+                csv.add(List.of(r.label(), r.policy(), f(4, r.appMaxRho()), f(4, r.appMeanRho()), f(4, r.appJain()), f(1, r.m().avgJctSeconds()),
+                        f(1, r.avgAppJct()), f(1, r.m().makespanSeconds()), f(2, r.gpuHours()), String.valueOf(r.m().preemptions()),
+                        String.valueOf(r.m().completed()), String.valueOf(r.m().jobs()), f(4, r.m().maxRho()), f(4, r.m().meanRho())));
             }
-            Files.writeString(dir.resolve("results.csv"), csv.toString(), StandardCharsets.UTF_8);
+            io.fairway.sim.report.CsvFiles.write(dir.resolve("results.csv"), List.of("label", "policy", "max_rho_app", "mean_rho_app", "jain_app",
+                    "avg_jct_s", "avg_app_jct_s", "makespan_s", "gpu_hours", "preemptions", "completed", "jobs", "max_rho_job", "mean_rho_job"), csv);
             XYChart cdf = new XYChartBuilder().width(800).height(500).title("CDF of app finish-time fairness: " + name)
                     .xAxisTitle("rho (app)").yAxisTitle("fraction of apps").build();
             cdf.getStyler().setLegendPosition(Styler.LegendPosition.InsideSE);

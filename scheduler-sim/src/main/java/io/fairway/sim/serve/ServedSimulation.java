@@ -111,7 +111,7 @@ public final class ServedSimulation implements AutoCloseable {
         pacerRef.set(pacer);
         this.runner = new Thread(() -> {
             try {
-                result.set(Simulator.run(input, policy, options, ProgressListener.NONE, pacer));
+                result.set(Simulator.run(input, policy, options, ProgressListener.NONE, withHistory(pacer, started)));
             } catch (RuntimeException e) {
                 if (bindFailure.get() == null && !closing) {
                     failure.set(e);
@@ -142,6 +142,39 @@ public final class ServedSimulation implements AutoCloseable {
             throw failure.get();
         }
         this.server = started.get();
+    }
+
+    /** The pacer's hooks, and a history point for the API before each simulated instant and at the end. */
+    private static io.fairway.sim.SimulationHooks withHistory(ReplayPacer pacer, AtomicReference<VisibilityServer> server) {
+        return new io.fairway.sim.SimulationHooks() {
+            private Scheduler scheduler;
+
+            @Override
+            public void started(Scheduler s) {
+                scheduler = s; // the server (built by the pacer) reads it; kept to know the run has started
+                pacer.started(s);
+            }
+
+            @Override
+            public void beforeTime(long simulatedMillis) {
+                record(simulatedMillis);
+                pacer.beforeTime(simulatedMillis);
+            }
+
+            @Override
+            public void finished(long endMillis) {
+                record(endMillis);
+                pacer.finished(endMillis);
+            }
+
+            /** The state the last instant left (a snapshot only when a point is due by this time). */
+            private void record(long clockMillis) {
+                VisibilityServer v = server.get();
+                if (v != null && scheduler != null) {
+                    v.recordHistory(clockMillis);
+                }
+            }
+        };
     }
 
     /**

@@ -276,7 +276,13 @@ public record SweepSummary(String subject, int workloads, int contended, List<Ba
         return a / b;
     }
 
-    /** @param v values @return the median (mean of the middle two of an even count); NaN when empty */
+    /**
+     * By hand rather than commons-math3's {@code Median}, which interpolates a + 0.5 (b − a) and can differ from (a + b) / 2
+     * in the last bit, changing recorded sweep summaries.
+     *
+     * @param v values
+     * @return the median (mean of the middle two of an even count); NaN when empty
+     */
     static double median(List<Double> v) {
         if (v.isEmpty()) {
             return Double.NaN;

@@ -6,10 +6,6 @@ import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.PlacementSensitivity;
 import io.fairway.api.model.Resources;
 import io.fairway.sim.SimJob;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,8 +139,7 @@ public final class ThemisWorkloadGenerator {
      */
     public List<SimJob> writeNativeCsv(Path file) {
         List<SimJob> jobs = generate();
-        StringBuilder sb = new StringBuilder("id,submit_seconds,duration_seconds,members,gpus_per_member,queue,job_set,model,"
-                + "checkpoint_interval_seconds,checkpoint_cost_seconds,restore_seconds\n");
+        List<List<String>> rows = new java.util.ArrayList<>();
         for (SimJob j : jobs) {
             JobSpec s = j.spec();
             String model = "";
@@ -154,18 +149,12 @@ public final class ThemisWorkloadGenerator {
                     break;
                 }
             }
-            sb.append(String.format(Locale.ROOT, "%s,%.3f,%.0f,%d,%d,%s,%s,%s,%.0f,0,%.0f%n", s.id(), s.submitTimeMillis() / 1000.0,
-                    j.durationSeconds(), s.podSets().get(0).count(), s.podSets().get(0).resources().gpus(), s.queue(), s.jobSet(), model,
-                    CHECKPOINT_SECONDS, RESTORE_SECONDS));
+            rows.add(List.of(s.id(), String.format(Locale.ROOT, "%.3f", s.submitTimeMillis() / 1000.0), String.format(Locale.ROOT, "%.0f", j.durationSeconds()),
+                    String.valueOf(s.podSets().get(0).count()), String.valueOf(s.podSets().get(0).resources().gpus()), s.queue(), s.jobSet(), model,
+                    String.format(Locale.ROOT, "%.0f", CHECKPOINT_SECONDS), "0", String.format(Locale.ROOT, "%.0f", RESTORE_SECONDS)));
         }
-        try {
-            if (file.getParent() != null) {
-                Files.createDirectories(file.getParent());
-            }
-            Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        io.fairway.sim.report.CsvFiles.write(file, List.of("id", "submit_seconds", "duration_seconds", "members", "gpus_per_member", "queue", "job_set",
+                "model", "checkpoint_interval_seconds", "checkpoint_cost_seconds", "restore_seconds"), rows);
         return jobs;
     }
 }

@@ -69,6 +69,29 @@ class CtlCommandTest {
     }
 
     @Test
+    void jobsListsEveryJobFilteredAndSortedByTheServer() throws Exception {
+        Run r = ctl("jobs", "--sort", "id", "--desc");
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> ids = r.out().lines().skip(1).filter(l -> !l.contains(" of ")).map(l -> l.split("\\s+")[0]).toList();
+        assertThat(ids).containsExactly("b1", "a2", "a1");
+        assertThat(r.out()).contains("1-3 of 3 jobs");
+        Run pending = ctl("jobs", "--state", "pending");
+        assertThat(pending.out().lines().filter(l -> l.startsWith("a2"))).singleElement().asString().contains("PENDING").contains("team-a");
+        Run bad = ctl("jobs", "--sort", "size");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).contains("sort").contains("size");
+    }
+
+    @Test
+    void fairnessPrintsEachQueuesShares() throws Exception {
+        Run r = ctl("fairness");
+        assertThat(r.exit()).as(r.err()).isZero();
+        // t = 150 s: b1 runs on team-b's 8 GPUs, a1 on team-a's: each at its nominal half of the cohort, none borrowing.
+        assertThat(r.out().lines().filter(l -> l.startsWith("team-b"))).singleElement().asString()
+                .contains("nvidia.com/gpu").contains("50%").contains("0.00");
+    }
+
+    @Test
     void pendingListsPositionJobAndReason() throws Exception {
         Run r = ctl("pending");
         assertThat(r.exit()).as(r.err()).isZero();

@@ -75,6 +75,36 @@ class ServedSimulationTest {
     }
 
     @Test
+    void aServedRunKeepsAHistoryOfUsagePendingAdmissionsAndPreemptions() throws Exception {
+        // Shown at its final state: the history was recorded at each simulated instant while the run went on.
+        try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, -1)) {
+            JsonNode h = get(s.url() + "api/v1/history");
+            List<Long> times = new ArrayList<>();
+            h.get("timeMillis").forEach(t -> times.add(t.asLong()));
+            assertThat(times).isSorted().first().isEqualTo(0L);
+            assertThat(times.get(times.size() - 1)).as("up to the end of the run").isGreaterThan(1_000_000L);
+            JsonNode teamB = null;
+            for (JsonNode q : h.get("clusterQueues")) {
+                if (q.get("name").asText().equals("team-b")) {
+                    teamB = q;
+                }
+            }
+            // b1 holds team-b's 8 GPUs between its arrival at t = 100 s and its end at t = 400 s.
+            int during = times.indexOf(times.stream().filter(t -> t >= 100_000 && t < 400_000).findFirst().orElseThrow());
+            assertThat(teamB.get("gpusUsed").get(during).asLong()).as("team-b at " + times).isEqualTo(8);
+            assertThat(teamB.get("gpusUsed").get(0).asLong()).isZero();
+            int admitted = 0;
+            int preempted = 0;
+            for (int i = 0; i < times.size(); i++) {
+                admitted += h.get("admitted").get(i).asInt();
+                preempted += h.get("preempted").get(i).asInt();
+            }
+            assertThat(preempted).as("a2 preempted once by b1").isEqualTo(1);
+            assertThat(admitted).as("a1, a2, b1, then a2 again").isEqualTo(4);
+        }
+    }
+
+    @Test
     void aStepIsAnsweredOnceTheReplayHasReachedItsEnd() throws Exception {
         try (ServedSimulation s = ServedSimulation.scenario(SCENARIO, 0, 0)) {
             String api = s.url() + "api/v1";

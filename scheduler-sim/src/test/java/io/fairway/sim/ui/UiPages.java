@@ -139,6 +139,38 @@ final class UiPages {
         }
     }
 
+    /**
+     * The page's accessibility problems, checked in the browser on what it shows now: every form control has a
+     * label, every button and link a name, every table header cells, every chart image a text alternative, ids are
+     * unique and every aria-labelledby points at one, and the view has exactly one h2 heading. Empty when none.
+     */
+    List<String> accessibilityProblems() {
+        List<?> problems = (List<?>) script(
+                "const out = [];"
+                + "const name = (e) => (e.getAttribute('aria-label') || e.innerText || e.textContent || '').trim();"
+                + "for (const c of document.querySelectorAll('main input, main select, main textarea, header input, header select')) {"
+                + "  const labelled = c.closest('label') || c.getAttribute('aria-label') || (c.id && document.querySelector('label[for=\"' + c.id + '\"]'));"
+                + "  if (!labelled) out.push('control without a label: ' + c.outerHTML.slice(0, 80)); }"
+                + "for (const b of document.querySelectorAll('button, a[href]')) {"
+                + "  if (!name(b)) out.push('button or link without a name: ' + b.outerHTML.slice(0, 80)); }"
+                + "for (const t of document.querySelectorAll('main table')) {"
+                + "  if (!t.querySelector('thead th[scope=col]')) out.push('table without header cells: ' + t.outerHTML.slice(0, 80)); }"
+                + "for (const g of document.querySelectorAll('main svg')) {"
+                + "  if (g.getAttribute('role') !== 'img' || !g.getAttribute('aria-label')) out.push('chart without a text alternative'); }"
+                + "const ids = new Set();"
+                + "for (const e of document.querySelectorAll('[id]')) { if (ids.has(e.id)) out.push('duplicate id ' + e.id); ids.add(e.id); }"
+                + "for (const e of document.querySelectorAll('[aria-labelledby]')) {"
+                + "  if (!document.getElementById(e.getAttribute('aria-labelledby'))) out.push('aria-labelledby to nothing: ' + e.getAttribute('aria-labelledby')); }"
+                + "if (document.querySelectorAll('main h2').length !== 1) out.push('main has ' + document.querySelectorAll('main h2').length + ' h2 headings');"
+                + "return out;");
+        return problems.stream().map(String::valueOf).toList();
+    }
+
+    /** Requests the page made to the API so far (the browser's resource timing). */
+    long apiRequests() {
+        return ((Number) script("return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/v1/')).length;")).longValue();
+    }
+
     /** Saves a screenshot of the window under target/ui-screenshots/. */
     Path shot(String name) {
         return browser.screenshot(SHOTS.resolve(name));
