@@ -85,6 +85,59 @@ public final class FifoPolicies {
         }
     }
 
+    /**
+     * The options of the fair-share policies: {@code priorityFirst} (true/false), {@code preemptToFairShare}
+     * (true/false), {@code fairSharePreemptionStrategies} (Kueue's names, comma-separated, tried in order) and
+     * {@code protectedFractionOfFairShare} (a number >= 0). Any other parameter is refused.
+     */
+    static FairSharePolicy.Options fairShareOptions(String policy, Map<String, String> parameters) {
+        java.util.Set<String> known = java.util.Set.of("priorityFirst", "preemptToFairShare", "fairSharePreemptionStrategies",
+                "protectedFractionOfFairShare");
+        for (Map.Entry<String, String> e : parameters.entrySet()) {
+            if (!known.contains(e.getKey())) {
+                throw new InvalidSpecException("policy." + policy + "." + e.getKey(), e.getValue(),
+                        "policy " + policy + " takes the parameters " + new java.util.TreeSet<>(known) + "; got " + e.getKey());
+            }
+        }
+        boolean priorityFirst = bool(policy, "priorityFirst", parameters.get("priorityFirst"));
+        boolean preempt = bool(policy, "preemptToFairShare", parameters.get("preemptToFairShare"));
+        java.util.List<FairSharePolicy.Strategy> strategies = new java.util.ArrayList<>();
+        String given = parameters.get("fairSharePreemptionStrategies");
+        if (given != null) {
+            for (String s : given.split(",")) {
+                FairSharePolicy.Strategy st = FairSharePolicy.Strategy.ofKueueName(s);
+                if (st == null || strategies.contains(st)) {
+                    throw new InvalidSpecException("policy." + policy + ".fairSharePreemptionStrategies", given, "policy " + policy
+                            + ": fairSharePreemptionStrategies is a comma-separated list of LessThanOrEqualToFinalShare and"
+                            + " LessThanInitialShare, each at most once; got \"" + s.trim() + "\"");
+                }
+                strategies.add(st);
+            }
+        }
+        double fraction = 1.0;
+        String f = parameters.get("protectedFractionOfFairShare");
+        if (f != null) {
+            try {
+                fraction = Double.parseDouble(f.trim());
+            } catch (NumberFormatException e) {
+                fraction = Double.NaN;
+            }
+            InvalidSpecException.check(fraction >= 0 && Double.isFinite(fraction), "policy." + policy + ".protectedFractionOfFairShare", f,
+                    "policy %s: protectedFractionOfFairShare must be a number >= 0, was \"%s\"", policy, f);
+        }
+        return new FairSharePolicy.Options(priorityFirst, preempt, strategies, fraction);
+    }
+
+    private static boolean bool(String policy, String key, String value) {
+        if (value == null) {
+            return false;
+        }
+        String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+        InvalidSpecException.check(v.equals("true") || v.equals("false"), "policy." + policy + "." + key, value,
+                "policy %s: %s must be true or false, was \"%s\"", policy, key, value);
+        return v.equals("true");
+    }
+
     /** {@code fair-sharing}. */
     public static final class FairSharing implements PolicyProvider {
         @Override
@@ -99,8 +152,7 @@ public final class FifoPolicies {
 
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
-            noParameters(name(), parameters);
-            return new FairSharePolicy(name(), FairSharePolicy.Mode.DOMINANT_RESOURCE_SHARE);
+            return new FairSharePolicy(name(), FairSharePolicy.Mode.DOMINANT_RESOURCE_SHARE, fairShareOptions(name(), parameters));
         }
     }
 
@@ -118,8 +170,7 @@ public final class FifoPolicies {
 
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
-            noParameters(name(), parameters);
-            return new FairSharePolicy(name(), FairSharePolicy.Mode.OVER_TIME);
+            return new FairSharePolicy(name(), FairSharePolicy.Mode.OVER_TIME, fairShareOptions(name(), parameters));
         }
     }
 }
