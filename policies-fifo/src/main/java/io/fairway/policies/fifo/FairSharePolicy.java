@@ -91,6 +91,9 @@ public final class FairSharePolicy implements SchedulingPolicy {
     /**
      * What the policy does beyond ordering admissions by share.
      *
+     * @param rankWithNextJob compare queues by the share each would have with its next job admitted (Armada's and
+     *     Kueue's order) rather than by its share now: of two queues as far below their shares, the one whose next job
+     *     takes less of the cluster goes first (dominant-resource fairness by progressive filling)
      * @param priorityFirst admit higher-priority jobs first across every queue, by share only among equal priorities
      *     (Armada orders by priority class before fair share): a job that another queue's higher-priority job
      *     would preempt in the same round is not admitted in the first place
@@ -99,13 +102,13 @@ public final class FairSharePolicy implements SchedulingPolicy {
      * @param protectedFractionOfFairShare a queue using at most this fraction of its fair share loses nothing to
      *     preemption for fair share (Armada's setting; 1.0 by default: a queue within its fair share is safe)
      */
-    public record Options(boolean priorityFirst, boolean preemptToFairShare, List<Strategy> strategies,
+    public record Options(boolean rankWithNextJob, boolean priorityFirst, boolean preemptToFairShare, List<Strategy> strategies,
                           double protectedFractionOfFairShare) {
         /** Kueue's default strategies, in its order. */
         public static final List<Strategy> KUEUE_DEFAULT_STRATEGIES =
                 List.of(Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, Strategy.LESS_THAN_INITIAL_SHARE);
-        /** Admission order only: no priority tiers, no preemption for fair share. */
-        public static final Options NONE = new Options(false, false, KUEUE_DEFAULT_STRATEGIES, 1.0);
+        /** Ranked by the share now; no priority tiers, no preemption for fair share. */
+        public static final Options NONE = new Options(false, false, false, KUEUE_DEFAULT_STRATEGIES, 1.0);
 
         /** Validates. */
         public Options {
@@ -214,9 +217,9 @@ public final class FairSharePolicy implements SchedulingPolicy {
     }
 
     private double[] key(PolicyContext ctx, ClusterQueue q, Shares shares, PriorityQueue<OrderedPolicy.Cursor> dq) {
-        // the share the queue would have with its next job admitted, as Armada and Kueue compare queues: of two queues
-        // as far below their shares, the one whose next job takes less of the cluster goes first
-        double current = shares.with(q, dq.peek().job().spec().totalResources());
+        // with rankWithNextJob, the share the queue would have with its next job admitted, as Armada and Kueue compare
+        // queues: of two queues as far below their shares, the one whose next job takes less of the cluster goes first
+        double current = options.rankWithNextJob() ? shares.with(q, dq.peek().job().spec().totalResources()) : shares.current(q);
         double first;
         double second;
         if (mode == Mode.DOMINANT_RESOURCE_SHARE) {

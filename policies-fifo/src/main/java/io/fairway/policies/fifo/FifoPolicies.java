@@ -86,12 +86,12 @@ public final class FifoPolicies {
     }
 
     /**
-     * The options of the fair-share policies: {@code priorityFirst} (true/false), {@code preemptToFairShare}
+     * The options of the fair-share policies: {@code rankWithNextJob} (true/false), {@code priorityFirst} (true/false), {@code preemptToFairShare}
      * (true/false), {@code fairSharePreemptionStrategies} (Kueue's names, comma-separated, tried in order) and
      * {@code protectedFractionOfFairShare} (a number >= 0). Any other parameter is refused.
      */
     static FairSharePolicy.Options fairShareOptions(String policy, Map<String, String> parameters) {
-        java.util.Set<String> known = java.util.Set.of("priorityFirst", "preemptToFairShare", "fairSharePreemptionStrategies",
+        java.util.Set<String> known = java.util.Set.of("rankWithNextJob", "priorityFirst", "preemptToFairShare", "fairSharePreemptionStrategies",
                 "protectedFractionOfFairShare");
         for (Map.Entry<String, String> e : parameters.entrySet()) {
             if (!known.contains(e.getKey())) {
@@ -99,6 +99,7 @@ public final class FifoPolicies {
                         "policy " + policy + " takes the parameters " + new java.util.TreeSet<>(known) + "; got " + e.getKey());
             }
         }
+        boolean withNext = bool(policy, "rankWithNextJob", parameters.get("rankWithNextJob"));
         boolean priorityFirst = bool(policy, "priorityFirst", parameters.get("priorityFirst"));
         boolean preempt = bool(policy, "preemptToFairShare", parameters.get("preemptToFairShare"));
         java.util.List<FairSharePolicy.Strategy> strategies = new java.util.ArrayList<>();
@@ -125,7 +126,7 @@ public final class FifoPolicies {
             InvalidSpecException.check(fraction >= 0 && Double.isFinite(fraction), "policy." + policy + ".protectedFractionOfFairShare", f,
                     "policy %s: protectedFractionOfFairShare must be a number >= 0, was \"%s\"", policy, f);
         }
-        return new FairSharePolicy.Options(priorityFirst, preempt, strategies, fraction);
+        return new FairSharePolicy.Options(withNext, priorityFirst, preempt, strategies, fraction);
     }
 
     private static boolean bool(String policy, String key, String value) {

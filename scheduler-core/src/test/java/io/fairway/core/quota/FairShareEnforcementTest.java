@@ -262,8 +262,9 @@ class FairShareEnforcementTest {
 
     /**
      * A's jobs need 1 CPU and 16 GiB (memory is their dominant resource), B's 1 CPU and 4 GiB. Dominant-resource
-     * fairness gives A 10 jobs (160 GiB, 62.5% of memory) and B 22 (69% of the CPUs): every CPU is used. Comparing
-     * CPUs alone gives them equal counts until memory is full, and 7 CPUs stay idle.
+     * fairness ranked with each queue's next job (Armada, Kueue) gives A 10 jobs (160 GiB, 62.5% of memory) and B 22
+     * (69% of the CPUs): every CPU is used. Ranked by the share now, A takes the tie at 62.5% each: 11 and 20. Comparing
+     * CPUs alone gave them equal counts until memory was full (13 and 12), and 7 CPUs stayed idle.
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fair-sharing", "fair-share-over-time"})
@@ -272,8 +273,15 @@ class FairShareEnforcementTest {
         c.submit("a", 32, 0, 1, 16);
         c.submit("b", 32, 0, 1, 4);
         c.round();
-        assertThat(c.holding()).isEqualTo(Map.of("a", 10, "b", 22));
+        assertThat(c.holding()).isEqualTo(Map.of("a", 11, "b", 20));
         assertThat(c.round().decisions()).isEmpty();
+
+        Cluster armada = new Cluster(policy, Map.of("rankWithNextJob", "true"), 1, Map.of("a", 1.0, "b", 1.0));
+        armada.submit("a", 32, 0, 1, 16);
+        armada.submit("b", 32, 0, 1, 4);
+        armada.round();
+        assertThat(armada.holding()).isEqualTo(Map.of("a", 10, "b", 22));
+        assertThat(armada.round().decisions()).isEmpty();
     }
 
     // ------------------------------------------------------------------------------------------------ usage
