@@ -322,6 +322,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
          * holds and waits for), what one does not ask for shared by the others (Armada's demand-capped adjusted share).
          */
         private final Map<String, Double> fairShare = new HashMap<>();
+        private final Map<String, Map<String, Long>> nominals = new HashMap<>();
         /** What each active queue keeps, whatever others ask: its protected fraction of its fair share. */
         private final Map<String, Double> protectedShare = new HashMap<>();
         /** Jobs holding resources, by queue, in the order they would be preempted (lowest priority, newest first). */
@@ -409,6 +410,15 @@ public final class FairSharePolicy implements SchedulingPolicy {
             if (q == null || !fairShare.containsKey(q.name())) {
                 return notFitting;
             }
+            Map<String, Long> mine = usage(q);
+            add(mine, j.spec().totalResources(), 1);
+            if (above(q, mine)) {
+                // Preemption for fair share takes capacity, never quota: a job that would borrow above its queue's
+                // nominal quota does not preempt for it (the victims' queues could reclaim their quota at once, and
+                // the two would preempt each other in turn; within a cohort, reclaimWithinCohort and
+                // borrowWithinCohort say who takes quota from whom).
+                return notFitting;
+            }
             for (Strategy s : options.strategies()) {
                 List<JobStatus> candidates = candidates(j, q, s);
                 if (candidates.isEmpty()) {
@@ -466,9 +476,14 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 Map<String, Long> less = new HashMap<>(usage.get(cq));
                 add(less, held(victim), -1);
                 double victimAfter = shares.of(v, less) / weight(v);
-                boolean fairer = strategy == Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
+                // The victim must lower its queue's share (a job off its dominant resource may not), and the
+                // preemptor's share with the new job must then stay at most the victim queue's (Kueue's strategies):
+                // the larger of the two shares falls, so the shares of all queues, largest first, fall in
+                // lexicographic order with every preemption, and none can be undone by preempting back.
+                double victimBefore = before / weight(v);
+                boolean fairer = victimAfter < victimBefore - 1e-12 && (strategy == Strategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
                         ? after <= victimAfter + 1e-12
-                        : after < before / weight(v) - 1e-12;
+                        : after < victimBefore - 1e-12);
                 if (!fairer) {
                     continue; // taking from this queue would not make the shares fairer; it is done
                 }
@@ -478,6 +493,31 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 above.add(cq);
             }
             return out;
+        }
+
+        /** @return true when the usage is above the queue's nominal quota (over all its flavors) in any resource */
+        private boolean above(ClusterQueue q, Map<String, Long> usage) {
+            Map<String, Long> nominal = nominal(q);
+            for (Map.Entry<String, Long> e : usage.entrySet()) {
+                if (e.getValue() > nominal.getOrDefault(e.getKey(), 0L)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private Map<String, Long> nominal(ClusterQueue q) {
+            return nominals.computeIfAbsent(q.name(), k -> {
+                Map<String, Long> m = new HashMap<>();
+                for (ResourceGroup g : q.resourceGroups()) {
+                    for (io.fairway.api.model.FlavorQuotas f : g.flavors()) {
+                        for (io.fairway.api.model.ResourceQuota rq : f.resources()) {
+                            m.merge(rq.resource(), rq.nominal(), Long::sum);
+                        }
+                    }
+                }
+                return m;
+            });
         }
 
         private double weighted(String cq, Map<String, Map<String, Long>> usage) {
