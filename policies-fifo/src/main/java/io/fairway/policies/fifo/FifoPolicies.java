@@ -15,6 +15,9 @@ import java.util.Map;
  *   <li>{@code best-effort-fifo}: submission order; jobs that do not fit are skipped;</li>
  *   <li>{@code priority}: higher priority first, FIFO within a priority; jobs that do not fit are skipped.</li>
  * </ul>
+ * The two fair-share policies take the parameters of {@link FairSharePolicy.Options}: {@code preemptToFairShare},
+ * {@code fairSharePreemptionStrategies}, {@code protectedFractionOfFairShare}, {@code priorityFirst} and
+ * {@code rankWithNextJob}; the others take none.
  */
 public final class FifoPolicies {
     private FifoPolicies() {
@@ -87,12 +90,14 @@ public final class FifoPolicies {
 
     /**
      * The options of the fair-share policies: {@code rankWithNextJob} (true/false), {@code priorityFirst} (true/false), {@code preemptToFairShare}
-     * (true/false), {@code fairSharePreemptionStrategies} (Kueue's names, comma-separated, tried in order) and
+     * (true/false), {@code fairSharePreemptionStrategies} (Kueue's names, separated by {@code /}, tried in order) and
      * {@code protectedFractionOfFairShare} (a number >= 0). Any other parameter is refused.
      */
+    static final java.util.Set<String> FAIR_SHARE_PARAMETERS = java.util.Set.of("rankWithNextJob", "priorityFirst", "preemptToFairShare",
+            "fairSharePreemptionStrategies", "protectedFractionOfFairShare");
+
     static FairSharePolicy.Options fairShareOptions(String policy, Map<String, String> parameters) {
-        java.util.Set<String> known = java.util.Set.of("rankWithNextJob", "priorityFirst", "preemptToFairShare", "fairSharePreemptionStrategies",
-                "protectedFractionOfFairShare");
+        java.util.Set<String> known = FAIR_SHARE_PARAMETERS;
         for (Map.Entry<String, String> e : parameters.entrySet()) {
             if (!known.contains(e.getKey())) {
                 throw new InvalidSpecException("policy." + policy + "." + e.getKey(), e.getValue(),
@@ -105,12 +110,12 @@ public final class FifoPolicies {
         java.util.List<FairSharePolicy.Strategy> strategies = new java.util.ArrayList<>();
         String given = parameters.get("fairSharePreemptionStrategies");
         if (given != null) {
-            for (String s : given.split(",")) {
+            for (String s : given.split("[/,]")) {
                 FairSharePolicy.Strategy st = FairSharePolicy.Strategy.ofKueueName(s);
                 if (st == null || strategies.contains(st)) {
                     throw new InvalidSpecException("policy." + policy + ".fairSharePreemptionStrategies", given, "policy " + policy
-                            + ": fairSharePreemptionStrategies is a comma-separated list of LessThanOrEqualToFinalShare and"
-                            + " LessThanInitialShare, each at most once; got \"" + s.trim() + "\"");
+                            + ": fairSharePreemptionStrategies lists LessThanOrEqualToFinalShare and LessThanInitialShare, separated"
+                            + " by / (or , from Java), each at most once; got \"" + s.trim() + "\"");
                 }
                 strategies.add(st);
             }
@@ -155,6 +160,11 @@ public final class FifoPolicies {
         public SchedulingPolicy create(Map<String, String> parameters) {
             return new FairSharePolicy(name(), FairSharePolicy.Mode.DOMINANT_RESOURCE_SHARE, fairShareOptions(name(), parameters));
         }
+
+        @Override
+        public java.util.Set<String> parameters() {
+            return FAIR_SHARE_PARAMETERS;
+        }
     }
 
     /** {@code fair-share-over-time}. */
@@ -172,6 +182,11 @@ public final class FifoPolicies {
         @Override
         public SchedulingPolicy create(Map<String, String> parameters) {
             return new FairSharePolicy(name(), FairSharePolicy.Mode.OVER_TIME, fairShareOptions(name(), parameters));
+        }
+
+        @Override
+        public java.util.Set<String> parameters() {
+            return FAIR_SHARE_PARAMETERS;
         }
     }
 }
