@@ -323,6 +323,8 @@ public final class FairSharePolicy implements SchedulingPolicy {
          */
         private final Map<String, Double> fairShare = new HashMap<>();
         private final Map<String, Map<String, Long>> nominals = new HashMap<>();
+        /** What each active queue is entitled to: the larger of its two fair shares (Armada's). */
+        private final Map<String, Double> entitled = new HashMap<>();
         /** What each active queue keeps, whatever others ask: its protected fraction of its fair share. */
         private final Map<String, Double> protectedShare = new HashMap<>();
         /** Jobs holding resources, by queue, in the order they would be preempted (lowest priority, newest first). */
@@ -366,8 +368,9 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 weights += weight(queues.get(cq));
             }
             for (String cq : asks.keySet()) {
-                protectedShare.put(cq, options.protectedFractionOfFairShare()
-                        * Math.max(fairShare.get(cq), weight(queues.get(cq)) / weights));
+                double share = Math.max(fairShare.get(cq), weight(queues.get(cq)) / weights);
+                entitled.put(cq, share);
+                protectedShare.put(cq, options.protectedFractionOfFairShare() * share);
             }
         }
 
@@ -412,12 +415,18 @@ public final class FairSharePolicy implements SchedulingPolicy {
             }
             Map<String, Long> mine = usage(q);
             add(mine, j.spec().totalResources(), 1);
+            if (shares.of(q, mine) > entitled.get(q.name()) + 1e-12) {
+                // Only a queue that stays within its fair share with the job preempts for it (Armada schedules new jobs
+                // of queues below their share): two queues near their shares do not trade jobs back and forth.
+                return explained(notFitting, "; with it, ClusterQueue " + q.name() + " would be above its fair share: no preemption for fair share");
+            }
             if (above(q, mine)) {
                 // Preemption for fair share takes capacity, never quota: a job that would borrow above its queue's
                 // nominal quota does not preempt for it (the victims' queues could reclaim their quota at once, and
                 // the two would preempt each other in turn; within a cohort, reclaimWithinCohort and
                 // borrowWithinCohort say who takes quota from whom).
-                return notFitting;
+                return explained(notFitting, "; with it, ClusterQueue " + q.name() + " would borrow above its nominal quota: preemption for"
+                        + " fair share takes no quota");
             }
             for (Strategy s : options.strategies()) {
                 List<JobStatus> candidates = candidates(j, q, s);
@@ -431,8 +440,12 @@ public final class FairSharePolicy implements SchedulingPolicy {
                     return a;
                 }
             }
-            return Attempt.failure(new PendingReason(notFitting.reason().code(), notFitting.reason().message()
-                    + "; no preemption for fair share makes room and leaves the shares fairer", notFitting.reason().details()));
+            return explained(notFitting, "; no preemption for fair share makes room and leaves the shares fairer");
+        }
+
+        private Attempt explained(Attempt notFitting, String why) {
+            PendingReason r = notFitting.reason();
+            return Attempt.failure(new PendingReason(r.code(), r.message() + why, r.details()));
         }
 
         /**

@@ -33,10 +33,13 @@ import net.jqwik.api.Property;
 /**
  * Preemption to fair share makes no cycles: over random queues (weights, cohorts or quota of their own, every
  * preemption setting), nodes, job shapes (CPU, memory, priority) and options, after each external change (arrivals,
- * a completion) the rounds that follow with nothing else changing never preempt a job for fair share twice (readmitted
- * only to be preempted back), and die out. (Two queues may take from each other in turn when a third took from one of
- * them in between: each preemption lowers the largest share it touches, so the shares, largest first, fall in
- * lexicographic order and the preemptions end.)
+ * a completion) the rounds that follow with nothing else changing stop preempting; and under LessThanOrEqualToFinalShare
+ * alone (which leaves the preemptor's queue at most the victim's) they never preempt back: a job preempted for a queue
+ * is not readmitted only to be preempted for that queue again, and a job that took another queue's room is not
+ * preempted for that queue. (LessThanInitialShare lets the preemptor's queue end above the victim's, so room may move
+ * back and forth between two queues, each time with a lower larger share, until it stops.) (A victim may be readmitted into room its preemption freed beyond what
+ * the preemptor needed, and lose it to a third queue that fell below it in the meantime: each preemption lowers the
+ * largest share it touches, so the shares, largest first, fall in lexicographic order and the preemptions end.)
  */
 class FairSharePreemptionProperties {
 
@@ -51,6 +54,7 @@ class FairSharePreemptionProperties {
                 "LessThanOrEqualToFinalShare,LessThanInitialShare", "LessThanInitialShare,LessThanOrEqualToFinalShare").get(rnd.nextInt(4)));
         params.put("priorityFirst", Boolean.toString(rnd.nextBoolean()));
         params.put("rankWithNextJob", Boolean.toString(rnd.nextBoolean()));
+        boolean finalShareOnly = params.get("fairSharePreemptionStrategies").equals("LessThanOrEqualToFinalShare");
         String policy = rnd.nextBoolean() ? "fair-sharing" : "fair-share-over-time";
         int nodes = 1 + rnd.nextInt(3);
         Resources node = Resources.builder().cpu(32).memoryGiB(256).build();
@@ -93,8 +97,10 @@ class FairSharePreemptionProperties {
             if (!running.isEmpty() && rnd.nextBoolean()) {
                 s.reportFinished(running.remove(rnd.nextInt(running.size())));
             }
-            Set<String> preemptedSinceChange = new HashSet<>();
+            Map<String, String> preemptedBy = new HashMap<>(); // victim job -> preemptor's queue, since the change
+            Map<String, Set<String>> tookFromQueues = new HashMap<>(); // preemptor job -> its victims' queues
             List<String> log = new ArrayList<>();
+            log.add(policy + " " + params + (cohort ? " cohort" : "") + " nodes " + nodes);
             int fairPreemptionsInLastRound = 0;
             for (int quiet = 0; quiet < 8; quiet++) {
                 now.addAndGet(1_000); // time passes: usage over time moves, the shares do not
@@ -106,10 +112,16 @@ class FairSharePreemptionProperties {
                         fairPreemptionsInLastRound++;
                         String victimQueue = queueOf.get(p.jobId());
                         String preemptorQueue = p.reason().replaceAll(".* of ClusterQueue (\\S+), below.*", "$1");
-                        log.add("round " + quiet + ": " + p.jobId() + " of " + victimQueue + " for " + preemptorQueue);
-                        assertThat(preemptedSinceChange).as("%s was preempted, readmitted and preempted again for fair share: %s", p.jobId(), log)
-                                .doesNotContain(p.jobId());
-                        preemptedSinceChange.add(p.jobId());
+                        String preemptor = p.reason().replaceAll(".*, and job (\\S+) of ClusterQueue.*", "$1");
+                        log.add("round " + quiet + ": " + p.jobId() + " of " + victimQueue + " for " + preemptor + " of " + preemptorQueue);
+                        if (finalShareOnly) { // LessThanInitialShare lets the preemptor's queue end above the victim's
+                            assertThat(preemptedBy.get(p.jobId())).as("%s was preempted for %s, readmitted and preempted for it again: %s",
+                                    p.jobId(), preemptorQueue, log).isNotEqualTo(preemptorQueue);
+                            assertThat(tookFromQueues.getOrDefault(p.jobId(), Set.of())).as("%s had preempted a job of %s, which now preempts it: %s",
+                                    p.jobId(), preemptorQueue, log).doesNotContain(preemptorQueue);
+                        }
+                        preemptedBy.put(p.jobId(), preemptorQueue);
+                        tookFromQueues.computeIfAbsent(preemptor, k -> new HashSet<>()).add(victimQueue);
                     }
                     if (d instanceof Preempt p) {
                         running.remove(p.jobId());
@@ -119,7 +131,9 @@ class FairSharePreemptionProperties {
                     if (d instanceof Admit a) {
                         s.reportStarted(a.jobId());
                         running.add(a.jobId());
-                        log.add("round " + quiet + ": admit " + a.jobId() + " in " + a.clusterQueue());
+                        log.add("round " + quiet + ": admit " + a.jobId() + " in " + a.clusterQueue() + " " + s.status(a.jobId()).orElseThrow().spec()
+                                .podSets().get(0).resources() + " p" + s.status(a.jobId()).orElseThrow().spec().priority() + " on "
+                                + a.placement().nodes());
                     }
                 }
                 assertThat(s.checkInvariants()).isEmpty();
