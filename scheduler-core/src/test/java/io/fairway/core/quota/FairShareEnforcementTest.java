@@ -194,13 +194,21 @@ class FairShareEnforcementTest {
 
     @Test
     void anIdleQueueHasNoShareToProtect() {
-        // C is configured but submits nothing: the shares are halves between A and B, not thirds
-        Cluster c = new Cluster("fair-share-over-time", PREEMPT, 1, Map.of("a", 1.0, "b", 1.0, "c", 1.0));
-        c.submit("a", 32, 0, 1, 4);
+        // C is configured but submits nothing: the active queues are A, B and D, a third of the cluster each. A holds 5
+        // of 32 CPUs, more than half of a quarter (C counted) but not more than half of a third: it is protected.
+        Map<String, String> half = Map.of("preemptToFairShare", "true", "protectedFractionOfFairShare", "0.5");
+        Cluster c = new Cluster("fair-share-over-time", half, 1, Map.of("a", 1.0, "b", 1.0, "c", 1.0, "d", 1.0));
+        c.submit("a", 5, 0, 1, 4);
         c.round();
-        c.submit("b", 32, 0, 1, 4);
+        c.submit("b", 27, 3, 1, 4); // higher priority: never preempted for a priority-0 job
         c.round();
-        assertThat(c.holding()).containsEntry("a", 16).containsEntry("b", 16);
+        c.submit("d", 1, 0, 1, 4);
+        for (int i = 0; i < 2; i++) {
+            RoundResult r = c.round();
+            assertThat(preempted(r)).isEmpty();
+            assertThat(admitted(r)).isEmpty();
+        }
+        assertThat(c.holding()).containsEntry("a", 5).containsEntry("b", 27).containsEntry("d", 0);
     }
 
     @Test
