@@ -229,6 +229,11 @@ final class EngineState {
     /**
      * Fair share over time: each ClusterQueue's usage (its dominant share of the cluster) decays with the
      * half-life, as HTCondor's RUP(t) = β·RUP(t−δt) + (1−β)·usage, β = 0.5^(δt / half-life). Lock held.
+     *
+     * <p>Runs at the start of every round and whenever a job stops holding resources (it ends, is evicted, loses its
+     * node, is preempted), just before it is removed: usage is piecewise constant between those moments, so each
+     * interval is charged to the jobs that held resources during it, and a job that ends between two rounds is
+     * charged up to its end.
      */
     void decayUsage() {
         long now = clock.millis();

@@ -170,6 +170,9 @@ final class JobBook {
             pendingIndex.remove(old);
         }
         if (holding.get(old.sequence()) == old) {
+            // usage is charged up to the moment a job lets go of its resources, not only to the next round: a job
+            // that ends between two rounds has used them until now (the decay step is a no-op when no time passed)
+            state.decayUsage();
             holding.remove(old.sequence());
             if (!state.pools.nodePools.isEmpty()) {
                 state.pools.released(old, state.clock.millis()); // the clock is read only where pool nodes are tracked

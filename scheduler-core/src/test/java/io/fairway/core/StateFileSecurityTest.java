@@ -140,8 +140,12 @@ class StateFileSecurityTest {
         for (int i = 0; i < stopAt; i++) {
             decisionsB.add(RestoreProperties.step(b, nowB, rndB, i, endsB));
         }
-        // the file predates submission-time stamping (jobs without a submitTimeMillis kept 0): everything else is equal
-        assertThat(withoutSubmitTimes(old)).isEqualTo(withoutSubmitTimes(b.exportState()));
+        // the file predates submission-time stamping (jobs without a submitTimeMillis kept 0), and usage charged up to
+        // each job's end (its usage history was charged the old way, to the next round): everything else is equal
+        SchedulerState now = b.exportState();
+        assertThat(old.decayedUsage().keySet()).isEqualTo(now.decayedUsage().keySet());
+        old = withUsage(old, now.decayedUsage());
+        assertThat(withoutSubmitTimes(old)).isEqualTo(withoutSubmitTimes(now));
         assertThat(old.jobs()).hasSize(8);
 
         AtomicLong nowC = new AtomicLong(nowB.get());
@@ -152,6 +156,12 @@ class StateFileSecurityTest {
         assertThat(decisionsB).isEqualTo(decisionsA);
         assertThat(withoutSubmitTimes(c.jobs().all())).isEqualTo(withoutSubmitTimes(a.jobs().all()));
         assertThat(c.checkInvariants()).isEmpty();
+    }
+
+    private static SchedulerState withUsage(SchedulerState s, java.util.Map<String, Double> usage) {
+        return new SchedulerState(s.seed(), s.placement(), s.usageHalfLifeMillis(), s.round(), s.nextSequence(), s.usageUpdatedAt(),
+                s.clusters(), s.flavors(), s.cohorts(), s.clusterQueues(), s.localQueues(), s.nodes(), s.nodePools(), s.jobs(), usage,
+                s.provisioning());
     }
 
     private static SchedulerState withoutSubmitTimes(SchedulerState s) {

@@ -28,7 +28,10 @@ import net.jqwik.api.Provide;
  */
 class IncrementalRoundsProperties {
     private static final List<String> POLICIES = List.of("strict-fifo", "best-effort-fifo", "priority", "fair-sharing",
-            "fair-share-over-time", "tiresias-las", "srtf", "isolated-share", "themis");
+            "fair-share-over-time", "tiresias-las", "srtf", "isolated-share", "themis",
+            // preemption to fair share acts on the shares now, so a round with nothing changed may still end at once
+            "fair-share-over-time:preemptToFairShare=true,priorityFirst=true",
+            "fair-sharing:preemptToFairShare=true,rankWithNextJob=true,protectedFractionOfFairShare=0.5");
 
     @Provide
     Arbitrary<String> policies() {

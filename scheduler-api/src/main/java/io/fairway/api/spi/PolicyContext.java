@@ -198,6 +198,39 @@ public interface PolicyContext {
     Attempt tryAdmitPreempting(JobStatus job);
 
     /**
+     * Tries to admit a job at full size, and if it does not fit, preempts jobs the policy chose, in the order given,
+     * until it does: the policy decides who may be preempted (fair share: jobs of queues above their share), the
+     * engine finds the fewest of them, in that order, whose preemption makes room. Victims are removed in order until
+     * the job fits (quota and placement); then every victim that is not needed is put back, most recently removed
+     * first. When even all of them do not make room, nothing is preempted and the plan is as it was. Jobs that hold
+     * nothing, or were preempted already in this plan, are passed over. The job's ClusterQueue preemption settings
+     * do not apply: the candidates are the policy's choice.
+     *
+     * <p>This default only tries {@link #tryAdmit(JobStatus)}, for contexts that cannot undo a preemption; the
+     * engine's context implements it.
+     *
+     * @param job a pending job
+     * @param candidates jobs holding resources the policy allows to be preempted, the first preferred
+     * @param reason why they are preempted, for their owners
+     * @return the admission, or the reason it cannot be admitted (and then nothing was preempted)
+     */
+    default Attempt tryAdmitPreemptingAmong(JobStatus job, List<JobStatus> candidates, String reason) {
+        return tryAdmit(job);
+    }
+
+    /**
+     * Whether a job of {@link #holding()} still holds its resources in the plan: false once this plan preempted it
+     * (by {@link #preempt}, or as a victim of an admission). This default answers by {@link #holding()} alone, for
+     * contexts that cannot preempt.
+     *
+     * @param job a job
+     * @return true when it holds resources in the plan
+     */
+    default boolean holdsInPlan(JobStatus job) {
+        return holding().contains(job);
+    }
+
+    /**
      * Preempts a job that holds resources: its capacity and quota are free for the rest of the plan.
      *
      * @param job an admitted or running job

@@ -477,6 +477,53 @@ public final class PlanContext implements PolicyContext {
         return a;
     }
 
+    @Override
+    public boolean holdsInPlan(JobStatus job) {
+        return plan.holding(job.id()) != null && !plan.preempted.containsKey(job.id());
+    }
+
+    @Override
+    public Attempt tryAdmitPreemptingAmong(JobStatus job, List<JobStatus> candidates, String reason) {
+        Attempt first = tryAdmit(job);
+        if (first.admitted() || candidates.isEmpty() || queues.resolve(job) == null) {
+            return first;
+        }
+        long before = plan.state();
+        List<JobStatus> victims = new java.util.ArrayList<>();
+        boolean fits = false;
+        for (JobStatus c : candidates) {
+            if (plan.preempt(c, reason)) {
+                victims.add(c);
+                if (fits(job)) {
+                    fits = true;
+                    break;
+                }
+            }
+        }
+        if (fits) { // keep only the victims that are needed, the last removed put back first
+            for (int i = victims.size() - 1; i >= 0; i--) {
+                JobStatus v = victims.get(i);
+                plan.restore(v.id());
+                if (fits(job)) {
+                    victims.remove(i);
+                } else {
+                    plan.preempt(v, reason);
+                }
+            }
+        }
+        Attempt a = fits ? tryAdmit(job) : first;
+        if (!a.admitted()) {
+            for (JobStatus v : victims) {
+                plan.restore(v.id());
+            }
+            plan.restoreState(before); // nothing preempted: the plan is as it was
+            plan.reasons.put(job.id(), first.reason());
+            return first;
+        }
+        policyPreemptions |= !victims.isEmpty();
+        return a;
+    }
+
     /** @return true when the job would be admitted now (nothing is changed) */
     boolean fits(JobStatus job) {
         String cqName = queues.resolve(job);

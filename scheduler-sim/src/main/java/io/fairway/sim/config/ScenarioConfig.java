@@ -174,10 +174,13 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param model its model name, for {@link PlacementSensitivity#forModel}
      * @param checkpointing how it checkpoints, or null
      * @param topology where its members must or should be relative to each other, or null for no constraint
+     * @param nodeSelector labels a node must carry for its members (in addition to its flavor's), as a pod's nodeSelector
+     * @param tolerations taints of nodes its members tolerate (in addition to its flavor's), as a pod's tolerations
      */
     public record JobConfig(String id, Double submitSeconds, Double durationSeconds, String queue, String namespace, Integer members,
                             Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
-                            CheckpointingConfig checkpointing, TopologyConfig topology) implements Validated {
+                            CheckpointingConfig checkpointing, TopologyConfig topology, Map<String, String> nodeSelector,
+                            List<io.fairway.config.QueuesConfig.TolerationConfig> tolerations) implements Validated {
         /** Checks the fields that need no other; {@link #validate()} builds the job. */
         public JobConfig {
             Names.require("id", id);
@@ -207,6 +210,20 @@ public record ScenarioConfig(String name, String description, List<String> polic
             }
             if (minMembers != null) {
                 ps = ps.withMinCount(minMembers);
+            }
+            if (nodeSelector != null && !nodeSelector.isEmpty()) {
+                nodeSelector.forEach((k, v) -> InvalidSpecException.check(k != null && !k.isBlank() && v != null, "nodeSelector", k + "=" + v,
+                        "job %s: a nodeSelector entry needs a label key and a value, got %s=%s", id, k, v));
+                ps = ps.withNodeSelector(nodeSelector);
+            }
+            if (tolerations != null && !tolerations.isEmpty()) {
+                List<io.fairway.api.model.Toleration> ts = new java.util.ArrayList<>();
+                for (io.fairway.config.QueuesConfig.TolerationConfig t : tolerations) {
+                    InvalidSpecException.check(t != null, "tolerations", null, "job %s: a toleration is empty", id);
+                    t.validate();
+                    ts.add(t.toModel());
+                }
+                ps = ps.withTolerations(ts);
             }
             if (topology != null) {
                 try {

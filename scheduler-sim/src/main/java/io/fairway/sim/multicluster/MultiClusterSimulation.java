@@ -51,10 +51,62 @@ public final class MultiClusterSimulation {
      * @param stepMillis simulated time between two polls and rounds
      * @param graceMillis the hub's grace period before a silent cluster is declared lost
      * @param seed the seed (job sizes and durations, the scheduler's seed)
+     * @param policyParameters the policy's parameters
+     * @param arrivalMillis queue → when it submits its jobs (a queue not named submits at the start)
+     * @param minMinutes the shortest job, in minutes
+     * @param maxMinutes the longest job, in minutes
      */
     public record Config(List<String> clusters, int nodesPerCluster, Map<String, Double> priorityFactors, int jobsPerQueue, String policy,
                          String lostCluster, long lossAtMillis, String joiningCluster, long joinAtMillis, long stepMillis, long graceMillis,
-                         long seed) {
+                         long seed, Map<String, String> policyParameters, Map<String, Long> arrivalMillis, int minMinutes, int maxMinutes) {
+        /** Validates the added fields, defaulting the maps to empty. */
+        public Config {
+            policyParameters = Map.copyOf(policyParameters == null ? Map.of() : policyParameters);
+            arrivalMillis = Map.copyOf(arrivalMillis == null ? Map.of() : arrivalMillis);
+            io.fairway.api.InvalidSpecException.check(minMinutes > 0 && maxMinutes >= minMinutes, "minMinutes", minMinutes,
+                    "job durations must be 0 < minMinutes <= maxMinutes, were %d and %d", minMinutes, maxMinutes);
+        }
+
+        /**
+         * Every queue at the start, jobs of 20 to 60 minutes, the policy without parameters.
+         *
+         * @param clusters clusters present at the start
+         * @param nodesPerCluster nodes per cluster
+         * @param priorityFactors queue → priority factor
+         * @param jobsPerQueue jobs per queue
+         * @param policy the policy
+         * @param lostCluster the cluster lost
+         * @param lossAtMillis when
+         * @param joiningCluster the cluster joining
+         * @param joinAtMillis when
+         * @param stepMillis time between rounds
+         * @param graceMillis the hub's grace period
+         * @param seed the seed
+         */
+        public Config(List<String> clusters, int nodesPerCluster, Map<String, Double> priorityFactors, int jobsPerQueue, String policy,
+                      String lostCluster, long lossAtMillis, String joiningCluster, long joinAtMillis, long stepMillis, long graceMillis, long seed) {
+            this(clusters, nodesPerCluster, priorityFactors, jobsPerQueue, policy, lostCluster, lossAtMillis, joiningCluster, joinAtMillis,
+                    stepMillis, graceMillis, seed, Map.of(), Map.of(), 20, 60);
+        }
+
+        /**
+         * A queue that arrives late among long jobs: the same five clusters, c2 lost after 2 h and c5 joining after 4 h;
+         * queues alpha and beta (priority factors 1 and 2) fill the clusters from the start with jobs of 8 to 16 hours,
+         * gamma (factor 1) arrives after 3 h; fair share over time with preemption to fair share. Without preemption
+         * gamma would wait for the hours-long jobs to end.
+         *
+         * @param preempt whether the policy preempts to fair share
+         * @return the configuration
+         */
+        public static Config lateQueue(boolean preempt) {
+            Map<String, Double> f = new LinkedHashMap<>();
+            f.put("alpha", 1.0);
+            f.put("beta", 2.0);
+            f.put("gamma", 1.0);
+            return new Config(List.of("c0", "c1", "c2", "c3", "c4"), 2, f, 60, "fair-share-over-time", "c2", 2 * 3_600_000L, "c5",
+                    4 * 3_600_000L, 60_000, 5 * 60_000, 42, preempt ? Map.of("preemptToFairShare", "true") : Map.of(),
+                    Map.of("gamma", 3 * 3_600_000L), 8 * 60, 16 * 60);
+        }
         /** @return 5 clusters of 2 nodes, queues with priority factors 1, 2, 4, c2 lost after 2 h, c5 joining after 4 h */
         public static Config example() {
             Map<String, Double> f = new LinkedHashMap<>();
@@ -114,7 +166,7 @@ public final class MultiClusterSimulation {
     public static Result run(Config c) {
         AtomicLong now = new AtomicLong();
         ExecutorHub hub = new ExecutorHub(now::get, 10 * c.stepMillis(), 64, c.graceMillis());
-        Scheduler.Builder b = Scheduler.builder().clock(now::get).actuator(hub).seed(c.seed()).policy(c.policy())
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).actuator(hub).seed(c.seed()).policy(c.policy(), c.policyParameters())
                 .flavor(ResourceFlavor.of("default"));
         for (String cl : c.clusters()) {
             b.cluster(new ClusterSpec(cl, List.of(ClusterSpec.RACK_LABEL)));
@@ -142,15 +194,17 @@ public final class MultiClusterSimulation {
         Map<String, Long> duration = new TreeMap<>();
         Map<String, String> queueOf = new TreeMap<>();
         List<JobSpec> jobs = new ArrayList<>();
+        Map<String, List<JobSpec>> late = new TreeMap<>();
         for (int i = 0; i < c.jobsPerQueue(); i++) {
             for (String q : c.priorityFactors().keySet()) {
                 String id = q + "-" + i;
                 int gpus = 1 + rnd.nextInt(2);
                 // every tenth job is a gang of two 4-GPU members, which must land whole in one cluster
                 int members = i % 10 == 9 ? 2 : 1;
-                jobs.add(JobSpec.builder(id).queue(q).members(members, Resources.builder().gpus(members == 2 ? 4 : gpus).cpu(4).memoryGiB(32).build())
-                        .build());
-                duration.put(id, (20 + rnd.nextInt(41)) * 60_000L);
+                JobSpec job = JobSpec.builder(id).queue(q).members(members, Resources.builder().gpus(members == 2 ? 4 : gpus).cpu(4).memoryGiB(32).build())
+                        .build();
+                (c.arrivalMillis().getOrDefault(q, 0L) > 0 ? late.computeIfAbsent(q, k -> new ArrayList<>()) : jobs).add(job);
+                duration.put(id, (c.minMinutes() + rnd.nextInt(c.maxMinutes() - c.minMinutes() + 1)) * 60_000L);
                 queueOf.put(id, q);
             }
         }
@@ -169,8 +223,16 @@ public final class MultiClusterSimulation {
         int outside = 0;
         boolean joined = false;
         long limit = 48 * 3_600_000L;
-        while (now.get() < limit && s.jobs().all().stream().anyMatch(j -> !j.state().isTerminal())) {
+        while (now.get() < limit && (!late.isEmpty() || s.jobs().all().stream().anyMatch(j -> !j.state().isTerminal()))) {
             now.addAndGet(c.stepMillis());
+            for (java.util.Iterator<Map.Entry<String, List<JobSpec>>> it = late.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<String, List<JobSpec>> q = it.next();
+                if (now.get() >= c.arrivalMillis().get(q.getKey())) {
+                    s.submitAll(q.getValue());
+                    it.remove();
+                    LOG.info("queue {} submitted {} jobs at {} h", q.getKey(), q.getValue().size(), now.get() / 3_600_000.0);
+                }
+            }
             if (!joined && now.get() >= c.joinAtMillis()) {
                 joined = true;
                 s.clusters().addCluster(new ClusterSpec(c.joiningCluster(), List.of(ClusterSpec.RACK_LABEL)));
@@ -253,7 +315,7 @@ public final class MultiClusterSimulation {
         for (JobStatus j : s.jobs().all()) {
             finalStates.put(j.id(), j.state());
         }
-        LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", jobs.size(), lost, restartedAfterLoss,
+        LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", finalStates.size(), lost, restartedAfterLoss,
                 now.get() / 3_600_000.0);
         return new Result(hours, shares, targets, runs, completions, maxConcurrent, finalStates, lost, restartedAfterLoss, now.get() / 3_600_000.0,
                 gangRuns, outside);

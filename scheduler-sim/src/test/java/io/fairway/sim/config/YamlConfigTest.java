@@ -263,6 +263,22 @@ class YamlConfigTest {
     }
 
     @Test
+    void aJobCarriesItsOwnNodeSelectorAndTolerations() throws IOException {
+        io.fairway.api.job.PodSet ps = ScenarioConfig.load(Path.of("../examples/scenarios/fair-share-preemption.yaml")).input().jobs().stream()
+                .filter(j -> j.spec().id().equals("b0")).findFirst().orElseThrow().spec().podSets().get(0);
+        assertThat(ps.nodeSelector()).containsEntry("pool", "batch");
+        assertThat(ps.tolerations()).containsExactly(new io.fairway.api.model.Toleration("dedicated", "Equal", "batch", "NoSchedule"));
+        Path p = file("bad-toleration.yaml", """
+                name: bad
+                cluster: {clusters: [{nodeGroups: [{namePrefix: n, count: 1, cpu: "8"}]}]}
+                queues: {}
+                jobs:
+                  - {id: j, durationSeconds: 5, resources: {cpu: "1"}, tolerations: [{key: dedicated, operator: Sometimes}]}
+                """);
+        assertThatThrownBy(() -> ScenarioConfig.load(p)).isInstanceOf(ConfigException.class).hasMessageContaining("Sometimes");
+    }
+
+    @Test
     void exampleFilesUnderExamplesLoad() {
         for (String f : List.of("cedana-quota.yaml", "flux-late-queue.yaml")) {
             assertThat(ScenarioConfig.load(Path.of("../examples/scenarios", f)).input().jobs()).isNotEmpty();
