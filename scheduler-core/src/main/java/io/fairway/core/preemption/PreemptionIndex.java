@@ -180,10 +180,9 @@ final class PreemptionIndex {
             start[i] = n;
             JobStatus h = adm[i].job;
             for (PodSet ps : h.spec().podSets()) {
-                String flavor = h.admission().flavors().get(ps.name());
                 int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
                 for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
-                    String key = QuotaBook.fr(flavor, r.getKey());
+                    String key = QuotaBook.fr(h.admission().flavorOf(ps.name(), r.getKey()), r.getKey());
                     Integer id = frIds.get(key);
                     if (id == null) {
                         id = frIds.size();

@@ -163,9 +163,8 @@ final class Preemptor {
                 continue;
             }
             for (var ps : v.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
                 for (String r : ps.resources().names()) {
-                    var fr = QuotaBook.fr(flavor, r);
+                    var fr = QuotaBook.fr(a.flavorOf(ps.name(), r), r);
                     if (ctx.quota().used(a.clusterQueue(), fr) < ctx.quota().nominal(a.clusterQueue(), fr)) {
                         return true;
                     }
@@ -178,9 +177,8 @@ final class Preemptor {
     /** True when the admitted job's queue is above nominal quota in a (flavor, resource) the job uses. */
     private static boolean borrows(SearchPlan ctx, JobStatus job, Admit a) {
         for (var ps : job.spec().podSets()) {
-            String flavor = a.flavors().get(ps.name());
             for (String r : ps.resources().names()) {
-                String fr = QuotaBook.fr(flavor, r);
+                String fr = QuotaBook.fr(a.flavorOf(ps.name(), r), r);
                 if (ctx.quota().used(a.clusterQueue(), fr) > ctx.quota().nominal(a.clusterQueue(), fr)) {
                     return true;
                 }
