@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The preemption search, with Kueue's rules and its two-phase minimal victim set:
+ * The preemption search. With {@link PreemptionPolicy.CohortRules#KUEUE} (the default) it is {@link KueuePreemptor};
+ * this class is the search under {@link PreemptionPolicy.CohortRules#FAIRWAY_STRICT}, Fairway's stricter rules with
+ * the same two-phase minimal victim set:
  * <ol>
  *   <li>candidates: jobs of the same ClusterQueue allowed by {@code withinClusterQueue}; jobs of other
  *       ClusterQueues in the same cohort tree only when they are part of what their queue borrows (in admission
@@ -36,8 +38,12 @@ final class Preemptor {
 
     static Attempt search(SearchPlan ctx, PreemptionIndex index, JobStatus job, ClusterQueue cq, PendingReason notFitting) {
         PreemptionPolicy p = cq.preemption();
-        if (p.equals(PreemptionPolicy.NEVER)) {
+        if (p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.NEVER && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.NEVER
+                && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER) {
             return Attempt.failure(notFitting);
+        }
+        if (p.cohortRules() == PreemptionPolicy.CohortRules.KUEUE) {
+            return KueuePreemptor.search(ctx, index, job, cq, notFitting);
         }
         // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
         // A phase that fails undoes all it tried: the plan is as it was, and takes back its state number.
@@ -149,7 +155,7 @@ final class Preemptor {
         return false;
     }
 
-    private static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
+    static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
         String how = victimCq.equals(cq) ? "within ClusterQueue " + cq
                 : "ClusterQueue " + cq + " reclaims quota from " + victimCq;
         return "preempted by " + job.id() + " (priority " + job.spec().priority() + " over " + victim.spec().priority() + "; " + how + ")";
@@ -175,7 +181,7 @@ final class Preemptor {
     }
 
     /** True when the admitted job's queue is above nominal quota in a (flavor, resource) the job uses. */
-    private static boolean borrows(SearchPlan ctx, JobStatus job, Admit a) {
+    static boolean borrows(SearchPlan ctx, JobStatus job, Admit a) {
         for (var ps : job.spec().podSets()) {
             for (String r : ps.resources().names()) {
                 String fr = QuotaBook.fr(a.flavorOf(ps.name(), r), r);
@@ -188,7 +194,7 @@ final class Preemptor {
     }
 
     /** True when admitting the job now would take its queue above nominal quota for some (flavor, resource). */
-    private static boolean wouldBorrow(SearchPlan ctx, JobStatus job, ClusterQueue cq) {
+    static boolean wouldBorrow(SearchPlan ctx, JobStatus job, ClusterQueue cq) {
         Map<String, Integer> counts = Assignment.fullCounts(job.spec());
         Assignment.Result ar = Assignment.assign(cq, ctx.snapshot().flavors(), ctx.quota(), job.spec(), counts);
         if (ar.reason() != null) {
@@ -215,6 +221,9 @@ final class Preemptor {
                 if (!any && h.priority >= prio) {
                     break; // candidate order is by priority: no lower-priority job follows
                 }
+                if (borrowing && p.maxPriorityThreshold() != null && h.priority > p.maxPriorityThreshold()) {
+                    break; // nor one at or below the threshold
+                }
                 if (!h.queue.name.equals(cq.name())) {
                     out.add(h.job);
                 }
@@ -239,7 +248,7 @@ final class Preemptor {
         return out;
     }
 
-    private static boolean newer(JobStatus a, JobStatus b) {
+    static boolean newer(JobStatus a, JobStatus b) {
         long ta = a.spec().submitTimeMillis();
         long tb = b.spec().submitTimeMillis();
         return ta > tb || (ta == tb && a.sequence() > b.sequence());
