@@ -312,6 +312,59 @@ public final class Assignment {
         return new Choice(f, quota, ids, amounts);
     }
 
+    /**
+     * What a job asks of each (flavor, resource) of its target flavors, as Kueue's preemption and its capacity kept
+     * for a lender see it: per pod set and resource group, the first flavor (that its node selector allows) whose
+     * nominal quota could hold the request, else the group's first such flavor.
+     *
+     * @param cq the job's ClusterQueue
+     * @param flavorSpecs the flavors by name
+     * @param quota the quota book
+     * @param job the job (at full size)
+     * @return the amounts by (flavor, resource) key; empty when no group covers its resources
+     */
+    public static Map<String, Long> targetDemand(ClusterQueue cq, Map<String, ResourceFlavor> flavorSpecs, QuotaBook quota, JobSpec job) {
+        Map<String, Long> demand = new LinkedHashMap<>();
+        for (PodSet ps : job.podSets()) {
+            Map<ResourceGroup, List<String>> byGroup = new LinkedHashMap<>();
+            for (String r : ps.resources().names()) {
+                ResourceGroup g = cq.groupFor(r);
+                if (g != null) {
+                    byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(r);
+                }
+            }
+            for (Map.Entry<ResourceGroup, List<String>> e : byGroup.entrySet()) {
+                String target = null;
+                for (FlavorQuotas fq : e.getKey().flavors()) {
+                    ResourceFlavor spec = flavorSpecs.get(fq.flavor());
+                    if (spec == null || conflicts(ps.nodeSelector(), spec.nodeLabels())) {
+                        continue;
+                    }
+                    if (target == null) {
+                        target = fq.flavor();
+                    }
+                    boolean holds = true;
+                    for (String r : e.getValue()) {
+                        if (ps.resources().get(r) * ps.count() > quota.nominal(cq.name(), QuotaBook.fr(fq.flavor(), r))) {
+                            holds = false;
+                            break;
+                        }
+                    }
+                    if (holds) {
+                        target = fq.flavor();
+                        break;
+                    }
+                }
+                if (target != null) {
+                    for (String r : e.getValue()) {
+                        demand.merge(QuotaBook.fr(target, r), ps.resources().get(r) * ps.count(), Long::sum);
+                    }
+                }
+            }
+        }
+        return demand;
+    }
+
     private static boolean conflicts(Map<String, String> selector, Map<String, String> labels) {
         for (Map.Entry<String, String> e : selector.entrySet()) {
             String v = labels.get(e.getKey());

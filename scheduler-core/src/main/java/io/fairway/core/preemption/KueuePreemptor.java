@@ -4,14 +4,10 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.FlavorQuotas;
 import io.fairway.api.model.PreemptionPolicy;
-import io.fairway.api.model.ResourceFlavor;
-import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.spi.Attempt;
 import io.fairway.core.admission.QuotaBook;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -230,61 +226,8 @@ final class KueuePreemptor {
         return false;
     }
 
-    /**
-     * What the job asks of each (flavor, resource) of its target flavors: per pod set and resource group, the first
-     * flavor (that its node selector allows) whose nominal quota could hold the request, else the group's first.
-     */
     static Map<String, Long> demand(SearchPlan ctx, JobStatus job, ClusterQueue cq) {
-        Map<String, Long> demand = new LinkedHashMap<>();
-        Map<String, ResourceFlavor> specs = ctx.snapshot().flavors();
-        QuotaBook quota = ctx.quota();
-        for (PodSet ps : job.spec().podSets()) {
-            Map<ResourceGroup, List<String>> byGroup = new LinkedHashMap<>();
-            for (String r : ps.resources().names()) {
-                ResourceGroup g = cq.groupFor(r);
-                if (g != null) {
-                    byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(r);
-                }
-            }
-            for (Map.Entry<ResourceGroup, List<String>> e : byGroup.entrySet()) {
-                String target = null;
-                for (FlavorQuotas fq : e.getKey().flavors()) {
-                    ResourceFlavor spec = specs.get(fq.flavor());
-                    if (spec == null || conflicts(ps.nodeSelector(), spec.nodeLabels())) {
-                        continue;
-                    }
-                    if (target == null) {
-                        target = fq.flavor();
-                    }
-                    boolean holds = true;
-                    for (String r : e.getValue()) {
-                        if (ps.resources().get(r) * ps.count() > quota.nominal(cq.name(), QuotaBook.fr(fq.flavor(), r))) {
-                            holds = false;
-                            break;
-                        }
-                    }
-                    if (holds) {
-                        target = fq.flavor();
-                        break;
-                    }
-                }
-                if (target != null) {
-                    for (String r : e.getValue()) {
-                        demand.merge(QuotaBook.fr(target, r), ps.resources().get(r) * ps.count(), Long::sum);
-                    }
-                }
-            }
-        }
-        return demand;
+        return io.fairway.core.admission.Assignment.targetDemand(cq, ctx.snapshot().flavors(), ctx.quota(), job.spec());
     }
 
-    private static boolean conflicts(Map<String, String> selector, Map<String, String> labels) {
-        for (Map.Entry<String, String> e : selector.entrySet()) {
-            String v = labels.get(e.getKey());
-            if (v != null && !v.equals(e.getValue())) {
-                return true;
-            }
-        }
-        return false;
-    }
 }

@@ -64,7 +64,8 @@ class PreemptionDecisionsTest {
     /**
      * The same scenario under Kueue's cohort rules (the default), recorded when they became the default: reclaim
      * candidates are all (lower-priority) jobs of queues that borrow, taken while their queue borrows; a preemptor
-     * whose victims are all in its own queue may end borrowing (see docs/concepts/quota.md).
+     * whose victims are all in its own queue may end borrowing; a lender that cannot reclaim keeps its unused quota for
+     * its waiting job (see docs/concepts/quota.md).
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fair-sharing", "best-effort-fifo", "priority", "strict-fifo"})
@@ -78,10 +79,10 @@ class PreemptionDecisionsTest {
     }
 
     private static final Map<String, String> EXPECTED_KUEUE = Map.of(
-            "fair-sharing", "66cb8165689439fe04857ff70d760a6da6475df59ebac9caefd94f4eb36b51a8",
-            "best-effort-fifo", "a8ba690baef81e3cbf227a0334fd8f9caf1988570dc6648ce7e3a99c0a0ea5db",
-            "priority", "6b7f13119255661d0d141e5dd5a76212cff67d5085e534adea01b18c9f56de53",
-            "strict-fifo", "0eab78abbaadf41106fc9ecb97de7d4902c51befb2da3089de735d49002f497a");
+            "fair-sharing", "2a3b68f77de1f7c35fd5b814fa463903bf91e20c300bedda0376c501708ee209",
+            "best-effort-fifo", "07074b6ad81faafcbdd8aad138030bbb06cfa934d62ae0b3cba6fe6d6c3dc906",
+            "priority", "9e11fbdebddc5a36402ee45694316ccc5abf714467c1801e601d10e5cb723f43",
+            "strict-fifo", "400e2f8f1762f3bdeabb8406c26018863ab9fd0804cd656b701c7f92799d6708");
 
     record Transcript(String text, String sha256, int preemptions, int refusedSearches) {
     }
