@@ -174,10 +174,12 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param model its model name, for {@link PlacementSensitivity#forModel}
      * @param checkpointing how it checkpoints, or null
      * @param topology where its members must or should be relative to each other, or null for no constraint
+     * @param podSets instead of members, resources, gpus, minMembers and topology: several pod sets (a launcher and its
+     *     workers, a driver and its executors), admitted together as one gang
      */
     public record JobConfig(String id, Double submitSeconds, Double durationSeconds, String queue, String namespace, Integer members,
                             Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
-                            CheckpointingConfig checkpointing, TopologyConfig topology) implements Validated {
+                            CheckpointingConfig checkpointing, TopologyConfig topology, List<PodSetConfig> podSets) implements Validated {
         /** Checks the fields that need no other; {@link #validate()} builds the job. */
         public JobConfig {
             Names.require("id", id);
@@ -186,10 +188,18 @@ public record ScenarioConfig(String name, String description, List<String> polic
             if (submitSeconds != null) {
                 clock("job " + id + ": ", "submitSeconds", submitSeconds);
             }
-            InvalidSpecException.check(gpus == null || members == null && resources == null, "gpus", gpus,
-                    "job %s: give either gpus or members/resources, not both", id);
-            InvalidSpecException.check(gpus != null || resources != null && !resources.isEmpty(), "resources", resources,
-                    "job %s: give resources (per member) or gpus", id);
+            if (podSets != null) {
+                InvalidSpecException.check(!podSets.isEmpty(), "podSets", podSets, "job %s: podSets must list at least one pod set", id);
+                InvalidSpecException.check(gpus == null && members == null && resources == null && minMembers == null && topology == null,
+                        "podSets", podSets.size() + " pod sets",
+                        "job %s: give podSets, or gpus / members / resources / minMembers / topology, not both", id);
+                podSets = List.copyOf(podSets);
+            } else {
+                InvalidSpecException.check(gpus == null || members == null && resources == null, "gpus", gpus,
+                        "job %s: give either gpus or members/resources, not both", id);
+                InvalidSpecException.check(gpus != null || resources != null && !resources.isEmpty(), "resources", resources,
+                        "job %s: give resources (per member) or gpus", id);
+            }
         }
 
         @Override
@@ -198,8 +208,10 @@ public record ScenarioConfig(String name, String description, List<String> polic
         }
 
         SimJob toJob() {
-            PodSet ps;
-            if (gpus != null) {
+            PodSet ps = null;
+            if (podSets != null) {
+                // built below, one per entry
+            } else if (gpus != null) {
                 GangShape s = GangShape.forGpus(gpus);
                 ps = PodSet.of("main", s.members(), Resources.builder().gpus(s.gpusPerMember()).build());
             } else {
@@ -215,6 +227,18 @@ public record ScenarioConfig(String name, String description, List<String> polic
                     throw new InvalidSpecException("topology", topology, "job " + id + ": " + e.getMessage());
                 }
             }
+            List<PodSet> all = new java.util.ArrayList<>();
+            if (podSets != null) {
+                java.util.Set<String> names = new java.util.HashSet<>();
+                for (PodSetConfig c : podSets) {
+                    PodSet p = c.toModel(id);
+                    InvalidSpecException.check(names.add(p.name()), "podSets[" + p.name() + "].name", p.name(),
+                            "job %s: pod set %s is listed twice", id, p.name());
+                    all.add(p);
+                }
+            } else {
+                all.add(ps);
+            }
             double submit = submitSeconds == null ? 0 : submitSeconds;
             InvalidSpecException.check(submit >= 0, "submitSeconds", submit, "job %s: submitSeconds must be >= 0, was %s", id, submit);
             JobSpec.Builder b = JobSpec.builder(id)
@@ -223,13 +247,40 @@ public record ScenarioConfig(String name, String description, List<String> polic
                     .jobSet(jobSet)
                     .priority(priority == null ? 0 : priority)
                     .submitTimeMillis(Math.round(submit * 1000))
-                    .podSet(ps)
                     .estimatedSeconds(durationSeconds)
                     .sensitivity(PlacementSensitivity.forModel(model));
+            all.forEach(b::podSet);
             if (checkpointing != null) {
                 b.checkpointing(checkpointing.toModel());
             }
             return new SimJob(b.build(), durationSeconds);
+        }
+    }
+
+    /**
+     * One pod set of a job with several ({@code podSets: [{name: launcher, resources: {cpu: "2"}}, {name: worker, members: 4,
+     * resources: {cpu: "16", nvidia.com/gpu: "8"}}]}).
+     *
+     * @param name its name, unique in the job
+     * @param members member count (default 1)
+     * @param minMembers the fewest members it can run with (elastic), or null
+     * @param resources per-member resources as quantities
+     * @param topology where its members must or should be, or null
+     */
+    public record PodSetConfig(String name, Integer members, Integer minMembers, Map<String, String> resources, TopologyConfig topology) {
+        PodSet toModel(String job) {
+            InvalidSpecException.check(name != null && !name.isBlank(), "podSets[].name", name, "job %s: every pod set needs a name", job);
+            InvalidSpecException.check(resources != null && !resources.isEmpty(), "podSets[" + name + "].resources", resources,
+                    "job %s: pod set %s: give resources (per member)", job, name);
+            try {
+                PodSet ps = PodSet.of(name, members == null ? 1 : members, Resources.parse(resources));
+                if (minMembers != null) {
+                    ps = ps.withMinCount(minMembers);
+                }
+                return topology == null ? ps : ps.withTopology(topology.toModel());
+            } catch (InvalidSpecException e) {
+                throw new InvalidSpecException(e.field(), e.value(), "job " + job + ": pod set " + name + ": " + e.getMessage());
+            }
         }
     }
 
