@@ -47,6 +47,9 @@ import java.util.Set;
  *     cohort: research
  *     queueingStrategy: BestEffortFIFO        # or StrictFIFO; omit to let the policy decide
  *     preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any, borrowWithinCohort: {policy: Never}}
+ *     # borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}; cohortRules: Kueue (default) | FairwayStrict
+ *     namespaceSelector: {matchLabels: {team: a}}   # omit: every namespace; matched against localQueues' namespaceLabels
+ *     flavorFungibility: {whenCanBorrow: MayStopSearch, whenCanPreempt: TryNextFlavor}
  *     fairSharing: {weight: 2}
  *     resourceGroups:
  *       - coveredResources: [cpu, memory, nvidia.com/gpu]
@@ -57,7 +60,7 @@ import java.util.Set;
  *               - {name: memory, nominalQuota: 512Gi}
  *               - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8, lendingLimit: 4}
  * localQueues:
- *   - {name: gpu, namespace: team-a, clusterQueue: team-a}
+ *   - {name: gpu, namespace: team-a, clusterQueue: team-a, namespaceLabels: {team: a}}
  * nodePools:                               # see NodePoolConfig
  *   - name: gpu
  *     instanceTypes:
