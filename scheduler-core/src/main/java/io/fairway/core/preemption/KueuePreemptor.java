@@ -21,7 +21,10 @@ import java.util.Set;
  *       may use now (all of them when quota is not short and only placement is);</li>
  *   <li>candidates in other ClusterQueues of the cohort tree: every job, under {@code reclaimWithinCohort: Any}, or
  *       every lower-priority job, under {@code LowerPriority}, of a queue that borrows (is above nominal) in one of
- *       those resources, and uses one of them. When the job's request fits its queue's own nominal quota, it may take
+ *       those resources, and uses one of them. A queue borrows by the jobs it held when the round began and still
+ *       holds in the plan: jobs admitted in this round are not counted (nor candidates), as Kueue picks candidates on
+ *       its cycle's starting snapshot — otherwise a queue that a job of this round took above nominal would lose an
+ *       older job in its place, which would then take its place back. When the job's request fits its queue's own nominal quota, it may take
  *       them whether or not it then borrows; otherwise a candidate may be taken while the preemptor borrows only under
  *       {@code borrowWithinCohort: LowerPriority}, of lower priority than the preemptor and at most
  *       {@code maxPriorityThreshold};</li>
@@ -92,11 +95,11 @@ final class KueuePreemptor {
                 if (!any && h.priority >= prio) {
                     break; // candidate order is by priority: no lower-priority job follows
                 }
-                if (h.queue.name.equals(cq.name()) || !index.inPlan(h) || !usesAny(h.job, needed)) {
+                if (h.queue.name.equals(cq.name()) || !index.inPlan(h)) {
                     continue;
                 }
-                if (!borrowing.computeIfAbsent(h.queue.name, q -> borrowsIn(quota, q, needed))) {
-                    continue;
+                if (!borrowing.computeIfAbsent(h.queue.name, q -> index.heldAboveNominal(q, needed)) || !usesAny(h.job, needed)) {
+                    continue; // its queue is within nominal in what is needed, or it uses none of it
                 }
                 if (fitsNominal) {
                     byNominal.add(new Candidate(h, Variant.BY_NOMINAL));
@@ -137,9 +140,24 @@ final class KueuePreemptor {
         long before = ctx.state();
         for (boolean borrowing : attempts) {
             List<JobStatus> listed = new ArrayList<>();
+            // other queues' victims that the job may take only if it then ends within its nominal quota: all but those
+            // taken while borrowing (Kueue admits in the flavor it targeted, where a request its nominal quota holds
+            // does not borrow; Fairway admits in the first flavor that fits, so it checks)
+            java.util.Set<String> needNominal = new java.util.HashSet<>();
+            // taken while borrowing from a queue that could reclaim it back (reclaimWithinCohort Any): only what that
+            // queue borrows beyond its nominal quota, as Fairway's rule, or the two would take turns
+            java.util.Set<String> keepQueueNominal = new java.util.HashSet<>();
             for (Candidate c : others) {
                 if (!borrowing || c.variant() != Variant.WITHOUT_BORROWING) {
                     listed.add(c.held().job);
+                    if (c.variant() != Variant.WHILE_BORROWING) {
+                        needNominal.add(c.held().job.id());
+                    } else {
+                        ClusterQueue victimQueue = ctx.snapshot().clusterQueues().get(c.held().queue.name);
+                        if (victimQueue != null && victimQueue.preemption().reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY) {
+                            keepQueueNominal.add(c.held().job.id());
+                        }
+                    }
                 }
             }
             int fromOthers = listed.size();
@@ -153,12 +171,16 @@ final class KueuePreemptor {
             boolean fits = false;
             for (int i = 0; i < listed.size(); i++) {
                 JobStatus c = listed.get(i);
-                if (i < fromOthers && !borrowsIn(quota, ctx.clusterQueueOf(c), needed)) {
+                if (i < fromOthers && !index.heldAboveNominal(ctx.clusterQueueOf(c), needed)) {
                     continue; // its queue no longer borrows in what is needed: the rest of its jobs are safe
                 }
                 ctx.preemptForSearch(c, "");
+                if (keepQueueNominal.contains(c.id()) && index.heldBelowNominal(ctx.clusterQueueOf(c), usedOf(c, needed))) {
+                    ctx.restore(c.id());
+                    continue;
+                }
                 victims.add(c);
-                if (ctx.fits(job) && (borrowing || !Preemptor.wouldBorrow(ctx, job, cq))) {
+                if (ctx.fits(job) && ((borrowing && !anyIn(victims, needNominal)) || !Preemptor.wouldBorrow(ctx, job, cq))) {
                     fits = true;
                     break;
                 }
@@ -173,14 +195,14 @@ final class KueuePreemptor {
             for (int i = victims.size() - 1; i >= 0; i--) {
                 JobStatus v = victims.get(i);
                 ctx.restore(v.id());
-                if (ctx.fits(job) && (borrowing || !Preemptor.wouldBorrow(ctx, job, cq))) {
-                    victims.remove(i);
-                } else {
+                victims.remove(i);
+                if (!(ctx.fits(job) && ((borrowing && !anyIn(victims, needNominal)) || !Preemptor.wouldBorrow(ctx, job, cq)))) {
                     ctx.preemptForSearch(v, "");
+                    victims.add(i, v);
                 }
             }
             Attempt a = ctx.tryAdmit(job);
-            if (a.admitted() && !borrowing && Preemptor.borrows(ctx, job, a.admission())) {
+            if (a.admitted() && (!borrowing || anyIn(victims, needNominal)) && Preemptor.borrows(ctx, job, a.admission())) {
                 ctx.unadmit(job.id());
                 a = Attempt.failure(notFitting);
             }
@@ -200,17 +222,31 @@ final class KueuePreemptor {
                 + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
     }
 
-    /** True when the queue uses more than its nominal quota of one of the pairs. */
-    private static boolean borrowsIn(QuotaBook quota, String queue, Set<String> pairs) {
-        if (queue == null) {
+    private static boolean anyIn(List<JobStatus> victims, java.util.Set<String> ids) {
+        if (ids.isEmpty()) {
             return false;
         }
-        for (String fr : pairs) {
-            if (quota.used(queue, fr) > quota.nominal(queue, fr)) {
+        for (JobStatus v : victims) {
+            if (ids.contains(v.id())) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** @return the pairs of {@code pairs} the running job is charged for */
+    private static Set<String> usedOf(JobStatus j, Set<String> pairs) {
+        Set<String> out = new java.util.HashSet<>();
+        var a = j.admission();
+        for (PodSet ps : j.spec().podSets()) {
+            for (String r : ps.resources().names()) {
+                String fr = QuotaBook.fr(a.flavorOf(ps.name(), r), r);
+                if (pairs.contains(fr)) {
+                    out.add(fr);
+                }
+            }
+        }
+        return out;
     }
 
     /** True when the running job is charged for one of the pairs. */

@@ -203,23 +203,39 @@ class KueuePreemptionRulesTest {
 
     /**
      * Kueue's "don't allow preempting a lower-priority workload with priority above MaxPriorityThreshold, if borrowing
-     * is required even after the preemption": b-standard runs a priority-1 job of 10 cores; a priority-2 job of 10 in
+     * is required even after the preemption": a-best-effort runs a priority-1 job of 10 cores; a priority-2 job of 10 in
      * a-standard must borrow, and 1 is above the threshold 0: nothing is preempted. Without a threshold it is.
      */
     @Test
     void maxPriorityThresholdKeepsJobsAboveItWhenThePreemptorMustBorrow() {
         Scheduler s = sharedCohort(0, CohortRules.KUEUE);
-        admit(s, job("b-standard", "b-standard", 1, 10));
+        admit(s, job("best-effort", "a-best-effort", 1, 10));
         RoundResult r = submit(s, job("in", "a-standard", 2, 10));
         assertThat(preempted(r)).isEmpty();
         assertThat(admitted(r, "in")).isFalse();
 
         now.set(1_000);
         Scheduler noThreshold = sharedCohort(null, CohortRules.KUEUE);
-        admit(noThreshold, job("b-standard", "b-standard", 1, 10));
+        admit(noThreshold, job("best-effort", "a-best-effort", 1, 10));
         r = submit(noThreshold, job("in", "a-standard", 2, 10));
-        assertThat(preempted(r)).containsExactly("b-standard");
+        assertThat(preempted(r)).containsExactly("best-effort");
         assertThat(admitted(r, "in")).isTrue();
+    }
+
+    /**
+     * Where Fairway keeps its rule: a preemptor that must borrow takes from a queue whose {@code reclaimWithinCohort}
+     * is Any only what that queue borrows beyond its nominal quota — that queue could otherwise reclaim the quota back
+     * from the borrowing preemptor at once, and the two would take turns (a cycle QuotaProperties finds under Kueue's
+     * exact rule). b-standard (1 core nominal, reclaim Any) runs a priority-1 job of 10 cores: taking it would leave
+     * b-standard below nominal, so the priority-2 job of a-standard that must borrow waits.
+     */
+    @Test
+    void aBorrowingPreemptorLeavesAQueueThatCouldReclaimItBackAtItsNominal() {
+        Scheduler s = sharedCohort(null, CohortRules.KUEUE);
+        admit(s, job("b-standard", "b-standard", 1, 10));
+        RoundResult r = submit(s, job("in", "a-standard", 2, 10));
+        assertThat(preempted(r)).isEmpty();
+        assertThat(admitted(r, "in")).isFalse();
     }
 
     /**

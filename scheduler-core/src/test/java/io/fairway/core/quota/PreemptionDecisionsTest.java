@@ -79,10 +79,10 @@ class PreemptionDecisionsTest {
     }
 
     private static final Map<String, String> EXPECTED_KUEUE = Map.of(
-            "fair-sharing", "2a3b68f77de1f7c35fd5b814fa463903bf91e20c300bedda0376c501708ee209",
-            "best-effort-fifo", "07074b6ad81faafcbdd8aad138030bbb06cfa934d62ae0b3cba6fe6d6c3dc906",
-            "priority", "9e11fbdebddc5a36402ee45694316ccc5abf714467c1801e601d10e5cb723f43",
-            "strict-fifo", "400e2f8f1762f3bdeabb8406c26018863ab9fd0804cd656b701c7f92799d6708");
+            "fair-sharing", "45e5cac99488cb33e7c1867f7490781c15cba68b53116fe49f22b87ea120e9b7",
+            "best-effort-fifo", "50be90d5559090ab5d1aee0025749ced9bc8bea5db28240381236031f6d77fb2",
+            "priority", "00b2799a15eca3f6075938ddd3a21b03df28461b4aa6e0cedca3c667dcafc1f5",
+            "strict-fifo", "e8eada53c4f07314c06bfe29de7ee179f5f138e48dfef781de9ba6b07b5a129b");
 
     record Transcript(String text, String sha256, int preemptions, int refusedSearches) {
     }

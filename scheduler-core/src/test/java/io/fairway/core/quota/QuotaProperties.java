@@ -46,7 +46,8 @@ class QuotaProperties {
         AtomicLong now = new AtomicLong();
         ResourceFlavor a = new ResourceFlavor("fa", Map.of("pool", "a"), List.of(), List.of());
         ResourceFlavor b = new ResourceFlavor("fb", Map.of("pool", "b"), List.of(), List.of());
-        Scheduler.Builder sb = Scheduler.builder().clock(now::get).seed(seed).policy(POLICIES[policyIndex]).flavor(a).flavor(b);
+        ResourceFlavor c = ResourceFlavor.of("fc"); // cpu of queues that quote it in a resource group of its own
+        Scheduler.Builder sb = Scheduler.builder().clock(now::get).seed(seed).policy(POLICIES[policyIndex]).flavor(a).flavor(b).flavor(c);
         // a random cohort tree: roots r0..r1, inner cohorts below them, some with quota of their own
         int cohorts = 1 + rnd.nextInt(4);
         List<String> cohortNames = new ArrayList<>();
@@ -70,8 +71,15 @@ class QuotaProperties {
                     PreemptionPolicy.ReclaimWithinCohort.values()[rnd.nextInt(3)],
                     borrow, threshold, rnd.nextInt(4) == 0 ? PreemptionPolicy.CohortRules.FAIRWAY_STRICT : PreemptionPolicy.CohortRules.KUEUE);
             rulesOfQueue.put("q" + i, p.cohortRules());
-            sb.clusterQueue(ClusterQueue.builder("q" + i).cohort(cohort).preemption(p).fairSharingWeight(1 + rnd.nextInt(3))
-                    .resourceGroup(group(rnd, 0, 12, cohort != null)).build());
+            ClusterQueue.Builder qb = ClusterQueue.builder("q" + i).cohort(cohort).preemption(p).fairSharingWeight(1 + rnd.nextInt(3));
+            if (rnd.nextInt(3) == 0) {
+                // Kueue's common layout: GPUs in one resource group (fa, fb), cpu in another (fc): a flavor per group
+                qb.resourceGroup(gpuGroup(rnd, 0, 12, cohort != null))
+                        .resourceGroup(new ResourceGroup(List.of(Resources.CPU), List.of(new FlavorQuotas("fc", List.of(ResourceQuota.of(Resources.CPU, 64_000))))));
+            } else {
+                qb.resourceGroup(group(rnd, 0, 12, cohort != null));
+            }
+            sb.clusterQueue(qb.build());
             sb.localQueue(new LocalQueue("ns", "q" + i, "q" + i));
         }
         for (int n = 0; n < 2 + rnd.nextInt(4); n++) {
@@ -79,7 +87,7 @@ class QuotaProperties {
                     .gpus(GpuTopology.nvSwitch8("H100")).build());
         }
         Scheduler s = sb.build();
-        Map<String, ResourceFlavor> flavors = Map.of("fa", a, "fb", b);
+        Map<String, ResourceFlavor> flavors = Map.of("fa", a, "fb", b, "fc", c);
         Map<String, Node> nodes = new HashMap<>();
         s.clusters().nodes().forEach(n -> nodes.put(n.name(), n));
         List<String> running = new ArrayList<>();
@@ -110,8 +118,10 @@ class QuotaProperties {
                         s.reportStarted(adm.jobId());
                         running.add(adm.jobId());
                         for (MemberPlacement m : adm.placement().members()) {
-                            ResourceFlavor f = flavors.get(adm.flavors().get(m.podSet()));
-                            assertThat(f.matches(nodes.get(m.node()))).as("flavor %s vs node %s", f.name(), m.node()).isTrue();
+                            for (String name : Admit.flavorsOf(adm.flavors(), m.podSet())) {
+                                ResourceFlavor f = flavors.get(name);
+                                assertThat(f.matches(nodes.get(m.node()))).as("flavor %s vs node %s", f.name(), m.node()).isTrue();
+                            }
                         }
                     } else if (d instanceof Preempt p) {
                         preemptionsInLastQuietRound++;
@@ -137,6 +147,17 @@ class QuotaProperties {
             }
             assertThat(preemptionsInLastQuietRound).as("preemptions keep going with nothing changing: %s", log).isZero();
         }
+    }
+
+    private static ResourceGroup gpuGroup(Random rnd, int min, int max, boolean limits) {
+        List<FlavorQuotas> fq = new ArrayList<>();
+        for (String f : new String[] {"fa", "fb"}) {
+            long nominal = min + rnd.nextInt(max - min + 1);
+            long borrow = limits && rnd.nextBoolean() ? rnd.nextInt(6) : ResourceQuota.UNLIMITED;
+            long lend = limits && rnd.nextBoolean() ? rnd.nextInt((int) nominal + 1) : ResourceQuota.UNLIMITED;
+            fq.add(new FlavorQuotas(f, List.of(new ResourceQuota(Resources.GPU, nominal, borrow, lend))));
+        }
+        return new ResourceGroup(List.of(Resources.GPU), fq);
     }
 
     private static ResourceGroup group(Random rnd, int min, int max, boolean limits) {
