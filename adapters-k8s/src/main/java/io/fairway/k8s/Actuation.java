@@ -102,7 +102,7 @@ final class Actuation {
         List<PodSetTemplate> podSets = t.kind.integration.podSets(obj);
         List<PodSetAdmission> admissions = new ArrayList<>();
         for (PodSetTemplate ps : podSets) {
-            ResourceFlavor flavor = flavorOf(a.flavors().get(ps.name()));
+            ResourceFlavor flavor = flavorOfPodSet(a.flavors(), ps.name());
             List<Toleration> tolerations = new ArrayList<>();
             if (flavor != null) {
                 for (io.fairway.api.model.Toleration x : flavor.tolerations()) {
@@ -125,6 +125,15 @@ final class Actuation {
         state.kube.event(obj, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with " + flavors
                 + " on " + String.join(", ", a.placement().nodes()));
         LOG.info("{} {} admitted by {} on {}", t.kind.integration.kind().kind(), t.key(), a.clusterQueue(), a.placement().nodes());
+    }
+
+    /** A pod set's flavor; with flavors from several resource groups, one flavor with all their labels and tolerations. */
+    private ResourceFlavor flavorOfPodSet(Map<String, String> flavors, String podSet) {
+        List<String> names = io.fairway.api.decision.Admit.flavorsOf(flavors, podSet);
+        if (names.size() <= 1) {
+            return flavorOf(flavors.get(podSet));
+        }
+        return io.fairway.core.admission.FlavorUnion.of(flavorOf(names.get(0)), names.subList(1, names.size()).stream().map(this::flavorOf).toList());
     }
 
     private ResourceFlavor flavorOf(String name) {

@@ -56,10 +56,9 @@ final class QueueViews {
             }
             Map<String, Long> u = used.computeIfAbsent(a.clusterQueue(), k -> new HashMap<>());
             for (PodSet ps : j.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
                 int m = a.counts().getOrDefault(ps.name(), ps.count());
-                if (flavor != null) {
-                    ps.total(m).asMap().forEach((r, v) -> u.merge(flavor + '\u0000' + r, v, Long::sum));
+                if (a.flavors().get(ps.name()) != null) {
+                    ps.total(m).asMap().forEach((r, v) -> u.merge(a.flavorOf(ps.name(), r) + '\u0000' + r, v, Long::sum));
                 }
             }
             int[] c = counts.computeIfAbsent(a.clusterQueue(), k -> new int[3]);

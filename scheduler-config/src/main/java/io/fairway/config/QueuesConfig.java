@@ -47,6 +47,9 @@ import java.util.Set;
  *     cohort: research
  *     queueingStrategy: BestEffortFIFO        # or StrictFIFO; omit to let the policy decide
  *     preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any, borrowWithinCohort: {policy: Never}}
+ *     # borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}; cohortRules: Kueue (default) | FairwayStrict
+ *     namespaceSelector: {matchLabels: {team: a}}   # omit: every namespace; matched against localQueues' namespaceLabels
+ *     flavorFungibility: {whenCanBorrow: MayStopSearch, whenCanPreempt: TryNextFlavor}
  *     fairSharing: {weight: 2}
  *     resourceGroups:
  *       - coveredResources: [cpu, memory, nvidia.com/gpu]
@@ -57,7 +60,7 @@ import java.util.Set;
  *               - {name: memory, nominalQuota: 512Gi}
  *               - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8, lendingLimit: 4}
  * localQueues:
- *   - {name: gpu, namespace: team-a, clusterQueue: team-a}
+ *   - {name: gpu, namespace: team-a, clusterQueue: team-a, namespaceLabels: {team: a}}
  * nodePools:                               # see NodePoolConfig
  *   - name: gpu
  *     instanceTypes:
@@ -306,11 +309,35 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
      * @param flavorFungibility {@code {whenCanBorrow: Borrow|TryNextFlavor}}
      * @param priorityFactor its priority factor for fair share over time (Armada; default 1)
      * @param stopPolicy {@code None}, {@code Hold} or {@code HoldAndDrain}: admit nothing new unless None
+     * @param namespaceSelector which namespaces may submit ({@code {matchLabels: {...}, matchExpressions: [...]}}), matched
+     *     against the {@code namespaceLabels} of the LocalQueues; omitted: every namespace; {@code {}}: every namespace
      */
     public record ClusterQueueConfig(String name, String cohort, String queueingStrategy, List<ResourceGroupConfig> resourceGroups,
                                      PreemptionConfig preemption, FairSharingConfig fairSharing, Double fairSharingWeight,
-                                     FlavorFungibilityConfig flavorFungibility, Double priorityFactor, String stopPolicy)
+                                     FlavorFungibilityConfig flavorFungibility, Double priorityFactor, String stopPolicy,
+                                     LabelSelectorConfig namespaceSelector)
             implements Validated {
+        /**
+         * A ClusterQueue open to every namespace.
+         *
+         * @param name its name
+         * @param cohort its cohort or null
+         * @param queueingStrategy its strategy or null
+         * @param resourceGroups its quota
+         * @param preemption its preemption or null
+         * @param fairSharing its fair sharing or null
+         * @param fairSharingWeight its weight or null
+         * @param flavorFungibility its fungibility or null
+         * @param priorityFactor its priority factor or null
+         * @param stopPolicy its stop policy or null
+         */
+        public ClusterQueueConfig(String name, String cohort, String queueingStrategy, List<ResourceGroupConfig> resourceGroups,
+                                  PreemptionConfig preemption, FairSharingConfig fairSharing, Double fairSharingWeight,
+                                  FlavorFungibilityConfig flavorFungibility, Double priorityFactor, String stopPolicy) {
+            this(name, cohort, queueingStrategy, resourceGroups, preemption, fairSharing, fairSharingWeight, flavorFungibility, priorityFactor,
+                    stopPolicy, null);
+        }
+
         /** Normalises; {@link #validate()} checks by building the ClusterQueue. */
         public ClusterQueueConfig {
             resourceGroups = Names.list("resourceGroups", resourceGroups);
@@ -338,6 +365,9 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
                     .stopped(stopPolicy != null && !stopPolicy.equals("None"));
             if (flavorFungibility != null) {
                 b.flavorFungibility(flavorFungibility.toModel());
+            }
+            if (namespaceSelector != null) {
+                b.namespaceSelector(namespaceSelector.toModel("clusterQueue[" + name + "].namespaceSelector"));
             }
             for (ResourceGroupConfig g : resourceGroups) {
                 b.resourceGroup(g.toModel());
@@ -437,10 +467,23 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
      *
      * @param withinClusterQueue Never, LowerPriority or LowerOrNewerEqualPriority
      * @param reclaimWithinCohort Never, LowerPriority or Any
-     * @param borrowWithinCohort {@code {policy: Never|LowerPriority}}
+     * @param borrowWithinCohort {@code {policy: Never|LowerPriority, maxPriorityThreshold: N}}
+     * @param cohortRules {@code Kueue} (default) or {@code FairwayStrict}: whose rules pick victims in other queues
      */
-    public record PreemptionConfig(String withinClusterQueue, String reclaimWithinCohort, BorrowWithinCohortConfig borrowWithinCohort)
+    public record PreemptionConfig(String withinClusterQueue, String reclaimWithinCohort, BorrowWithinCohortConfig borrowWithinCohort,
+                                   String cohortRules)
             implements Validated {
+        /**
+         * Kueue's rules.
+         *
+         * @param withinClusterQueue Never, LowerPriority or LowerOrNewerEqualPriority
+         * @param reclaimWithinCohort Never, LowerPriority or Any
+         * @param borrowWithinCohort the borrowWithinCohort block or null
+         */
+        public PreemptionConfig(String withinClusterQueue, String reclaimWithinCohort, BorrowWithinCohortConfig borrowWithinCohort) {
+            this(withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, null);
+        }
+
         @Override
         public void validate() {
             toModel();
@@ -452,7 +495,9 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
                     Names.enumValue(PreemptionPolicy.WithinClusterQueue.class, "withinClusterQueue", withinClusterQueue),
                     Names.enumValue(PreemptionPolicy.ReclaimWithinCohort.class, "reclaimWithinCohort", reclaimWithinCohort),
                     borrowWithinCohort == null ? null
-                            : Names.enumValue(PreemptionPolicy.BorrowWithinCohort.class, "borrowWithinCohort.policy", borrowWithinCohort.policy()));
+                            : Names.enumValue(PreemptionPolicy.BorrowWithinCohort.class, "borrowWithinCohort.policy", borrowWithinCohort.policy()),
+                    borrowWithinCohort == null ? null : borrowWithinCohort.maxPriorityThreshold(),
+                    Names.enumValue(PreemptionPolicy.CohortRules.class, "preemption.cohortRules", cohortRules));
         }
     }
 
@@ -460,8 +505,54 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
      * Kueue's {@code borrowWithinCohort}.
      *
      * @param policy Never or LowerPriority
+     * @param maxPriorityThreshold only jobs of at most this priority may be preempted while borrowing (omitted: no threshold)
      */
-    public record BorrowWithinCohortConfig(String policy) {
+    public record BorrowWithinCohortConfig(String policy, Integer maxPriorityThreshold) {
+        /** @param policy Never or LowerPriority */
+        public BorrowWithinCohortConfig(String policy) {
+            this(policy, null);
+        }
+    }
+
+    /**
+     * A Kubernetes label selector ({@code {matchLabels: {team: a}, matchExpressions: [{key: tier, operator: In, values: [gold]}]}}).
+     *
+     * @param matchLabels labels that must be present with these values
+     * @param matchExpressions requirements that must all hold (operator In, NotIn, Exists or DoesNotExist)
+     */
+    public record LabelSelectorConfig(Map<String, String> matchLabels, List<LabelRequirementConfig> matchExpressions) {
+        /**
+         * @param field where the selector is, for messages
+         * @return the api model (checked)
+         */
+        public io.fairway.api.model.LabelSelector toModel(String field) {
+            List<io.fairway.api.model.LabelSelector.Requirement> rs = new ArrayList<>();
+            for (LabelRequirementConfig r : matchExpressions == null ? List.<LabelRequirementConfig>of() : matchExpressions) {
+                InvalidSpecException.check(r != null && r.key() != null && !r.key().isBlank(), field + ".matchExpressions[].key", r == null ? null : r.key(),
+                        "%s.matchExpressions: every expression needs a key", field);
+                io.fairway.api.model.LabelSelector.Operator op = Names.enumValue(io.fairway.api.model.LabelSelector.Operator.class,
+                        field + ".matchExpressions[" + r.key() + "].operator", r.operator());
+                InvalidSpecException.check(op != null, field + ".matchExpressions[" + r.key() + "].operator", r.operator(),
+                        "%s.matchExpressions[%s].operator is required: In, NotIn, Exists or DoesNotExist", field, r.key());
+                InvalidSpecException.check((op == io.fairway.api.model.LabelSelector.Operator.IN || op == io.fairway.api.model.LabelSelector.Operator.NOT_IN)
+                                == (r.values() != null && !r.values().isEmpty()), field + ".matchExpressions[" + r.key() + "].values", r.values(),
+                        "%s.matchExpressions[%s]: operator %s %s values, was given %s", field, r.key(), r.operator(),
+                        op == io.fairway.api.model.LabelSelector.Operator.IN || op == io.fairway.api.model.LabelSelector.Operator.NOT_IN
+                                ? "needs" : "takes no", r.values());
+                rs.add(new io.fairway.api.model.LabelSelector.Requirement(r.key(), op, r.values()));
+            }
+            return new io.fairway.api.model.LabelSelector(matchLabels, rs);
+        }
+    }
+
+    /**
+     * One expression of a label selector.
+     *
+     * @param key the label key
+     * @param operator In, NotIn, Exists or DoesNotExist
+     * @param values the values (In and NotIn only)
+     */
+    public record LabelRequirementConfig(String key, String operator, List<String> values) {
     }
 
     /**
@@ -481,10 +572,15 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
     /**
      * Kueue's {@code flavorFungibility}.
      *
-     * @param whenCanBorrow {@code Borrow} (borrow in this flavor first) or {@code TryNextFlavor}
-     * @param whenCanPreempt accepted for compatibility with Kueue files; not used
+     * @param whenCanBorrow {@code MayStopSearch} (Kueue's default; also its older name {@code Borrow}): borrow in this
+     *     flavor rather than try the next; or {@code TryNextFlavor}
+     * @param whenCanPreempt {@code TryNextFlavor} (Kueue's default, and what Fairway does: every flavor that fits without
+     *     preemption is tried before preempting); {@code MayStopSearch} (older name {@code Preempt}) is not supported: it is
+     *     accepted, so that Kueue's files load, and logged as a warning
      */
     public record FlavorFungibilityConfig(String whenCanBorrow, String whenCanPreempt) implements Validated {
+        private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FlavorFungibilityConfig.class);
+
         @Override
         public void validate() {
             toModel();
@@ -492,14 +588,23 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
 
         /** @return the api model (checked) */
         public FlavorFungibility toModel() {
-            if (whenCanBorrow == null || whenCanBorrow.equals("Borrow")) {
+            if (whenCanPreempt != null && !whenCanPreempt.equals("TryNextFlavor")) {
+                if (whenCanPreempt.equals("MayStopSearch") || whenCanPreempt.equals("Preempt")) {
+                    LOG.warn("flavorFungibility.whenCanPreempt {} is not supported: Fairway tries every flavor that fits without preemption "
+                            + "before preempting (TryNextFlavor)", whenCanPreempt);
+                } else {
+                    throw new InvalidSpecException("flavorFungibility.whenCanPreempt", whenCanPreempt,
+                            "flavorFungibility.whenCanPreempt must be TryNextFlavor or MayStopSearch, was " + whenCanPreempt);
+                }
+            }
+            if (whenCanBorrow == null || whenCanBorrow.equals("MayStopSearch") || whenCanBorrow.equals("Borrow")) {
                 return FlavorFungibility.BORROW_FIRST;
             }
             if (whenCanBorrow.equals("TryNextFlavor")) {
                 return FlavorFungibility.TRY_NEXT_FLAVOR;
             }
             throw new InvalidSpecException("flavorFungibility.whenCanBorrow", whenCanBorrow,
-                    "flavorFungibility.whenCanBorrow must be Borrow or TryNextFlavor, was " + whenCanBorrow);
+                    "flavorFungibility.whenCanBorrow must be MayStopSearch (or Borrow) or TryNextFlavor, was " + whenCanBorrow);
         }
     }
 
@@ -509,11 +614,24 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
      * @param name its name
      * @param namespace its namespace (default {@code default})
      * @param clusterQueue the ClusterQueue it feeds
+     * @param namespaceLabels the labels of its namespace, for ClusterQueues' {@code namespaceSelector} (default none)
      */
-    public record LocalQueueConfig(String name, String namespace, String clusterQueue) implements Validated {
+    public record LocalQueueConfig(String name, String namespace, String clusterQueue, Map<String, String> namespaceLabels) implements Validated {
         /** Normalises; {@link #validate()} checks the rest. */
         public LocalQueueConfig {
             namespace = namespace == null || namespace.isBlank() ? JobSpec.DEFAULT_NAMESPACE : namespace;
+            namespaceLabels = namespaceLabels == null ? Map.of() : Map.copyOf(namespaceLabels);
+        }
+
+        /**
+         * A LocalQueue whose namespace has no labels.
+         *
+         * @param name its name
+         * @param namespace its namespace
+         * @param clusterQueue the ClusterQueue it feeds
+         */
+        public LocalQueueConfig(String name, String namespace, String clusterQueue) {
+            this(name, namespace, clusterQueue, null);
         }
 
         @Override
@@ -523,7 +641,7 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
 
         /** @return the LocalQueue */
         public LocalQueue toModel() {
-            return new LocalQueue(namespace, name, clusterQueue);
+            return new LocalQueue(namespace, name, clusterQueue, namespaceLabels);
         }
     }
 }

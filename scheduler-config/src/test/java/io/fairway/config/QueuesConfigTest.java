@@ -148,7 +148,57 @@ class QueuesConfigTest {
         assertThatThrownBy(() -> QueuesConfig.parse("cm", "cohorts:\n  - {name: c, fairSharing: {weight: 0}}\n"))
                 .hasMessageContaining("fairSharing.weight must be > 0, was 0.0");
         assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - {name: q, flavorFungibility: {whenCanBorrow: Always}}\n"))
-                .hasMessageContaining("flavorFungibility.whenCanBorrow must be Borrow or TryNextFlavor, was Always");
+                .hasMessageContaining("flavorFungibility.whenCanBorrow must be MayStopSearch (or Borrow) or TryNextFlavor, was Always");
+    }
+
+    @Test
+    void kueueFieldsForNamespacesPreemptionAndFungibilityAreRead() {
+        QueuesConfig c = QueuesConfig.parse("cm", """
+                flavors: [{name: default}]
+                clusterQueues:
+                  - name: team-a
+                    cohort: research
+                    namespaceSelector:
+                      matchLabels: {team: a}
+                      matchExpressions: [{key: tier, operator: In, values: [gold, silver]}, {key: frozen, operator: DoesNotExist}]
+                    preemption:
+                      reclaimWithinCohort: LowerPriority
+                      borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}
+                      cohortRules: FairwayStrict
+                    flavorFungibility: {whenCanBorrow: MayStopSearch, whenCanPreempt: TryNextFlavor}
+                localQueues:
+                  - {name: gpu, namespace: team-a, clusterQueue: team-a, namespaceLabels: {team: a, tier: gold}}
+                  - {name: gpu, namespace: team-z, clusterQueue: team-a, namespaceLabels: {team: a, tier: bronze}}
+                """);
+        ClusterQueue cq = c.clusterQueues().get(0).toModel();
+        assertThat(cq.preemption().maxPriorityThreshold()).isEqualTo(100);
+        assertThat(cq.preemption().cohortRules()).isEqualTo(PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
+        assertThat(cq.flavorFungibility()).isEqualTo(FlavorFungibility.BORROW_FIRST);
+        assertThat(cq.admitsNamespace(c.localQueues().get(0).toModel().namespaceLabels())).isTrue();
+        assertThat(cq.admitsNamespace(c.localQueues().get(1).toModel().namespaceLabels())).isFalse();
+        assertThat(cq.admitsNamespace(java.util.Map.of("team", "a", "tier", "gold", "frozen", "yes"))).isFalse();
+        // omitted: Kueue's cohort rules, no threshold, every namespace
+        ClusterQueue plain = QueuesConfig.parse("cm", "clusterQueues: [{name: q}]\n").clusterQueues().get(0).toModel();
+        assertThat(plain.preemption().cohortRules()).isEqualTo(PreemptionPolicy.CohortRules.KUEUE);
+        assertThat(plain.namespaceSelector()).isNull();
+        assertThat(plain.admitsNamespace(java.util.Map.of())).isTrue();
+    }
+
+    @Test
+    void badKueueFieldsAreRefusedNamingTheFieldAndTheValue() {
+        assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - name: q\n"
+                + "    namespaceSelector: {matchExpressions: [{key: tier, operator: Near, values: [a]}]}\n"))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("operator").hasMessageContaining("\"Near\"");
+        assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - name: q\n"
+                + "    namespaceSelector: {matchExpressions: [{key: tier, operator: Exists, values: [a]}]}\n"))
+                .hasMessageContaining("matchExpressions[tier]: operator Exists takes no values, was given [a]");
+        assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - name: q\n"
+                + "    preemption: {borrowWithinCohort: {policy: Never, maxPriorityThreshold: 5}}\n"))
+                .hasMessageContaining("maxPriorityThreshold 5 needs borrowWithinCohort.policy LowerPriority, was NEVER");
+        assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - name: q\n    preemption: {cohortRules: Loose}\n"))
+                .hasMessageContaining("preemption.cohortRules: unknown value \"Loose\"; known: Kueue, FairwayStrict");
+        assertThatThrownBy(() -> QueuesConfig.parse("cm", "clusterQueues:\n  - {name: q, flavorFungibility: {whenCanPreempt: Sometimes}}\n"))
+                .hasMessageContaining("flavorFungibility.whenCanPreempt must be TryNextFlavor or MayStopSearch, was Sometimes");
     }
 
     @Test

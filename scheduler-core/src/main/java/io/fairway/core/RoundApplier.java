@@ -208,7 +208,7 @@ final class RoundApplier {
     }
 
     SchedulerEvent admittedEvent(JobStatus n, Admit a) {
-        return state.jobs.event(n, EventType.ADMITTED, a.clusterQueue() + " " + a.flavors() + " on " + a.placement().nodes()
+        return state.jobs.event(n, EventType.ADMITTED, a.clusterQueue() + " " + new java.util.TreeMap<>(a.flavors()) + " on " + a.placement().nodes()
                 + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
     }
 

@@ -61,6 +61,23 @@ class QuotaScenariosYamlTest {
     }
 
     @Test
+    void aJobOfSeveralPodSetsTakesAFlavorPerResourceGroup() {
+        SimulationResult r = run("gpu-resource-groups.yaml");
+        // both MPI jobs start at once: the first job's GPUs take a100, the second's fall back to h100; cpu is on-demand
+        assertThat(r.job("mpi-1").firstStartSeconds()).isZero();
+        assertThat(r.job("mpi-2").firstStartSeconds()).isZero();
+        assertThat(actuations(r, "mpi-1", "Admit").get(0).detail()).contains("a100-0").doesNotContain("h100-0");
+        assertThat(actuations(r, "mpi-2", "Admit").get(0).detail()).contains("h100-0").doesNotContain("a100-0");
+        assertThat(r.events()).anySatisfy(e -> {
+            assertThat(e.job()).isEqualTo("mpi-1");
+            assertThat(e.reason()).contains("worker=on-demand").contains("worker/nvidia.com/gpu=a100").contains("launcher=on-demand");
+        });
+        // the 8-GPU job waits for GPU quota, then runs
+        assertThat(r.job("single").firstStartSeconds()).isEqualTo(600);
+        assertThat(r.metrics().completed()).isEqualTo(3);
+    }
+
+    @Test
     void priorityPreemptionTakesAMinimalSet() {
         SimulationResult r = run("priority-preemption.yaml");
         List<ActuationRecord> preempts = r.actuations().stream().filter(a -> a.kind().equals("Preempt")).toList();

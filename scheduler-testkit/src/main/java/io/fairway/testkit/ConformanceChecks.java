@@ -179,10 +179,11 @@ public final class ConformanceChecks {
             Admit a = j.admission();
             assertThat(queues).as("%s: %s charged to a known ClusterQueue", op, j.id()).containsKey(a.clusterQueue());
             for (PodSet ps : j.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
-                assertThat(queues.get(a.clusterQueue()).flavorNames()).as("%s: flavor of %s/%s", op, j.id(), ps.name()).contains(flavor);
-                ps.total(a.counts().get(ps.name())).asMap().forEach((r, v) ->
-                        usage.computeIfAbsent(a.clusterQueue(), k -> new TreeMap<>()).merge(flavor + "/" + r, v, Long::sum));
+                ps.total(a.counts().get(ps.name())).asMap().forEach((r, v) -> {
+                    String flavor = a.flavorOf(ps.name(), r);
+                    assertThat(queues.get(a.clusterQueue()).flavorNames()).as("%s: flavor of %s/%s", op, j.id(), ps.name()).contains(flavor);
+                    usage.computeIfAbsent(a.clusterQueue(), k -> new TreeMap<>()).merge(flavor + "/" + r, v, Long::sum);
+                });
             }
         }
         Map<String, Map<String, long[]>> cohortSums = new TreeMap<>(); // cohort -> fr -> {lent-out usage, lendable}

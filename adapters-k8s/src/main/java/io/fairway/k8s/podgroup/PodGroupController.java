@@ -517,7 +517,9 @@ public final class PodGroupController {
     }
 
     private void ungate(String key, Pod p, Admit a, MemberPlacement m) {
-        ResourceFlavor f = flavors.get(a.flavors().get(m.podSet()));
+        List<String> names = io.fairway.api.decision.Admit.flavorsOf(a.flavors(), m.podSet());
+        ResourceFlavor f = names.size() <= 1 ? flavors.get(a.flavors().get(m.podSet()))
+                : io.fairway.core.admission.FlavorUnion.of(flavors.get(names.get(0)), names.subList(1, names.size()).stream().map(flavors::get).toList());
         client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).edit(x -> ungate(x, f, m.node(),
                 a.clusterQueue() + "/" + (f == null ? "" : f.name()) + "/" + m.node()));
         ungated.add(podId(p));

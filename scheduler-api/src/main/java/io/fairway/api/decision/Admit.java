@@ -10,7 +10,11 @@ import java.util.Map;
  *
  * @param jobId the job
  * @param clusterQueue the ClusterQueue charged
- * @param flavors the flavor assigned to each pod set
+ * @param flavors the flavor assigned to each pod set, by pod set name; when a pod set's resources come from several
+ *     resource groups of its ClusterQueue (say cpu and memory in one, GPUs in another), each group has its own flavor,
+ *     as in Kueue: the pod set's name gives the flavor of its first resource's group, and every resource whose flavor
+ *     differs from that one has its own entry under {@link #resourceKey(String, String)} (read them with
+ *     {@link #flavorOf(String, String)} and {@link #flavorsOf(Map, String)})
  * @param counts the member count admitted for each pod set (below {@code count} for elastic jobs)
  * @param placement where each member runs
  * @param admittedAtMillis the round clock when it was admitted (ranks jobs within their queue: the earliest
@@ -83,6 +87,71 @@ public record Admit(String jobId, String clusterQueue, Map<String, String> flavo
      */
     public Admit(String jobId, String clusterQueue, Map<String, String> flavors, Map<String, Integer> counts, Placement placement) {
         this(jobId, clusterQueue, flavors, counts, placement, 0, NO_LEASE);
+    }
+
+    /**
+     * The key of a resource's own flavor in a flavors map, used only when the resource's flavor differs from its pod
+     * set's (the resource is in another resource group of the ClusterQueue).
+     *
+     * @param podSet a pod set name
+     * @param resource a resource name
+     * @return {@code podSet + "/" + resource}
+     */
+    public static String resourceKey(String podSet, String resource) {
+        return podSet + "/" + resource;
+    }
+
+    /**
+     * The flavor of one resource of a pod set in a flavors map (an admission's or a reservation's).
+     *
+     * @param flavors a flavors map, as {@link #flavors()}
+     * @param podSet a pod set name
+     * @param resource a resource the pod set requests
+     * @return its flavor, or null when the pod set has none
+     */
+    public static String flavorOf(Map<String, String> flavors, String podSet, String resource) {
+        if (flavors.size() > 1) {
+            String own = flavors.get(resourceKey(podSet, resource));
+            if (own != null) {
+                return own;
+            }
+        }
+        return flavors.get(podSet);
+    }
+
+    /**
+     * @param podSet a pod set name
+     * @param resource a resource the pod set requests
+     * @return the flavor it was admitted with
+     */
+    public String flavorOf(String podSet, String resource) {
+        return flavorOf(flavors, podSet, resource);
+    }
+
+    /**
+     * Every flavor a pod set was assigned (one per resource group its resources come from), its own first.
+     *
+     * @param flavors a flavors map, as {@link #flavors()}
+     * @param podSet a pod set name
+     * @return the flavor names, without duplicates (empty when the pod set has none)
+     */
+    public static java.util.List<String> flavorsOf(Map<String, String> flavors, String podSet) {
+        String first = flavors.get(podSet);
+        if (first == null) {
+            return java.util.List.of();
+        }
+        if (flavors.size() == 1) {
+            return java.util.List.of(first);
+        }
+        java.util.List<String> out = new java.util.ArrayList<>(2);
+        out.add(first);
+        String prefix = podSet + "/";
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(flavors).entrySet()) {
+            if (e.getKey().startsWith(prefix) && !out.contains(e.getValue())) {
+                out.add(e.getValue());
+            }
+        }
+        return java.util.List.copyOf(out);
     }
 
     /** Validates. */

@@ -39,6 +39,8 @@ public record PendingReason(Code code, String message, Map<String, Long> details
         CLUSTER_QUEUE_NOT_FOUND,
         /** The ClusterQueue is stopped (cordoned). */
         QUEUE_STOPPED,
+        /** The ClusterQueue's namespaceSelector does not admit the LocalQueue's namespace. */
+        NAMESPACE_NOT_ALLOWED,
         /** The job asks for a resource its ClusterQueue has no quota for. */
         RESOURCE_NOT_IN_QUOTA,
         /** Not enough quota (nominal plus what the cohort may lend) right now. */

@@ -28,10 +28,35 @@ import java.util.Set;
  * @param priorityFactor its priority factor for fair share over time (HTCondor/Armada; > 0, larger = less share)
  * @param stopped true when it admits nothing new (a cordoned queue)
  * @param admissionChecks names of the admission checks a job must pass after its quota is reserved
+ * @param namespaceSelector which namespaces may submit to it (Kueue's {@code namespaceSelector}), matched against the
+ *     labels of a LocalQueue's namespace; null: every namespace (Kueue's absent selector means none: an adapter reading
+ *     Kueue's objects gives {@link LabelSelector#NOTHING} for it)
  */
 public record ClusterQueue(String name, String cohort, List<ResourceGroup> resourceGroups, QueueingStrategy queueingStrategy,
                            PreemptionPolicy preemption, FlavorFungibility flavorFungibility, double fairSharingWeight,
-                           double priorityFactor, boolean stopped, List<String> admissionChecks) implements java.io.Serializable {
+                           double priorityFactor, boolean stopped, List<String> admissionChecks, LabelSelector namespaceSelector)
+        implements java.io.Serializable {
+    /**
+     * A ClusterQueue open to every namespace.
+     *
+     * @param name name
+     * @param cohort cohort or null
+     * @param resourceGroups quota
+     * @param queueingStrategy strategy or null
+     * @param preemption preemption policy
+     * @param flavorFungibility fungibility
+     * @param fairSharingWeight weight
+     * @param priorityFactor priority factor
+     * @param stopped stopped
+     * @param admissionChecks admission checks
+     */
+    public ClusterQueue(String name, String cohort, List<ResourceGroup> resourceGroups, QueueingStrategy queueingStrategy,
+                        PreemptionPolicy preemption, FlavorFungibility flavorFungibility, double fairSharingWeight,
+                        double priorityFactor, boolean stopped, List<String> admissionChecks) {
+        this(name, cohort, resourceGroups, queueingStrategy, preemption, flavorFungibility, fairSharingWeight, priorityFactor, stopped,
+                admissionChecks, null);
+    }
+
     /**
      * A ClusterQueue without admission checks.
      *
@@ -48,7 +73,16 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
     public ClusterQueue(String name, String cohort, List<ResourceGroup> resourceGroups, QueueingStrategy queueingStrategy,
                         PreemptionPolicy preemption, FlavorFungibility flavorFungibility, double fairSharingWeight,
                         double priorityFactor, boolean stopped) {
-        this(name, cohort, resourceGroups, queueingStrategy, preemption, flavorFungibility, fairSharingWeight, priorityFactor, stopped, List.of());
+        this(name, cohort, resourceGroups, queueingStrategy, preemption, flavorFungibility, fairSharingWeight, priorityFactor, stopped, List.of(),
+                null);
+    }
+
+    /**
+     * @param namespaceLabels the labels of a LocalQueue's namespace
+     * @return true when jobs of that namespace may be admitted through this queue
+     */
+    public boolean admitsNamespace(java.util.Map<String, String> namespaceLabels) {
+        return namespaceSelector == null || namespaceSelector.matches(namespaceLabels);
     }
 
     /** Validates: a resource is covered by at most one group; borrowing limits need a cohort. */
@@ -97,7 +131,7 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
     /** @param stopped the new state @return a copy that admits nothing new (true) or again (false) */
     public ClusterQueue withStopped(boolean stopped) {
         return new ClusterQueue(name, cohort, resourceGroups, queueingStrategy, preemption, flavorFungibility, fairSharingWeight,
-                priorityFactor, stopped, admissionChecks);
+                priorityFactor, stopped, admissionChecks, namespaceSelector);
     }
 
     /** @return every flavor named in the resource groups */
@@ -136,6 +170,7 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
         private double priorityFactor = 1.0;
         private boolean stopped;
         private final List<String> checks = new ArrayList<>();
+        private LabelSelector namespaceSelector;
 
         private Builder(String name) {
             this.name = name;
@@ -209,9 +244,16 @@ public record ClusterQueue(String name, String cohort, List<ResourceGroup> resou
             return this;
         }
 
+        /** @param selector which namespaces may submit (null: every one) @return this */
+        public Builder namespaceSelector(LabelSelector selector) {
+            this.namespaceSelector = selector;
+            return this;
+        }
+
         /** @return the ClusterQueue */
         public ClusterQueue build() {
-            return new ClusterQueue(name, cohort, groups, strategy, preemption, fungibility, weight, priorityFactor, stopped, checks);
+            return new ClusterQueue(name, cohort, groups, strategy, preemption, fungibility, weight, priorityFactor, stopped, checks,
+                    namespaceSelector);
         }
     }
 }

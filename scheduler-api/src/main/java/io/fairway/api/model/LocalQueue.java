@@ -9,10 +9,25 @@ import io.fairway.api.InvalidSpecException;
  * @param namespace its namespace
  * @param name its name, unique in the namespace
  * @param clusterQueue the ClusterQueue it feeds
+ * @param namespaceLabels the labels of its namespace, which a ClusterQueue's {@code namespaceSelector} is matched
+ *     against (empty when unknown)
  */
-public record LocalQueue(String namespace, String name, String clusterQueue) implements java.io.Serializable {
+public record LocalQueue(String namespace, String name, String clusterQueue, java.util.Map<String, String> namespaceLabels)
+        implements java.io.Serializable {
+    /**
+     * A LocalQueue whose namespace has no labels.
+     *
+     * @param namespace its namespace
+     * @param name its name
+     * @param clusterQueue the ClusterQueue it feeds
+     */
+    public LocalQueue(String namespace, String name, String clusterQueue) {
+        this(namespace, name, clusterQueue, java.util.Map.of());
+    }
+
     /** Validates. */
     public LocalQueue {
+        namespaceLabels = java.util.Map.copyOf(namespaceLabels == null ? java.util.Map.of() : namespaceLabels);
         InvalidSpecException.requireDnsLabel("localQueue.namespace", namespace);
         InvalidSpecException.requireDnsSubdomain("localQueue.name", name);
         InvalidSpecException.requireName("localQueue.clusterQueue", clusterQueue);

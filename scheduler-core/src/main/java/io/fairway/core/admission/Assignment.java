@@ -73,122 +73,203 @@ public final class Assignment {
     private Assignment() {
     }
 
+    /** At most this many flavor choices are listed for one job (the cartesian product over its resource groups). */
+    static final int MAX_CHOICES = 16;
+
+    /**
+     * Assigns flavors under quota: for each pod set and each resource group its resources come from, the group's
+     * flavors in order (by {@code flavorFungibility}), as Kueue does; a pod set whose cpu and memory are in one group
+     * and GPUs in another gets a flavor from each.
+     *
+     * @param cq the job's ClusterQueue
+     * @param flavorSpecs the flavors by name
+     * @param quota the quota book
+     * @param job the job
+     * @param counts the member count of each pod set
+     * @return the candidate choices in preference order, or the reason there is none
+     */
     public static Result assign(ClusterQueue cq, Map<String, ResourceFlavor> flavorSpecs, QuotaBook quota, JobSpec job, Map<String, Integer> counts) {
         List<PodSet> podSets = job.podSets();
         int nps = podSets.size();
         QuotaBook.QNode node = quota.queue(cq.name());
-        String[] chosenFirst = new String[nps];
-        List<String> firstOrdered = null;
+        // per pod set, per resource group (in the order of the pod set's resources): the resources' indices and the
+        // fitting flavors in preference order (only the first when there are several pod sets)
+        List<List<int[]>> groupResources = new ArrayList<>(nps);
+        List<List<List<String>>> ordered = new ArrayList<>(nps);
         PendingReason firstShortfall = null;
         long[] acc = null; // usage the earlier pod sets' first choices add, by id (several pod sets only)
+        boolean tryNext = cq.flavorFungibility() == FlavorFungibility.TRY_NEXT_FLAVOR;
         for (int p = 0; p < nps; p++) {
             PodSet ps = podSets.get(p);
             int m = members(ps, counts);
             Resources res = ps.resources();
             int nr = res.size();
-            ResourceGroup group = null;
+            List<ResourceGroup> groups = new ArrayList<>(1);
+            List<int[]> members = new ArrayList<>(1);
             for (int r = 0; r < nr; r++) {
                 ResourceGroup g = cq.groupFor(res.name(r));
                 if (g == null) {
                     return new Result(List.of(), PendingReason.of(PendingReason.Code.RESOURCE_NOT_IN_QUOTA,
                             "pod set \"" + ps.name() + "\" requests " + res.name(r) + ", for which ClusterQueue " + cq.name() + " has no quota"));
                 }
-                if (group != null && group != g) {
-                    return new Result(List.of(), PendingReason.of(PendingReason.Code.RESOURCE_NOT_IN_QUOTA,
-                            "pod set \"" + ps.name() + "\" requests resources from two resource groups of ClusterQueue " + cq.name()
-                                    + "; Fairway assigns one flavor per pod set, so keep a pod set's resources in one group"));
-                }
-                group = g;
-            }
-            String firstFit = null;
-            String firstNoBorrow = null;
-            List<String> fitting = null; // only when a second flavor fits
-            List<String> fittingWithoutBorrowing = null;
-            for (FlavorQuotas fq : group.flavors()) {
-                String flavor = fq.flavor();
-                ResourceFlavor spec = flavorSpecs.get(flavor);
-                if (spec == null || conflicts(ps.nodeSelector(), spec.nodeLabels())) {
-                    continue;
-                }
-                boolean fits = true;
-                boolean noBorrow = true;
-                for (int r = 0; r < nr; r++) {
-                    int id = quota.id(flavor, res.name(r), false);
-                    long want = res.amount(r) * m + (acc != null && id >= 0 && id < acc.length ? acc[id] : 0);
-                    long avail = node == null || id < 0 ? 0 : QuotaBook.available(node, id);
-                    if (want > avail) {
-                        fits = false;
-                        if (firstShortfall == null) {
-                            firstShortfall = shortfall(cq, quota, flavor, res.name(r), want, avail);
-                        }
-                        break;
-                    }
-                    if (node != null && id >= 0 && node.used(id) + want > node.nominal(id)) {
-                        noBorrow = false;
-                    }
-                }
-                if (!fits) {
-                    continue;
-                }
-                if (firstFit == null) {
-                    firstFit = flavor;
+                int gi = groups.indexOf(g);
+                if (gi < 0) {
+                    groups.add(g);
+                    members.add(new int[] {r});
                 } else {
-                    if (fitting == null) {
-                        fitting = new ArrayList<>(List.of(firstFit));
-                        fittingWithoutBorrowing = new ArrayList<>();
-                        if (firstNoBorrow != null) {
-                            fittingWithoutBorrowing.add(firstNoBorrow);
+                    int[] old = members.get(gi);
+                    int[] grown = Arrays.copyOf(old, old.length + 1);
+                    grown[old.length] = r;
+                    members.set(gi, grown);
+                }
+            }
+            List<List<String>> psOrdered = new ArrayList<>(groups.size());
+            for (int gi = 0; gi < groups.size(); gi++) {
+                int[] rs = members.get(gi);
+                List<String> fitting = new ArrayList<>(2);
+                List<String> fittingWithoutBorrowing = new ArrayList<>(2);
+                for (FlavorQuotas fq : groups.get(gi).flavors()) {
+                    String flavor = fq.flavor();
+                    ResourceFlavor spec = flavorSpecs.get(flavor);
+                    if (spec == null || conflicts(ps.nodeSelector(), spec.nodeLabels())) {
+                        continue;
+                    }
+                    boolean fits = true;
+                    boolean noBorrow = true;
+                    for (int r : rs) {
+                        int id = quota.id(flavor, res.name(r), false);
+                        long want = res.amount(r) * m + (acc != null && id >= 0 && id < acc.length ? acc[id] : 0);
+                        long avail = node == null || id < 0 ? 0 : QuotaBook.available(node, id);
+                        if (want > avail) {
+                            fits = false;
+                            if (firstShortfall == null) {
+                                firstShortfall = shortfall(cq, quota, flavor, res.name(r), want, avail);
+                            }
+                            break;
+                        }
+                        if (node != null && id >= 0 && node.used(id) + want > node.nominal(id)) {
+                            noBorrow = false;
                         }
                     }
-                    fitting.add(flavor);
-                }
-                if (noBorrow) {
-                    if (firstNoBorrow == null) {
-                        firstNoBorrow = flavor;
+                    if (fits) {
+                        fitting.add(flavor);
+                        if (noBorrow) {
+                            fittingWithoutBorrowing.add(flavor);
+                        }
                     }
-                    if (fittingWithoutBorrowing != null && !fittingWithoutBorrowing.contains(flavor)) {
-                        fittingWithoutBorrowing.add(flavor);
+                }
+                if (fitting.isEmpty()) {
+                    return new Result(List.of(), firstShortfall != null ? firstShortfall : PendingReason.of(PendingReason.Code.QUOTA,
+                            "pod set \"" + ps.name() + "\": no flavor of ClusterQueue " + cq.name() + " for " + names(res, rs)
+                                    + " matches its node selector"));
+                }
+                List<String> order;
+                if (tryNext && !fittingWithoutBorrowing.isEmpty()) {
+                    order = new ArrayList<>(fittingWithoutBorrowing);
+                    for (String f : fitting) {
+                        if (!order.contains(f)) {
+                            order.add(f);
+                        }
+                    }
+                } else {
+                    order = fitting;
+                }
+                psOrdered.add(nps > 1 ? List.of(order.get(0)) : order);
+                if (nps > 1) {
+                    String first = order.get(0);
+                    for (int r : rs) {
+                        int id = quota.id(first, res.name(r), true);
+                        if (acc == null || acc.length <= id) {
+                            acc = acc == null ? new long[Math.max(id + 1, 8)] : Arrays.copyOf(acc, Math.max(id + 1, acc.length * 2));
+                        }
+                        acc[id] += res.amount(r) * m;
                     }
                 }
             }
-            if (firstFit == null) {
-                return new Result(List.of(), firstShortfall != null ? firstShortfall : PendingReason.of(PendingReason.Code.QUOTA,
-                        "pod set \"" + ps.name() + "\": no flavor of ClusterQueue " + cq.name() + " matches its node selector"));
-            }
-            boolean tryNext = cq.flavorFungibility() == FlavorFungibility.TRY_NEXT_FLAVOR;
-            String first = tryNext && firstNoBorrow != null ? firstNoBorrow : firstFit;
-            chosenFirst[p] = first;
-            if (p == 0 && nps == 1 && fitting != null) {
-                List<String> ordered = new ArrayList<>();
-                if (tryNext) {
-                    ordered.addAll(fittingWithoutBorrowing);
-                }
-                for (String f : fitting) {
-                    if (!ordered.contains(f)) {
-                        ordered.add(f);
-                    }
-                }
-                firstOrdered = ordered;
-            }
-            if (nps > 1) {
-                for (int r = 0; r < nr; r++) {
-                    int id = quota.id(first, res.name(r), true);
-                    if (acc == null || acc.length <= id) {
-                        acc = acc == null ? new long[Math.max(id + 1, 8)] : Arrays.copyOf(acc, Math.max(id + 1, acc.length * 2));
-                    }
-                    acc[id] += res.amount(r) * m;
-                }
-            }
+            groupResources.add(members);
+            ordered.add(psOrdered);
         }
-        if (firstOrdered == null) {
-            return new Result(List.of(choice(job, counts, chosenFirst, quota)), null);
+        if (nps == 1 && groupResources.get(0).size() == 1) {
+            List<String> order = ordered.get(0).get(0);
+            List<Choice> choices = new ArrayList<>(order.size());
+            for (String f : order) {
+                choices.add(choice(job, counts, new String[] {f}, quota));
+            }
+            return new Result(choices, null);
         }
-        // One pod set: later flavors are fallbacks if the first has no room on its nodes.
-        List<Choice> choices = new ArrayList<>(firstOrdered.size());
-        for (String f : firstOrdered) {
-            choices.add(choice(job, counts, new String[] {f}, quota));
+        // Several pod sets: one choice, each (pod set, group) its first flavor. One pod set over several groups: the
+        // combinations in preference order (the first group's flavor varies slowest), at most MAX_CHOICES.
+        List<Choice> choices = new ArrayList<>();
+        int[] pick = new int[ordered.stream().mapToInt(List::size).sum()];
+        while (choices.size() < MAX_CHOICES) {
+            choices.add(choice(job, counts, groupResources, ordered, pick, quota));
+            int k = pick.length - 1;
+            int[] sizes = sizes(ordered);
+            while (k >= 0 && ++pick[k] == sizes[k]) {
+                pick[k] = 0;
+                k--;
+            }
+            if (k < 0) {
+                break;
+            }
         }
         return new Result(choices, null);
+    }
+
+    private static int[] sizes(List<List<List<String>>> ordered) {
+        int[] sizes = new int[ordered.stream().mapToInt(List::size).sum()];
+        int k = 0;
+        for (List<List<String>> ps : ordered) {
+            for (List<String> g : ps) {
+                sizes[k++] = g.size();
+            }
+        }
+        return sizes;
+    }
+
+    private static String names(Resources res, int[] rs) {
+        StringBuilder sb = new StringBuilder();
+        for (int r : rs) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(res.name(r));
+        }
+        return sb.toString();
+    }
+
+    /** A choice over resource groups: the pod set's name keeps its first group's flavor, other groups' resources their own. */
+    private static Choice choice(JobSpec job, Map<String, Integer> counts, List<List<int[]>> groupResources, List<List<List<String>>> ordered,
+                                 int[] pick, QuotaBook quota) {
+        List<PodSet> podSets = job.podSets();
+        Map<String, String> f = new LinkedHashMap<>();
+        Map<String, Long> usage = new LinkedHashMap<>();
+        int k = 0;
+        for (int p = 0; p < podSets.size(); p++) {
+            PodSet ps = podSets.get(p);
+            Resources res = ps.resources();
+            int m = members(ps, counts);
+            List<int[]> groups = groupResources.get(p);
+            String own = null;
+            for (int gi = 0; gi < groups.size(); gi++) {
+                String flavor = ordered.get(p).get(gi).get(pick[k++]);
+                if (own == null) {
+                    own = flavor;
+                    f.put(ps.name(), flavor);
+                }
+                for (int r : groups.get(gi)) {
+                    if (!flavor.equals(own)) {
+                        f.put(io.fairway.api.decision.Admit.resourceKey(ps.name(), res.name(r)), flavor);
+                    }
+                    usage.merge(QuotaBook.fr(flavor, res.name(r)), res.amount(r) * m, Long::sum);
+                }
+            }
+        }
+        String[] keys = usage.keySet().toArray(new String[0]);
+        int[] ids = new int[keys.length];
+        long[] amounts = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            ids[i] = quota.id(keys[i], true);
+            amounts[i] = usage.get(keys[i]);
+        }
+        return new Choice(f, quota, ids, amounts);
     }
 
     private static int members(PodSet ps, Map<String, Integer> counts) {
@@ -229,6 +310,59 @@ public final class Assignment {
             amounts[k] = usage.get(keys[k]);
         }
         return new Choice(f, quota, ids, amounts);
+    }
+
+    /**
+     * What a job asks of each (flavor, resource) of its target flavors, as Kueue's preemption and its capacity kept
+     * for a lender see it: per pod set and resource group, the first flavor (that its node selector allows) whose
+     * nominal quota could hold the request, else the group's first such flavor.
+     *
+     * @param cq the job's ClusterQueue
+     * @param flavorSpecs the flavors by name
+     * @param quota the quota book
+     * @param job the job (at full size)
+     * @return the amounts by (flavor, resource) key; empty when no group covers its resources
+     */
+    public static Map<String, Long> targetDemand(ClusterQueue cq, Map<String, ResourceFlavor> flavorSpecs, QuotaBook quota, JobSpec job) {
+        Map<String, Long> demand = new LinkedHashMap<>();
+        for (PodSet ps : job.podSets()) {
+            Map<ResourceGroup, List<String>> byGroup = new LinkedHashMap<>();
+            for (String r : ps.resources().names()) {
+                ResourceGroup g = cq.groupFor(r);
+                if (g != null) {
+                    byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(r);
+                }
+            }
+            for (Map.Entry<ResourceGroup, List<String>> e : byGroup.entrySet()) {
+                String target = null;
+                for (FlavorQuotas fq : e.getKey().flavors()) {
+                    ResourceFlavor spec = flavorSpecs.get(fq.flavor());
+                    if (spec == null || conflicts(ps.nodeSelector(), spec.nodeLabels())) {
+                        continue;
+                    }
+                    if (target == null) {
+                        target = fq.flavor();
+                    }
+                    boolean holds = true;
+                    for (String r : e.getValue()) {
+                        if (ps.resources().get(r) * ps.count() > quota.nominal(cq.name(), QuotaBook.fr(fq.flavor(), r))) {
+                            holds = false;
+                            break;
+                        }
+                    }
+                    if (holds) {
+                        target = fq.flavor();
+                        break;
+                    }
+                }
+                if (target != null) {
+                    for (String r : e.getValue()) {
+                        demand.merge(QuotaBook.fr(target, r), ps.resources().get(r) * ps.count(), Long::sum);
+                    }
+                }
+            }
+        }
+        return demand;
     }
 
     private static boolean conflicts(Map<String, String> selector, Map<String, String> labels) {

@@ -60,6 +60,18 @@ public final class PlanContext implements PolicyContext {
     private boolean lastFailedForQuota;
 
     /**
+     * Capacity kept for a lender that cannot reclaim (Kueue's reservation for an unreclaimable preemption): per
+     * ClusterQueue whose reclaimWithinCohort is not Any, what its first job that waits for quota this round asks of its
+     * target flavors, when that fits its nominal quota. While the round lasts, other queues' attempts see that much of
+     * its unused nominal quota (at most what the cohort could lend now) as used: they do not borrow it.
+     */
+    private final Map<String, Kept> keptFor = new java.util.LinkedHashMap<>();
+
+    /** What a ClusterQueue's waiting job asks of its target flavors, kept from other queues while the round lasts. */
+    private record Kept(String jobId, Map<String, Long> demand) {
+    }
+
+    /**
      * Builds the plan's starting point from a snapshot.
      *
      * @param snapshot the round's input
@@ -239,11 +251,13 @@ public final class PlanContext implements PolicyContext {
             key = memo.attemptKey(queues.resolve(job), job);
             AttemptMemo.Failed f = memo.failedAdmission(key, plan.state());
             if (f != null) {
+                keepForLender(job, f.reason());
                 return fail(job, f.reason()); // the same attempt on the same plan: the same failure
             }
             PendingReason before = remembered ? memory.admission(key) : null;
             if (before != null) { // the same attempt on an equal plan in an earlier round
                 memo.admissionFailed(key, plan.state(), before);
+                keepForLender(job, before);
                 return fail(job, before);
             }
         }
@@ -254,7 +268,72 @@ public final class PlanContext implements PolicyContext {
                 memory.admissionFailed(key, a.reason(), lastFailedForQuota);
             }
         }
+        if (!a.admitted()) {
+            keepForLender(job, a.reason());
+        }
         return a;
+    }
+
+    /**
+     * Kueue keeps a lender's unused nominal quota from other queues while its job waits for it and it could not
+     * reclaim a loan ({@code reclaimWithinCohort} not Any): records the job's target demand for its queue, once per
+     * queue and round, when the job waits for quota and its demand fits the queue's nominal quota.
+     */
+    private void keepForLender(JobStatus job, PendingReason reason) {
+        if (reason == null || reason.code() != PendingReason.Code.QUOTA) {
+            return;
+        }
+        String cqName = queues.resolve(job);
+        ClusterQueue cq = cqName == null ? null : snapshot.clusterQueues().get(cqName);
+        if (cq == null || cq.cohort() == null || keptFor.containsKey(cqName)
+                || cq.preemption().reclaimWithinCohort() == io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.ANY
+                || cq.preemption().cohortRules() == io.fairway.api.model.PreemptionPolicy.CohortRules.FAIRWAY_STRICT) {
+            return;
+        }
+        Map<String, Long> demand = Assignment.targetDemand(cq, snapshot.flavors(), plan.quota, job.spec());
+        if (demand.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<String, Long> e : demand.entrySet()) {
+            if (e.getValue() > plan.quota.nominal(cqName, e.getKey())) {
+                return; // it would have to borrow: nothing of its own to keep
+            }
+        }
+        keptFor.put(cqName, new Kept(job.id(), demand));
+        plan.changed();
+    }
+
+    /**
+     * Runs a flavor assignment for a job of {@code cqName} with the capacity kept for other queues' waiting jobs
+     * charged to them, then gives it back.
+     */
+    private Assignment.Result assignKeeping(String cqName, java.util.function.Supplier<Assignment.Result> assign) {
+        if (keptFor.isEmpty() || (keptFor.size() == 1 && keptFor.containsKey(cqName))) {
+            return assign.get();
+        }
+        List<Object[]> charged = new java.util.ArrayList<>();
+        for (Map.Entry<String, Kept> q : keptFor.entrySet()) {
+            if (q.getKey().equals(cqName)) {
+                continue;
+            }
+            for (Map.Entry<String, Long> e : q.getValue().demand().entrySet()) {
+                String fr = e.getKey();
+                long keep = Math.min(e.getValue(), Math.min(plan.quota.nominal(q.getKey(), fr) - plan.quota.used(q.getKey(), fr),
+                        plan.quota.available(q.getKey(), fr)));
+                if (keep > 0) {
+                    plan.quota.add(q.getKey(), fr, keep);
+                    charged.add(new Object[] {q.getKey(), fr, keep});
+                }
+            }
+        }
+        try {
+            return assign.get();
+        } finally {
+            for (int i = charged.size() - 1; i >= 0; i--) {
+                Object[] c = charged.get(i);
+                plan.quota.add((String) c[0], (String) c[1], -(Long) c[2]);
+            }
+        }
     }
 
     private PendingReason precheck(JobStatus job, Map<String, Integer> counts) {
@@ -314,7 +393,7 @@ public final class PlanContext implements PolicyContext {
         }
         String cqName = queues.resolve(job);
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
-        Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts);
+        Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts));
         lastFailedForQuota = ar.reason() != null;
         if (ar.reason() != null) {
             return fail(job, ar.reason());
@@ -328,6 +407,10 @@ public final class PlanContext implements PolicyContext {
                 Admit a = new Admit(job.id(), cqName, c.flavors(), counts, p.placement(), snapshot.nowMillis(), Admit.NO_LEASE,
                         plan.nextAdmissionOrder());
                 plan.admit(job, a, p.taken());
+                Kept kept = keptFor.get(cqName);
+                if (kept != null && kept.jobId().equals(job.id())) {
+                    keptFor.remove(cqName); // admitted after all (by preemption): nothing to keep for it
+                }
                 return Attempt.success(a);
             }
             last = p.reason();
@@ -528,7 +611,8 @@ public final class PlanContext implements PolicyContext {
     boolean fits(JobStatus job) {
         String cqName = queues.resolve(job);
         Map<String, Integer> counts = Assignment.fullCounts(job.spec());
-        Assignment.Result ar = Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), plan.quota, job.spec(), counts);
+        Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), plan.quota,
+                job.spec(), counts));
         if (ar.reason() != null) {
             return false;
         }

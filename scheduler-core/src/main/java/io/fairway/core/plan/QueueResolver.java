@@ -49,7 +49,7 @@ final class QueueResolver {
             return null;
         }
         ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
-        return cq == null || cq.stopped() ? null : cq.name();
+        return cq == null || cq.stopped() || !cq.admitsNamespace(lq.namespaceLabels()) ? null : cq.name();
     }
 
     /** @return why a job's queue does not resolve (call only when {@link #resolve} gave null) */
@@ -64,6 +64,10 @@ final class QueueResolver {
         if (cq == null) {
             return PendingReason.of(PendingReason.Code.CLUSTER_QUEUE_NOT_FOUND,
                     "LocalQueue " + lq.key() + " points to ClusterQueue " + lq.clusterQueue() + ", which does not exist");
+        }
+        if (!cq.stopped() && !cq.admitsNamespace(lq.namespaceLabels())) {
+            return PendingReason.of(PendingReason.Code.NAMESPACE_NOT_ALLOWED, "namespace " + lq.namespace() + " (labels " + new java.util.TreeMap<>(
+                    lq.namespaceLabels()) + ") does not match the namespaceSelector of ClusterQueue " + cq.name());
         }
         return PendingReason.of(PendingReason.Code.QUEUE_STOPPED, "ClusterQueue " + cq.name() + " is stopped: it admits nothing new");
     }

@@ -48,12 +48,12 @@ final class Resizer {
         if (target == now) {
             return Attempt.success(cur);
         }
-        String flavor = cur.flavors().get(ps.name());
         String cqName = cur.clusterQueue();
+        String psName = ps.name();
         List<MemberPlacement> members = new ArrayList<>(cur.placement().members());
         if (target < now) {
             members = shrink(plan, members, ps, target);
-            ps.total(now - target).asMap().forEach((r, v) -> plan.quota.add(cqName, QuotaBook.fr(flavor, r), -v));
+            ps.total(now - target).asMap().forEach((r, v) -> plan.quota.add(cqName, QuotaBook.fr(cur.flavorOf(psName, r), r), -v));
         } else {
             Grown grown = grow(plan, job, held, cur, ps, now, target, members);
             if (grown.failure() != null) {
@@ -103,11 +103,10 @@ final class Resizer {
     /** Places {@code target - now} more members of {@code ps}, within quota and the gang's placement constraints. */
     private static Grown grow(TentativePlan plan, JobStatus job, JobStatus held, Admit cur, PodSet ps, int now, int target,
                                List<MemberPlacement> members) {
-        String flavor = cur.flavors().get(ps.name());
         String cqName = cur.clusterQueue();
         int delta = target - now;
         Map<String, Long> extra = new LinkedHashMap<>();
-        ps.total(delta).asMap().forEach((r, v) -> extra.put(QuotaBook.fr(flavor, r), v));
+        ps.total(delta).asMap().forEach((r, v) -> extra.put(QuotaBook.fr(cur.flavorOf(ps.name(), r), r), v));
         for (Map.Entry<String, Long> e : extra.entrySet()) {
             long avail = plan.quota.available(cqName, e.getKey());
             if (e.getValue() > avail) {
@@ -119,7 +118,7 @@ final class Resizer {
         PodSet more = new PodSet(ps.name(), delta, delta, ps.resources(), ps.nodeSelector(), ps.tolerations(), TopologyRequest.NONE);
         JobSpec probe = new JobSpec(job.id(), held.spec().namespace(), held.spec().queue(), held.spec().jobSet(), held.spec().owner(),
                 held.spec().priority(), held.spec().submitTimeMillis(), List.of(more), 0, held.spec().sensitivity(), null);
-        Placer.Outcome o = plan.placer.place(probe, Map.of(ps.name(), delta), Map.of(ps.name(), plan.snapshot.flavors().get(flavor)));
+        Placer.Outcome o = plan.placer.place(probe, Map.of(ps.name(), delta), Map.of(ps.name(), plan.flavorSpecs(cur.flavors()).get(ps.name())));
         if (o.result() == null) {
             return new Grown(null, Attempt.failure(o.reason()));
         }

@@ -10,6 +10,7 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.core.Provisioning;
 import io.fairway.core.Snapshot;
+import io.fairway.core.admission.FlavorUnion;
 import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.Placer;
@@ -194,10 +195,9 @@ public final class TentativePlan {
         }
         if (a.clusterQueue() != null && quota.hasQueue(a.clusterQueue())) {
             for (PodSet ps : spec.podSets()) {
-                String flavor = a.flavors().get(ps.name());
                 int m = a.counts().getOrDefault(ps.name(), ps.count());
-                if (flavor != null) {
-                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), v));
+                if (a.flavors().get(ps.name()) != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), v));
                 }
             }
         }
@@ -230,6 +230,16 @@ public final class TentativePlan {
         }
         Map<String, ResourceFlavor> m = new HashMap<>();
         flavorByPodSet.forEach((ps, f) -> m.put(ps, snapshot.flavors().get(f)));
+        // a pod set with flavors from several resource groups runs on nodes matching every one of them
+        Map<String, List<ResourceFlavor>> several = new HashMap<>();
+        flavorByPodSet.forEach((key, f) -> {
+            int slash = key.indexOf('/');
+            if (slash > 0 && flavorByPodSet.containsKey(key.substring(0, slash))) {
+                several.computeIfAbsent(key.substring(0, slash), k -> new ArrayList<>()).add(snapshot.flavors().get(f));
+                m.remove(key);
+            }
+        });
+        several.forEach((ps, extra) -> m.put(ps, FlavorUnion.of(m.get(ps), extra)));
         return m;
     }
 
@@ -246,10 +256,9 @@ public final class TentativePlan {
             return usage;
         }
         for (PodSet ps : j.spec().podSets()) {
-            String flavor = r.flavors().get(ps.name());
             int m = r.counts().getOrDefault(ps.name(), ps.count());
-            if (flavor != null) {
-                ps.total(m).asMap().forEach((res, v) -> usage.merge(QuotaBook.fr(flavor, res), v, Long::sum));
+            if (r.flavors().get(ps.name()) != null) {
+                ps.total(m).asMap().forEach((res, v) -> usage.merge(QuotaBook.fr(Admit.flavorOf(r.flavors(), ps.name(), res), res), v, Long::sum));
             }
         }
         return usage;
@@ -326,9 +335,8 @@ public final class TentativePlan {
         JobStatus j = admittedJobs.remove(jobId);
         if (j != null) {
             for (PodSet ps : j.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
                 int m = a.counts().getOrDefault(ps.name(), ps.count());
-                ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), -v));
+                ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), -v));
             }
         }
     }
@@ -351,10 +359,9 @@ public final class TentativePlan {
         Admit a = held.admission();
         if (a != null && quota.hasQueue(a.clusterQueue())) {
             for (PodSet ps : held.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
                 int m = a.counts().getOrDefault(ps.name(), ps.count());
-                if (flavor != null) {
-                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), sign * v));
+                if (a.flavors().get(ps.name()) != null) {
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), sign * v));
                 }
             }
         }

@@ -66,6 +66,8 @@ final class PreemptionIndex {
         int[] chargeFr;
         long[] chargeAmount;
         long[] nominal;
+        /** The (flavor, resource) keys of {@link #chargeFr}'s local ids. */
+        Map<String, Integer> frIds;
         boolean[] borrowing;
         /** Bumped whenever one of its jobs is preempted, restored or resized in the plan. */
         int version;
@@ -180,10 +182,9 @@ final class PreemptionIndex {
             start[i] = n;
             JobStatus h = adm[i].job;
             for (PodSet ps : h.spec().podSets()) {
-                String flavor = h.admission().flavors().get(ps.name());
                 int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
                 for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
-                    String key = QuotaBook.fr(flavor, r.getKey());
+                    String key = QuotaBook.fr(h.admission().flavorOf(ps.name(), r.getKey()), r.getKey());
                     Integer id = frIds.get(key);
                     if (id == null) {
                         id = frIds.size();
@@ -204,6 +205,7 @@ final class PreemptionIndex {
         q.chargeStart = start;
         q.chargeFr = fr;
         q.chargeAmount = amount;
+        q.frIds = frIds;
         q.nominal = new long[nominal.size()];
         for (int i = 0; i < q.nominal.length; i++) {
             q.nominal[i] = nominal.get(i);
@@ -266,6 +268,71 @@ final class PreemptionIndex {
             q.computedState = state;
         }
         return q.borrowing[h.admissionPos];
+    }
+
+    /**
+     * Whether a ClusterQueue's running jobs still in the plan use more than its nominal quota of one of the pairs: the
+     * queue borrows in them by what it held when the round began, less what the plan preempted or resized — jobs the
+     * plan admitted are not counted, as Kueue picks candidates on the cycle's starting snapshot (they are no candidates
+     * either).
+     *
+     * @param queue a ClusterQueue
+     * @param pairs (flavor, resource) keys
+     * @return true when it borrows in one of them
+     */
+    boolean heldAboveNominal(String queue, java.util.Set<String> pairs) {
+        Queue q = queue == null ? null : queues.get(queue);
+        if (q == null) {
+            return false;
+        }
+        if (q.byAdmission == null) {
+            build(q);
+        }
+        long[] used = new long[q.nominal.length];
+        for (int i = 0; i < q.byAdmission.length; i++) {
+            if (inPlan(q.byAdmission[i])) {
+                for (int k = q.chargeStart[i]; k < q.chargeStart[i + 1]; k++) {
+                    used[q.chargeFr[k]] += q.chargeAmount[k];
+                }
+            }
+        }
+        for (String fr : pairs) {
+            Integer id = q.frIds.get(fr);
+            if (id != null && used[id] > q.nominal[id]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param queue a ClusterQueue
+     * @param pairs (flavor, resource) keys
+     * @return true when its running jobs still in the plan use less than its nominal quota of one of the pairs it quotes
+     */
+    boolean heldBelowNominal(String queue, java.util.Set<String> pairs) {
+        Queue q = queue == null ? null : queues.get(queue);
+        if (q == null) {
+            return false;
+        }
+        if (q.byAdmission == null) {
+            build(q);
+        }
+        long[] used = new long[q.nominal.length];
+        for (int i = 0; i < q.byAdmission.length; i++) {
+            if (inPlan(q.byAdmission[i])) {
+                for (int k = q.chargeStart[i]; k < q.chargeStart[i + 1]; k++) {
+                    used[q.chargeFr[k]] += q.chargeAmount[k];
+                }
+            }
+        }
+        for (String fr : pairs) {
+            Integer id = q.frIds.get(fr);
+            if (id != null && used[id] < q.nominal[id]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return how many of the jobs (in candidate order: by priority first) have a priority below {@code priority} */

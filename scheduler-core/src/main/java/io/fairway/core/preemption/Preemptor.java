@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The preemption search, with Kueue's rules and its two-phase minimal victim set:
+ * The preemption search. With {@link PreemptionPolicy.CohortRules#KUEUE} (the default) it is {@link KueuePreemptor};
+ * this class is the search under {@link PreemptionPolicy.CohortRules#FAIRWAY_STRICT}, Fairway's stricter rules with
+ * the same two-phase minimal victim set:
  * <ol>
  *   <li>candidates: jobs of the same ClusterQueue allowed by {@code withinClusterQueue}; jobs of other
  *       ClusterQueues in the same cohort tree only when they are part of what their queue borrows (in admission
@@ -36,8 +38,12 @@ final class Preemptor {
 
     static Attempt search(SearchPlan ctx, PreemptionIndex index, JobStatus job, ClusterQueue cq, PendingReason notFitting) {
         PreemptionPolicy p = cq.preemption();
-        if (p.equals(PreemptionPolicy.NEVER)) {
+        if (p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.NEVER && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.NEVER
+                && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER) {
             return Attempt.failure(notFitting);
+        }
+        if (p.cohortRules() == PreemptionPolicy.CohortRules.KUEUE) {
+            return KueuePreemptor.search(ctx, index, job, cq, notFitting);
         }
         // Phase A: without borrowing (same queue + reclaim). Phase B: borrowing (same queue + lower priority in cohort).
         // A phase that fails undoes all it tried: the plan is as it was, and takes back its state number.
@@ -149,7 +155,7 @@ final class Preemptor {
         return false;
     }
 
-    private static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
+    static String describe(JobStatus victim, JobStatus job, String victimCq, String cq) {
         String how = victimCq.equals(cq) ? "within ClusterQueue " + cq
                 : "ClusterQueue " + cq + " reclaims quota from " + victimCq;
         return "preempted by " + job.id() + " (priority " + job.spec().priority() + " over " + victim.spec().priority() + "; " + how + ")";
@@ -163,9 +169,8 @@ final class Preemptor {
                 continue;
             }
             for (var ps : v.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
                 for (String r : ps.resources().names()) {
-                    var fr = QuotaBook.fr(flavor, r);
+                    var fr = QuotaBook.fr(a.flavorOf(ps.name(), r), r);
                     if (ctx.quota().used(a.clusterQueue(), fr) < ctx.quota().nominal(a.clusterQueue(), fr)) {
                         return true;
                     }
@@ -176,11 +181,10 @@ final class Preemptor {
     }
 
     /** True when the admitted job's queue is above nominal quota in a (flavor, resource) the job uses. */
-    private static boolean borrows(SearchPlan ctx, JobStatus job, Admit a) {
+    static boolean borrows(SearchPlan ctx, JobStatus job, Admit a) {
         for (var ps : job.spec().podSets()) {
-            String flavor = a.flavors().get(ps.name());
             for (String r : ps.resources().names()) {
-                String fr = QuotaBook.fr(flavor, r);
+                String fr = QuotaBook.fr(a.flavorOf(ps.name(), r), r);
                 if (ctx.quota().used(a.clusterQueue(), fr) > ctx.quota().nominal(a.clusterQueue(), fr)) {
                     return true;
                 }
@@ -190,7 +194,7 @@ final class Preemptor {
     }
 
     /** True when admitting the job now would take its queue above nominal quota for some (flavor, resource). */
-    private static boolean wouldBorrow(SearchPlan ctx, JobStatus job, ClusterQueue cq) {
+    static boolean wouldBorrow(SearchPlan ctx, JobStatus job, ClusterQueue cq) {
         Map<String, Integer> counts = Assignment.fullCounts(job.spec());
         Assignment.Result ar = Assignment.assign(cq, ctx.snapshot().flavors(), ctx.quota(), job.spec(), counts);
         if (ar.reason() != null) {
@@ -217,6 +221,9 @@ final class Preemptor {
                 if (!any && h.priority >= prio) {
                     break; // candidate order is by priority: no lower-priority job follows
                 }
+                if (borrowing && p.maxPriorityThreshold() != null && h.priority > p.maxPriorityThreshold()) {
+                    break; // nor one at or below the threshold
+                }
                 if (!h.queue.name.equals(cq.name())) {
                     out.add(h.job);
                 }
@@ -241,7 +248,7 @@ final class Preemptor {
         return out;
     }
 
-    private static boolean newer(JobStatus a, JobStatus b) {
+    static boolean newer(JobStatus a, JobStatus b) {
         long ta = a.spec().submitTimeMillis();
         long tb = b.spec().submitTimeMillis();
         return ta > tb || (ta == tb && a.sequence() > b.sequence());

@@ -179,7 +179,7 @@ public final class Provisioner {
             Arrays.fill(total, 0);
             boolean first = true;
             for (PodSet ps : j.spec().podSets()) {
-                boolean[] ok = allowed(ps, flavors.get(ps.name()));
+                boolean[] ok = allowed(ps, flavorsKey(flavors, ps.name()));
                 Resources req = ps.resources();
                 int nr = 0;
                 long[][] caps = new long[req.size()][];
@@ -444,9 +444,34 @@ public final class Provisioner {
         return t.sameNvlinkDomain() || (t.required() && Node.HOSTNAME_LABEL.equals(t.level()));
     }
 
+    /**
+     * @return the pod set's flavors as one key: its flavor, or for a pod set with flavors from several resource groups,
+     *     their names joined by commas (flavor names have none)
+     */
+    private static String flavorsKey(Map<String, String> flavors, String podSet) {
+        String own = flavors.get(podSet);
+        if (own == null || flavors.size() == 1) {
+            return own;
+        }
+        return String.join(",", io.fairway.api.decision.Admit.flavorsOf(flavors, podSet));
+    }
+
+    /** @return the flavor of a key of {@link #flavorsKey}: several flavors as one, with all their labels and tolerations */
+    private static ResourceFlavor specOf(String key, Map<String, ResourceFlavor> flavorSpecs) {
+        if (key == null || key.indexOf(',') < 0) {
+            return key == null ? null : flavorSpecs.get(key);
+        }
+        String[] names = key.split(",");
+        List<ResourceFlavor> rest = new ArrayList<>();
+        for (int i = 1; i < names.length; i++) {
+            rest.add(flavorSpecs.get(names[i]));
+        }
+        return io.fairway.core.admission.FlavorUnion.of(flavorSpecs.get(names[0]), rest);
+    }
+
     /** @return true when a member of the pod set, with its flavor, may run on {@code sample} (selectors, flavor, taints) */
     private static boolean matches(PodSet ps, String flavor, Map<String, ResourceFlavor> flavorSpecs, Node sample) {
-        ResourceFlavor f = flavorSpecs.get(flavor);
+        ResourceFlavor f = specOf(flavor, flavorSpecs);
         List<Toleration> tol = new ArrayList<>(ps.tolerations());
         if (f != null) {
             tol.addAll(f.tolerations());
@@ -467,7 +492,7 @@ public final class Provisioner {
                         Node sample) {
         int total = 0;
         for (PodSet ps : j.spec().podSets()) {
-            ResourceFlavor f = flavorSpecs.get(flavors.get(ps.name()));
+            ResourceFlavor f = specOf(flavorsKey(flavors, ps.name()), flavorSpecs);
             List<Toleration> tol = new ArrayList<>(ps.tolerations());
             if (f != null) {
                 tol.addAll(f.tolerations());

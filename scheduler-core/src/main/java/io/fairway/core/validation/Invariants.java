@@ -97,9 +97,8 @@ public final class Invariants {
                 continue;
             }
             for (PodSet ps : j.spec().podSets()) {
-                String flavor = a.flavors().get(ps.name());
-                if (flavor != null) {
-                    ps.total(a.placement().count(ps.name())).asMap().forEach((r, q) -> quota.add(a.clusterQueue(), QuotaBook.fr(flavor, r), q));
+                if (a.flavors().get(ps.name()) != null) {
+                    ps.total(a.placement().count(ps.name())).asMap().forEach((r, q) -> quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), q));
                 }
             }
         }
@@ -109,10 +108,10 @@ public final class Invariants {
                 continue;
             }
             for (PodSet ps : j.spec().podSets()) {
-                String flavor = r.flavors().get(ps.name());
                 int m = r.counts().getOrDefault(ps.name(), ps.count());
-                if (flavor != null) {
-                    ps.total(m).asMap().forEach((res, q) -> quota.add(r.clusterQueue(), QuotaBook.fr(flavor, res), q));
+                if (r.flavors().get(ps.name()) != null) {
+                    ps.total(m).asMap().forEach((res, q) -> quota.add(r.clusterQueue(),
+                            QuotaBook.fr(io.fairway.api.decision.Admit.flavorOf(r.flavors(), ps.name(), res), res), q));
                 }
             }
         }

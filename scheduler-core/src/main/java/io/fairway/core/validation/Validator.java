@@ -184,15 +184,15 @@ public final class Validator {
             if (a.placement().count(ps.name()) != m) {
                 return "pod set \"" + ps.name() + "\": " + a.placement().count(ps.name()) + " members placed, " + m + " admitted";
             }
-            String flavor = a.flavors().get(ps.name());
             for (String r : ps.resources().names()) {
+                String flavor = a.flavorOf(ps.name(), r);
                 ResourceGroup g = cq.groupFor(r);
                 if (g == null || g.flavors().stream().noneMatch(f -> f.flavor().equals(flavor))) {
                     return "flavor " + flavor + " gives no quota for " + r + " in ClusterQueue " + cqName;
                 }
             }
             final int members = m;
-            ps.total(members).asMap().forEach((r, v) -> usage.merge(QuotaBook.fr(flavor, r), v, Long::sum));
+            ps.total(members).asMap().forEach((r, v) -> usage.merge(QuotaBook.fr(a.flavorOf(ps.name(), r), r), v, Long::sum));
         }
         for (Map.Entry<String, Long> e : usage.entrySet()) {
             long avail = ctx.plan().quotaBook().available(cqName, e.getKey());

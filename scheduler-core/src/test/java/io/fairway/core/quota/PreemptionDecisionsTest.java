@@ -45,8 +45,9 @@ class PreemptionDecisionsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fair-sharing", "best-effort-fifo", "priority", "strict-fifo"})
     void preemptingRoundsDecideAsBefore(String policy) {
-        Transcript first = run(policy, 7);
-        Transcript again = run(policy, 7);
+        // Fairway's own cohort rules decide exactly as before Kueue's became the default
+        Transcript first = run(policy, 7, false, PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
+        Transcript again = run(policy, 7, false, PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
         assertThat(again.text).as("same snapshots, configuration and seed: same decisions").isEqualTo(first.text);
         assertThat(first.preemptions).as("the scenario exercises preemption").isGreaterThan(20);
         assertThat(first.refusedSearches).as("and searches that find no victims").isGreaterThan(20);
@@ -59,6 +60,29 @@ class PreemptionDecisionsTest {
             "best-effort-fifo", "d41a35599c7b3ba69914ea796a146817c22099c550d8f377c0cf9b2204950e19",
             "priority", "767320e26a54637bcac885d23c3a01a76b7cb0ebfc3d19def0b4e7ab7712a932",
             "strict-fifo", "f5c999ecc37199641eb8d40bd10c951200314065c3d3bd22cf72f11490e30c36");
+
+    /**
+     * The same scenario under Kueue's cohort rules (the default), recorded when they became the default: reclaim
+     * candidates are all (lower-priority) jobs of queues that borrow, taken while their queue borrows; a preemptor
+     * whose victims are all in its own queue may end borrowing; a lender that cannot reclaim keeps its unused quota for
+     * its waiting job (see docs/concepts/quota.md).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fair-sharing", "best-effort-fifo", "priority", "strict-fifo"})
+    void preemptingRoundsUnderKueueRulesDecideAsRecorded(String policy) {
+        Transcript first = run(policy, 7, false, PreemptionPolicy.CohortRules.KUEUE);
+        Transcript again = run(policy, 7, false, PreemptionPolicy.CohortRules.KUEUE);
+        assertThat(again.text).as("same snapshots, configuration and seed: same decisions").isEqualTo(first.text);
+        assertThat(first.preemptions).as("the scenario exercises preemption").isGreaterThan(20);
+        assertThat(first.sha256).as(policy + ": " + first.preemptions + " preemptions, " + first.refusedSearches + " refused")
+                .isEqualTo(EXPECTED_KUEUE.get(policy));
+    }
+
+    private static final Map<String, String> EXPECTED_KUEUE = Map.of(
+            "fair-sharing", "45e5cac99488cb33e7c1867f7490781c15cba68b53116fe49f22b87ea120e9b7",
+            "best-effort-fifo", "50be90d5559090ab5d1aee0025749ced9bc8bea5db28240381236031f6d77fb2",
+            "priority", "00b2799a15eca3f6075938ddd3a21b03df28461b4aa6e0cedca3c667dcafc1f5",
+            "strict-fifo", "e8eada53c4f07314c06bfe29de7ee179f5f138e48dfef781de9ba6b07b5a129b");
 
     record Transcript(String text, String sha256, int preemptions, int refusedSearches) {
     }
@@ -78,6 +102,10 @@ class PreemptionDecisionsTest {
     }
 
     static Transcript run(String policy, long seed, boolean validate) {
+        return run(policy, seed, validate, PreemptionPolicy.CohortRules.KUEUE);
+    }
+
+    static Transcript run(String policy, long seed, boolean validate, PreemptionPolicy.CohortRules rules) {
         AtomicLong now = new AtomicLong(1_000);
         Scheduler.Builder b = Scheduler.builder().policy(policy).clock(now::get).seed(seed)
                 .cluster(new ClusterSpec(Node.DEFAULT_CLUSTER, List.of(ClusterSpec.RACK_LABEL)))
@@ -98,6 +126,7 @@ class PreemptionDecisionsTest {
             PreemptionPolicy p = q < 6
                     ? new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY, PreemptionPolicy.ReclaimWithinCohort.ANY, null)
                     : new PreemptionPolicy(within[q % 3], reclaim[(q / 3) % 3], borrow[q % 2]);
+            p = p.withCohortRules(rules);
             b.clusterQueue(ClusterQueue.builder("cq-" + q).cohort("co-" + q % 3).preemption(p)
                     .quota("default", Resources.builder().cpu(32 * 16).memoryGiB(32 * 128).gpus(32).build()).build());
             b.localQueue(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, "lq-" + q, "cq-" + q));

@@ -176,11 +176,13 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param topology where its members must or should be relative to each other, or null for no constraint
      * @param nodeSelector labels a node must carry for its members (in addition to its flavor's), as a pod's nodeSelector
      * @param tolerations taints of nodes its members tolerate (in addition to its flavor's), as a pod's tolerations
+     * @param podSets instead of members, resources, gpus, minMembers and topology: several pod sets (a launcher and its
+     *     workers, a driver and its executors), admitted together as one gang
      */
     public record JobConfig(String id, Double submitSeconds, Double durationSeconds, String queue, String namespace, Integer members,
                             Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
                             CheckpointingConfig checkpointing, TopologyConfig topology, Map<String, String> nodeSelector,
-                            List<io.fairway.config.QueuesConfig.TolerationConfig> tolerations) implements Validated {
+                            List<io.fairway.config.QueuesConfig.TolerationConfig> tolerations, List<PodSetConfig> podSets) implements Validated {
         /** Checks the fields that need no other; {@link #validate()} builds the job. */
         public JobConfig {
             Names.require("id", id);
@@ -189,10 +191,18 @@ public record ScenarioConfig(String name, String description, List<String> polic
             if (submitSeconds != null) {
                 clock("job " + id + ": ", "submitSeconds", submitSeconds);
             }
-            InvalidSpecException.check(gpus == null || members == null && resources == null, "gpus", gpus,
-                    "job %s: give either gpus or members/resources, not both", id);
-            InvalidSpecException.check(gpus != null || resources != null && !resources.isEmpty(), "resources", resources,
-                    "job %s: give resources (per member) or gpus", id);
+            if (podSets != null) {
+                InvalidSpecException.check(!podSets.isEmpty(), "podSets", podSets, "job %s: podSets must list at least one pod set", id);
+                InvalidSpecException.check(gpus == null && members == null && resources == null && minMembers == null && topology == null,
+                        "podSets", podSets.size() + " pod sets",
+                        "job %s: give podSets, or gpus / members / resources / minMembers / topology, not both", id);
+                podSets = List.copyOf(podSets);
+            } else {
+                InvalidSpecException.check(gpus == null || members == null && resources == null, "gpus", gpus,
+                        "job %s: give either gpus or members/resources, not both", id);
+                InvalidSpecException.check(gpus != null || resources != null && !resources.isEmpty(), "resources", resources,
+                        "job %s: give resources (per member) or gpus", id);
+            }
         }
 
         @Override
@@ -201,8 +211,10 @@ public record ScenarioConfig(String name, String description, List<String> polic
         }
 
         SimJob toJob() {
-            PodSet ps;
-            if (gpus != null) {
+            PodSet ps = null;
+            if (podSets != null) {
+                // built below, one per entry
+            } else if (gpus != null) {
                 GangShape s = GangShape.forGpus(gpus);
                 ps = PodSet.of("main", s.members(), Resources.builder().gpus(s.gpusPerMember()).build());
             } else {
@@ -211,26 +223,48 @@ public record ScenarioConfig(String name, String description, List<String> polic
             if (minMembers != null) {
                 ps = ps.withMinCount(minMembers);
             }
-            if (nodeSelector != null && !nodeSelector.isEmpty()) {
-                nodeSelector.forEach((k, v) -> InvalidSpecException.check(k != null && !k.isBlank() && v != null, "nodeSelector", k + "=" + v,
-                        "job %s: a nodeSelector entry needs a label key and a value, got %s=%s", id, k, v));
-                ps = ps.withNodeSelector(nodeSelector);
-            }
-            if (tolerations != null && !tolerations.isEmpty()) {
-                List<io.fairway.api.model.Toleration> ts = new java.util.ArrayList<>();
-                for (io.fairway.config.QueuesConfig.TolerationConfig t : tolerations) {
-                    InvalidSpecException.check(t != null, "tolerations", null, "job %s: a toleration is empty", id);
-                    t.validate();
-                    ts.add(t.toModel());
-                }
-                ps = ps.withTolerations(ts);
-            }
             if (topology != null) {
                 try {
                     ps = ps.withTopology(topology.toModel());
                 } catch (InvalidSpecException e) {
                     throw new InvalidSpecException("topology", topology, "job " + id + ": " + e.getMessage());
                 }
+            }
+            List<PodSet> all = new java.util.ArrayList<>();
+            if (podSets != null) {
+                java.util.Set<String> names = new java.util.HashSet<>();
+                for (PodSetConfig c : podSets) {
+                    PodSet p = c.toModel(id);
+                    InvalidSpecException.check(names.add(p.name()), "podSets[" + p.name() + "].name", p.name(),
+                            "job %s: pod set %s is listed twice", id, p.name());
+                    all.add(p);
+                }
+            } else {
+                all.add(ps);
+            }
+            Map<String, String> selector = null;
+            if (nodeSelector != null && !nodeSelector.isEmpty()) {
+                nodeSelector.forEach((k, v) -> InvalidSpecException.check(k != null && !k.isBlank() && v != null, "nodeSelector", k + "=" + v,
+                        "job %s: a nodeSelector entry needs a label key and a value, got %s=%s", id, k, v));
+                selector = nodeSelector;
+            }
+            List<io.fairway.api.model.Toleration> ts = new java.util.ArrayList<>();
+            if (tolerations != null) {
+                for (io.fairway.config.QueuesConfig.TolerationConfig t : tolerations) {
+                    InvalidSpecException.check(t != null, "tolerations", null, "job %s: a toleration is empty", id);
+                    t.validate();
+                    ts.add(t.toModel());
+                }
+            }
+            for (int i = 0; i < all.size(); i++) { // the job's own selector and tolerations hold for each of its pod sets
+                PodSet p = all.get(i);
+                if (selector != null) {
+                    p = p.withNodeSelector(selector);
+                }
+                if (!ts.isEmpty()) {
+                    p = p.withTolerations(ts);
+                }
+                all.set(i, p);
             }
             double submit = submitSeconds == null ? 0 : submitSeconds;
             InvalidSpecException.check(submit >= 0, "submitSeconds", submit, "job %s: submitSeconds must be >= 0, was %s", id, submit);
@@ -240,13 +274,40 @@ public record ScenarioConfig(String name, String description, List<String> polic
                     .jobSet(jobSet)
                     .priority(priority == null ? 0 : priority)
                     .submitTimeMillis(Math.round(submit * 1000))
-                    .podSet(ps)
                     .estimatedSeconds(durationSeconds)
                     .sensitivity(PlacementSensitivity.forModel(model));
+            all.forEach(b::podSet);
             if (checkpointing != null) {
                 b.checkpointing(checkpointing.toModel());
             }
             return new SimJob(b.build(), durationSeconds);
+        }
+    }
+
+    /**
+     * One pod set of a job with several ({@code podSets: [{name: launcher, resources: {cpu: "2"}}, {name: worker, members: 4,
+     * resources: {cpu: "16", nvidia.com/gpu: "8"}}]}).
+     *
+     * @param name its name, unique in the job
+     * @param members member count (default 1)
+     * @param minMembers the fewest members it can run with (elastic), or null
+     * @param resources per-member resources as quantities
+     * @param topology where its members must or should be, or null
+     */
+    public record PodSetConfig(String name, Integer members, Integer minMembers, Map<String, String> resources, TopologyConfig topology) {
+        PodSet toModel(String job) {
+            InvalidSpecException.check(name != null && !name.isBlank(), "podSets[].name", name, "job %s: every pod set needs a name", job);
+            InvalidSpecException.check(resources != null && !resources.isEmpty(), "podSets[" + name + "].resources", resources,
+                    "job %s: pod set %s: give resources (per member)", job, name);
+            try {
+                PodSet ps = PodSet.of(name, members == null ? 1 : members, Resources.parse(resources));
+                if (minMembers != null) {
+                    ps = ps.withMinCount(minMembers);
+                }
+                return topology == null ? ps : ps.withTopology(topology.toModel());
+            } catch (InvalidSpecException e) {
+                throw new InvalidSpecException(e.field(), e.value(), "job " + job + ": pod set " + name + ": " + e.getMessage());
+            }
         }
     }
 
