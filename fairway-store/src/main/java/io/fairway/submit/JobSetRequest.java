@@ -35,6 +35,7 @@ public record JobSetRequest(String queue, String jobSetId, List<Item> jobs) {
     /** The most jobs in one request. */
     public static final int MAX_JOBS = 10_000;
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> TOP = Set.of("queue", "jobSetId", "jobs");
     private static final Set<String> ITEM = Set.of("priority", "namespace", "labels", "annotations", "parallelism", "podSpec", "clientId");
     private static final String NAME = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
@@ -71,7 +72,7 @@ public record JobSetRequest(String queue, String jobSetId, List<Item> jobs) {
     public static JobSetRequest parse(String text) {
         JsonNode root;
         try {
-            root = YAML.readTree(text);
+            root = text.stripLeading().startsWith("{") ? JSON.readTree(text) : YAML.readTree(text); // JSON parses several times faster
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("job set: not YAML or JSON: " + e.getOriginalMessage());
         }

@@ -88,10 +88,11 @@ public final class JobSets {
     }
 
     /**
-     * @return a fresh job name: {@code fw-} and 32 hex digits of the time and randomness (a DNS label)
+     * @return the start of a request's job names: {@code fw-}, 12 hex digits of the time and 14 of randomness; each
+     *     job adds its position in the request (6 hex digits), so names sort in submission order within a request
      */
-    static String newName() {
-        byte[] b = new byte[10];
+    static String newPrefix() {
+        byte[] b = new byte[7];
         RANDOM.nextBytes(b);
         return "fw-" + String.format("%012x", System.currentTimeMillis() & 0xffffffffffffL) + HexFormat.of().formatHex(b);
     }
@@ -109,9 +110,10 @@ public final class JobSets {
         require(who, QueuePermissions.Verb.SUBMIT, req.queue());
         List<JobStore.NewJob> jobs = new ArrayList<>(req.jobs().size());
         List<String> templatesOut = new ArrayList<>(req.jobs().size());
+        String prefix = newPrefix();
         for (int i = 0; i < req.jobs().size(); i++) {
             JobSetRequest.Item item = req.jobs().get(i);
-            String name = newName();
+            String name = prefix + String.format("%06x", i);
             String t;
             try {
                 t = templates.template(req.queue(), req.jobSetId(), name, item);

@@ -81,8 +81,49 @@ final class StoredJobs {
 
     // ------------------------------------------------------------------ templates (API threads)
 
+    /** A job of a set as checked once: its template with a placeholder name, and the engine's spec of it. */
+    private record Checked(String template, JobSpec spec) {
+    }
+
+    private static final String NAME_PLACEHOLDER = "fw-name-placeholder";
+    private static final String EPOCH_PLACEHOLDER = "1970-01-01T00:00:00Z";
+    /** Jobs of a set are mostly alike: each distinct job is built and checked once (bounded, least recently used out). */
+    private final Map<String, Checked> checked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Checked> eldest) {
+            return size() > 256;
+        }
+    };
+    /** The specs made while checking, by job id, until the manager's pass takes them. */
+    private final Map<String, JobSpec> checkedSpecs = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** The batch/v1 Job a submitted job runs as: the pod spec, a gang of {@code parallelism} pods, suspended. */
     String template(String queue, String jobSet, String name, JobSetRequest.Item item, long nowMillis) {
+        String key = queue + '\n' + jobSet + '\n' + item;
+        Checked c;
+        synchronized (checked) {
+            c = checked.get(key);
+        }
+        if (c == null) {
+            c = check(queue, jobSet, item);
+            synchronized (checked) {
+                checked.put(key, c);
+            }
+        }
+        String id = item.namespace() + "/" + name;
+        JobSpec s = c.spec();
+        checkedSpecs.put(id, new JobSpec(id, s.namespace(), s.queue(), jobSet, s.owner(), item.priority(), nowMillis, s.podSets(),
+                s.estimatedSeconds(), s.sensitivity(), s.checkpointing()));
+        return c.template().replace(NAME_PLACEHOLDER, name).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString());
+    }
+
+    private Checked check(String queue, String jobSet, JobSetRequest.Item item) {
+        String raw = item.toString();
+        if (raw.contains(NAME_PLACEHOLDER) || raw.contains(EPOCH_PLACEHOLDER)) {
+            throw new IllegalArgumentException("a job must not contain the text " + NAME_PLACEHOLDER + " or " + EPOCH_PLACEHOLDER + " (Fairway fills them in)");
+        }
         boolean known = false;
         for (LocalQueue lq : config.localQueueModels()) {
             known |= lq.name().equals(queue) && lq.namespace().equals(item.namespace());
@@ -90,6 +131,7 @@ final class StoredJobs {
         if (!known) {
             throw new IllegalArgumentException("queue must be a LocalQueue of namespace " + item.namespace() + ", was " + queue);
         }
+        String name = NAME_PLACEHOLDER;
         ObjectNode job = MAPPER.createObjectNode();
         job.put("apiVersion", "batch/v1");
         job.put("kind", "Job");
@@ -97,7 +139,7 @@ final class StoredJobs {
         meta.put("name", name);
         meta.put("namespace", item.namespace());
         meta.put("uid", name);
-        meta.put("creationTimestamp", Instant.ofEpochMilli(nowMillis).toString());
+        meta.put("creationTimestamp", EPOCH_PLACEHOLDER);
         ObjectNode labels = meta.putObject("labels");
         item.labels().forEach(labels::put);
         labels.put(Keys.QUEUE_LABEL, queue);
@@ -117,8 +159,8 @@ final class StoredJobs {
         }
         tmpl.set("spec", pod);
         String json = job.toString();
-        toSpec(json, item.namespace() + "/" + name, jobSet, item.priority()); // refuses what the engine would not take
-        return json;
+        // refuses what the engine would not take
+        return new Checked(json, toSpec(json, item.namespace() + "/" + name, jobSet, item.priority()));
     }
 
     private Job job(String template) {
@@ -146,7 +188,8 @@ final class StoredJobs {
                         if (byId.containsKey(s.job().id())) {
                             continue; // recovered from the store already
                         }
-                        specs.add(toSpec(s.template(), s.job().id(), s.job().jobSet(), s.job().priority()));
+                        JobSpec checkedSpec = checkedSpecs.remove(s.job().id());
+                        specs.add(checkedSpec != null ? checkedSpec : toSpec(s.template(), s.job().id(), s.job().jobSet(), s.job().priority()));
                     }
                     submitAll(specs);
                 });
@@ -239,6 +282,8 @@ final class StoredJobs {
 
     /** Applies what the API stored since the last pass. */
     void drain() {
+        long stale = System.currentTimeMillis() - 300_000;
+        checkedSpecs.values().removeIf(sp -> sp.submitTimeMillis() < stale); // checked, but their set was never stored
         Runnable r;
         while ((r = inbox.poll()) != null) {
             try {

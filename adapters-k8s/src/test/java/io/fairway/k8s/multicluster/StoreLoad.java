@@ -81,6 +81,14 @@ public final class StoreLoad {
     }
 
     static String jobSet(String queue, String set, int size) {
+        if (Boolean.getBoolean("load.json")) {
+            StringBuilder b = new StringBuilder("{\"queue\":\"").append(queue).append("\",\"jobSetId\":\"").append(set).append("\",\"jobs\":[");
+            for (int j = 0; j < size; j++) {
+                b.append(j == 0 ? "" : ",").append("{\"namespace\":\"ml\",\"podSpec\":{\"containers\":[{\"name\":\"main\",\"image\":\"busybox\","
+                        + "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+            }
+            return b.append("]}").toString();
+        }
         StringBuilder b = new StringBuilder("queue: ").append(queue).append("\njobSetId: ").append(set).append("\njobs:\n");
         for (int j = 0; j < size; j++) {
             b.append("  - {namespace: ml, podSpec: {containers: [{name: main, image: busybox, resources: {requests: {cpu: \"1\"}}}]}}\n");
@@ -128,6 +136,7 @@ public final class StoreLoad {
             case "ingest" -> ingest(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             case "latency" -> latency(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]), args.length > 3 ? Integer.parseInt(args[3]) : 1000);
             case "recover" -> recover(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "store" -> store(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException("mode must be ingest, latency or recover, was " + args[0]);
         }
         System.exit(0);
@@ -171,6 +180,22 @@ public final class StoreLoad {
                 System.out.printf("ingest: %d jobs in sets of %d from %d clients in %.2f s = %.0f jobs/s (db %d MB)%n", done.get(), setSize, clients, s,
                         done.get() / s, Files.size(dir.resolve("jobs.db")) >> 20);
             }
+        }
+    }
+
+    private static void store(Path dir, int jobs, int setSize) {
+        try (JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
+            String t = jobTemplate("q-0", "fw-x");
+            long t0 = System.nanoTime();
+            for (int i = 0; i < jobs / setSize; i++) {
+                List<JobStore.NewJob> batch = new ArrayList<>(setSize);
+                for (int j = 0; j < setSize; j++) {
+                    batch.add(new JobStore.NewJob("ml/s" + i + "-" + j, 0, t));
+                }
+                store.submit("q-" + (i % 100), "set-" + i, "load", i, batch);
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("store only: %d jobs in sets of %d, one writer, in %.2f s = %.0f jobs/s%n", jobs, setSize, s, jobs / s);
         }
     }
 
