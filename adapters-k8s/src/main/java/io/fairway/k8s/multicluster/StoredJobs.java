@@ -241,6 +241,7 @@ final class StoredJobs {
         long t0 = System.nanoTime();
         List<JobSpec> batch = new ArrayList<>();
         List<JobStore.Transition> ended = new ArrayList<>();
+        Map<String, JobSpec> protos = new HashMap<>();
         long[] n = {0};
         store.forEachLive((job, template) -> {
             if (byId.containsKey(job.id())) {
@@ -255,7 +256,18 @@ final class StoredJobs {
             }
             JobSpec spec;
             try {
-                spec = toSpec(template, job.id(), job.jobSet(), job.priority());
+                // the jobs of a set differ by name only: translate each distinct template once
+                String key = template.replace(uid, NAME_PLACEHOLDER);
+                JobSpec proto = protos.get(key);
+                if (proto == null) {
+                    if (protos.size() >= 4096) {
+                        protos.clear();
+                    }
+                    proto = toSpec(key, job.id(), job.jobSet(), job.priority());
+                    protos.put(key, proto);
+                }
+                spec = new JobSpec(job.id(), proto.namespace(), proto.queue(), job.jobSet(), proto.owner(), job.priority(), job.submittedMillis(),
+                        proto.podSets(), proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
             } catch (IllegalArgumentException e) {
                 ended.add(new JobStore.Transition(job.id(), "FAILED", System.currentTimeMillis(), "cannot be queued any more: " + e.getMessage()));
                 return;
