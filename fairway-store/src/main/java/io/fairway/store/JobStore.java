@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Queued jobs and the job sets' event history in a database: SQLite in a local file by default (one process, nothing
- * to install). The schema is created and upgraded by Flyway migrations when the store opens.
+ * to install), or PostgreSQL for a fleet. The schema is created and upgraded by Flyway migrations when the store opens.
  *
  * <p>All writes go through one writer thread that commits them in groups (group commit): each write waits in a
  * queue, the writer takes every write waiting (up to {@link Settings#maxBatch()}), applies each inside a savepoint
@@ -56,7 +56,8 @@ public final class JobStore implements AutoCloseable {
     /**
      * Where the store is and how it writes.
      *
-     * @param jdbcUrl the database ({@code jdbc:sqlite:FILE})
+     * @param jdbcUrl the database: {@code jdbc:sqlite:FILE}, or {@code jdbc:postgresql://HOST/DB?user=U&password=P} for a
+     *     fleet (a {@code currentSchema} parameter names the schema Flyway creates and migrates)
      * @param maxBatch the most writes committed together, 1..100,000
      * @param ackBeforeDurable FOR TESTS ONLY: acknowledge a submission as soon as it is queued and commit it later
      *     (a deliberately broken store, which the crash test must catch); never in production
@@ -64,8 +65,10 @@ public final class JobStore implements AutoCloseable {
     public record Settings(String jdbcUrl, int maxBatch, boolean ackBeforeDurable) {
         /** Checks. */
         public Settings {
-            if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.length() <= "jdbc:sqlite:".length()) {
-                throw new IllegalArgumentException("store.url must be jdbc:sqlite:FILE, was " + jdbcUrl);
+            if (jdbcUrl == null || !(jdbcUrl.startsWith("jdbc:sqlite:") && jdbcUrl.length() > "jdbc:sqlite:".length()
+                    || jdbcUrl.startsWith("jdbc:postgresql:"))) {
+                throw new IllegalArgumentException("store.url must be jdbc:sqlite:FILE or jdbc:postgresql://HOST/DB, was "
+                        + (jdbcUrl == null ? null : jdbcUrl.replaceAll("password=[^&]*", "password=***")));
             }
             if (maxBatch < 1 || maxBatch > 100_000) {
                 throw new IllegalArgumentException("store.maxBatch must be 1..100000, was " + maxBatch);
@@ -89,6 +92,11 @@ public final class JobStore implements AutoCloseable {
                 throw new IllegalArgumentException("store must be jdbc:sqlite:FILE or a file path, was " + url);
             }
             return url.startsWith("jdbc:") ? new Settings(url, 10_000, false) : sqlite(Path.of(url));
+        }
+
+        /** @return true for PostgreSQL, false for SQLite */
+        public boolean postgres() {
+            return jdbcUrl.startsWith("jdbc:postgresql:");
         }
 
         /** @return these settings, acknowledging before commit (TESTS ONLY: a broken store) */
@@ -169,6 +177,7 @@ public final class JobStore implements AutoCloseable {
     }
 
     private final Settings settings;
+    private final boolean postgres;
     private final Connection writer;
     private final Connection reader;
     private final BlockingQueue<Op> ops = new LinkedBlockingQueue<>();
@@ -179,26 +188,44 @@ public final class JobStore implements AutoCloseable {
 
     private JobStore(Settings settings) throws SQLException {
         this.settings = settings;
-        Flyway.configure().dataSource(settings.jdbcUrl(), null, null).locations("classpath:db/migration/sqlite")
-                .loggers("slf4j").load().migrate();
+        this.postgres = settings.postgres();
+        var flyway = Flyway.configure().dataSource(settings.jdbcUrl(), null, null)
+                .locations("classpath:db/migration/" + (postgres ? "postgresql" : "sqlite")).loggers("slf4j");
+        String schema = postgres ? currentSchema(settings.jdbcUrl()) : null;
+        if (schema != null) {
+            flyway.schemas(schema);
+        }
+        flyway.load().migrate();
         this.writer = DriverManager.getConnection(settings.jdbcUrl());
-        try (Statement s = writer.createStatement()) {
-            s.execute("PRAGMA journal_mode=WAL");
-            s.execute("PRAGMA synchronous=FULL");
-            s.execute("PRAGMA busy_timeout=10000");
+        this.reader = DriverManager.getConnection(settings.jdbcUrl());
+        if (postgres) {
+            try (Statement s = writer.createStatement()) {
+                s.execute("SET synchronous_commit = on"); // a commit returns once its WAL is flushed
+            }
+            reader.setAutoCommit(false); // so that large reads stream through a cursor (fetch size)
+        } else {
+            try (Statement s = writer.createStatement()) {
+                s.execute("PRAGMA journal_mode=WAL");
+                s.execute("PRAGMA synchronous=FULL");
+                s.execute("PRAGMA busy_timeout=10000");
+            }
+            try (Statement s = reader.createStatement()) {
+                s.execute("PRAGMA busy_timeout=10000");
+            }
         }
         writer.setAutoCommit(false);
-        this.reader = DriverManager.getConnection(settings.jdbcUrl());
-        try (Statement s = reader.createStatement()) {
-            s.execute("PRAGMA busy_timeout=10000");
-        }
         this.lastSeq = maxSeq(reader);
         this.writerThread = new Thread(this::writeLoop, "fairway-store-writer");
         writerThread.setDaemon(true);
         writerThread.start();
         if (settings.ackBeforeDurable()) {
-            LOG.warn("job store {} acknowledges writes BEFORE they are durable: a test-only setting that loses jobs on a crash", settings.jdbcUrl());
+            LOG.warn("the job store acknowledges writes BEFORE they are durable: a test-only setting that loses jobs on a crash");
         }
+    }
+
+    private static String currentSchema(String url) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("[?&]currentSchema=([A-Za-z_][A-Za-z0-9_]*)").matcher(url);
+        return m.find() ? m.group(1) : null;
     }
 
     /**
@@ -212,7 +239,8 @@ public final class JobStore implements AutoCloseable {
         try {
             return new JobStore(settings);
         } catch (SQLException | RuntimeException e) {
-            throw new StoreException("cannot open the job store " + settings.jdbcUrl() + ": " + e.getMessage(), e);
+            throw new StoreException("cannot open the job store " + settings.jdbcUrl().replaceAll("password=[^&]*", "password=***") + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -491,7 +519,7 @@ public final class JobStore implements AutoCloseable {
 
     private static String describe(Exception e) {
         String m = e.getMessage() == null ? e.toString() : e.getMessage();
-        if (m.contains("UNIQUE constraint failed: jobs.id")) {
+        if (m.contains("UNIQUE constraint failed: jobs.id") || m.contains("duplicate key value violates unique constraint \"jobs_pkey\"")) {
             return "a job with that id is stored already";
         }
         return m;
@@ -662,8 +690,19 @@ public final class JobStore implements AutoCloseable {
                 throw new StoreException("the job store is closed", null);
             }
             try {
-                return w.run(reader);
+                T out = w.run(reader);
+                if (postgres) {
+                    reader.rollback(); // end the read's transaction: the next read sees what was committed since
+                }
+                return out;
             } catch (SQLException e) {
+                if (postgres) {
+                    try {
+                        reader.rollback();
+                    } catch (SQLException ignored) {
+                        LOG.debug("rollback failed", ignored);
+                    }
+                }
                 throw new StoreException("job store read failed: " + e.getMessage(), e);
             }
         }

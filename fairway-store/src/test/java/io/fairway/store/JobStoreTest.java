@@ -15,6 +15,11 @@ class JobStoreTest {
     @TempDir
     Path dir;
 
+    /** @return the settings of a fresh, empty store named {@code name} */
+    JobStore.Settings settings(String name) {
+        return JobStore.Settings.sqlite(dir.resolve(name + ".db"));
+    }
+
     private static List<JobStore.NewJob> jobs(String prefix, int n) {
         List<JobStore.NewJob> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -25,15 +30,15 @@ class JobStoreTest {
 
     @Test
     void aSubmittedJobSetAndItsHistoryAreThereAfterReopening() {
-        Path db = dir.resolve("jobs.db");
-        try (JobStore s = JobStore.open(JobStore.Settings.sqlite(db))) {
+        JobStore.Settings db = settings("jobs");
+        try (JobStore s = JobStore.open(db)) {
             s.submit("team-a", "run-1", "alice", 1000, jobs("a", 5));
             s.record(List.of(new JobStore.Transition("default/a0", "LEASED", 1100, "to eu"),
                     new JobStore.Transition("default/a0", "RUNNING", 1200, "runs"))).join();
             assertThat(s.cancel("team-a", "run-1", List.of("default/a1"), "alice", 1300)).containsExactly("default/a1");
             assertThat(s.reprioritize("team-a", "run-1", List.of(), 7, "bob", 1400)).hasSize(4); // a1 is cancelled
         }
-        try (JobStore s = JobStore.open(JobStore.Settings.sqlite(db))) {
+        try (JobStore s = JobStore.open(db)) {
             Map<String, String> states = new TreeMap<>();
             s.forEach(j -> states.put(j.id(), j.state()));
             assertThat(states).containsEntry("default/a0", "RUNNING").containsEntry("default/a1", "CANCELLED").containsEntry("default/a4", "QUEUED");
@@ -52,7 +57,7 @@ class JobStoreTest {
 
     @Test
     void anEndedJobKeepsItsEnd() {
-        try (JobStore s = JobStore.open(JobStore.Settings.sqlite(dir.resolve("j.db")))) {
+        try (JobStore s = JobStore.open(settings("j"))) {
             s.submit("q", "s", "u", 1, jobs("x", 1));
             s.cancel("q", "s", List.of(), "u", 2);
             s.record(List.of(new JobStore.Transition("default/x0", "RUNNING", 3, "late"))).join();
@@ -63,7 +68,7 @@ class JobStoreTest {
 
     @Test
     void aDuplicateIdStoresNothingOfTheSetAndOtherWritesGoOn() {
-        try (JobStore s = JobStore.open(JobStore.Settings.sqlite(dir.resolve("d.db")))) {
+        try (JobStore s = JobStore.open(settings("d"))) {
             s.submit("q", "s", "u", 1, jobs("x", 2));
             List<JobStore.NewJob> clash = new ArrayList<>(jobs("y", 2));
             clash.add(new JobStore.NewJob("default/x0", 0, "{}"));

@@ -146,7 +146,8 @@ public final class StoreLoad {
         try (MockApi manager = new MockApi(); MockApi worker = new MockApi();
              MultiClusterManager m = new MultiClusterManager(manager.client, Map.of("eu", worker.client), QueuesConfig.parse("q", queues(100)),
                      System::currentTimeMillis, MultiClusterManager.Settings.defaults());
-             JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
+             JobStore store = JobStore.open(System.getProperty("load.url") == null ? JobStore.Settings.sqlite(dir.resolve("jobs.db"))
+                     : JobStore.Settings.parse(System.getProperty("load.url")))) {
             JobSets sets = m.attachStore(store, QueuePermissions.parse(permissions(100)));
             try (SubmitServer api = SubmitServer.builder(sets, JwtAuthenticator.hmac(SECRET, null, null)).port(0).threads(Math.max(4, clients * 2)).build()) {
                 String token = token();
@@ -177,14 +178,15 @@ public final class StoreLoad {
                     t.join();
                 }
                 double s = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("ingest: %d jobs in sets of %d from %d clients in %.2f s = %.0f jobs/s (db %d MB)%n", done.get(), setSize, clients, s,
-                        done.get() / s, Files.size(dir.resolve("jobs.db")) >> 20);
+                System.out.printf("ingest (%s): %d jobs in sets of %d from %d clients in %.2f s = %.0f jobs/s%n",
+                        System.getProperty("load.url") == null ? "sqlite" : "postgresql", done.get(), setSize, clients, s, done.get() / s);
             }
         }
     }
 
     private static void store(Path dir, int jobs, int setSize) {
-        try (JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
+        String url = System.getProperty("load.url");
+        try (JobStore store = JobStore.open(url == null ? JobStore.Settings.sqlite(dir.resolve("jobs.db")) : JobStore.Settings.parse(url))) {
             String t = jobTemplate("q-0", "fw-x");
             long t0 = System.nanoTime();
             for (int i = 0; i < jobs / setSize; i++) {
@@ -195,7 +197,8 @@ public final class StoreLoad {
                 store.submit("q-" + (i % 100), "set-" + i, "load", i, batch);
             }
             double s = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("store only: %d jobs in sets of %d, one writer, in %.2f s = %.0f jobs/s%n", jobs, setSize, s, jobs / s);
+            System.out.printf("store only (%s): %d jobs in sets of %d, one writer, in %.2f s = %.0f jobs/s%n", url == null ? "sqlite" : "postgresql",
+                    jobs, setSize, s, jobs / s);
         }
     }
 
