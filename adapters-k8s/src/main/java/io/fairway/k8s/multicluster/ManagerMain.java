@@ -31,6 +31,7 @@ final class ManagerMain {
         String storeUrl = null;
         int submitPort = -1;
         String submitBind = "127.0.0.1";
+        java.util.List<String> submitHosts = new java.util.ArrayList<>();
         Path authKey = null;
         String authIssuer = null;
         String authAudience = null;
@@ -48,6 +49,7 @@ final class ManagerMain {
                 case "--store" -> storeUrl = args[i + 1];
                 case "--submit-port" -> submitPort = Integer.parseInt(args[i + 1]);
                 case "--submit-bind" -> submitBind = args[i + 1];
+                case "--submit-host" -> submitHosts.add(args[i + 1]);
                 case "--auth-key" -> authKey = Path.of(args[i + 1]);
                 case "--auth-issuer" -> authIssuer = args[i + 1];
                 case "--auth-audience" -> authAudience = args[i + 1];
@@ -66,7 +68,8 @@ final class ManagerMain {
         if (queues == null || workerConfigs.isEmpty()) {
             System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
                     + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME] [--ui-port PORT [--ui-bind ADDRESS]]"
-                    + " [--store FILE|jdbc:sqlite:FILE --submit-port PORT [--submit-bind ADDRESS] --auth-key FILE [--auth-issuer ISS]"
+                    + " [--store FILE|jdbc:sqlite:FILE|jdbc:postgresql://... --submit-port PORT [--submit-bind ADDRESS] [--submit-host NAME ...]"
+                    + " --auth-key FILE [--auth-issuer ISS]"
                     + " [--auth-audience AUD] --permissions FILE] [--period-ms 1000]");
             System.exit(2);
         }
@@ -100,7 +103,7 @@ final class ManagerMain {
             io.fairway.submit.JobSets sets = m.attachStore(store, io.fairway.submit.QueuePermissions.parse(
                     Files.readString(permissionsFile, StandardCharsets.UTF_8)));
             submit = io.fairway.submit.SubmitServer.builder(sets, io.fairway.submit.JwtAuthenticator.fromFile(authKey, authIssuer, authAudience))
-                    .bind(java.net.InetAddress.getByName(submitBind)).port(Math.max(0, submitPort)).build();
+                    .bind(java.net.InetAddress.getByName(submitBind)).port(Math.max(0, submitPort)).allowedHosts(submitHosts).build();
             System.out.println("submission API on " + submit.url());
         }
         if (leaseRef != null) {
