@@ -413,7 +413,7 @@ public final class MultiClusterManager implements AutoCloseable {
     // ------------------------------------------------------------------ the job store
 
     /**
-     * Queues jobs outside the manager cluster too: jobs submitted through the returned {@link JobSets} (served over
+     * Queues jobs outside the manager cluster too: jobs submitted through the returned {@link io.fairway.submit.JobSets} (served over
      * HTTP by {@link io.fairway.submit.SubmitServer}) are stored durably in {@code store} before they are
      * acknowledged, handed to the engine on the next pass, and copied into the workers once admitted, as users' Jobs
      * are. On the first pass after a start the manager recovers every job of the store that has not ended. Call it
