@@ -322,8 +322,17 @@ public final class CtlCommand implements Runnable {
         Map<String, String> last = new java.util.LinkedHashMap<>();
         long next = from;
         while (true) {
+            long asked = System.nanoTime();
             JsonNode r = c.get("/jobsets/" + CtlClient.seg(queue) + "/" + CtlClient.seg(jobSet) + "/events?from=" + next + "&wait=20",
                     java.time.Duration.ofSeconds(40));
+            if (r.get("events").isEmpty() && System.nanoTime() - asked < 1_000_000_000L) {
+                try {
+                    Thread.sleep(1000); // the server did not wait (too many watches there): do not ask again at once
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new FairwayCommand.UserException("interrupted");
+                }
+            }
             for (JsonNode e : r.get("events")) {
                 if (json) {
                     out.println(e);
