@@ -28,6 +28,15 @@ final class ManagerMain {
         Map<String, Path> workerConfigs = new TreeMap<>();
         int uiPort = 0;
         String uiBind = "127.0.0.1";
+        String storeUrl = null;
+        int submitPort = -1;
+        String submitBind = "127.0.0.1";
+        java.util.List<String> submitHosts = new java.util.ArrayList<>();
+        Path authKey = null;
+        String authIssuer = null;
+        String authAudience = null;
+        Path permissionsFile = null;
+        long periodMillis = 1000;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--manager-kubeconfig" -> managerConfig = Path.of(args[i + 1]);
@@ -37,6 +46,15 @@ final class ManagerMain {
                 case "--grace-seconds" -> grace = Long.parseLong(args[i + 1]);
                 case "--ui-port" -> uiPort = Integer.parseInt(args[i + 1]);
                 case "--ui-bind" -> uiBind = args[i + 1];
+                case "--store" -> storeUrl = args[i + 1];
+                case "--submit-port" -> submitPort = Integer.parseInt(args[i + 1]);
+                case "--submit-bind" -> submitBind = args[i + 1];
+                case "--submit-host" -> submitHosts.add(args[i + 1]);
+                case "--auth-key" -> authKey = Path.of(args[i + 1]);
+                case "--auth-issuer" -> authIssuer = args[i + 1];
+                case "--auth-audience" -> authAudience = args[i + 1];
+                case "--permissions" -> permissionsFile = Path.of(args[i + 1]);
+                case "--period-ms" -> periodMillis = Long.parseLong(args[i + 1]);
                 case "--worker" -> {
                     String[] kv = args[i + 1].split("=", 2);
                     if (kv.length != 2) {
@@ -49,7 +67,10 @@ final class ManagerMain {
         }
         if (queues == null || workerConfigs.isEmpty()) {
             System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
-                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME] [--ui-port PORT [--ui-bind ADDRESS]]");
+                    + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME] [--ui-port PORT [--ui-bind ADDRESS]]"
+                    + " [--store FILE|jdbc:sqlite:FILE|jdbc:postgresql://... --submit-port PORT [--submit-bind ADDRESS] [--submit-host NAME ...]"
+                    + " --auth-key FILE [--auth-issuer ISS]"
+                    + " [--auth-audience AUD] --permissions FILE] [--period-ms 1000]");
             System.exit(2);
         }
         KubernetesClient managerClient = managerConfig == null ? new KubernetesClientBuilder().build()
@@ -68,6 +89,23 @@ final class ManagerMain {
         MultiClusterManager.Settings settings = new MultiClusterManager.Settings(Duration.ofSeconds(grace), Duration.ofSeconds(30), namespace,
                 leaseRef == null ? System.getenv().getOrDefault("HOSTNAME", "fairway-manager") : leaseRef[1]);
         MultiClusterManager m = new MultiClusterManager(managerClient, workerClients, config, System::currentTimeMillis, settings);
+        io.fairway.store.JobStore store = null;
+        io.fairway.submit.SubmitServer submit = null;
+        if (storeUrl != null) {
+            if (authKey == null || permissionsFile == null) {
+                throw new IllegalArgumentException("--store needs --auth-key FILE and --permissions FILE (the submission API authenticates every request)");
+            }
+            io.fairway.store.JobStore.Settings ss = io.fairway.store.JobStore.Settings.parse(storeUrl);
+            if (Boolean.getBoolean("fairway.store.testOnlyAckBeforeDurable")) {
+                ss = ss.brokenAckBeforeDurable(); // a deliberately broken store, for the crash test's negative case only
+            }
+            store = io.fairway.store.JobStore.open(ss);
+            io.fairway.submit.JobSets sets = m.attachStore(store, io.fairway.submit.QueuePermissions.parse(
+                    Files.readString(permissionsFile, StandardCharsets.UTF_8)));
+            submit = io.fairway.submit.SubmitServer.builder(sets, io.fairway.submit.JwtAuthenticator.fromFile(authKey, authIssuer, authAudience))
+                    .bind(java.net.InetAddress.getByName(submitBind)).port(Math.max(0, submitPort)).allowedHosts(submitHosts).build();
+            System.out.println("submission API on " + submit.url());
+        }
         if (leaseRef != null) {
             m.startLeaderElection(MultiClusterManager.LeaderElection.of(leaseRef[0], leaseRef[1], pod));
             ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -82,14 +120,22 @@ final class ManagerMain {
                 }
             }, 1, 1, TimeUnit.SECONDS);
         }
-        m.runInBackground(Duration.ofSeconds(1));
+        m.runInBackground(Duration.ofMillis(Math.max(10, periodMillis)));
         io.fairway.visibility.VisibilityServer api = io.fairway.k8s.UiOptions.of(uiPort, uiBind).start(m::scheduler, "manager");
         if (api != null) {
             System.out.println("visibility API and UI on " + api.url());
         }
         System.out.println("fairway multi-cluster manager running over workers " + workerClients.keySet());
+        io.fairway.store.JobStore storeToClose = store;
+        io.fairway.submit.SubmitServer submitToClose = submit;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (submitToClose != null) {
+                submitToClose.close();
+            }
             m.close();
+            if (storeToClose != null) {
+                storeToClose.close();
+            }
             workerClients.values().forEach(KubernetesClient::close);
             managerClient.close();
         }));

@@ -134,6 +134,7 @@ public final class MultiClusterManager implements AutoCloseable {
     private ScheduledExecutorService loop;
 
     private final UserJobs userJobs;
+    private volatile StoredJobs stored;
 
     /**
      * How managers of one manager cluster elect the one that acts.
@@ -387,16 +388,59 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     boolean isOrigin(String id, String uid) {
-        return userJobs.isOrigin(id, uid);
+        StoredJobs s = stored;
+        return s != null && s.isOrigin(id, uid) || userJobs.isOrigin(id, uid);
     }
 
-    /** @return the user's Job as the manager cluster has it now, or null */
+    /** @return the user's Job as the manager cluster has it now (or a stored job's Job), or null */
     Job userJob(String id) {
+        StoredJobs s = stored;
+        if (s != null && s.knows(id)) {
+            return s.userJob(id);
+        }
         return userJobs.userJob(id);
     }
 
     void recordOutcome(String id, String outcome, String message) {
+        StoredJobs s = stored;
+        if (s != null && s.knows(id)) {
+            s.recordOutcome(id, outcome, message);
+            return;
+        }
         userJobs.recordOutcome(id, outcome, message);
+    }
+
+    // ------------------------------------------------------------------ the job store
+
+    /**
+     * Queues jobs outside the manager cluster too: jobs submitted through the returned {@link io.fairway.submit.JobSets} (served over
+     * HTTP by {@link io.fairway.submit.SubmitServer}) are stored durably in {@code store} before they are
+     * acknowledged, handed to the engine on the next pass, and copied into the workers once admitted, as users' Jobs
+     * are. On the first pass after a start the manager recovers every job of the store that has not ended. Call it
+     * once, before the loop starts.
+     *
+     * @param store the job store (the caller closes it after this manager)
+     * @param permissions who may submit, cancel, reprioritise and watch in each queue
+     * @return the job sets to serve
+     */
+    public io.fairway.submit.JobSets attachStore(io.fairway.store.JobStore store, io.fairway.submit.QueuePermissions permissions) {
+        synchronized (lock) {
+            if (stored != null) {
+                throw new IllegalStateException("a job store is attached already");
+            }
+            StoredJobs s = new StoredJobs(store, scheduler, policy, translator, config);
+            stored = s;
+            return new io.fairway.submit.JobSets(store, (queue, set, name, item) -> s.template(queue, set, name, item, clock.millis()), s.listener(),
+                    permissions, clock::millis);
+        }
+    }
+
+    /** @return the number of stored jobs the engine holds (queued or running) */
+    public int storedJobs() {
+        StoredJobs s = stored;
+        synchronized (lock) {
+            return s == null ? 0 : s.size();
+        }
     }
 
     // ------------------------------------------------------------------ the loop
@@ -423,6 +467,13 @@ public final class MultiClusterManager implements AutoCloseable {
                 }
             }
             userJobs.syncJobs(jobs, copies);
+            StoredJobs st = stored;
+            if (st != null) {
+                if (!recovered) {
+                    st.recover(copies);
+                }
+                st.drain();
+            }
             recovered = true;
             List<String> lost = hub.checkLiveness();
             RoundResult r = scheduler.runRound();
@@ -436,6 +487,10 @@ public final class MultiClusterManager implements AutoCloseable {
                 policy.unpin(id); // a pin is one attempt: a copy not re-admitted is stale and deleted
             }
             userJobs.mirror();
+            if (st != null) {
+                st.admitted(admitted);
+                st.mirror();
+            }
             return new ReconcileResult(true, r.round(), admitted, lost);
         }
     }

@@ -32,7 +32,7 @@ final class MockApi implements AutoCloseable {
         MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
-    private final KubernetesCrudDispatcher dispatcher = new KubernetesCrudDispatcher();
+    private final KubernetesCrudDispatcher dispatcher;
     private KubernetesMockServer server;
     private final int port;
     private final String host;
@@ -40,6 +40,12 @@ final class MockApi implements AutoCloseable {
     private boolean up;
 
     MockApi() {
+        this(new KubernetesCrudDispatcher());
+    }
+
+    /** @param dispatcher the CRUD dispatcher (a test may count what it is asked) */
+    MockApi(KubernetesCrudDispatcher dispatcher) {
+        this.dispatcher = dispatcher;
         server = newServer();
         server.init();
         up = true;
@@ -68,6 +74,11 @@ final class MockApi implements AutoCloseable {
         server = newServer();
         server.init(InetAddress.getByName(host), port);
         up = true;
+    }
+
+    /** @return the API server's URL (plain HTTP on loopback) */
+    String url() {
+        return client.getMasterUrl().toString();
     }
 
     boolean up() {

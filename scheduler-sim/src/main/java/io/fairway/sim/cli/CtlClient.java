@@ -140,6 +140,26 @@ final class CtlClient {
         return parse(body(send("POST", path, timeout)));
     }
 
+    /**
+     * @param path the path under {@code /api/v1}
+     * @param contentType the body's type
+     * @param body the body
+     * @return the answer
+     */
+    JsonNode post(String path, String contentType, String body) {
+        return parse(body(send(request("POST", path, timeout).POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .header("Content-Type", contentType), path, timeout)));
+    }
+
+    /**
+     * @param path the path under {@code /api/v1}
+     * @param waitTimeout the longest this exchange may take (a long poll's wait and then some)
+     * @return the answer
+     */
+    JsonNode get(String path, Duration waitTimeout) {
+        return parse(body(send("GET", path, waitTimeout)));
+    }
+
     static JsonNode parse(String s) {
         try {
             return clean(JSON.readTree(s));
@@ -244,7 +264,11 @@ final class CtlClient {
     }
 
     private HttpResponse<String> send(String method, String path, Duration timeout) {
-        CompletableFuture<HttpResponse<String>> answer = http.sendAsync(request(method, path, timeout).build(), info -> new Bounded(MAX_BODY_BYTES));
+        return send(request(method, path, timeout), path, timeout);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String path, Duration timeout) {
+        CompletableFuture<HttpResponse<String>> answer = http.sendAsync(request.build(), info -> new Bounded(MAX_BODY_BYTES));
         try {
             // the whole exchange: a server that trickles its answer a byte at a time is given up on here
             return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -342,7 +366,8 @@ final class CtlClient {
             JsonNode e = JSON.readTree(body == null || body.isEmpty() ? "{}" : body);
             if (e.hasNonNull("message")) {
                 return "the server answered " + status + ": " + clean(e.get("message").asText())
-                        + (status == 403 ? " (start the server with --ui-write)" : status == 401 ? " (see --token-file)" : "");
+                        + (status == 403 && !e.get("message").asText().contains(" may not ") ? " (start the server with --ui-write)"
+                        : status == 401 ? " (see --token-file)" : "");
             }
         } catch (IOException | RuntimeException notJson) {
             // answered below

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ScopeType;
@@ -365,10 +366,105 @@ public final class CtlCommand implements Runnable {
         out.flush();
     }
 
+    /** {@code ctl submit FILE}: submits a job set to a manager's submission API. */
+    @Command(name = "submit", mixinStandardHelpOptions = true, description = "Submits a job set (queue, jobSetId, jobs with podSpec, as "
+            + "armadactl takes it) to a multi-cluster manager's submission API (--server: its --submit-port). Answers once the jobs are "
+            + "durable in the manager's store. The token is a JWT (--token-file, or $FAIRWAY_TOKEN).")
+    void submit(@Parameters(paramLabel = "FILE", description = "The job set, YAML or JSON.") Path file) {
+        String text;
+        try {
+            if (Files.size(file) > 16L << 20) {
+                throw new FairwayCommand.UserException("FILE: " + file + " is larger than 16 MiB; split the job set");
+            }
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new FairwayCommand.UserException("FILE: cannot read " + file + ": " + e.getMessage());
+        }
+        JsonNode r = submitClient().post("/jobsets", "application/yaml", text);
+        PrintWriter out = out();
+        if (json()) {
+            out.println(r);
+        } else {
+            out.println("submitted " + r.get("jobIds").size() + " jobs to job set " + r.get("jobSetId").asText() + " of queue " + r.get("queue").asText());
+            r.get("jobIds").forEach(id -> out.println("  " + id.asText()));
+        }
+        out.flush();
+    }
+
+    private CtlClient submitClient() {
+        if (tokenFile == null && System.getenv("FAIRWAY_TOKEN") != null) {
+            return new CtlClient(server, System.getenv("FAIRWAY_TOKEN").strip(), java.time.Duration.ofMillis(Math.round(timeoutSeconds * 1000)),
+                    spec.commandLine().getErr());
+        }
+        return client(true);
+    }
+
+    /**
+     * {@code ctl watch JOBSET --queue Q}: a stored job set's events from the submission API, from a sequence number,
+     * until every job of it has ended.
+     */
+    private int watchStored(String queue, String jobSet, long from) {
+        boolean json = json();
+        PrintWriter out = out();
+        CtlClient c = submitClient();
+        Map<String, String> last = new java.util.LinkedHashMap<>();
+        long next = from;
+        while (true) {
+            long asked = System.nanoTime();
+            JsonNode r = c.get("/jobsets/" + CtlClient.seg(queue) + "/" + CtlClient.seg(jobSet) + "/events?from=" + next + "&wait=20",
+                    java.time.Duration.ofSeconds(40));
+            if (r.get("events").isEmpty() && System.nanoTime() - asked < 1_000_000_000L) {
+                try {
+                    Thread.sleep(1000); // the server did not wait (too many watches there): do not ask again at once
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new FairwayCommand.UserException("interrupted");
+                }
+            }
+            for (JsonNode e : r.get("events")) {
+                if (json) {
+                    out.println(e);
+                } else {
+                    out.println(String.format(Locale.ROOT, "%8d  %-28s %-14s %s", e.get("seq").asLong(), e.path("jobId").asText("-"),
+                            e.get("type").asText(), e.path("message").asText("")));
+                }
+                if (e.hasNonNull("jobId")) {
+                    String t = e.get("type").asText();
+                    if (!TERMINAL.contains(last.getOrDefault(e.get("jobId").asText(), ""))) {
+                        last.put(e.get("jobId").asText(), t);
+                    }
+                }
+            }
+            out.flush();
+            next = r.get("next").asLong();
+            if (!last.isEmpty() && last.values().stream().allMatch(TERMINAL::contains)) {
+                if (!json) {
+                    Map<String, Long> counts = new java.util.TreeMap<>();
+                    last.values().forEach(v -> counts.merge(v, 1L, Long::sum));
+                    out.println("job set " + jobSet + " done: " + counts + " (resume with --from " + next + ")");
+                    out.flush();
+                }
+                return last.values().stream().allMatch("SUCCEEDED"::equals) ? 0 : 1;
+            }
+        }
+    }
+
+    private static final java.util.Set<String> TERMINAL = java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED");
+
     /** {@code ctl watch JOBSET}: streams a job set's events until every job has finished. */
     @Command(name = "watch", mixinStandardHelpOptions = true, description = "Streams a job set's events until every job of it has "
-            + "finished; exits 0 when all succeeded, 1 otherwise.")
-    int watch(@Parameters(paramLabel = "JOBSET", description = "The job set.") String jobSet) {
+            + "finished; exits 0 when all succeeded, 1 otherwise. With --queue, reads a stored job set from a manager's submission API "
+            + "(--server: its --submit-port), resumable with --from.")
+    int watch(@Parameters(paramLabel = "JOBSET", description = "The job set.") String jobSet,
+              @Option(names = "--queue", paramLabel = "QUEUE", description = "The job set's queue: watch it through the submission API.") String queue,
+              @Option(names = "--from", paramLabel = "SEQ", defaultValue = "0", description = "With --queue: the events after this sequence "
+                      + "number (0: from the start; each event line shows its number).") long from) {
+        if (queue != null) {
+            if (from < 0) {
+                throw new FairwayCommand.UserException("--from must be >= 0, was " + from);
+            }
+            return watchStored(queue, jobSet, from);
+        }
         boolean json = json();
         PrintWriter out = out();
         Iterator<String> lines = client(false).stream("/jobsets/" + CtlClient.seg(jobSet) + "/watch").iterator();

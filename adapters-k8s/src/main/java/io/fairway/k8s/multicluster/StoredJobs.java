@@ -1,0 +1,416 @@
+package io.fairway.k8s.multicluster;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.model.LocalQueue;
+import io.fairway.config.QueuesConfig;
+import io.fairway.core.Scheduler;
+import io.fairway.k8s.JobTranslator;
+import io.fairway.k8s.Keys;
+import io.fairway.k8s.RestoringPolicy;
+import io.fairway.store.JobStore;
+import io.fairway.submit.JobSetRequest;
+import io.fairway.submit.JobSets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The jobs submitted through the submission API, held in the {@link JobStore} rather than in the manager cluster. Each
+ * is a batch/v1 Job template (never created in the manager cluster) that the workers' executors copy once the
+ * engine admits it, exactly as a user's Job. The store is the truth of what was submitted, cancelled and
+ * reprioritised; the engine decides; each state the engine gives a job is recorded in the store as a job-set event.
+ *
+ * <p>Durable changes arrive from the API threads into an inbox ({@link #listener()}), applied to the engine on the
+ * manager's next pass under its lock. After a start, {@link #recover} gives the engine every job of the store that has
+ * not ended, restoring those whose copy a worker runs at their copy (so none runs twice) and ending those whose copy
+ * ended while no manager watched.
+ */
+final class StoredJobs {
+    private static final Logger LOG = LoggerFactory.getLogger(StoredJobs.class);
+    static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Label on a stored job's Job (and its copies): the job set. */
+    static final String JOB_SET_LABEL = "fairway.io/job-set";
+
+    /** A stored job the engine knows, and the state last recorded for it. */
+    private static final class Tracked {
+        final String uid;
+        String recorded;
+        String worker;
+
+        Tracked(String uid, String recorded) {
+            this.uid = uid;
+            this.recorded = recorded;
+        }
+    }
+
+    private final JobStore store;
+    private final Scheduler scheduler;
+    private final RestoringPolicy policy;
+    private final JobTranslator translator;
+    private final QueuesConfig config;
+    private final Map<String, Tracked> byId = new HashMap<>();
+    /** Jobs holding resources or just admitted: the only ones whose state can change without a user's request. */
+    private final Set<String> active = new HashSet<>();
+    private final Map<String, String[]> outcomes = new HashMap<>();
+    private final ConcurrentLinkedQueue<Runnable> inbox = new ConcurrentLinkedQueue<>();
+
+    StoredJobs(JobStore store, Scheduler scheduler, RestoringPolicy policy, JobTranslator translator, QueuesConfig config) {
+        this.store = store;
+        this.scheduler = scheduler;
+        this.policy = policy;
+        this.translator = translator;
+        this.config = config;
+    }
+
+    JobStore store() {
+        return store;
+    }
+
+    // ------------------------------------------------------------------ templates (API threads)
+
+    /** A job of a set as checked once: its template with a placeholder name, and the engine's spec of it. */
+    private record Checked(String template, JobSpec spec) {
+    }
+
+    private static final String NAME_PLACEHOLDER = "fw-name-placeholder";
+    private static final String EPOCH_PLACEHOLDER = "1970-01-01T00:00:00Z";
+    /** Jobs of a set are mostly alike: each distinct job is built and checked once (bounded, least recently used out). */
+    private final Map<String, Checked> checked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Checked> eldest) {
+            return size() > 256;
+        }
+    };
+    /** The specs made while checking, by job id, until the manager's pass takes them. */
+    private final Map<String, JobSpec> checkedSpecs = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The batch/v1 Job a submitted job runs as: the pod spec, a gang of {@code parallelism} pods, suspended. */
+    String template(String queue, String jobSet, String name, JobSetRequest.Item item, long nowMillis) {
+        String key = queue + '\n' + jobSet + '\n' + item;
+        Checked c;
+        synchronized (checked) {
+            c = checked.get(key);
+        }
+        if (c == null) {
+            c = check(queue, jobSet, item);
+            synchronized (checked) {
+                checked.put(key, c);
+            }
+        }
+        String id = item.namespace() + "/" + name;
+        JobSpec s = c.spec();
+        checkedSpecs.put(id, new JobSpec(id, s.namespace(), s.queue(), jobSet, s.owner(), item.priority(), nowMillis, s.podSets(),
+                s.estimatedSeconds(), s.sensitivity(), s.checkpointing()));
+        return c.template().replace(NAME_PLACEHOLDER, name).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString());
+    }
+
+    private Checked check(String queue, String jobSet, JobSetRequest.Item item) {
+        String raw = item.toString();
+        if (raw.contains(NAME_PLACEHOLDER) || raw.contains(EPOCH_PLACEHOLDER)) {
+            throw new IllegalArgumentException("a job must not contain the text " + NAME_PLACEHOLDER + " or " + EPOCH_PLACEHOLDER + " (Fairway fills them in)");
+        }
+        boolean known = false;
+        for (LocalQueue lq : config.localQueueModels()) {
+            known |= lq.name().equals(queue) && lq.namespace().equals(item.namespace());
+        }
+        if (!known) {
+            throw new IllegalArgumentException("queue must be a LocalQueue of namespace " + item.namespace() + ", was " + queue);
+        }
+        String name = NAME_PLACEHOLDER;
+        ObjectNode job = MAPPER.createObjectNode();
+        job.put("apiVersion", "batch/v1");
+        job.put("kind", "Job");
+        ObjectNode meta = job.putObject("metadata");
+        meta.put("name", name);
+        meta.put("namespace", item.namespace());
+        meta.put("uid", name);
+        meta.put("creationTimestamp", EPOCH_PLACEHOLDER);
+        ObjectNode labels = meta.putObject("labels");
+        item.labels().forEach(labels::put);
+        labels.put(Keys.QUEUE_LABEL, queue);
+        labels.put(JOB_SET_LABEL, jobSet.length() <= 63 && jobSet.matches("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?") ? jobSet : "long");
+        ObjectNode ann = meta.putObject("annotations");
+        item.annotations().forEach(ann::put);
+        ObjectNode spec = job.putObject("spec");
+        spec.put("parallelism", item.parallelism());
+        spec.put("completions", item.parallelism());
+        spec.put("suspend", true);
+        spec.put("backoffLimit", 0);
+        ObjectNode tmpl = spec.putObject("template");
+        tmpl.putObject("metadata").putObject("labels").put(JOB_SET_LABEL, labels.get(JOB_SET_LABEL).asText());
+        ObjectNode pod = item.podSpec().deepCopy();
+        if (!pod.has("restartPolicy")) {
+            pod.put("restartPolicy", "Never");
+        }
+        tmpl.set("spec", pod);
+        String json = job.toString();
+        // refuses what the engine would not take
+        return new Checked(json, toSpec(json, item.namespace() + "/" + name, jobSet, item.priority()));
+    }
+
+    private Job job(String template) {
+        try {
+            return MAPPER.readValue(template, Job.class);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("podSpec: not a pod spec Kubernetes reads: " + e.getMessage(), e);
+        }
+    }
+
+    private JobSpec toSpec(String template, String id, String jobSet, int priority) {
+        JobSpec s = translator.toSpec(job(template), id);
+        return new JobSpec(s.id(), s.namespace(), s.queue(), jobSet, s.owner(), priority, s.submitTimeMillis(), s.podSets(),
+                s.estimatedSeconds(), s.sensitivity(), s.checkpointing());
+    }
+
+    /** @return the listener the job sets tell of durable changes: each goes to the inbox */
+    JobSets.Listener listener() {
+        return new JobSets.Listener() {
+            @Override
+            public void submitted(List<JobSets.Submitted> jobs) {
+                inbox.add(() -> {
+                    List<JobSpec> specs = new ArrayList<>(jobs.size());
+                    for (JobSets.Submitted s : jobs) {
+                        if (byId.containsKey(s.job().id())) {
+                            continue; // recovered from the store already
+                        }
+                        JobSpec checkedSpec = checkedSpecs.remove(s.job().id());
+                        specs.add(checkedSpec != null ? checkedSpec : toSpec(s.template(), s.job().id(), s.job().jobSet(), s.job().priority()));
+                    }
+                    submitAll(specs);
+                });
+            }
+
+            @Override
+            public void cancelled(List<String> jobIds) {
+                inbox.add(() -> jobIds.forEach(id -> {
+                    if (byId.containsKey(id)) {
+                        Tracked t = byId.get(id);
+                        t.recorded = "CANCELLED"; // the store has it
+                        scheduler.cancel(id);
+                        active.add(id);
+                    }
+                }));
+            }
+
+            @Override
+            public void reprioritized(List<String> jobIds, int priority) {
+                inbox.add(() -> jobIds.forEach(id -> {
+                    if (byId.containsKey(id)) {
+                        scheduler.jobs().setPriority(id, priority);
+                    }
+                }));
+            }
+        };
+    }
+
+    private void submitAll(List<JobSpec> specs) {
+        if (specs.isEmpty()) {
+            return;
+        }
+        scheduler.submitAll(specs);
+        for (JobSpec s : specs) {
+            byId.put(s.id(), new Tracked(s.id().substring(s.id().indexOf('/') + 1), JobStore.QUEUED));
+        }
+    }
+
+    // ------------------------------------------------------------------ the manager's pass (under its lock)
+
+    /**
+     * After a start: every job of the store that has not ended goes to the engine, pinned at the copy a worker holds;
+     * a job whose copy ended while no manager watched is recorded as ended.
+     *
+     * @param copies the copies found in the workers, by job id
+     * @return how many jobs were recovered
+     */
+    long recover(Map<String, UserJobs.Admitted> copies) {
+        long t0 = System.nanoTime();
+        List<JobSpec> batch = new ArrayList<>();
+        List<JobStore.Transition> ended = new ArrayList<>();
+        Map<String, JobSpec> protos = new HashMap<>();
+        long[] n = {0};
+        store.forEachLive((job, template) -> {
+            if (byId.containsKey(job.id())) {
+                return;
+            }
+            String uid = job.id().substring(job.id().indexOf('/') + 1);
+            UserJobs.Admitted copy = copies.get(job.id());
+            if (copy != null && copy.outcome() != null && uid.equals(copy.uid())) {
+                ended.add(new JobStore.Transition(job.id(), "Succeeded".equals(copy.outcome()) ? "SUCCEEDED" : "FAILED", System.currentTimeMillis(),
+                        copy.outcome() + " in worker " + copy.worker() + (copy.message().isEmpty() ? "" : ": " + copy.message())));
+                return;
+            }
+            JobSpec spec;
+            try {
+                // the jobs of a set differ by name only: translate each distinct template once
+                String key = template.replace(uid, NAME_PLACEHOLDER);
+                JobSpec proto = protos.get(key);
+                if (proto == null) {
+                    if (protos.size() >= 4096) {
+                        protos.clear();
+                    }
+                    proto = toSpec(key, job.id(), job.jobSet(), job.priority());
+                    protos.put(key, proto);
+                }
+                spec = new JobSpec(job.id(), proto.namespace(), proto.queue(), job.jobSet(), proto.owner(), job.priority(), job.submittedMillis(),
+                        proto.podSets(), proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
+            } catch (IllegalArgumentException e) {
+                ended.add(new JobStore.Transition(job.id(), "FAILED", System.currentTimeMillis(), "cannot be queued any more: " + e.getMessage()));
+                return;
+            }
+            batch.add(spec);
+            if (copy != null && copy.outcome() == null && uid.equals(copy.uid())) {
+                policy.pin(job.id(), copy.admission().placement());
+                active.add(job.id());
+            }
+            if (batch.size() >= 10_000) {
+                submitAll(batch);
+                batch.clear();
+            }
+            n[0]++;
+        });
+        submitAll(batch);
+        if (!ended.isEmpty()) {
+            store.record(ended);
+        }
+        LOG.info("recovered {} queued or running jobs from the job store in {} ms ({} ended while no manager watched)", n[0],
+                (System.nanoTime() - t0) / 1_000_000, ended.size());
+        return n[0];
+    }
+
+    /** Applies what the API stored since the last pass. */
+    void drain() {
+        long stale = System.currentTimeMillis() - 300_000;
+        checkedSpecs.values().removeIf(sp -> sp.submitTimeMillis() < stale); // checked, but their set was never stored
+        Runnable r;
+        while ((r = inbox.poll()) != null) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.warn("applying a stored change to the engine failed: {}", e.getMessage());
+            }
+        }
+    }
+
+    /** @param admitted the jobs the round admitted */
+    void admitted(List<String> admitted) {
+        for (String id : admitted) {
+            if (byId.containsKey(id)) {
+                active.add(id);
+            }
+        }
+    }
+
+    boolean knows(String id) {
+        return byId.containsKey(id);
+    }
+
+    boolean isOrigin(String id, String uid) {
+        Tracked t = byId.get(id);
+        return t != null && t.uid.equals(uid);
+    }
+
+    void recordOutcome(String id, String outcome, String message) {
+        outcomes.put(id, new String[] {outcome, message});
+    }
+
+    /** @return the Job a worker copies for a stored job, or null */
+    Job userJob(String id) {
+        if (!byId.containsKey(id)) {
+            return null;
+        }
+        return store.template(id).map(this::job).orElse(null);
+    }
+
+    /** Records each state change of the active jobs in the store (written with the next group commit). */
+    void mirror() {
+        List<JobStore.Transition> out = new ArrayList<>();
+        List<String> ended = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        for (String id : new ArrayList<>(active)) {
+            Tracked t = byId.get(id);
+            JobStatus s = scheduler.status(id).orElse(null);
+            if (t == null || s == null) {
+                active.remove(id);
+                continue;
+            }
+            String worker = s.state().holdsResources() ? scheduler.clusters().clusterOf(id) : null;
+            String state;
+            String detail;
+            switch (s.state()) {
+                case ADMITTED -> {
+                    state = "LEASED";
+                    detail = "admitted into worker " + worker + " at epoch " + scheduler.jobs().epoch(id) + " on "
+                            + String.join(", ", s.admission().placement().nodes());
+                }
+                case RUNNING -> {
+                    state = "RUNNING";
+                    detail = "running in worker " + worker;
+                }
+                case SUCCEEDED, FAILED, CANCELLED -> {
+                    state = s.state().name();
+                    String[] o = outcomes.getOrDefault(id, new String[] {s.state() == JobState.SUCCEEDED ? "Succeeded" : s.state().name(), ""});
+                    detail = o[0] + (t.worker == null ? "" : " in worker " + t.worker) + (o[1].isEmpty() ? "" : ": " + o[1]);
+                }
+                default -> {
+                    state = JobStore.QUEUED;
+                    detail = t.worker == null ? "queued" : "requeued (was in worker " + t.worker + ")";
+                }
+            }
+            boolean changed = !state.equals(t.recorded) || state.equals("LEASED") && worker != null && !worker.equals(t.worker);
+            if (changed && !JobStore.TERMINAL.contains(t.recorded)) {
+                out.add(new JobStore.Transition(id, state.equals(JobStore.QUEUED) && t.worker != null ? "REQUEUED" : state, now, detail));
+            }
+            t.recorded = JobStore.TERMINAL.contains(t.recorded) ? t.recorded : state;
+            if (worker != null) {
+                t.worker = worker;
+            }
+            if (s.state().isTerminal()) {
+                ended.add(id);
+            } else if (s.state() == JobState.PENDING) {
+                active.remove(id);
+            }
+        }
+        if (!out.isEmpty()) {
+            java.util.concurrent.CompletableFuture<Void> f = store.record(out);
+            if (!ended.isEmpty()) {
+                // the end must be durable before the engine forgets the job: its executor then deletes the copy, and a
+                // restart that found neither the end nor the copy would run the job again
+                f.join();
+            }
+        }
+        for (String id : ended) {
+            byId.remove(id);
+            active.remove(id);
+            outcomes.remove(id);
+            policy.unpin(id);
+            scheduler.jobs().forget(id);
+        }
+    }
+
+    /** @return how many stored jobs the engine holds */
+    int size() {
+        return byId.size();
+    }
+
+    /** @return the ids the engine holds, by state recorded (for tests) */
+    Map<String, String> recorded() {
+        Map<String, String> m = new LinkedHashMap<>();
+        byId.forEach((k, v) -> m.put(k, v.recorded));
+        return m;
+    }
+}

@@ -1,0 +1,326 @@
+package io.fairway.k8s.multicluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fairway.config.QueuesConfig;
+import io.fairway.store.JobStore;
+import io.fairway.submit.JobSets;
+import io.fairway.submit.JwtAuthenticator;
+import io.fairway.submit.QueuePermissions;
+import io.fairway.submit.SubmitServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A bounded load program (not a unit test; loopback only) for the job store and the submission API, printing figures:
+ * <ul>
+ *   <li>{@code ingest JOBS CLIENTS SETSIZE}: job sets through the HTTP API into the embedded store (the manager's own
+ *       validation included), jobs per second;</li>
+ *   <li>{@code latency RATE SECONDS}: with room free in one mock worker, a job set of 10 every {@code 10/RATE}
+ *       seconds; for each job the time from the API's answer to its copy's creation in the worker (p50, p99);</li>
+ *   <li>{@code recover JOBS QUEUES}: fills a store with queued jobs across queues, then times a manager's start
+ *       (recovery from the store and its first round) and reports its resident memory.</li>
+ * </ul>
+ * Run with the test classpath: {@code java -cp ... io.fairway.k8s.multicluster.StoreLoad ingest 100000 4 500}.
+ */
+public final class StoreLoad {
+    private static final byte[] SECRET = "store-load-secret-0123456789abcdef-012".getBytes(StandardCharsets.UTF_8);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private StoreLoad() {
+    }
+
+    static String queues(int n) {
+        StringBuilder b = new StringBuilder("""
+                policy: best-effort-fifo
+                flavors:
+                  - name: default
+                clusterQueues:
+                  - name: all
+                    resourceGroups:
+                      - coveredResources: [cpu]
+                        flavors:
+                          - name: default
+                            resources:
+                              - {name: cpu, nominalQuota: 10000000}
+                localQueues:
+                """);
+        for (int i = 0; i < n; i++) {
+            b.append("  - {name: q-").append(i).append(", namespace: ml, clusterQueue: all}\n");
+        }
+        return b.toString();
+    }
+
+    static String permissions(int n) {
+        StringBuilder b = new StringBuilder("queues:\n");
+        for (int i = 0; i < n; i++) {
+            b.append("  - name: q-").append(i).append("\n    permissions:\n      - subjects: [{kind: Group, name: ml}]\n        verbs: [submit, watch]\n");
+        }
+        return b.toString();
+    }
+
+    static String jobSet(String queue, String set, int size) {
+        if (Boolean.getBoolean("load.json")) {
+            StringBuilder b = new StringBuilder("{\"queue\":\"").append(queue).append("\",\"jobSetId\":\"").append(set).append("\",\"jobs\":[");
+            for (int j = 0; j < size; j++) {
+                b.append(j == 0 ? "" : ",").append("{\"namespace\":\"ml\",\"podSpec\":{\"containers\":[{\"name\":\"main\",\"image\":\"busybox\","
+                        + "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+            }
+            return b.append("]}").toString();
+        }
+        StringBuilder b = new StringBuilder("queue: ").append(queue).append("\njobSetId: ").append(set).append("\njobs:\n");
+        for (int j = 0; j < size; j++) {
+            b.append("  - {namespace: ml, podSpec: {containers: [{name: main, image: busybox, resources: {requests: {cpu: \"1\"}}}]}}\n");
+        }
+        return b.toString();
+    }
+
+    static String token() throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder().subject("load").claim("groups", List.of("ml"))
+                .expirationTime(new Date(System.currentTimeMillis() + 3_600_000)).build());
+        jwt.sign(new MACSigner(SECRET));
+        return jwt.serialize();
+    }
+
+    /** Records when each copy is created in the worker. */
+    static final class Stamping extends KubernetesCrudDispatcher {
+        final Map<String, Long> created = new ConcurrentHashMap<>();
+
+        @Override
+        public MockResponse handleCreate(RecordedRequest request) {
+            String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
+            MockResponse r = super.handleCreate(request);
+            if (r.code() / 100 == 2 && request.getPath().contains("/jobs")) {
+                try {
+                    String id = JSON.readTree(body).path("metadata").path("annotations").path(MultiClusterManager.JOB_ID_ANNOTATION).asText("");
+                    if (!id.isEmpty()) {
+                        created.put(id, System.nanoTime());
+                    }
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return r;
+        }
+    }
+
+    /**
+     * @param args the mode and its numbers (see the class comment)
+     * @throws Exception when it fails
+     */
+    public static void main(String[] args) throws Exception {
+        java.util.logging.Logger.getLogger("io.fabric8").setLevel(java.util.logging.Level.WARNING);
+        Path dir = Files.createTempDirectory("fairway-store-load");
+        switch (args[0]) {
+            case "ingest" -> ingest(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            case "latency" -> latency(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]), args.length > 3 ? Integer.parseInt(args[3]) : 1000);
+            case "recover" -> recover(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "store" -> store(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            default -> throw new IllegalArgumentException("mode must be ingest, latency or recover, was " + args[0]);
+        }
+        System.exit(0);
+    }
+
+    private static void ingest(Path dir, int jobs, int clients, int setSize) throws Exception {
+        try (MockApi manager = new MockApi(); MockApi worker = new MockApi();
+             MultiClusterManager m = new MultiClusterManager(manager.client, Map.of("eu", worker.client), QueuesConfig.parse("q", queues(100)),
+                     System::currentTimeMillis, MultiClusterManager.Settings.defaults());
+             JobStore store = JobStore.open(System.getProperty("load.url") == null ? JobStore.Settings.sqlite(dir.resolve("jobs.db"))
+                     : JobStore.Settings.parse(System.getProperty("load.url")))) {
+            JobSets sets = m.attachStore(store, QueuePermissions.parse(permissions(100)));
+            try (SubmitServer api = SubmitServer.builder(sets, JwtAuthenticator.hmac(SECRET, null, null)).port(0).threads(Math.max(4, clients * 2)).build()) {
+                String token = token();
+                int perClient = jobs / clients / setSize;
+                // warm up: one set per client
+                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                post(http, api, token, jobSet("q-0", "warm", setSize));
+                AtomicLong done = new AtomicLong();
+                List<Thread> ts = new ArrayList<>();
+                long t0 = System.nanoTime();
+                for (int c = 0; c < clients; c++) {
+                    int client = c;
+                    Thread t = new Thread(() -> {
+                        HttpClient h = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                        for (int i = 0; i < perClient; i++) {
+                            try {
+                                String body = jobSet("q-" + ((client * perClient + i) % 100), "s-" + client + "-" + i, setSize);
+                                done.addAndGet(post(h, api, token, body));
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }
+                    });
+                    t.start();
+                    ts.add(t);
+                }
+                for (Thread t : ts) {
+                    t.join();
+                }
+                double s = (System.nanoTime() - t0) / 1e9;
+                System.out.printf("ingest (%s): %d jobs in sets of %d from %d clients in %.2f s = %.0f jobs/s%n",
+                        System.getProperty("load.url") == null ? "sqlite" : "postgresql", done.get(), setSize, clients, s, done.get() / s);
+            }
+        }
+    }
+
+    private static void store(Path dir, int jobs, int setSize) {
+        String url = System.getProperty("load.url");
+        try (JobStore store = JobStore.open(url == null ? JobStore.Settings.sqlite(dir.resolve("jobs.db")) : JobStore.Settings.parse(url))) {
+            String t = jobTemplate("q-0", "fw-x");
+            long t0 = System.nanoTime();
+            for (int i = 0; i < jobs / setSize; i++) {
+                List<JobStore.NewJob> batch = new ArrayList<>(setSize);
+                for (int j = 0; j < setSize; j++) {
+                    batch.add(new JobStore.NewJob("ml/s" + i + "-" + j, 0, t));
+                }
+                store.submit("q-" + (i % 100), "set-" + i, "load", i, batch);
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("store only (%s): %d jobs in sets of %d, one writer, in %.2f s = %.0f jobs/s%n", url == null ? "sqlite" : "postgresql",
+                    jobs, setSize, s, jobs / s);
+        }
+    }
+
+    private static int post(HttpClient http, SubmitServer api, String token, String body) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api.url() + "api/v1/jobsets")).header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException(r.statusCode() + " " + r.body());
+        }
+        return JSON.readTree(r.body()).get("jobIds").size();
+    }
+
+    private static void latency(Path dir, int rate, int seconds, int periodMillis) throws Exception {
+        Stamping stamps = new Stamping();
+        try (MockApi manager = new MockApi(); MockApi worker = new MockApi(stamps);
+             JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
+            int nodes = Math.max(1, rate * seconds / 90 + 1);
+            for (int n = 0; n < nodes; n++) {
+                worker.node("node-" + n, 0);
+            }
+            MultiClusterManager m = new MultiClusterManager(manager.client, Map.of("eu", worker.client), QueuesConfig.parse("q", queues(100)),
+                    System::currentTimeMillis, new MultiClusterManager.Settings(Duration.ofSeconds(30), Duration.ofSeconds(30), "ml", "load"));
+            JobSets sets = m.attachStore(store, QueuePermissions.parse(permissions(100)));
+            m.runInBackground(Duration.ofMillis(periodMillis));
+            try (SubmitServer api = SubmitServer.builder(sets, JwtAuthenticator.hmac(SECRET, null, null)).port(0).build()) {
+                String token = token();
+                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                Map<String, Long> acked = new ConcurrentHashMap<>();
+                long intervalNanos = 10L * 1_000_000_000L / rate;
+                long t0 = System.nanoTime();
+                int n = 0;
+                while (System.nanoTime() - t0 < seconds * 1_000_000_000L) {
+                    long due = t0 + n * intervalNanos;
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                    }
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api.url() + "api/v1/jobsets"))
+                            .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(jobSet("q-" + (n % 100), "l-" + n, 10))).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    long at = System.nanoTime();
+                    for (JsonNode id : JSON.readTree(r.body()).get("jobIds")) {
+                        acked.put(id.asText(), at);
+                    }
+                    n++;
+                }
+                long end = System.nanoTime() + 60_000_000_000L;
+                while (stamps.created.size() < acked.size() && System.nanoTime() < end) {
+                    Thread.sleep(100);
+                }
+                long[] lat = acked.entrySet().stream().filter(e -> stamps.created.containsKey(e.getKey()))
+                        .mapToLong(e -> stamps.created.get(e.getKey()) - e.getValue()).sorted().toArray();
+                System.out.printf("latency: %d jobs at %d jobs/s for %d s, pass period %d ms, %d dispatched: submit->copy p50 %.0f ms, p99 %.0f ms, max %.0f ms%n",
+                        acked.size(), rate, seconds, periodMillis, lat.length, pct(lat, 50), pct(lat, 99), lat.length == 0 ? 0 : lat[lat.length - 1] / 1e6);
+            } finally {
+                m.close();
+            }
+        }
+    }
+
+    private static double pct(long[] sorted, int p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)] / 1e6;
+    }
+
+    private static void recover(Path dir, int jobs, int queues) throws Exception {
+        Path db = dir.resolve("jobs.db");
+        long t0 = System.nanoTime();
+        try (JobStore store = JobStore.open(JobStore.Settings.sqlite(db))) {
+            String template = null;
+            int perSet = 1000;
+            for (int i = 0; i < jobs / perSet; i++) {
+                List<JobStore.NewJob> batch = new ArrayList<>(perSet);
+                String queue = "q-" + (i % queues);
+                for (int j = 0; j < perSet; j++) {
+                    String name = String.format("fw-%08d%04d", i, j);
+                    if (template == null || true) {
+                        template = jobTemplate(queue, name);
+                    }
+                    batch.add(new JobStore.NewJob("ml/" + name, 0, template));
+                }
+                store.submit(queue, "set-" + i, "load", 1_000_000L + i, batch);
+            }
+        }
+        System.out.printf("fill: %d jobs across %d queues in %.1f s (db %d MB)%n", jobs, queues, (System.nanoTime() - t0) / 1e9, Files.size(db) >> 20);
+        System.gc();
+        long rssBefore = rss();
+        try (MockApi manager = new MockApi(); MockApi worker = new MockApi();
+             JobStore store = JobStore.open(JobStore.Settings.sqlite(db))) {
+            worker.node("node-0", 0);
+            MultiClusterManager m = new MultiClusterManager(manager.client, Map.of("eu", worker.client), QueuesConfig.parse("q", queues(queues)),
+                    System::currentTimeMillis, new MultiClusterManager.Settings(Duration.ofSeconds(30), Duration.ofSeconds(30), "ml", "load"));
+            m.attachStore(store, QueuePermissions.parse(permissions(queues)));
+            long t1 = System.nanoTime();
+            MultiClusterManager.ReconcileResult r = m.reconcileOnce();
+            double s = (System.nanoTime() - t1) / 1e9;
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+            }
+            Runtime rt = Runtime.getRuntime();
+            System.out.printf("recover: %d jobs queued in the engine after the first pass (acted %s, %d admitted) in %.1f s; heap used %d MB, "
+                            + "resident %d MB (before the manager: %d MB)%n", m.storedJobs(), r.acted(), r.admitted().size(), s,
+                    (rt.totalMemory() - rt.freeMemory()) >> 20, rss() >> 20, rssBefore >> 20);
+            m.close();
+        }
+    }
+
+    private static String jobTemplate(String queue, String name) {
+        return "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"" + name + "\",\"namespace\":\"ml\",\"uid\":\"" + name
+                + "\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"labels\":{\"fairway.io/queue-name\":\"" + queue + "\"},\"annotations\":{}},"
+                + "\"spec\":{\"parallelism\":1,\"completions\":1,\"suspend\":true,\"backoffLimit\":0,\"template\":{\"metadata\":{},\"spec\":"
+                + "{\"containers\":[{\"name\":\"main\",\"image\":\"busybox\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],\"restartPolicy\":\"Never\"}}}}";
+    }
+
+    private static long rss() throws java.io.IOException {
+        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("VmRSS:")) {
+                return Long.parseLong(Arrays.stream(l.split("\\s+")).filter(x -> x.matches("\\d+")).findFirst().orElse("0")) * 1024;
+            }
+        }
+        return 0;
+    }
+}
