@@ -8,7 +8,6 @@ import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.policies.themis.Bids.Item;
 import io.fairway.policies.themis.PartialAllocationAuction.Method;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -239,13 +238,13 @@ public final class ThemisPolicy implements SchedulingPolicy {
 
     @Override
     public void plan(PolicyContext ctx) {
-        startJobsWithoutGpus(ctx);
-        Round r = new Round(ctx, config);
-        Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
-        if (r.pendingGpuJobs.isEmpty()) {
-            Leases.renew(r, r.revocable); // nobody waits: every expired lease is renewed
+        List<JobStatus> pendingGpuJobs = startJobsWithoutGpus(ctx);
+        if (pendingGpuJobs.isEmpty()) {
+            Round.renewAllExpired(ctx, config); // nobody waits: every expired lease is renewed
             return;
         }
+        Round r = new Round(ctx, config, pendingGpuJobs);
+        Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
         Bids.buildItems(r);
         r.startOverdue();
         List<String> rank = worstFirst(r);
@@ -267,19 +266,27 @@ public final class ThemisPolicy implements SchedulingPolicy {
         r.explainRest(why);
     }
 
-    /** Jobs without GPUs take no part in GPU auctions: they start in submission order. */
-    private static void startJobsWithoutGpus(PolicyContext ctx) {
+    /**
+     * Jobs without GPUs take no part in GPU auctions: they start in submission order.
+     *
+     * @return the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
+     */
+    private static List<JobStatus> startJobsWithoutGpus(PolicyContext ctx) {
+        List<JobStatus> gpuJobs = new ArrayList<>();
         for (JobStatus j : ctx.pending()) {
             if (j.spec().totalGpus() == 0) {
                 ctx.tryAdmit(j);
+            } else {
+                gpuJobs.add(j);
             }
         }
+        return gpuJobs;
     }
 
     /** @return the apps with demand, worst ρ first (then by name) */
     private static List<String> worstFirst(Round r) {
         List<String> rank = new ArrayList<>(r.items.keySet());
-        rank.sort(Comparator.comparingDouble((String a) -> -r.apps.get(a).rho()).thenComparing(a -> a));
+        Round.sortByKey(rank, a -> -r.apps.get(a).rho());
         return rank;
     }
 
