@@ -161,8 +161,19 @@ final class Round {
     private static List<JobView> inSubmissionOrder(List<JobView> views, int holdingLive) {
         Comparator<JobView> bySubmission = Comparator.comparing(JobView::status, io.fairway.api.job.JobOrder.SUBMISSION);
         if (!sorted(views, 0, holdingLive, bySubmission) || !sorted(views, holdingLive, views.size(), bySubmission)) {
-            List<JobView> all = new ArrayList<>(views);
-            all.sort(bySubmission);
+            // JobOrder.SUBMISSION's keys, read once per job rather than at every comparison
+            record Keyed(long submit, long sequence, JobView view) {
+            }
+            Keyed[] keyed = new Keyed[views.size()];
+            for (int i = 0; i < keyed.length; i++) {
+                JobView v = views.get(i);
+                keyed[i] = new Keyed(v.status().spec().submitTimeMillis(), v.status().sequence(), v);
+            }
+            java.util.Arrays.sort(keyed, Comparator.comparingLong(Keyed::submit).thenComparingLong(Keyed::sequence));
+            List<JobView> all = new ArrayList<>(keyed.length);
+            for (Keyed k : keyed) {
+                all.add(k.view());
+            }
             return all;
         }
         List<JobView> all = new ArrayList<>(views.size());
