@@ -159,6 +159,12 @@ final class FinishTimeEstimator {
      * @return the job as the agent sees it, with its own T_id: its work on a private share of {@code jobShare} GPUs
      */
     static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable, double jobShare) {
+        return view(job, now, mode, revocable, jobShare, job.spec().totalGpus());
+    }
+
+    /** {@link #view(JobStatus, long, ThemisPolicy.Estimate, Predicate, double)} with the job's GPUs already summed. */
+    private static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable, double jobShare,
+                                long g) {
         double w = work(job.spec(), job.runningMillis());
         double d = done(job, now, mode, w);
         double rem = w * Math.max(OVERRUN_REMAINING, 1 - d);
@@ -170,7 +176,6 @@ final class FinishTimeEstimator {
             kept = Math.floor(d * w / interval) * interval;
         }
         double remIfRevoked = Math.max(rem, w - kept);
-        long g = job.spec().totalGpus();
         double elapsed = Math.max(0, now - job.spec().submitTimeMillis()) / 1000.0;
         double ideal = w * Math.max(1.0, g / Math.max(1e-9, jobShare));
         return new JobView(job, g, w, rem, speed(job), holding, canRevoke, remIfRevoked, elapsed, ideal);
@@ -221,17 +226,45 @@ final class FinishTimeEstimator {
      */
     static LinkedHashMap<String, AppView> appsInOrder(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
                                                      Predicate<JobStatus> revocable, boolean perJob) {
+        return appsInOrder(jobs, now, totalGpus, mode, revocable, perJob, null);
+    }
+
+    /**
+     * {@link #appsInOrder(Collection, long, long, ThemisPolicy.Estimate, Predicate, boolean)}, also handing out the
+     * views of the GPU jobs in the order of {@code jobs}.
+     *
+     * @param jobs pending and holding jobs that use GPUs
+     * @param now the clock
+     * @param totalGpus the cluster's GPUs
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @param perJob true to count each job's own ρ in its app's
+     * @param views where the views of the GPU jobs go, in the order of {@code jobs} (null: nowhere)
+     * @return apps by name, in name order
+     */
+    static LinkedHashMap<String, AppView> appsInOrder(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
+                                                     Predicate<JobStatus> revocable, boolean perJob, List<JobView> views) {
+        // a job's GPUs are summed over its pod sets at each call: once per job here
+        long[] gpus = new long[jobs.size()];
         int gpuJobs = 0;
+        int x = 0;
         for (JobStatus j : jobs) {
-            if (j.spec().totalGpus() > 0) {
+            gpus[x] = j.spec().totalGpus();
+            if (gpus[x++] > 0) {
                 gpuJobs++;
             }
         }
         double jobShare = (double) totalGpus / Math.max(1, gpuJobs);
         Map<String, List<JobView>> byApp = new HashMap<>();
+        x = 0;
         for (JobStatus j : jobs) {
-            if (j.spec().totalGpus() > 0) {
-                byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(view(j, now, mode, revocable, jobShare));
+            long g = gpus[x++];
+            if (g > 0) {
+                JobView v = view(j, now, mode, revocable, jobShare, g);
+                byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(v);
+                if (views != null) {
+                    views.add(v);
+                }
             }
         }
         String[] names = byApp.keySet().toArray(new String[0]);

@@ -136,7 +136,7 @@ final class LeaseAuction {
         }
         for (List<String> group : List.of(outside, inside)) {
             List<String> g = new ArrayList<>(group);
-            g.sort(r.shortestRemainingFirst());
+            r.sortShortestRemainingFirst(g);
             startOrder.addAll(g);
         }
         Set<String> startIds = new HashSet<>();

@@ -73,8 +73,12 @@ final class Leases {
             JobStatus j = c.item().job().status();
             Map<String, Integer> counts = c.item().elasticPodSet() == null ? Bids.fullCounts(j.spec()) : c.item().counts(c.members());
             double takerRho = r.apps.get(j.spec().jobSet()).rho();
-            List<JobStatus> victims = room(r, j, counts, v -> unkept.contains(v.id())
-                    && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho), bestOffFirst);
+            Predicate<JobStatus> candidate = v -> unkept.contains(v.id())
+                    && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho);
+            if (!anyOf(r.revocable, candidate)) {
+                continue; // no expired lease this start may take: room() could only name no victim
+            }
+            List<JobStatus> victims = room(r, j, counts, candidate, bestOffFirst);
             if (victims == null || victims.isEmpty()) {
                 continue;
             }
@@ -91,6 +95,15 @@ final class Leases {
                 r.keep(j);
             }
         }
+    }
+
+    private static boolean anyOf(List<JobStatus> jobs, Predicate<JobStatus> p) {
+        for (JobStatus j : jobs) {
+            if (p.test(j)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A node as the reservation sees it: its GPUs in use, and the jobs on it that better-off apps hold. */

@@ -43,8 +43,8 @@ final class Round {
     final Map<String, AppView> apps;
     /** Items by app, in name order (filled in app order by {@link Bids#buildItems}; hashed for the lookups). */
     final Map<String, List<Item>> items;
-    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1). */
-    int maxNodeGpus;
+    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1); -1 until first asked for. */
+    private int maxNodeGpus = -1;
     /** Throughput factors by job shape ({@link Bids#shapeKey}): jobs of one shape share a placement search. */
     final Map<Bids.ShapeKey, Double> findCache = new HashMap<>();
     final Set<String> kept = new HashSet<>();
@@ -70,7 +70,58 @@ final class Round {
     final Set<String> preempted = new HashSet<>();
     long pool;
 
-    Round(PolicyContext ctx, Config config) {
+    /** A round in which no job that uses GPUs waits: it only renews expired leases ({@link #renewAllExpired}). */
+    private Round(PolicyContext ctx, Config config) {
+        this.config = config;
+        this.ctx = ctx;
+        this.now = ctx.now();
+        this.leaseMillis = config.leaseMillis();
+        this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
+        this.apps = Map.of();
+        this.items = Map.of();
+    }
+
+    /**
+     * The whole round when no job that uses GPUs waits: every expired lease is renewed (those that may not be
+     * revoked first, then the revocable ones, each in the order of {@link PolicyContext#holding()}), with the lease a
+     * full round would give. Only the jobs whose leases expired are estimated: a lease's end depends on the job's own
+     * work, progress and speed, not on the other jobs, so the estimates of the others (and the apps' ρ) are not built.
+     *
+     * @param ctx the round's context
+     * @param config the configuration
+     */
+    static void renewAllExpired(PolicyContext ctx, Config config) {
+        Round r = new Round(ctx, config);
+        List<JobStatus> revocableExpired = new ArrayList<>();
+        for (JobStatus j : ctx.holding()) {
+            if (j.admission() == null || j.spec().totalGpus() == 0 || !j.admission().leaseExpired(r.now)) {
+                continue;
+            }
+            if (r.revocable(j)) {
+                revocableExpired.add(j);
+            } else {
+                r.keepEstimated(j);
+            }
+        }
+        for (JobStatus j : revocableExpired) {
+            r.keepEstimated(j);
+        }
+    }
+
+    /** {@link #keep} with the job's own estimate (its lease's end does not depend on the jobs around it). */
+    private void keepEstimated(JobStatus j) {
+        if (kept.add(j.id())) {
+            JobView v = FinishTimeEstimator.view(j, now, config.estimate(), this::revocable);
+            ctx.setLease(j, alignedExpiry(j, v.work() - v.remaining(), v.speed(), false));
+        }
+    }
+
+    /**
+     * @param ctx the round's context
+     * @param config the configuration
+     * @param pendingGpu the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
+     */
+    Round(PolicyContext ctx, Config config, List<JobStatus> pendingGpu) {
         this.config = config;
         this.ctx = ctx;
         this.now = ctx.now();
@@ -83,11 +134,6 @@ final class Round {
                 continue;
             }
             live.add(j);
-            for (MemberPlacement m : j.admission().placement().members()) {
-                for (int g : m.gpus()) {
-                    maxNodeGpus = Math.max(maxNodeGpus, g + 1);
-                }
-            }
             if (j.admission().leaseExpired(now)) {
                 if (revocable(j)) {
                     revocable.add(j);
@@ -97,17 +143,61 @@ final class Round {
                 }
             }
         }
-        for (JobStatus j : ctx.pending()) {
-            if (j.spec().totalGpus() > 0) {
-                live.add(j);
-                pendingGpuJobs.add(j);
-            }
-        }
+        int holdingLive = live.size();
+        live.addAll(pendingGpu);
+        pendingGpuJobs.addAll(pendingGpu);
+        List<JobView> views = new ArrayList<>(live.size());
         this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable,
-                config.perJob());
+                config.perJob(), views);
         this.pool = ctx.capacity().freeGpus() + revocableGpus;
         this.items = new LinkedHashMap<>(apps.size() * 2);
-        findOverdue();
+        findOverdue(views, holdingLive);
+    }
+
+    /**
+     * The live jobs in submission order: the holding jobs (the first {@code holdingLive} views) and the pending ones
+     * each come in that order from the engine, so the two runs are merged; a context that lists them otherwise is
+     * sorted as a whole. Either way the order is the one {@link io.fairway.api.job.JobOrder#SUBMISSION} gives (a total
+     * order: jobs are told apart by their sequence).
+     */
+    private static List<JobView> inSubmissionOrder(List<JobView> views, int holdingLive) {
+        Comparator<JobView> bySubmission = Comparator.comparing(JobView::status, io.fairway.api.job.JobOrder.SUBMISSION);
+        if (!sorted(views, 0, holdingLive, bySubmission) || !sorted(views, holdingLive, views.size(), bySubmission)) {
+            // JobOrder.SUBMISSION's keys, read once per job rather than at every comparison
+            record Keyed(long submit, long sequence, JobView view) {
+            }
+            Keyed[] keyed = new Keyed[views.size()];
+            for (int i = 0; i < keyed.length; i++) {
+                JobView v = views.get(i);
+                keyed[i] = new Keyed(v.status().spec().submitTimeMillis(), v.status().sequence(), v);
+            }
+            java.util.Arrays.sort(keyed, Comparator.comparingLong(Keyed::submit).thenComparingLong(Keyed::sequence));
+            List<JobView> all = new ArrayList<>(keyed.length);
+            for (Keyed k : keyed) {
+                all.add(k.view());
+            }
+            return all;
+        }
+        List<JobView> all = new ArrayList<>(views.size());
+        int a = 0;
+        int b = holdingLive;
+        while (a < holdingLive || b < views.size()) {
+            if (b >= views.size() || (a < holdingLive && bySubmission.compare(views.get(a), views.get(b)) <= 0)) {
+                all.add(views.get(a++));
+            } else {
+                all.add(views.get(b++));
+            }
+        }
+        return all;
+    }
+
+    private static boolean sorted(List<JobView> views, int from, int to, Comparator<JobView> order) {
+        for (int i = from + 1; i < to; i++) {
+            if (order.compare(views.get(i - 1), views.get(i)) > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -116,16 +206,12 @@ final class Round {
      * submitted before it, plus its own remaining run when it announces one. Asks for a round when the next one would
      * become overdue.
      */
-    private void findOverdue() {
+    private void findOverdue(List<JobView> views, int holdingLive) {
         double factor = config.overdueFactor();
         if (Double.isInfinite(factor) || pendingGpuJobs.isEmpty()) {
             return;
         }
-        List<JobView> all = new ArrayList<>();
-        for (AppView a : apps.values()) {
-            all.addAll(a.jobs());
-        }
-        all.sort(Comparator.comparing(JobView::status, io.fairway.api.job.JobOrder.SUBMISSION));
+        List<JobView> all = inSubmissionOrder(views, holdingLive);
         double gpus = Math.max(1, ctx.capacity().totalGpus());
         double ahead = 0; // GPU-seconds of the live jobs submitted before the current one
         long next = Long.MAX_VALUE;
@@ -189,9 +275,31 @@ final class Round {
         });
     }
 
-    /** Apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name. */
-    Comparator<String> shortestRemainingFirst() {
-        return Comparator.comparingDouble((String a) -> apps.get(a).sharedSeconds() - apps.get(a).elapsed()).thenComparing(a -> a);
+    /**
+     * Sorts apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name; each app's
+     * key is computed once rather than at every comparison.
+     *
+     * @param names apps of the round, sorted in place
+     */
+    void sortShortestRemainingFirst(List<String> names) {
+        sortByKey(names, a -> apps.get(a).sharedSeconds() - apps.get(a).elapsed());
+    }
+
+    /**
+     * Sorts names by a key ascending, then by name: the order of
+     * {@code Comparator.comparingDouble(key).thenComparing(name)}, with the key computed once per name.
+     */
+    static void sortByKey(List<String> names, java.util.function.ToDoubleFunction<String> key) {
+        record Keyed(double key, String name) {
+        }
+        Keyed[] keyed = new Keyed[names.size()];
+        for (int i = 0; i < keyed.length; i++) {
+            keyed[i] = new Keyed(key.applyAsDouble(names.get(i)), names.get(i));
+        }
+        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparing(Keyed::name));
+        for (int i = 0; i < keyed.length; i++) {
+            names.set(i, keyed[i].name());
+        }
     }
 
     long expiry() {
@@ -283,6 +391,20 @@ final class Round {
 
     /** GPUs of the largest node seen (nodes are assumed alike). */
     int nodeSize() {
+        if (maxNodeGpus < 0) {
+            int max = 0;
+            for (JobStatus j : ctx.holding()) {
+                if (j.admission() == null || j.spec().totalGpus() == 0) {
+                    continue;
+                }
+                for (MemberPlacement m : j.admission().placement().members()) {
+                    for (int g : m.gpus()) {
+                        max = Math.max(max, g + 1);
+                    }
+                }
+            }
+            maxNodeGpus = max;
+        }
         return Math.max(ctx.capacity().largestFreeGpusOnOneNode(), maxNodeGpus);
     }
 
@@ -313,6 +435,19 @@ final class Round {
         }
     }
 
+    /**
+     * {@code String.format(Locale.ROOT, "%.2f", x)} without parsing a format per call (a round explains every waiting
+     * app): the formatter rounds the shortest decimal that tells the double apart ({@link Double#toString}) half up,
+     * and so does this.
+     */
+    static String twoDecimals(double x) {
+        if (Double.isNaN(x) || Double.isInfinite(x)) {
+            return String.format(Locale.ROOT, "%.2f", x);
+        }
+        String s = new java.math.BigDecimal(Double.toString(x)).setScale(2, java.math.RoundingMode.HALF_UP).toPlainString();
+        return x < 0 || (x == 0 && 1 / x < 0) ? (s.startsWith("-") ? s : "-" + s) : s;
+    }
+
     void explainRest(Map<String, String> why) {
         Map<String, PendingReason> byApp = new HashMap<>(); // one reason per app: its jobs share it
         long total = ctx.capacity().totalGpus();
@@ -328,9 +463,9 @@ final class Round {
                 if (reason == null) {
                     String w = why.get(app);
                     AppView a = apps.get(app);
-                    reason = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, String.format(Locale.ROOT,
-                            "Themis: app %s (rho %.2f) %s", app, a == null ? Double.NaN : a.rho(),
-                            w == null ? "got no GPUs in this round's auction" : w));
+                    reason = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "Themis: app " + app + " (rho "
+                            + twoDecimals(a == null ? Double.NaN : a.rho()) + ") "
+                            + (w == null ? "got no GPUs in this round's auction" : w));
                     byApp.put(app, reason);
                 }
                 ctx.leaveWaiting(j, reason);

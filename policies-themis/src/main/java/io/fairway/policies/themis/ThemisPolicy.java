@@ -246,8 +246,12 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
 
     @Override
     public void plan(PolicyContext ctx) {
-        startJobsWithoutGpus(ctx);
-        Round r = new Round(ctx, config);
+        List<JobStatus> pendingGpuJobs = startJobsWithoutGpus(ctx);
+        if (pendingGpuJobs.isEmpty()) {
+            Round.renewAllExpired(ctx, config); // nobody waits: every expired lease is renewed (the last report stands; it says when it was made)
+            return;
+        }
+        Round r = new Round(ctx, config, pendingGpuJobs);
         try {
             plan(r);
         } finally {
@@ -282,10 +286,6 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
 
     private void plan(Round r) {
         Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
-        if (r.pendingGpuJobs.isEmpty()) {
-            Leases.renew(r, r.revocable); // nobody waits: every expired lease is renewed
-            return;
-        }
         Bids.buildItems(r);
         r.startOverdue();
         List<String> rank = worstFirst(r);
@@ -307,19 +307,27 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         r.explainRest(why);
     }
 
-    /** Jobs without GPUs take no part in GPU auctions: they start in submission order. */
-    private static void startJobsWithoutGpus(PolicyContext ctx) {
+    /**
+     * Jobs without GPUs take no part in GPU auctions: they start in submission order.
+     *
+     * @return the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
+     */
+    private static List<JobStatus> startJobsWithoutGpus(PolicyContext ctx) {
+        List<JobStatus> gpuJobs = new ArrayList<>();
         for (JobStatus j : ctx.pending()) {
             if (j.spec().totalGpus() == 0) {
                 ctx.tryAdmit(j);
+            } else {
+                gpuJobs.add(j);
             }
         }
+        return gpuJobs;
     }
 
     /** @return the apps with demand, worst ρ first (then by name) */
     private static List<String> worstFirst(Round r) {
         List<String> rank = new ArrayList<>(r.items.keySet());
-        rank.sort(Comparator.comparingDouble((String a) -> -r.apps.get(a).rho()).thenComparing(a -> a));
+        Round.sortByKey(rank, a -> -r.apps.get(a).rho());
         return rank;
     }
 

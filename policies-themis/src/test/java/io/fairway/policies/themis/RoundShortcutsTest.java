@@ -1,0 +1,50 @@
+package io.fairway.policies.themis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.constraints.StringLength;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The round's shortcuts give what the plain forms they replace give: the ρ a waiting job's reason shows, and the
+ * orders apps are ranked in. (A user reads the reason text; the order decides who is served first.)
+ */
+class RoundShortcutsTest {
+    @Property(tries = 2000)
+    void twoDecimalsIsWhatTheFormatterWrites(@ForAll @DoubleRange(min = 0, max = 1e9) double x) {
+        assertThat(Round.twoDecimals(x)).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
+    }
+
+    @Property(tries = 500)
+    void twoDecimalsIsWhatTheFormatterWritesNearHalves(@ForAll @DoubleRange(min = 0, max = 1000) double x) {
+        double half = Math.floor(x * 100) / 100 + 0.005; // ties of the third decimal, where rounding modes differ
+        assertThat(Round.twoDecimals(half)).isEqualTo(String.format(Locale.ROOT, "%.2f", half));
+    }
+
+    @Test
+    void twoDecimalsOfTheSpecialValues() {
+        for (double x : new double[] {0.0, -0.0, 1.005, 2.675, 0.125, 1e7, 1e-7, Double.NaN, Double.POSITIVE_INFINITY, -1.2345}) {
+            assertThat(Round.twoDecimals(x)).as("%s", x).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
+        }
+    }
+
+    @Property(tries = 300)
+    void sortByKeyIsTheComparatorsOrder(@ForAll @Size(max = 60) List<@StringLength(min = 1, max = 3) String> names,
+                                        @ForAll @Size(min = 1, max = 5) List<@DoubleRange(min = -3, max = 3) Double> keys) {
+        List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(names));
+        java.util.function.ToDoubleFunction<String> key = n -> keys.get(Math.floorMod(n.hashCode(), keys.size()));
+        List<String> expected = new ArrayList<>(distinct);
+        expected.sort(Comparator.comparingDouble(key).thenComparing(n -> n));
+        List<String> actual = new ArrayList<>(distinct);
+        Round.sortByKey(actual, key);
+        assertThat(actual).containsExactlyElementsOf(expected);
+    }
+}
