@@ -47,7 +47,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * nominal quota and all jobs have one priority). Setup checks the first round filled the cluster; tear-down checks,
  * after the measurement, that the steady rounds admitted and preempted nothing and the invariants hold.
  *
- * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ArmadaShapeBenchmark -f 1 -wi 5 -i 5 -prof gc}.
+ * <p>{@link #preemptingCycle} is the same shape with real preemption work: see {@link Preempting}.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ArmadaShapeBenchmark -f 1 -prof gc} (both), or
+ * {@code ArmadaShapeBenchmark.preemptingCycle -f 1 -wi 3 -i 5} for the preempting cycle alone.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -115,6 +118,111 @@ public class ArmadaShapeBenchmark {
         for (var d : r.decisions()) {
             if (d instanceof Admit || d instanceof Preempt) {
                 s.changes++;
+            }
+        }
+        return r;
+    }
+
+    /**
+     * Armada's shape with real preemption work: nine queues have filled the cluster (each above its nominal tenth),
+     * then the tenth queue's 32,000 jobs arrive; the measured round reclaims the tenth queue's share, evicting
+     * 3,200 jobs of the nine and admitting 3,200 of the newcomer's (checked after every round). Before each
+     * measured round (outside it) the newcomer's jobs are cancelled and forgotten, one round lets the nine refill the
+     * freed CPUs, and 32,000 new jobs of the newcomer arrive: every measured round starts from the same state,
+     * with 320,000 jobs in the scheduler.
+     */
+    @State(Scope.Benchmark)
+    public static class Preempting {
+        Scheduler scheduler;
+        final Workloads.ManualClock clock = new Workloads.ManualClock();
+        final java.util.List<String> newcomer = new ArrayList<>(32_000);
+        int generation;
+        long heard;
+        long preempted;
+        long admitted;
+        long rounds;
+        long allocatedBytes;
+        final long[] lastRound = new long[2];
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            scheduler = scheduler(clock);
+            scheduler.addListener(e -> heard++);
+            List<JobSpec> batch = new ArrayList<>(32_000 * (QUEUES - 1));
+            for (int q = 0; q < QUEUES - 1; q++) {
+                for (int i = 0; i < 32_000; i++) {
+                    batch.add(job("q" + q + "-job-" + i, q));
+                }
+            }
+            scheduler.submitAll(batch);
+            scheduler.runRound();
+        }
+
+        /** The newcomer's previous jobs leave, the nine refill the cluster, 32,000 new newcomer jobs arrive. */
+        @Setup(Level.Invocation)
+        public void newcomerArrives() {
+            for (String id : newcomer) {
+                scheduler.cancel(id);
+                scheduler.jobs().forget(id);
+            }
+            newcomer.clear();
+            clock.now += 1_000;
+            scheduler.runRound();
+            clock.now += 1_000;
+            generation++;
+            List<JobSpec> batch = new ArrayList<>(32_000);
+            for (int i = 0; i < 32_000; i++) {
+                String id = "q" + (QUEUES - 1) + "-g" + generation + "-job-" + i;
+                newcomer.add(id);
+                batch.add(job(id, QUEUES - 1));
+            }
+            scheduler.submitAll(batch);
+        }
+
+        JobSpec job(String id, int q) {
+            return JobSpec.builder(id).queue("lq-" + q).submitTimeMillis(clock.now)
+                    .podSet(PodSet.of("main", 1, Resources.builder().cpu(1).memoryGiB(4).build())).build();
+        }
+
+        @TearDown(Level.Trial)
+        public void check() {
+            List<String> broken = scheduler.checkInvariants();
+            if (!broken.isEmpty()) {
+                throw new IllegalStateException("invariants broken after the measurement: " + broken.subList(0, Math.min(5, broken.size())));
+            }
+            long share = (long) NODES * CPUS_PER_NODE / QUEUES;
+            if (rounds == 0 || preempted != share * rounds || admitted != share * rounds) {
+                throw new IllegalStateException("expected " + share + " preemptions and admissions per round, got " + preempted
+                        + " and " + admitted + " over " + rounds + " rounds");
+            }
+            System.out.printf("%n%d preempting rounds: %d preempted and %d admitted per round; %.1f MiB allocated per round"
+                    + " by runRound() on its thread (setup excluded)%n", rounds, preempted / rounds, admitted / rounds,
+                    allocatedBytes / (double) rounds / (1 << 20));
+        }
+    }
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /**
+     * One preempting cycle in Armada's shape: the newcomer queue reclaims its share from nine queues above theirs.
+     * Single-shot (each round needs its own setup); allocation of the round alone is printed after the run, as
+     * JMH's {@code -prof gc} counts the per-invocation setup too.
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 3, batchSize = 1)
+    @Measurement(iterations = 5, batchSize = 1)
+    public RoundResult preemptingCycle(Preempting p) {
+        long a0 = THREADS.getCurrentThreadAllocatedBytes();
+        RoundResult r = p.scheduler.runRound();
+        p.allocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - a0;
+        p.rounds++;
+        for (var d : r.decisions()) {
+            if (d instanceof Admit) {
+                p.admitted++;
+            } else if (d instanceof Preempt) {
+                p.preempted++;
             }
         }
         return r;

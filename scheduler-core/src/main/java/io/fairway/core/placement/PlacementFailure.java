@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Why a pod set found no placement in a cluster: not now (with the free room that falls short), or never (even
- * with every matching node empty, no domain of the constrained level holds it; remembered per pod set shape).
+ * with every matching node empty, no domain of the constrained level holds it; remembered per pod set shape and member count).
  */
 final class PlacementFailure {
     private final CapacityPlan cap;
@@ -58,7 +58,8 @@ final class PlacementFailure {
      * (cordoned ones included), no domain of the constrained level holds it.
      */
     private PendingReason neverFits(CapacityPlan.ClusterIndex ci, PlaceState st, int top, ResourceFlavor flavor) {
-        List<Object> key = Arrays.asList(ci.name, st.ps, flavor, top);
+        // keyed by the members tried too: an elastic pod set's smaller attempt may fit where its full size never does
+        List<Object> key = Arrays.asList(ci.name, st.ps, st.m, flavor, top);
         if (neverCache.containsKey(key)) {
             return neverCache.get(key);
         }
