@@ -148,7 +148,7 @@ class ManagerCrashTest {
                 try {
                     String url = awaitApi(p, log);
                     if (last) {
-                        awaitDispatched(worker, acked);
+                        awaitDispatched(worker, acked, db);
                         p.destroy(); // SIGTERM: the shutdown hook closes the store
                         p.waitFor(30, TimeUnit.SECONDS);
                         break;
@@ -252,16 +252,18 @@ class ManagerCrashTest {
         }
     }
 
-    /** Waits until every acknowledged job has a copy in the worker, or no copy came for 10 s (at most 120 s). */
-    private static void awaitDispatched(MockApi worker, Set<String> acked) throws InterruptedException {
+    /**
+     * Waits until every acknowledged job has a copy in the worker and its LEASED event in the store (read beside the
+     * running manager), or no copy came for 10 s (at most 120 s).
+     */
+    private static void awaitDispatched(MockApi worker, Set<String> acked, Path db) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         int seen = -1;
         long quietSince = System.nanoTime();
         while (System.nanoTime() < deadline) {
             Set<String> names = new java.util.HashSet<>();
             worker.jobs().forEach(j -> names.add(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()));
-            if (names.containsAll(acked)) {
-                Thread.sleep(500); // the LEASED records of the last round
+            if (names.containsAll(acked) && leased(db).containsAll(acked)) {
                 return;
             }
             if (names.size() != seen) {
@@ -272,6 +274,19 @@ class ManagerCrashTest {
             }
             Thread.sleep(250);
         }
+    }
+
+    /** @return the jobs with a LEASED event in the store, read-only while the manager writes it */
+    private static Set<String> leased(Path db) throws java.sql.SQLException {
+        Set<String> out = new java.util.HashSet<>();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:file:" + db + "?mode=ro");
+             java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT DISTINCT job_id FROM events WHERE type = 'LEASED'")) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
     }
 
     private static String awaitApi(Process p, Path log) throws Exception {
