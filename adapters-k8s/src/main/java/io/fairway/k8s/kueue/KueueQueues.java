@@ -37,8 +37,11 @@ import java.util.TreeMap;
  * reported and the rest of the object is used.
  *
  * <p>{@code namespaceSelector} is applied here, as Kueue applies it: a LocalQueue whose namespace the selector of its
- * ClusterQueue does not match is not loaded (its workloads wait); an absent selector matches no namespace and
- * {@code {}} every namespace.
+ * ClusterQueue does not match is not loaded (its workloads wait, and its status says {@code NamespaceNotSelected});
+ * an absent selector matches no namespace and {@code {}} every namespace. It is deliberately not passed to the
+ * engine's {@code ClusterQueue.namespaceSelector}, whose absent selector means every namespace: the engine is given
+ * only the LocalQueues the selector admits, which keeps Kueue's meaning and gives the same model as a ConfigMap
+ * without selectors.
  */
 public final class KueueQueues {
     /** The host level of a Kueue Topology: implicit in Fairway's topology levels. */
