@@ -171,6 +171,148 @@ class KueueObjectsTest {
         assertThat(configMapQueues().clusterQueues()).hasSize(3);
     }
 
+    // ------------------------------------------------------------------ a flavor per resource group
+
+    /** Kueue's most common GPU layout: cpu and memory in one resource group, GPUs in another, each with its own flavors. */
+    private static final String GPU_SETUP = """
+            apiVersion: kueue.x-k8s.io/v1beta2
+            kind: ResourceFlavor
+            metadata: {name: on-demand}
+            spec: {nodeLabels: {instance-type: on-demand}}
+            ---
+            apiVersion: kueue.x-k8s.io/v1beta2
+            kind: ResourceFlavor
+            metadata: {name: spot}
+            spec: {nodeLabels: {instance-type: spot}}
+            ---
+            apiVersion: kueue.x-k8s.io/v1beta2
+            kind: ResourceFlavor
+            metadata: {name: a100}
+            spec: {nodeLabels: {gpu-type: a100}}
+            ---
+            apiVersion: kueue.x-k8s.io/v1beta2
+            kind: ResourceFlavor
+            metadata: {name: h100}
+            spec: {nodeLabels: {gpu-type: h100}}
+            ---
+            apiVersion: kueue.x-k8s.io/v1beta2
+            kind: ClusterQueue
+            metadata: {name: gpu-cq}
+            spec:
+              namespaceSelector: {}
+              resourceGroups:
+              - coveredResources: [cpu, memory]
+                flavors:
+                - name: on-demand
+                  resources: [{name: cpu, nominalQuota: 4}, {name: memory, nominalQuota: 32Gi}]
+                - name: spot
+                  resources: [{name: cpu, nominalQuota: 16}, {name: memory, nominalQuota: 128Gi}]
+              - coveredResources: [nvidia.com/gpu]
+                flavors:
+                - name: a100
+                  resources: [{name: nvidia.com/gpu, nominalQuota: 2}]
+                - name: h100
+                  resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+            ---
+            apiVersion: kueue.x-k8s.io/v1beta2
+            kind: LocalQueue
+            metadata: {name: user-queue, namespace: team-a}
+            spec: {clusterQueue: gpu-cq}
+            """;
+
+    private static final String GPU_CONFIGMAP = """
+            flavors:   # in the order of their names, as the objects are read
+              - {name: a100, nodeLabels: {gpu-type: a100}}
+              - {name: h100, nodeLabels: {gpu-type: h100}}
+              - {name: on-demand, nodeLabels: {instance-type: on-demand}}
+              - {name: spot, nodeLabels: {instance-type: spot}}
+            clusterQueues:
+              - name: gpu-cq
+                queueingStrategy: BestEffortFIFO
+                resourceGroups:
+                  - coveredResources: [cpu, memory]
+                    flavors:
+                      - {name: on-demand, resources: [{name: cpu, nominalQuota: 4}, {name: memory, nominalQuota: 32Gi}]}
+                      - {name: spot, resources: [{name: cpu, nominalQuota: 16}, {name: memory, nominalQuota: 128Gi}]}
+                  - coveredResources: [nvidia.com/gpu]
+                    flavors:
+                      - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 2}]}
+                      - {name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}
+            localQueues:
+              - {name: user-queue, namespace: team-a, clusterQueue: gpu-cq}
+            """;
+
+    @Test
+    void gpusInTheirOwnResourceGroupTakeTheirOwnFlavorOnNodesOfEveryFlavorAndStatusChargesEachResourceToIt() throws IOException {
+        CrdSchemas.requireShared();
+        MockCluster fromKueue = cluster();
+        createObjects(fromKueue, GPU_SETUP);
+        FairwayAdapter a = start(fromKueue, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        Map<String, String> kueueRun = gpuScenario(fromKueue, a);
+
+        // g1: 2 cpus fit on-demand, 4 GPUs do not fit a100 (2): h100; g2: on-demand has 2 cpus left, so spot; 2 GPUs fit a100
+        assertThat(kueueRun).containsEntry("g1", "{main=on-demand, main/nvidia.com/gpu=h100} on [od-h100]")
+                .containsEntry("g2", "{main=spot, main/nvidia.com/gpu=a100} on [spot-a100]");
+        for (String[] j : new String[][] {{"g1", "on-demand", "h100"}, {"g2", "spot", "a100"}}) {
+            var sel = fromKueue.job("team-a", j[0]).getSpec().getTemplate().getSpec().getNodeSelector();
+            assertThat(sel).as(j[0] + "'s pods select nodes of every flavor it took")
+                    .containsEntry("instance-type", j[1]).containsEntry("gpu-type", j[2]);
+        }
+
+        // ClusterQueue and LocalQueue status: each resource on the flavor it took, valid against Kueue's CRDs
+        JsonNode cq = object(fromKueue, KueueApi.Resource.CLUSTER_QUEUE, KueueApi.V1BETA2, null, "gpu-cq");
+        assertThat(CrdSchemas.problems(CrdSchemas.crd(KueueApi.GROUP, "clusterqueues").orElseThrow(), cq)).isEmpty();
+        Map<String, String> expected = Map.of("on-demand/cpu", "2", "on-demand/memory", "0", "spot/cpu", "4", "spot/memory", "0",
+                "a100/nvidia.com/gpu", "2", "h100/nvidia.com/gpu", "4");
+        assertThat(totals(cq.at("/status/flavorsUsage"))).isEqualTo(expected);
+        assertThat(totals(cq.at("/status/flavorsReservation"))).isEqualTo(expected);
+        assertThat(cq.at("/status/admittedWorkloads").asInt()).isEqualTo(2);
+        JsonNode lq = object(fromKueue, KueueApi.Resource.LOCAL_QUEUE, KueueApi.V1BETA2, "team-a", "user-queue");
+        assertThat(CrdSchemas.problems(CrdSchemas.crd(KueueApi.GROUP, "localqueues").orElseThrow(), lq)).isEmpty();
+        assertThat(totals(lq.at("/status/flavorsUsage"))).isEqualTo(expected);
+        assertThat(totals(lq.at("/status/flavorsReservation"))).isEqualTo(expected);
+
+        // the equivalent ConfigMap: the same model and the same admissions
+        QueuesConfig cm = QueuesConfig.parse("gpu", GPU_CONFIGMAP);
+        assertThat(a.state.config.clusterQueueModels()).isEqualTo(cm.clusterQueueModels());
+        assertThat(a.state.config.flavorModels()).isEqualTo(cm.flavorModels());
+        MockCluster fromConfigMap = cluster();
+        FairwayAdapter b = start(fromConfigMap, AdapterOptions.builder().kueueQueueLabel(true).queues(cm));
+        assertThat(gpuScenario(fromConfigMap, b)).isEqualTo(kueueRun);
+    }
+
+    /** Four GPU nodes, one per pair of flavors, and two GPU jobs; each job's flavors and nodes. */
+    private static Map<String, String> gpuScenario(MockCluster c, FairwayAdapter a) {
+        for (String[] n : new String[][] {{"od-a100", "on-demand", "a100"}, {"od-h100", "on-demand", "h100"}, {"spot-a100", "spot", "a100"},
+                {"spot-h100", "spot", "h100"}}) {
+            c.node(n[0], 8, 64, 8, Map.of("instance-type", n[1], "gpu-type", n[2]));
+        }
+        for (String[] j : new String[][] {{"g1", "2", "4"}, {"g2", "4", "2"}}) {
+            JobBuilder b = c.jobBuilder("team-a", j[0], null, 1, j[1], Integer.parseInt(j[2]), true);
+            b.editMetadata().addToLabels(KueueApi.QUEUE_NAME_LABEL, "user-queue").endMetadata();
+            c.createJob(b.build());
+            quiesce(a);
+        }
+        Map<String, String> out = new TreeMap<>();
+        for (String j : List.of("g1", "g2")) {
+            JobStatus s = a.status("team-a", j).orElseThrow();
+            out.put(j, s.admission() == null || !s.state().holdsResources() ? s.state().name()
+                    : new TreeMap<>(s.admission().flavors()) + " on " + s.admission().placement().nodes());
+        }
+        return out;
+    }
+
+    /** {@code flavor/resource -> total} of a flavorsUsage or flavorsReservation list. */
+    private static Map<String, String> totals(JsonNode flavors) {
+        Map<String, String> out = new TreeMap<>();
+        for (JsonNode f : flavors) {
+            for (JsonNode r : f.path("resources")) {
+                out.put(f.path("name").asText() + "/" + r.path("name").asText(), r.path("total").asText());
+            }
+        }
+        return out;
+    }
+
     // ------------------------------------------------------------------ live edits
 
     @Test
@@ -501,7 +643,16 @@ class KueueObjectsTest {
 
     /** Creates the objects of the setup example at the given version (v1beta1 names the cohort {@code spec.cohort}). */
     private static void createKueueObjects(MockCluster c, String version) throws IOException {
-        for (JsonNode d : docs(SETUP)) {
+        createObjects(c, docs(SETUP), version);
+    }
+
+    /** Creates Kueue objects written as v1beta2 YAML. */
+    private static void createObjects(MockCluster c, String yaml) throws IOException {
+        createObjects(c, docs(yaml), KueueApi.V1BETA2);
+    }
+
+    private static void createObjects(MockCluster c, List<JsonNode> objects, String version) {
+        for (JsonNode d : objects) {
             ObjectNode o = (ObjectNode) d;
             o.put("apiVersion", KueueApi.GROUP + "/" + version);
             if (version.equals(KueueApi.V1BETA1) && o.path("kind").asText().equals("ClusterQueue") && o.at("/spec/cohortName").isTextual()) {
@@ -549,7 +700,11 @@ class KueueObjectsTest {
     }
 
     private static List<JsonNode> docs(Path file) throws IOException {
-        try (MappingIterator<JsonNode> it = new YAMLMapper().readerFor(JsonNode.class).readValues(Files.readString(file))) {
+        return docs(Files.readString(file));
+    }
+
+    private static List<JsonNode> docs(String yaml) throws IOException {
+        try (MappingIterator<JsonNode> it = new YAMLMapper().readerFor(JsonNode.class).readValues(yaml)) {
             List<JsonNode> out = new ArrayList<>();
             for (JsonNode d : it.readAll()) {
                 if (d != null && !d.isNull() && !d.isEmpty()) {

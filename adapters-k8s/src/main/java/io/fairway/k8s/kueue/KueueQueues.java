@@ -37,8 +37,11 @@ import java.util.TreeMap;
  * reported and the rest of the object is used.
  *
  * <p>{@code namespaceSelector} is applied here, as Kueue applies it: a LocalQueue whose namespace the selector of its
- * ClusterQueue does not match is not loaded (its workloads wait); an absent selector matches no namespace and
- * {@code {}} every namespace.
+ * ClusterQueue does not match is not loaded (its workloads wait, and its status says {@code NamespaceNotSelected});
+ * an absent selector matches no namespace and {@code {}} every namespace. It is deliberately not passed to the
+ * engine's {@code ClusterQueue.namespaceSelector}, whose absent selector means every namespace: the engine is given
+ * only the LocalQueues the selector admits, which keeps Kueue's meaning and gives the same model as a ConfigMap
+ * without selectors.
  */
 public final class KueueQueues {
     /** The host level of a Kueue Topology: implicit in Fairway's topology levels. */
@@ -240,10 +243,6 @@ public final class KueueQueues {
             if (ff.has("preference")) {
                 findings.add(finding(q, "spec.flavorFungibility.preference", "not implemented; ignored", false));
             }
-            if (spec.at("/preemption/borrowWithinCohort").has("maxPriorityThreshold")) {
-                findings.add(finding(q, "spec.preemption.borrowWithinCohort.maxPriorityThreshold",
-                        "not implemented: preemption while borrowing considers workloads of every priority below the preemptor's", false));
-            }
             if ("HoldAndDrain".equals(text(spec, "stopPolicy"))) {
                 findings.add(finding(q, "spec.stopPolicy", "HoldAndDrain holds the ClusterQueue; its admitted workloads are not evicted", false));
             }
@@ -272,13 +271,24 @@ public final class KueueQueues {
             JsonNode p = spec.path("preemption");
             if (p.isObject()) {
                 JsonNode bwc = p.path("borrowWithinCohort");
+                Integer threshold = null;
+                JsonNode t = bwc.path("maxPriorityThreshold");
+                if (!t.isMissingNode() && !t.isNull()) {
+                    if (t.isIntegralNumber() && t.canConvertToInt()) {
+                        threshold = t.asInt();
+                    } else {
+                        findings.add(finding(q, "spec.preemption.borrowWithinCohort.maxPriorityThreshold",
+                                "must be a 32-bit integer, was " + t.asText() + "; no threshold is used", false));
+                    }
+                }
+                // maxPriorityThreshold: while borrowing, only workloads of at most this priority are preempted, as in Kueue
                 preemption = new PreemptionConfig(text(p, "withinClusterQueue"), text(p, "reclaimWithinCohort"),
-                        bwc.isObject() && bwc.has("policy") ? new QueuesConfig.BorrowWithinCohortConfig(text(bwc, "policy")) : null);
+                        bwc.isObject() && bwc.has("policy") ? new QueuesConfig.BorrowWithinCohortConfig(text(bwc, "policy"), threshold) : null);
             }
             FlavorFungibilityConfig fungibility = null;
             if (ff.has("whenCanBorrow")) {
                 String w = ff.path("whenCanBorrow").asText();
-                fungibility = new FlavorFungibilityConfig(w.equals("MayStopSearch") ? "Borrow" : w, null);
+                fungibility = new FlavorFungibilityConfig(w, null); // MayStopSearch (and its older name Borrow) as the engine reads it
             }
             try {
                 // an omitted queueingStrategy is BestEffortFIFO: the API server stores the CRD's default

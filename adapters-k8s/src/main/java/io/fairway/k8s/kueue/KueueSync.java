@@ -344,17 +344,19 @@ public final class KueueSync implements AutoCloseable {
                         admitted.merge(key, 1, Integer::sum);
                     }
                 }
+                Map<String, String> flavors = j.admission().flavors();
                 for (PodSet ps : j.spec().podSets()) {
-                    String flavor = j.admission().flavors().get(ps.name());
                     Integer count = j.admission().counts().get(ps.name());
-                    if (flavor == null) {
+                    if (flavors.get(ps.name()) == null) {
                         continue;
                     }
                     var total = ps.total(count == null ? ps.count() : count).asMap();
                     for (String key : List.of(cq, lq)) {
-                        Map<String, long[]> byRes = usage.computeIfAbsent(key, k -> new HashMap<>()).computeIfAbsent(flavor, k -> new HashMap<>());
+                        Map<String, Map<String, long[]>> byFlavor = usage.computeIfAbsent(key, k -> new HashMap<>());
                         total.forEach((res, amount) -> {
-                            long[] u = byRes.computeIfAbsent(res, k -> new long[2]);
+                            // each resource on the flavor its resource group was admitted with
+                            String flavor = io.fairway.api.decision.Admit.flavorOf(flavors, ps.name(), res);
+                            long[] u = byFlavor.computeIfAbsent(flavor, k -> new HashMap<>()).computeIfAbsent(res, k -> new long[2]);
                             u[0] += amount;
                             if (isAdmitted) {
                                 u[1] += amount;

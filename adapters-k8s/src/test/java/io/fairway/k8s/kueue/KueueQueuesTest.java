@@ -178,13 +178,37 @@ class KueueQueuesTest {
                 spec: {clusterQueue: cq, fairSharing: {weight: 2}}
                 """);
         assertThat(fields(m)).containsExactlyInAnyOrder("ClusterQueue cq spec.flavorFungibility.whenCanPreempt",
-                "ClusterQueue cq spec.flavorFungibility.preference", "ClusterQueue cq spec.preemption.borrowWithinCohort.maxPriorityThreshold",
+                "ClusterQueue cq spec.flavorFungibility.preference",
                 "ClusterQueue cq spec.stopPolicy", "ClusterQueue cq spec.someFutureField", "LocalQueue lq spec.fairSharing");
         assertThat(m.findings()).noneMatch(KueueQueues.Finding::holds);
         ClusterQueue q = m.config().clusterQueueModels().get(0);
         assertThat(q.stopped()).as("HoldAndDrain holds").isTrue();
         assertThat(q.preemption().borrowWithinCohort()).isEqualTo(PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY);
         assertThat(m.config().localQueueModels()).hasSize(1);
+    }
+
+    @Test
+    void maxPriorityThresholdBoundsWhomABorrowingJobMayPreemptAsTheConfigMapDoes() {
+        KueueQueues.Mapped m = map(FLAVOR + "---\n" + cq("cq", "cohortName: team\n  preemption: {reclaimWithinCohort: Any, "
+                + "borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}}"));
+        assertThat(m.findings()).isEmpty();
+        PreemptionPolicy p = m.config().clusterQueueModels().get(0).preemption();
+        assertThat(p.borrowWithinCohort()).isEqualTo(PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY);
+        assertThat(p.maxPriorityThreshold()).isEqualTo(100);
+        QueuesConfig yaml = QueuesConfig.parse("test", """
+                flavors: [{name: default}]
+                clusterQueues:
+                  - name: cq
+                    cohort: team
+                    queueingStrategy: BestEffortFIFO
+                    preemption: {reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}}
+                    resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]}]
+                """);
+        assertThat(m.config().clusterQueueModels()).isEqualTo(yaml.clusterQueueModels());
+        // a value that is not an integer is reported, naming the field, and no threshold is used
+        KueueQueues.Mapped bad = map(FLAVOR + "---\n" + cq("cq", "preemption: {borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: high}}"));
+        assertThat(fields(bad)).containsExactly("ClusterQueue cq spec.preemption.borrowWithinCohort.maxPriorityThreshold");
+        assertThat(bad.config().clusterQueueModels().get(0).preemption().maxPriorityThreshold()).isNull();
     }
 
     @Test
@@ -213,6 +237,10 @@ class KueueQueuesTest {
                 .containsExactlyInAnyOrder("a/all", "a/labels", "a/exprs", "b/exprs");
         assertThat(m.localQueuesNotLoaded()).containsOnlyKeys("a/none", "b/labels", "c/exprs");
         assertThat(m.localQueuesNotLoaded().get("a/none")[0]).isEqualTo("NamespaceNotSelected");
+        // applied here, with Kueue's meaning (absent: no namespace); the engine, whose absent selector means every
+        // namespace, is given no selector and only the LocalQueues selected
+        assertThat(m.config().clusterQueueModels()).allSatisfy(q -> assertThat(q.namespaceSelector()).isNull());
+        assertThat(m.config().clusterQueueModels()).extracting(ClusterQueue::name).contains("none");
         assertThat(Selectors.matches(YAML.createObjectNode().set("matchExpressions", YAML.createArrayNode()
                 .add(YAML.createObjectNode().put("key", "team").put("operator", "NotIn").set("values", YAML.createArrayNode().add("a")))), Map.of())).isTrue();
         assertThat(Selectors.matches(YAML.createObjectNode().set("matchExpressions", YAML.createArrayNode()
