@@ -144,6 +144,10 @@ public record ScenarioConfig(String name, String description, List<String> polic
                             + "the cluster; known levels: " + String.join(", ", levels) + " (declare it in the cluster's topologyLevels)", null);
                 }
             }
+            if (j.priorityClass() != null && q.priorityClasses().stream().noneMatch(pc -> pc.name().equals(j.priorityClass()))) {
+                throw new ConfigException(source, 0, 0, "job " + j.id() + ": priorityClass " + j.priorityClass() + " is not defined under the"
+                        + " queues' priorityClasses (defined: " + q.priorityClasses().stream().map(pc -> pc.name()).toList() + ")", null);
+            }
             js.add(job);
         }
         List<ClusterAction> as = new ArrayList<>(setup.actions());
@@ -179,6 +183,8 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param nodeAffinity the required node affinity of its members, as a pod's
      *     {@code requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms}: a node must match one term (each term
      *     a list of {@code matchExpressions}, all of which must hold), in addition to the node selector
+     * @param priorityClass the name of a priority class defined under the queues' {@code priorityClasses}: its value
+     *     becomes the job's priority, and a class that is not preemptible keeps the job from every preemption
      * @param podSets instead of members, resources, gpus, minMembers and topology: several pod sets (a launcher and its
      *     workers, a driver and its executors), admitted together as one gang
      */
@@ -186,7 +192,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
                             Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
                             CheckpointingConfig checkpointing, TopologyConfig topology, Map<String, String> nodeSelector,
                             List<io.fairway.config.QueuesConfig.TolerationConfig> tolerations, List<NodeSelectorTermConfig> nodeAffinity,
-                            List<PodSetConfig> podSets) implements Validated {
+                            String priorityClass, List<PodSetConfig> podSets) implements Validated {
         /** Checks the fields that need no other; {@link #validate()} builds the job. */
         public JobConfig {
             Names.require("id", id);
@@ -297,6 +303,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
                     .queue(queue == null ? "default" : queue)
                     .jobSet(jobSet)
                     .priority(priority == null ? 0 : priority)
+                    .priorityClass(priorityClass)
                     .submitTimeMillis(Math.round(submit * 1000))
                     .estimatedSeconds(durationSeconds)
                     .sensitivity(PlacementSensitivity.forModel(model));
