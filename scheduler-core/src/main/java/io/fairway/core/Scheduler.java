@@ -406,6 +406,14 @@ public final class Scheduler {
         InvalidSpecException.requireNonNull("state", saved);
         InvalidSpecException.requireNonNull("builder", builder);
         StateCheck.check(saved);
+        for (JobStatus j : saved.jobs()) { // a saved job's class must be one the operator defines now, as it is defined now
+            io.fairway.api.model.PriorityClass c = j.spec().priorityClass();
+            if (c != null) {
+                InvalidSpecException.check(builder.priorityClasses.contains(c), "state.jobs[" + j.id() + "].priorityClass", c.name(),
+                        "job %s: priority class %s is not defined as saved (value %d, preemptible %s); give the builder the same classes",
+                        j.id(), InvalidSpecException.quote(c.name()), c.value(), c.preemptible());
+            }
+        }
         builder.seed(saved.seed()).placement(saved.placement()).usageHalfLife(java.time.Duration.ofMillis(saved.usageHalfLifeMillis()));
         saved.clusters().forEach(builder::cluster);
         saved.flavors().forEach(builder::flavor);

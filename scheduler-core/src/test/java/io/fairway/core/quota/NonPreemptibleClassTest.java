@@ -152,4 +152,20 @@ class NonPreemptibleClassTest {
         assertThat(s.status("m").orElseThrow().spec().preemptible()).isFalse();
         assertThat(s.status("m").orElseThrow().spec().priority()).as("the class's value").isEqualTo(0);
     }
+
+    @Test
+    void aRestoreKeepsAJobInItsClassOnlyWhenTheOperatorStillDefinesItSo() {
+        Scheduler s = base("best-effort-fifo", Map.of()).clusterQueue(cpuQueue("q", null, 32, PreemptionPolicy.NEVER))
+                .localQueue(new LocalQueue("ns", "q", "q")).build();
+        s.submit(job("m", "q", 0, "system"));
+        io.fairway.core.SchedulerState saved = s.exportState();
+        Scheduler again = Scheduler.restore(saved, Scheduler.builder().clock(now::get).policy("best-effort-fifo").priorityClass(SYSTEM));
+        assertThat(again.status("m").orElseThrow().spec().preemptible()).isFalse();
+        // a state whose job claims a class the operator now defines otherwise (or not at all) is refused
+        assertThatThrownBy(() -> Scheduler.restore(saved, Scheduler.builder().clock(now::get).policy("best-effort-fifo")
+                .priorityClass(new PriorityClass("system", 0, true)))).isInstanceOf(InvalidSpecException.class)
+                .extracting(e -> ((InvalidSpecException) e).field()).isEqualTo("state.jobs[m].priorityClass");
+        assertThatThrownBy(() -> Scheduler.restore(saved, Scheduler.builder().clock(now::get).policy("best-effort-fifo")))
+                .isInstanceOf(InvalidSpecException.class).hasMessageContaining("system");
+    }
 }
