@@ -78,10 +78,13 @@ import java.util.Set;
  * @param nodePools node pools nodes may be provisioned from (empty: none)
  * @param integrations the Kubernetes adapter's integrations to enable, by name (empty: the adapter's default); the
  *     adapter checks the names
+ * @param priorityClasses the priority classes jobs may name ({@code [{name: system, value: 1000, preemptible: false}]}):
+ *     a job takes its class's value as its priority, and a job of a class that is not preemptible is never preempted
  */
 public record QueuesConfig(String policy, Map<String, String> policyParameters, List<String> topologyLevels,
                            List<FlavorConfig> flavors, List<CohortConfig> cohorts, List<ClusterQueueConfig> clusterQueues,
-                           List<LocalQueueConfig> localQueues, List<NodePoolConfig> nodePools, List<String> integrations) implements Validated {
+                           List<LocalQueueConfig> localQueues, List<NodePoolConfig> nodePools, List<String> integrations,
+                           List<PriorityClassConfig> priorityClasses) implements Validated {
     /** The policy used when the file names none. */
     public static final String DEFAULT_POLICY = "best-effort-fifo";
     /** The largest configuration {@link #parse} reads: 1 MiB, the most a ConfigMap holds. */
@@ -106,6 +109,53 @@ public record QueuesConfig(String policy, Map<String, String> policyParameters, 
         unique("localQueues", localQueues.stream().map(q -> q.namespace() + "/" + q.name()).toList());
         unique("nodePools", nodePools.stream().map(NodePoolConfig::name).toList());
         unique("integrations", integrations);
+        priorityClasses = Names.list("priorityClasses", priorityClasses);
+        unique("priorityClasses", priorityClasses.stream().map(PriorityClassConfig::name).toList());
+    }
+
+    /**
+     * Without priority classes.
+     *
+     * @param policy the policy
+     * @param policyParameters its parameters
+     * @param topologyLevels topology levels
+     * @param flavors the ResourceFlavors
+     * @param cohorts the cohorts
+     * @param clusterQueues the ClusterQueues
+     * @param localQueues the LocalQueues
+     * @param nodePools node pools
+     * @param integrations the adapter's integrations
+     */
+    public QueuesConfig(String policy, Map<String, String> policyParameters, List<String> topologyLevels, List<FlavorConfig> flavors,
+                        List<CohortConfig> cohorts, List<ClusterQueueConfig> clusterQueues, List<LocalQueueConfig> localQueues,
+                        List<NodePoolConfig> nodePools, List<String> integrations) {
+        this(policy, policyParameters, topologyLevels, flavors, cohorts, clusterQueues, localQueues, nodePools, integrations, List.of());
+    }
+
+    /** @return the priority classes */
+    public List<io.fairway.api.model.PriorityClass> priorityClassModels() {
+        return priorityClasses.stream().map(PriorityClassConfig::toModel).toList();
+    }
+
+    /**
+     * A priority class ({@code {name: system, value: 1000, preemptible: false}}), defined by the operator: jobs only
+     * name it.
+     *
+     * @param name its name
+     * @param value the priority of its jobs (default 0)
+     * @param preemptible false when its jobs are never preempted (default true)
+     */
+    public record PriorityClassConfig(String name, Integer value, Boolean preemptible) implements Validated {
+        @Override
+        public void validate() {
+            toModel();
+        }
+
+        /** @return the model */
+        public io.fairway.api.model.PriorityClass toModel() {
+            Names.require("priorityClasses[].name", name);
+            return new io.fairway.api.model.PriorityClass(name, value == null ? 0 : value, preemptible == null || preemptible);
+        }
     }
 
     /** Nothing more: each entry is checked as it is read (being {@link Validated} places errors on their lines). */

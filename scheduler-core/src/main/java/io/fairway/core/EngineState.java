@@ -43,6 +43,8 @@ final class EngineState {
     final Map<String, ClusterSpec> clusters = new TreeMap<>();
     final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
     final Map<String, ResourceFlavor> flavors = new TreeMap<>();
+    /** The operator's priority classes by name: a job names one, and takes its value and its preemptibility from here. */
+    final Map<String, io.fairway.api.model.PriorityClass> priorityClasses = new TreeMap<>();
     final Map<String, ClusterQueue> clusterQueues = new TreeMap<>();
     final Map<String, Cohort> cohorts = new TreeMap<>();
     final Map<String, LocalQueue> localQueues = new TreeMap<>();

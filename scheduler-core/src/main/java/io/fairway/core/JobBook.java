@@ -69,11 +69,19 @@ final class JobBook {
                 InvalidSpecException.check(false, "job.id", j.id(), "job id %s already exists", j.id());
             }
         }
+        Map<String, JobSpec> resolved = new HashMap<>();
+        for (JobSpec j : batch) { // every class resolves before any job is added
+            JobSpec r = resolveClass(j);
+            if (r != j) {
+                resolved.put(j.id(), r);
+            }
+        }
         long now = state.clock.millis();
         List<JobStatus> added = new ArrayList<>(batch.size());
         PendingReason fresh = PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "submitted; waiting for the next round");
         Map<String, PendingReason> initialByQueue = new HashMap<>();
-        for (JobSpec given : batch) {
+        for (JobSpec submitted : batch) {
+            JobSpec given = resolved.getOrDefault(submitted.id(), submitted);
             // submitTimeMillis 0 means "at submission" (JobSpec): stamp the clock, so that ages and finish-time
             // estimates count from when the scheduler saw the job, not from the clock's epoch
             JobSpec j = shared(given, given.submitTimeMillis() == 0 ? now : given.submitTimeMillis());
@@ -99,6 +107,24 @@ final class JobBook {
      * @param submitTimeMillis its submission time (the clock's when it came without one)
      * @return the spec with that time and its pod sets and names shared with the engine's other jobs (one copy at most)
      */
+    /**
+     * A job names its priority class; what the class means is the operator's: the definition replaces whatever the
+     * submitted job carried, so a job cannot make itself non-preemptible.
+     *
+     * @throws InvalidSpecException when the class is not defined
+     */
+    JobSpec resolveClass(JobSpec j) {
+        io.fairway.api.model.PriorityClass named = j.priorityClass();
+        if (named == null) {
+            return j;
+        }
+        io.fairway.api.model.PriorityClass def = state.priorityClasses.get(named.name());
+        InvalidSpecException.check(def != null, "job[" + j.id() + "].priorityClass", named.name(),
+                "job %s: priority class %s is not defined (defined: %s)", j.id(), InvalidSpecException.quote(named.name()),
+                state.priorityClasses.keySet());
+        return def.equals(named) && j.priority() == def.value() ? j : j.withPriorityClass(def);
+    }
+
     private JobSpec shared(JobSpec j, long submitTimeMillis) {
         List<PodSet> podSets = podSetLists.intern(j.podSets());
         String namespace = names.intern(j.namespace());
@@ -110,7 +136,7 @@ final class JobBook {
             return j;
         }
         return new JobSpec(j.id(), namespace, queue, jobSet, owner, j.priority(), submitTimeMillis, podSets, j.estimatedSeconds(),
-                j.sensitivity(), j.checkpointing());
+                j.sensitivity(), j.checkpointing(), j.priorityClass());
     }
 
     // ---------------------------------------------------------------- transitions

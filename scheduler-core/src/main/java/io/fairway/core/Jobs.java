@@ -95,8 +95,9 @@ public final class Jobs {
             if (j == null || j.state() != JobState.PENDING) {
                 return false;
             }
+            JobSpec resolved = state.jobs.resolveClass(spec);
             state.pools.reservations.remove(spec.id());
-            state.jobs.replace(j, j.withSpec(spec));
+            state.jobs.replace(j, j.withSpec(resolved));
             return true;
         });
     }

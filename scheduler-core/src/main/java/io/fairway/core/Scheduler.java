@@ -75,6 +75,10 @@ public final class Scheduler {
         }
         b.clusters.forEach(clusters::addCluster);
         b.flavors.forEach(queues::addFlavor);
+        for (io.fairway.api.model.PriorityClass c : b.priorityClasses) {
+            InvalidSpecException.check(state.priorityClasses.putIfAbsent(c.name(), c) == null, "priorityClass.name", c.name(),
+                    "priority class %s is defined twice", c.name());
+        }
         b.cohorts.forEach(queues::addCohort);
         b.clusterQueues.forEach(queues::addClusterQueue);
         b.localQueues.forEach(queues::addLocalQueue);
@@ -402,6 +406,14 @@ public final class Scheduler {
         InvalidSpecException.requireNonNull("state", saved);
         InvalidSpecException.requireNonNull("builder", builder);
         StateCheck.check(saved);
+        for (JobStatus j : saved.jobs()) { // a saved job's class must be one the operator defines now, as it is defined now
+            io.fairway.api.model.PriorityClass c = j.spec().priorityClass();
+            if (c != null) {
+                InvalidSpecException.check(builder.priorityClasses.contains(c), "state.jobs[" + j.id() + "].priorityClass", c.name(),
+                        "job %s: priority class %s is not defined as saved (value %d, preemptible %s); give the builder the same classes",
+                        j.id(), InvalidSpecException.quote(c.name()), c.value(), c.preemptible());
+            }
+        }
         builder.seed(saved.seed()).placement(saved.placement()).usageHalfLife(java.time.Duration.ofMillis(saved.usageHalfLifeMillis()));
         saved.clusters().forEach(builder::cluster);
         saved.flavors().forEach(builder::flavor);
@@ -455,6 +467,7 @@ public final class Scheduler {
         private PlacementStrategy placement = PlacementStrategy.TOPOLOGY_AWARE;
         private final List<ClusterSpec> clusters = new ArrayList<>();
         private final List<ResourceFlavor> flavors = new ArrayList<>();
+        private final List<io.fairway.api.model.PriorityClass> priorityClasses = new ArrayList<>();
         private final List<Cohort> cohorts = new ArrayList<>();
         private final List<ClusterQueue> clusterQueues = new ArrayList<>();
         private final List<LocalQueue> localQueues = new ArrayList<>();
@@ -572,6 +585,17 @@ public final class Scheduler {
         /** @param f a flavor @return this */
         public Builder flavor(ResourceFlavor f) {
             flavors.add(InvalidSpecException.requireNonNull("flavor", f));
+            return this;
+        }
+
+        /**
+         * Defines a priority class that jobs may name (on a restore, give the same classes again).
+         *
+         * @param c the class
+         * @return this
+         */
+        public Builder priorityClass(io.fairway.api.model.PriorityClass c) {
+            priorityClasses.add(InvalidSpecException.requireNonNull("priorityClass", c));
             return this;
         }
 

@@ -3,6 +3,7 @@ package io.fairway.sim;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
+import io.fairway.api.model.PriorityClass;
 import io.fairway.api.model.ResourceFlavor;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,15 +16,29 @@ import java.util.List;
  * @param cohorts the cohorts
  * @param clusterQueues the ClusterQueues
  * @param localQueues the LocalQueues
+ * @param priorityClasses the priority classes jobs may name
  */
 public record QueueModel(List<ResourceFlavor> flavors, List<Cohort> cohorts, List<ClusterQueue> clusterQueues,
-                         List<LocalQueue> localQueues) {
+                         List<LocalQueue> localQueues, List<PriorityClass> priorityClasses) {
     /** Copies. */
     public QueueModel {
         flavors = List.copyOf(flavors == null ? List.of() : flavors);
         cohorts = List.copyOf(cohorts == null ? List.of() : cohorts);
         clusterQueues = List.copyOf(clusterQueues == null ? List.of() : clusterQueues);
         localQueues = List.copyOf(localQueues == null ? List.of() : localQueues);
+        priorityClasses = List.copyOf(priorityClasses == null ? List.of() : priorityClasses);
+    }
+
+    /**
+     * Without priority classes.
+     *
+     * @param flavors the ResourceFlavors
+     * @param cohorts the cohorts
+     * @param clusterQueues the ClusterQueues
+     * @param localQueues the LocalQueues
+     */
+    public QueueModel(List<ResourceFlavor> flavors, List<Cohort> cohorts, List<ClusterQueue> clusterQueues, List<LocalQueue> localQueues) {
+        this(flavors, cohorts, clusterQueues, localQueues, List.of());
     }
 
     /**
@@ -33,7 +48,7 @@ public record QueueModel(List<ResourceFlavor> flavors, List<Cohort> cohorts, Lis
     public QueueModel withLocalQueues(List<LocalQueue> more) {
         List<LocalQueue> all = new ArrayList<>(localQueues);
         all.addAll(more);
-        return new QueueModel(flavors, cohorts, clusterQueues, all);
+        return new QueueModel(flavors, cohorts, clusterQueues, all, priorityClasses);
     }
 
     /**

@@ -36,6 +36,7 @@ public record SimulationInput(String name, ClusterModel cluster, QueueModel queu
     public io.fairway.core.Scheduler.Builder configure(io.fairway.core.Scheduler.Builder b) {
         cluster.clusters().forEach(b::cluster);
         queues.flavors().forEach(b::flavor);
+        queues.priorityClasses().forEach(b::priorityClass);
         queues.cohorts().forEach(b::cohort);
         queues.clusterQueues().forEach(b::clusterQueue);
         queues.localQueues().forEach(b::localQueue);

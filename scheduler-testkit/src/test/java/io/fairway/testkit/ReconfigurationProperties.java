@@ -92,7 +92,9 @@ class ReconfigurationProperties {
         }
 
         Scheduler.Builder builder() {
-            return Scheduler.builder().policy(provider.create(Map.of())).clock(clock::get).seed(seed);
+            return Scheduler.builder().policy(provider.create(Map.of())).clock(clock::get).seed(seed)
+                    .priorityClass(new io.fairway.api.model.PriorityClass("system", 1, false))
+                    .priorityClass(new io.fairway.api.model.PriorityClass("batch", 0, true));
         }
 
         static ClusterQueue queue(String name, String cohort, long nominal, long borrowing, long lending, PreemptionPolicy p) {
@@ -158,7 +160,9 @@ class ReconfigurationProperties {
             String id = "j" + jobIds.size();
             int members = 1 + rnd.nextInt(2);
             int gpus = new int[] {1, 2, 4, 8}[rnd.nextInt(members == 1 ? 4 : 3)];
+            int c = rnd.nextInt(6); // a job in six names a non-preemptible class, one in six a preemptible one
             JobSpec j = JobSpec.builder(id).namespace("ns").queue("l" + rnd.nextInt(original.size())).priority(rnd.nextInt(3))
+                    .priorityClass(c == 0 ? "system" : c == 1 ? "batch" : null)
                     .estimatedSeconds(10 + rnd.nextInt(300)).members(members, Resources.builder().cpu(1).gpus(gpus).build()).build();
             s.submit(j);
             jobIds.add(id);
@@ -180,6 +184,13 @@ class ReconfigurationProperties {
                 r = s.runRound();
             } catch (RuntimeException e) {
                 throw new AssertionError(where + ": runRound threw " + e, e);
+            }
+            // whatever the policy and the queues' preemption settings, no job of a non-preemptible class is preempted
+            for (io.fairway.api.decision.Decision d : r.decisions()) {
+                if (d instanceof io.fairway.api.decision.Preempt p) {
+                    JobStatus victim = before.holding().stream().filter(h -> h.id().equals(p.jobId())).findFirst().orElse(null);
+                    assertThat(victim == null || victim.spec().priorityClass() == null || victim.spec().priorityClass().preemptible()).as("%s: %s preempted: %s", where, p.jobId(), p.reason()).isTrue();
+                }
             }
             // the validator's last line of defence (a plan that as a whole adds to an over-use) must never be needed
             assertThat(r.refused()).as("%s: refusals", where).noneMatch(x -> x.contains("quota invariant"));

@@ -479,8 +479,8 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 }
                 List<JobStatus> held = holdingByQueue.get(cq);
                 int i = next.get(cq);
-                while (i < held.size() && !ctx.holdsInPlan(held.get(i))) {
-                    i++; // preempted already in this round (its usage is gone from the queue's)
+                while (i < held.size() && (!ctx.holdsInPlan(held.get(i)) || !held.get(i).spec().preemptible())) {
+                    i++; // preempted already in this round (its usage is gone from the queue's), or never preempted (its class)
                 }
                 if (i >= held.size() || held.get(i).spec().priority() > j.spec().priority()) {
                     continue; // never a job of higher priority than the preemptor (the list is by priority: none follow)

@@ -245,7 +245,8 @@ final class Bids {
 
     /** What a placement search depends on, per pod set: its member count and what each member asks for. */
     private record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
-                               List<io.fairway.api.model.Toleration> tolerations, io.fairway.api.job.TopologyRequest topology) {
+                               List<io.fairway.api.model.Toleration> tolerations, io.fairway.api.job.TopologyRequest topology,
+                               io.fairway.api.model.NodeAffinity affinity) {
     }
 
     /** A job's shape at some counts: equal shapes get the same placement (a record: no text built per job). */
@@ -259,7 +260,7 @@ final class Bids {
         for (int i = 0; i < shapes.length; i++) {
             PodSet ps = pss.get(i);
             Integer c = counts == null ? Integer.valueOf(ps.count()) : counts.get(ps.name());
-            shapes[i] = new PodSetShape(c == null ? -1 : c, ps.resources(), ps.nodeSelector(), ps.tolerations(), ps.topology());
+            shapes[i] = new PodSetShape(c == null ? -1 : c, ps.resources(), ps.nodeSelector(), ps.tolerations(), ps.topology(), ps.affinity());
         }
         return new ShapeKey(spec.namespace(), spec.sensitivity(), List.of(shapes));
     }

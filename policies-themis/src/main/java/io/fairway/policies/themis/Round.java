@@ -260,7 +260,7 @@ final class Round {
      * @return true when an expired lease makes it revocable: it checkpoints, or revoking without one is configured
      */
     boolean revocable(JobStatus j) {
-        return config.revokeWithoutCheckpoint() || j.spec().checkpointing() != null;
+        return j.spec().preemptible() && (config.revokeWithoutCheckpoint() || j.spec().checkpointing() != null);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.fairway.api.job;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.api.model.PriorityClass;
 import io.fairway.api.model.Resources;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,10 +32,13 @@ import java.util.Set;
  * @param estimatedSeconds estimated run time at full size and ideal placement, or 0 when unknown
  * @param sensitivity throughput factors by locality
  * @param checkpointing how it checkpoints, or null when it does not
+ * @param priorityClass the priority class it names, or null for none; on submission the engine replaces it with the
+ *     operator's definition of that class (its value becomes the job's priority) and refuses an unknown name
  */
 public record JobSpec(String id, String namespace, String queue, String jobSet, String owner, int priority,
                       long submitTimeMillis, List<PodSet> podSets, double estimatedSeconds,
-                      PlacementSensitivity sensitivity, Checkpointing checkpointing) implements java.io.Serializable {
+                      PlacementSensitivity sensitivity, Checkpointing checkpointing, PriorityClass priorityClass)
+        implements java.io.Serializable {
     /** The namespace used when none is given. */
     public static final String DEFAULT_NAMESPACE = "default";
 
@@ -68,6 +72,40 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
         InvalidSpecException.check(estimatedSeconds >= 0 && Double.isFinite(estimatedSeconds), "job[" + id + "].estimatedSeconds",
                 estimatedSeconds, "job %s: estimatedSeconds must be >= 0, was %s", id, estimatedSeconds);
         sensitivity = sensitivity == null ? PlacementSensitivity.NONE : sensitivity;
+    }
+
+    /**
+     * A job without a priority class.
+     *
+     * @param id unique job id
+     * @param namespace the namespace
+     * @param queue the LocalQueue name
+     * @param jobSet the job set
+     * @param owner who submitted it
+     * @param priority its priority
+     * @param submitTimeMillis when it was submitted
+     * @param podSets the pod sets
+     * @param estimatedSeconds estimated run time, or 0
+     * @param sensitivity throughput factors by locality
+     * @param checkpointing how it checkpoints, or null
+     */
+    public JobSpec(String id, String namespace, String queue, String jobSet, String owner, int priority, long submitTimeMillis,
+                   List<PodSet> podSets, double estimatedSeconds, PlacementSensitivity sensitivity, Checkpointing checkpointing) {
+        this(id, namespace, queue, jobSet, owner, priority, submitTimeMillis, podSets, estimatedSeconds, sensitivity, checkpointing, null);
+    }
+
+    /** @return false when its priority class is not preemptible: no preemption path may take it */
+    public boolean preemptible() {
+        return priorityClass == null || priorityClass.preemptible();
+    }
+
+    /**
+     * @param resolved the operator's definition of its class
+     * @return a copy in that class, with the class's value as its priority
+     */
+    public JobSpec withPriorityClass(PriorityClass resolved) {
+        return new JobSpec(id, namespace, queue, jobSet, owner, resolved == null ? priority : resolved.value(), submitTimeMillis, podSets,
+                estimatedSeconds, sensitivity, checkpointing, resolved);
     }
 
     /**
@@ -113,12 +151,14 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
 
     /** @param priority the new priority @return a copy with it */
     public JobSpec withPriority(int priority) {
-        return new JobSpec(id, namespace, queue, jobSet, owner, priority, submitTimeMillis, podSets, estimatedSeconds, sensitivity, checkpointing);
+        return new JobSpec(id, namespace, queue, jobSet, owner, priority, submitTimeMillis, podSets, estimatedSeconds, sensitivity, checkpointing,
+                priorityClass);
     }
 
     /** @param millis the submission time @return a copy with it */
     public JobSpec withSubmitTime(long millis) {
-        return new JobSpec(id, namespace, queue, jobSet, owner, priority, millis, podSets, estimatedSeconds, sensitivity, checkpointing);
+        return new JobSpec(id, namespace, queue, jobSet, owner, priority, millis, podSets, estimatedSeconds, sensitivity, checkpointing,
+                priorityClass);
     }
 
     /** Builds a {@link JobSpec}. */
@@ -134,6 +174,7 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
         private double estimatedSeconds;
         private PlacementSensitivity sensitivity = PlacementSensitivity.NONE;
         private Checkpointing checkpointing;
+        private PriorityClass priorityClass;
 
         private Builder(String id) {
             this.id = id;
@@ -205,6 +246,15 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
             return this;
         }
 
+        /**
+         * @param name the name of an operator-defined priority class (its value replaces the priority on submission)
+         * @return this
+         */
+        public Builder priorityClass(String name) {
+            this.priorityClass = name == null ? null : PriorityClass.named(name);
+            return this;
+        }
+
         /** @param checkpointing checkpointing @return this */
         public Builder checkpointing(Checkpointing checkpointing) {
             this.checkpointing = checkpointing;
@@ -213,7 +263,8 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
 
         /** @return the job spec */
         public JobSpec build() {
-            return new JobSpec(id, namespace, queue, jobSet, owner, priority, submitTimeMillis, podSets, estimatedSeconds, sensitivity, checkpointing);
+            return new JobSpec(id, namespace, queue, jobSet, owner, priority, submitTimeMillis, podSets, estimatedSeconds, sensitivity, checkpointing,
+                priorityClass);
         }
     }
 }

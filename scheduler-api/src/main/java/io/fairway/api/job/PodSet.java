@@ -1,6 +1,7 @@
 package io.fairway.api.job;
 
 import io.fairway.api.InvalidSpecException;
+import io.fairway.api.model.NodeAffinity;
 import io.fairway.api.model.Resources;
 import io.fairway.api.model.Toleration;
 import java.util.List;
@@ -22,9 +23,10 @@ import java.util.Map;
  * @param nodeSelector labels a node must carry
  * @param tolerations tolerations of each member
  * @param topology where members must or should be relative to each other
+ * @param affinity the required node affinity of each member ({@link NodeAffinity#NONE} when none), ANDed with the node selector
  */
 public record PodSet(String name, int count, int minCount, Resources resources, Map<String, String> nodeSelector,
-                     List<Toleration> tolerations, TopologyRequest topology) implements java.io.Serializable {
+                     List<Toleration> tolerations, TopologyRequest topology, NodeAffinity affinity) implements java.io.Serializable {
     /** Validates: counts positive, minCount ≤ count, every quantity positive. */
     public PodSet {
         InvalidSpecException.requireName("podSet.name", name);
@@ -52,10 +54,27 @@ public record PodSet(String name, int count, int minCount, Resources resources, 
         nodeSelector = Map.copyOf(nodeSelector == null ? Map.of() : nodeSelector);
         tolerations = List.copyOf(tolerations == null ? List.of() : tolerations);
         topology = topology == null ? TopologyRequest.NONE : topology;
+        affinity = affinity == null ? NodeAffinity.NONE : affinity;
         if (topology.sameNvlinkDomain() && resources.gpus() <= 0) {
             InvalidSpecException.check(false, "podSets[" + name + "].topology", "sameNvlinkDomain",
                     "pod set \"%s\": an NVLink domain constraint needs GPUs", name);
         }
+    }
+
+    /**
+     * A pod set without a node affinity.
+     *
+     * @param name the pod set name
+     * @param count the member count
+     * @param minCount the fewest members
+     * @param resources per member
+     * @param nodeSelector labels a node must carry
+     * @param tolerations tolerations of each member
+     * @param topology the topology request
+     */
+    public PodSet(String name, int count, int minCount, Resources resources, Map<String, String> nodeSelector,
+                  List<Toleration> tolerations, TopologyRequest topology) {
+        this(name, count, minCount, resources, nodeSelector, tolerations, topology, NodeAffinity.NONE);
     }
 
     /** @return true when the resources name at least one resource and every quantity is positive */
@@ -83,22 +102,27 @@ public record PodSet(String name, int count, int minCount, Resources resources, 
 
     /** @param min the fewest members @return an elastic copy */
     public PodSet withMinCount(int min) {
-        return new PodSet(name, count, min, resources, nodeSelector, tolerations, topology);
+        return new PodSet(name, count, min, resources, nodeSelector, tolerations, topology, affinity);
     }
 
     /** @param request the topology request @return a copy with it */
     public PodSet withTopology(TopologyRequest request) {
-        return new PodSet(name, count, minCount, resources, nodeSelector, tolerations, request);
+        return new PodSet(name, count, minCount, resources, nodeSelector, tolerations, request, affinity);
     }
 
     /** @param selector node selector @return a copy with it */
     public PodSet withNodeSelector(Map<String, String> selector) {
-        return new PodSet(name, count, minCount, resources, selector, tolerations, topology);
+        return new PodSet(name, count, minCount, resources, selector, tolerations, topology, affinity);
     }
 
     /** @param tolerations tolerations @return a copy with them */
     public PodSet withTolerations(List<Toleration> tolerations) {
-        return new PodSet(name, count, minCount, resources, nodeSelector, tolerations, topology);
+        return new PodSet(name, count, minCount, resources, nodeSelector, tolerations, topology, affinity);
+    }
+
+    /** @param affinity the required node affinity @return a copy with it */
+    public PodSet withAffinity(NodeAffinity affinity) {
+        return new PodSet(name, count, minCount, resources, nodeSelector, tolerations, topology, affinity);
     }
 
     /** @return true when minCount &lt; count */

@@ -446,6 +446,9 @@ public final class PlanContext implements PolicyContext {
 
     @Override
     public boolean preempt(JobStatus job, String reason) {
+        if (!job.spec().preemptible()) {
+            return false; // its priority class is not preemptible: no policy may take it
+        }
         boolean done = plan.preempt(job, reason);
         policyPreemptions |= done;
         return done;
@@ -575,7 +578,7 @@ public final class PlanContext implements PolicyContext {
         List<JobStatus> victims = new java.util.ArrayList<>();
         boolean fits = false;
         for (JobStatus c : candidates) {
-            if (plan.preempt(c, reason)) {
+            if (c.spec().preemptible() && plan.preempt(c, reason)) {
                 victims.add(c);
                 if (fits(job)) {
                     fits = true;

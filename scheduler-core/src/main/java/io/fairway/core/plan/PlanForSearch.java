@@ -64,7 +64,7 @@ final class PlanForSearch implements SearchPlan {
 
     @Override
     public boolean preemptForSearch(JobStatus job, String reason) {
-        return p.preempt(job, reason);
+        return job.spec().preemptible() && p.preempt(job, reason);
     }
 
     @Override

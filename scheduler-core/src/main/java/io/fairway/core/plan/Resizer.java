@@ -115,7 +115,7 @@ final class Resizer {
                         + " may use " + avail + " more")));
             }
         }
-        PodSet more = new PodSet(ps.name(), delta, delta, ps.resources(), ps.nodeSelector(), ps.tolerations(), TopologyRequest.NONE);
+        PodSet more = new PodSet(ps.name(), delta, delta, ps.resources(), ps.nodeSelector(), ps.tolerations(), TopologyRequest.NONE, ps.affinity());
         JobSpec probe = new JobSpec(job.id(), held.spec().namespace(), held.spec().queue(), held.spec().jobSet(), held.spec().owner(),
                 held.spec().priority(), held.spec().submitTimeMillis(), List.of(more), 0, held.spec().sensitivity(), null);
         Placer.Outcome o = plan.placer.place(probe, Map.of(ps.name(), delta), Map.of(ps.name(), plan.flavorSpecs(cur.flavors()).get(ps.name())));

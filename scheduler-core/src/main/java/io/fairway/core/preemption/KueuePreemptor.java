@@ -95,7 +95,7 @@ final class KueuePreemptor {
                 if (!any && h.priority >= prio) {
                     break; // candidate order is by priority: no lower-priority job follows
                 }
-                if (h.queue.name.equals(cq.name()) || !index.inPlan(h)) {
+                if (h.queue.name.equals(cq.name()) || !index.inPlan(h) || !h.preemptible) {
                     continue;
                 }
                 if (!borrowing.computeIfAbsent(h.queue.name, q -> index.heldAboveNominal(q, needed)) || !usesAny(h.job, needed)) {
@@ -124,7 +124,7 @@ final class KueuePreemptor {
                 if (hp == prio && !Preemptor.newer(h.job, job)) {
                     continue;
                 }
-                if (index.inPlan(h) && usesAny(h.job, needed)) {
+                if (index.inPlan(h) && h.preemptible && usesAny(h.job, needed)) {
                     own.add(new Candidate(h, null));
                 }
             }

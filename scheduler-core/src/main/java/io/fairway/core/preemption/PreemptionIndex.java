@@ -42,6 +42,8 @@ final class PreemptionIndex {
         final int priority;
         final long stateSince;
         final long sequence;
+        /** False for a job of a non-preemptible priority class: never a candidate. */
+        final boolean preemptible;
 
         Held(JobStatus job, Queue queue, int holdingPos) {
             this.job = job;
@@ -50,6 +52,7 @@ final class PreemptionIndex {
             this.priority = job.spec().priority();
             this.stateSince = job.stateSinceMillis();
             this.sequence = job.sequence();
+            this.preemptible = job.spec().preemptible();
         }
     }
 

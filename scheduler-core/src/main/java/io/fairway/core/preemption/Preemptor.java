@@ -224,7 +224,7 @@ final class Preemptor {
                 if (borrowing && p.maxPriorityThreshold() != null && h.priority > p.maxPriorityThreshold()) {
                     break; // nor one at or below the threshold
                 }
-                if (!h.queue.name.equals(cq.name())) {
+                if (!h.queue.name.equals(cq.name()) && h.preemptible) {
                     out.add(h.job);
                 }
             }
@@ -240,7 +240,7 @@ final class Preemptor {
                     continue;
                 }
                 // a preemptor that must borrow takes only from borrowers, even in its own queue
-                if (index.inPlan(h) && (!borrowing || index.borrowing(h))) {
+                if (index.inPlan(h) && h.preemptible && (!borrowing || index.borrowing(h))) {
                     out.add(h.job);
                 }
             }

@@ -109,7 +109,7 @@ final class Consolidator {
             boolean movable = true;
             long newest = Long.MIN_VALUE;
             for (JobStatus j : js) {
-                movable &= j.spec().checkpointing() != null && !ctx.plan().preempted().containsKey(j.id()) && !ctx.plan().resized().containsKey(j.id());
+                movable &= j.spec().checkpointing() != null && j.spec().preemptible() && !ctx.plan().preempted().containsKey(j.id()) && !ctx.plan().resized().containsKey(j.id());
                 newest = Math.max(newest, j.admission().admittedAtMillis());
             }
             if (!movable || s.nowMillis() - newest < pool.consolidationDelayMillis()) {

@@ -153,7 +153,7 @@ public final class Provisioner {
         }
 
         boolean[] allowed(PodSet ps, String flavor) {
-            return allowed.computeIfAbsent(List.of(ps.nodeSelector(), ps.tolerations(), String.valueOf(flavor)), k -> {
+            return allowed.computeIfAbsent(List.of(ps.nodeSelector(), ps.tolerations(), ps.affinity(), String.valueOf(flavor)), k -> {
                 boolean[] ok = new boolean[list.size()];
                 for (int i = 0; i < ok.length; i++) {
                     ok[i] = matches(ps, flavor, flavorSpecs, list.get(i).sample);
@@ -484,6 +484,9 @@ public final class Provisioner {
                 return false;
             }
         }
+        if (!ps.affinity().matches(sample)) {
+            return false;
+        }
         return Toleration.toleratesAll(tol, sample.taints());
     }
 
@@ -505,7 +508,7 @@ public final class Provisioner {
                     return 0;
                 }
             }
-            if (!Toleration.toleratesAll(tol, sample.taints())) {
+            if (!ps.affinity().matches(sample) || !Toleration.toleratesAll(tol, sample.taints())) {
                 return 0;
             }
             long perNode = Long.MAX_VALUE;

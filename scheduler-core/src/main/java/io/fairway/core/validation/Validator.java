@@ -91,7 +91,9 @@ public final class Validator {
         List<String> refused = new ArrayList<>();
         for (Preempt p : preemptions) {
             JobStatus j = holding.get(p.jobId());
-            if (j == null || !ctx.preempt(j, p.reason())) {
+            if (j != null && !j.spec().preemptible()) {
+                refused.add("preempt " + p.jobId() + ": its priority class " + j.spec().priorityClass().name() + " is not preemptible");
+            } else if (j == null || !ctx.preempt(j, p.reason())) {
                 refused.add("preempt " + p.jobId() + ": the job holds no resources");
             } else {
                 okPreempt.add(p);

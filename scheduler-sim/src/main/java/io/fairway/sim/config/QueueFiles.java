@@ -42,6 +42,7 @@ public final class QueueFiles {
         } catch (InvalidSpecException e) {
             throw new ConfigException(source, 0, 0, e.getMessage(), null);
         }
-        return new QueueModel(queues.flavorModels(), queues.cohortModels(), queues.clusterQueueModels(), queues.localQueueModels());
+        return new QueueModel(queues.flavorModels(), queues.cohortModels(), queues.clusterQueueModels(), queues.localQueueModels(),
+                queues.priorityClassModels());
     }
 }

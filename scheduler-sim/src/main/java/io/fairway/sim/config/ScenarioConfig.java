@@ -144,6 +144,10 @@ public record ScenarioConfig(String name, String description, List<String> polic
                             + "the cluster; known levels: " + String.join(", ", levels) + " (declare it in the cluster's topologyLevels)", null);
                 }
             }
+            if (j.priorityClass() != null && q.priorityClasses().stream().noneMatch(pc -> pc.name().equals(j.priorityClass()))) {
+                throw new ConfigException(source, 0, 0, "job " + j.id() + ": priorityClass " + j.priorityClass() + " is not defined under the"
+                        + " queues' priorityClasses (defined: " + q.priorityClasses().stream().map(pc -> pc.name()).toList() + ")", null);
+            }
             js.add(job);
         }
         List<ClusterAction> as = new ArrayList<>(setup.actions());
@@ -176,13 +180,19 @@ public record ScenarioConfig(String name, String description, List<String> polic
      * @param topology where its members must or should be relative to each other, or null for no constraint
      * @param nodeSelector labels a node must carry for its members (in addition to its flavor's), as a pod's nodeSelector
      * @param tolerations taints of nodes its members tolerate (in addition to its flavor's), as a pod's tolerations
+     * @param nodeAffinity the required node affinity of its members, as a pod's
+     *     {@code requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms}: a node must match one term (each term
+     *     a list of {@code matchExpressions}, all of which must hold), in addition to the node selector
+     * @param priorityClass the name of a priority class defined under the queues' {@code priorityClasses}: its value
+     *     becomes the job's priority, and a class that is not preemptible keeps the job from every preemption
      * @param podSets instead of members, resources, gpus, minMembers and topology: several pod sets (a launcher and its
      *     workers, a driver and its executors), admitted together as one gang
      */
     public record JobConfig(String id, Double submitSeconds, Double durationSeconds, String queue, String namespace, Integer members,
                             Integer minMembers, Map<String, String> resources, Long gpus, Integer priority, String jobSet, String model,
                             CheckpointingConfig checkpointing, TopologyConfig topology, Map<String, String> nodeSelector,
-                            List<io.fairway.config.QueuesConfig.TolerationConfig> tolerations, List<PodSetConfig> podSets) implements Validated {
+                            List<io.fairway.config.QueuesConfig.TolerationConfig> tolerations, List<NodeSelectorTermConfig> nodeAffinity,
+                            String priorityClass, List<PodSetConfig> podSets) implements Validated {
         /** Checks the fields that need no other; {@link #validate()} builds the job. */
         public JobConfig {
             Names.require("id", id);
@@ -256,8 +266,28 @@ public record ScenarioConfig(String name, String description, List<String> polic
                     ts.add(t.toModel());
                 }
             }
-            for (int i = 0; i < all.size(); i++) { // the job's own selector and tolerations hold for each of its pod sets
+            io.fairway.api.model.NodeAffinity affinity = null;
+            if (nodeAffinity != null && !nodeAffinity.isEmpty()) {
+                List<io.fairway.api.model.NodeAffinity.Term> terms = new java.util.ArrayList<>();
+                for (int i = 0; i < nodeAffinity.size(); i++) {
+                    String f = "nodeAffinity[" + i + "]";
+                    NodeSelectorTermConfig t = nodeAffinity.get(i);
+                    InvalidSpecException.check(t != null && t.matchExpressions() != null && !t.matchExpressions().isEmpty(),
+                            f + ".matchExpressions", t == null ? null : t.matchExpressions(),
+                            "job %s: %s.matchExpressions needs at least one match expression", id, f);
+                    List<io.fairway.api.model.NodeAffinity.Expression> es = new java.util.ArrayList<>();
+                    for (int j = 0; j < t.matchExpressions().size(); j++) {
+                        es.add(t.matchExpressions().get(j).toModel(id, f + ".matchExpressions[" + j + "]"));
+                    }
+                    terms.add(new io.fairway.api.model.NodeAffinity.Term(es));
+                }
+                affinity = new io.fairway.api.model.NodeAffinity(terms);
+            }
+            for (int i = 0; i < all.size(); i++) { // the job's own selector, tolerations and affinity hold for each of its pod sets
                 PodSet p = all.get(i);
+                if (affinity != null) {
+                    p = p.withAffinity(affinity);
+                }
                 if (selector != null) {
                     p = p.withNodeSelector(selector);
                 }
@@ -273,6 +303,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
                     .queue(queue == null ? "default" : queue)
                     .jobSet(jobSet)
                     .priority(priority == null ? 0 : priority)
+                    .priorityClass(priorityClass)
                     .submitTimeMillis(Math.round(submit * 1000))
                     .estimatedSeconds(durationSeconds)
                     .sensitivity(PlacementSensitivity.forModel(model));
@@ -281,6 +312,33 @@ public record ScenarioConfig(String name, String description, List<String> polic
                 b.checkpointing(checkpointing.toModel());
             }
             return new SimJob(b.build(), durationSeconds);
+        }
+    }
+
+    /**
+     * A node selector term of a required node affinity: every expression must hold.
+     *
+     * @param matchExpressions the expressions, at least one
+     */
+    public record NodeSelectorTermConfig(List<NodeSelectorRequirementConfig> matchExpressions) {
+    }
+
+    /**
+     * A node selector requirement ({@code {key: zone, operator: In, values: [a, b]}}).
+     *
+     * @param key the label key
+     * @param operator In, NotIn, Exists, DoesNotExist, Gt or Lt
+     * @param values the values: one or more for In and NotIn, none for Exists and DoesNotExist, one integer for Gt and Lt
+     */
+    public record NodeSelectorRequirementConfig(String key, String operator, List<String> values) {
+        io.fairway.api.model.NodeAffinity.Expression toModel(String job, String field) {
+            InvalidSpecException.check(key != null && !key.isBlank(), field + ".key", key, "job %s: %s needs a key", job, field);
+            io.fairway.api.model.NodeAffinity.Operator op = io.fairway.api.model.NodeAffinity.Operator.parse(field + ".operator", operator);
+            try {
+                return new io.fairway.api.model.NodeAffinity.Expression(key, op, values);
+            } catch (InvalidSpecException e) {
+                throw new InvalidSpecException(field + ".values", values, "job " + job + ": " + field + ".values: " + e.getMessage());
+            }
         }
     }
 
