@@ -49,7 +49,14 @@ class ManagerCrashTest {
     private static final String SECRET = "crash-test-secret-0123456789abcdef-0123";
     private static final Pattern API = Pattern.compile("submission API on (http://\\S+)");
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int NODES = 30;
+    /** Job sets each client submits at most per start; each set holds {@link #JOBS_PER_SET} one-CPU jobs. */
+    private static final int SETS_PER_CLIENT = 40;
+    private static final int JOBS_PER_SET = 4;
+    /**
+     * Worker nodes of 96 CPUs: room for every job the loop can submit (jobs never end in the mock worker, so with less
+     * room a fast machine acknowledges more jobs than fit, and those rightly stay queued without a LEASED event).
+     */
+    private static final int NODES = 70;
     /** Answers other than 200 (there should be none: a killed manager drops the connection). */
     private static final List<String> REFUSED = java.util.Collections.synchronizedList(new ArrayList<>());
     /** Requests that failed (the manager was killed under them). */
@@ -130,6 +137,8 @@ class ManagerCrashTest {
                 """);
         Path key = Files.writeString(dir.resolve("jwt.key"), SECRET);
         Path db = dir.resolve("jobs.db");
+        assertThat(NODES * 96).as("room in the worker for every job the loop can submit")
+                .isGreaterThanOrEqualTo(iterations * (1 + 2 * SETS_PER_CLIENT) * JOBS_PER_SET);
         CountingDispatcher counting = new CountingDispatcher();
         Random random = new Random(seed);
         Set<String> acked = ConcurrentHashMap.newKeySet();
@@ -215,7 +224,7 @@ class ManagerCrashTest {
 
     private static void submitUntilStopped(String url, String token, AtomicBoolean stop, Set<String> acked) {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        for (int n = 0; n < 40 && !stop.get(); n++) {
+        for (int n = 0; n < SETS_PER_CLIENT && !stop.get(); n++) {
             try {
                 if (!submit(http, url, token, acked, Duration.ofSeconds(5))) {
                     return;
@@ -235,7 +244,7 @@ class ManagerCrashTest {
             throws IOException, InterruptedException {
         {
             StringBuilder b = new StringBuilder("queue: batch\njobSetId: set-" + Long.toString(System.nanoTime(), 36) + "\njobs:\n");
-            for (int j = 0; j < 4; j++) {
+            for (int j = 0; j < JOBS_PER_SET; j++) {
                 b.append("  - {namespace: ml, podSpec: {containers: [{name: main, image: busybox, resources: {requests: {cpu: \"1\"}}}]}}\n");
             }
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "api/v1/jobsets")).timeout(timeout)
