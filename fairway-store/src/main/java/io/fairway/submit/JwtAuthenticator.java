@@ -36,7 +36,8 @@ public final class JwtAuthenticator implements Authenticator {
         if (issuer != null) {
             exact.issuer(issuer);
         }
-        processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(audience == null ? null : Set.of(audience), exact.build(),
+        // a mutable set: the verifier asks whether it contains null, which Set.of refuses to answer
+        processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(audience == null ? null : new HashSet<>(List.of(audience)), exact.build(),
                 Set.of("sub", "exp"), null));
     }
 
