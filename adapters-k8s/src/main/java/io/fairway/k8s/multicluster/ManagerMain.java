@@ -151,6 +151,9 @@ final class ManagerMain {
         if (leaseRef != null) {
             m.startLeaderElection(new MultiClusterManager.LeaderElection(leaseRef[0], leaseRef[1], pod, Duration.ofMillis(leaseMillis),
                     Duration.ofMillis(renewMillis), Duration.ofMillis(retryMillis)));
+        }
+        if (leaseRef != null || store != null) {
+            // a manager that lost the Lease, or whose store writes were refused (another manager took the lead), exits
             ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fairway-multicluster-lease");
                 t.setDaemon(true);
@@ -158,7 +161,8 @@ final class ManagerMain {
             });
             watch.scheduleWithFixedDelay(() -> {
                 if (m.lostLeadership()) {
-                    System.err.println("this manager lost the Lease; exiting so that it restarts as a candidate");
+                    System.err.println("this manager lost the lead (the Lease, or its term in the job store); exiting so that it restarts as a"
+                            + " candidate");
                     System.exit(1);
                 }
             }, 1, 1, TimeUnit.SECONDS);

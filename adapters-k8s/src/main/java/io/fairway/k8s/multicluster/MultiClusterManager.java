@@ -54,6 +54,12 @@ import org.slf4j.LoggerFactory;
  * copy at a new epoch, so no Job runs twice. A manager that lost the Lease never acts again (its engine may be
  * stale); {@link #lostLeadership()} tells its process to exit and be restarted.
  *
+ * <p>With a job store ({@link #attachStore}) shared by the replicas, every replica's submission API stores jobs, and
+ * the leader reads what any of them committed on each pass. A manager taking the lead first claims a new leadership
+ * term in the store, then recovers from it; its writes to the store carry the term and are refused once a later
+ * term was claimed, and its executors confirm the term before touching a worker — so a leader that lost the Lease
+ * without noticing changes nothing and copies nothing (the refusal makes it stop, as a lost Lease does).
+ *
  * <p>A worker that stops answering is declared lost after the grace period: its Jobs go back to pending and are
  * admitted in another worker. When it answers again it rejoins and its stale copies are deleted.
  *
