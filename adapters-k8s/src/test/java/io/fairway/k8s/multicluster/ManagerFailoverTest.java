@@ -459,8 +459,12 @@ class ManagerFailoverTest {
             cmd.add("-Dfairway.manager.testOnlyNoFencing=true");
         }
         cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", queues.toString(), "--manager-kubeconfig", managerConfig.toString(),
-                "--worker", "eu=" + workerConfig, "--namespace", "ml", "--grace-seconds", "5", "--period-ms", "100",
-                "--leader-elect", LEASE_NS + "/" + LEASE, "--lease-duration-ms", "2000", "--renew-deadline-ms", "1500", "--retry-period-ms", "250",
+                "--worker", "eu=" + workerConfig, "--namespace", "ml", "--period-ms", "100",
+                // a worker is declared lost only after 30 s of silence: on a loaded machine a new leader's executor can
+                // be starved for seconds (it polls only within the renew deadline of the leader's last Lease check),
+                // and a worker declared lost has its copies deleted and made again — a worker loss, not a failover
+                "--grace-seconds", "30",
+                "--leader-elect", LEASE_NS + "/" + LEASE, "--lease-duration-ms", "4000", "--renew-deadline-ms", "3000", "--retry-period-ms", "500",
                 "--store", store.url(), "--submit-port", "0", "--auth-key", key.toString(), "--permissions", perms.toString()));
         return cmd;
     }
