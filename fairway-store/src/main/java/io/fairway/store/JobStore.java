@@ -476,6 +476,7 @@ public final class JobStore implements AutoCloseable {
     }
 
     private void commit(List<Op> batch) {
+        long seqAtCommit;
         Object[] results = new Object[batch.size()];
         Throwable[] failures = new Throwable[batch.size()];
         try {
@@ -489,6 +490,10 @@ public final class JobStore implements AutoCloseable {
                     failures[i] = new StoreException(describe(e), e);
                 }
             }
+            // the last number is read inside the transaction: a read after the commit would open a read transaction that
+            // stays open until the next batch, whose first write then fails (SQLITE_BUSY_SNAPSHOT) whenever another process
+            // wrote the file in between (several managers sharing one SQLite file)
+            seqAtCommit = maxSeq(writer);
             writer.commit();
         } catch (SQLException e) {
             try {
@@ -500,12 +505,8 @@ public final class JobStore implements AutoCloseable {
             batch.forEach(op -> op.done().completeExceptionally(new StoreException("job store commit failed: " + e.getMessage(), e)));
             return;
         }
-        try {
-            lastSeq = maxSeq(writer);
-        } catch (SQLException e) {
-            LOG.warn("cannot read the last event number: {}", e.getMessage());
-        }
         synchronized (committed) {
+            lastSeq = Math.max(lastSeq, seqAtCommit);
             committed.notifyAll();
         }
         for (int i = 0; i < batch.size(); i++) {
@@ -706,6 +707,210 @@ public final class JobStore implements AutoCloseable {
                 throw new StoreException("job store read failed: " + e.getMessage(), e);
             }
         }
+    }
+
+    // ------------------------------------------------------------------ leadership (several managers sharing the store)
+
+    /**
+     * A manager takes the lead: the store's leadership term goes up by one and names it. From the commit on, writes
+     * of every earlier term ({@link #recordAsLeader}, {@link #confirmLeadership}) are refused, so a manager that lost
+     * the lead without noticing (paused, cut off) cannot change what the new leader recovers. A write of the old
+     * leader that was committing at that moment lands before the new term (PostgreSQL: the term's row lock orders
+     * them; SQLite: one writer at a time).
+     *
+     * @param holder the manager taking the lead (for people)
+     * @param nowMillis when
+     * @return the new term
+     */
+    public long claimLeadership(String holder, long nowMillis) {
+        return await(enqueue(c -> {
+            try (PreparedStatement up = c.prepareStatement("UPDATE leadership SET term = term + 1, holder = ?, since_ms = ? WHERE id = 1")) {
+                up.setString(1, holder == null ? "" : holder);
+                up.setLong(2, nowMillis);
+                if (up.executeUpdate() != 1) {
+                    throw new SQLException("the leadership row is missing");
+                }
+            }
+            return currentTerm(c)[0];
+        })).longValue();
+    }
+
+    /** @return the leadership term in the store now (0: nobody ever led) */
+    public long leaderTerm() {
+        return read(c -> currentTerm(c)[0]);
+    }
+
+    private static long[] currentTerm(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT term FROM leadership WHERE id = 1")) {
+            if (!rs.next()) {
+                throw new SQLException("the leadership row is missing");
+            }
+            return new long[] {rs.getLong(1)};
+        }
+    }
+
+    /** Inside a write: goes on only while {@code term} is the store's term, and holds it to the commit. */
+    private static void requireTerm(Connection c, long term) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("UPDATE leadership SET term = term WHERE id = 1 AND term = ?")) {
+            q.setLong(1, term);
+            if (q.executeUpdate() == 1) {
+                return;
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT term, holder FROM leadership WHERE id = 1")) {
+            throw rs.next() ? new LeadershipLostException(term, rs.getLong(1), rs.getString(2)) : new LeadershipLostException(term, -1, "nobody");
+        }
+    }
+
+    /**
+     * Returns once the store confirmed that {@code term} still leads (a write that takes the term's lock, so it is
+     * ordered against {@link #claimLeadership}). A leader calls it before an act outside the store that must not
+     * happen twice, such as copying a job into a worker.
+     *
+     * @param term the leader's term
+     * @throws StoreException with a {@link LeadershipLostException} cause when another manager took the lead
+     */
+    public void confirmLeadership(long term) {
+        await(enqueue(c -> {
+            requireTerm(c, term);
+            return null;
+        }));
+    }
+
+    /**
+     * {@link #record} for a leader: the changes are written, each event carrying the term, only while {@code term}
+     * still leads; otherwise none is and the future fails with a {@link LeadershipLostException} cause.
+     *
+     * @param term the leader's term
+     * @param transitions the changes, in order
+     * @return completes once they are committed
+     */
+    public CompletableFuture<Void> recordAsLeader(long term, List<Transition> transitions) {
+        return recordTagged(term, transitions, true);
+    }
+
+    /**
+     * FOR TESTS ONLY: {@link #recordAsLeader} without the check of the term (the events still carry it): what a store
+     * without fencing does, for the failover test's deliberately broken twin. Never in production.
+     *
+     * @param term the writer's term
+     * @param transitions the changes
+     * @return completes once they are committed
+     */
+    public CompletableFuture<Void> recordAsLeaderUnfencedForTests(long term, List<Transition> transitions) {
+        return recordTagged(term, transitions, false);
+    }
+
+    /**
+     * Reads the number of the last event committed by any process and wakes the watchers ({@link #awaitAfter}) when it
+     * moved: a process whose own writer did not write it (a standby manager) learns of another's events so.
+     */
+    public void refreshCommitted() {
+        long m = committedSeq();
+        synchronized (committed) {
+            if (m > lastSeq) {
+                lastSeq = m;
+                committed.notifyAll();
+            }
+        }
+    }
+
+    private CompletableFuture<Void> recordTagged(long term, List<Transition> transitions, boolean fenced) {
+        List<Transition> copy = List.copyOf(transitions);
+        return enqueue(c -> {
+            if (fenced) {
+                requireTerm(c, term);
+            }
+            try (PreparedStatement up = c.prepareStatement(
+                    "UPDATE jobs SET state = ? WHERE id = ? AND state NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')");
+                 PreparedStatement find = c.prepareStatement("SELECT queue, job_set FROM jobs WHERE id = ?");
+                 PreparedStatement ev = c.prepareStatement(
+                         "INSERT INTO events (queue, job_set, job_id, type, at_ms, detail, term) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                for (Transition t : copy) {
+                    up.setString(1, t.state());
+                    up.setString(2, t.jobId());
+                    if (up.executeUpdate() != 1) {
+                        continue;
+                    }
+                    find.setString(1, t.jobId());
+                    try (ResultSet rs = find.executeQuery()) {
+                        if (rs.next()) {
+                            ev.setString(1, rs.getString(1));
+                            ev.setString(2, rs.getString(2));
+                            ev.setString(3, t.jobId());
+                            ev.setString(4, t.state());
+                            ev.setLong(5, t.atMillis());
+                            ev.setString(6, t.detail() == null ? "" : t.detail());
+                            ev.setLong(7, term);
+                            ev.addBatch();
+                        }
+                    }
+                }
+                ev.executeBatch();
+            }
+            return null;
+        }).thenApply(x -> null);
+    }
+
+    /**
+     * A change a leader must apply to its engine: a job submitted, cancelled or reprioritised (through any manager's
+     * submission API).
+     *
+     * @param seq the event's sequence number
+     * @param type {@value #SUBMITTED}, CANCELLED or REPRIORITIZED
+     * @param job the job as stored now (its state and priority of now, not of the event)
+     * @param template its template (for {@value #SUBMITTED}; else null)
+     */
+    public record Change(long seq, String type, StoredJob job, String template) {
+    }
+
+    /**
+     * Changes after a sequence number.
+     *
+     * @param changes the changes, in order
+     * @param next the sequence number to read after next time (every event up to it was read)
+     */
+    public record Changes(List<Change> changes, long next) {
+    }
+
+    /**
+     * The submissions, cancellations and reprioritisations committed after {@code afterSeq} by any process writing
+     * this store, in order. Events become visible in the order of their numbers (one writer at a time on SQLite; a
+     * lock taken before numbering on PostgreSQL), so reading on from {@link Changes#next()} misses none.
+     *
+     * @param afterSeq the last sequence number read (0: from the start)
+     * @param limit the most changes to return, 1..100,000
+     * @return the changes and where to go on from
+     */
+    public Changes changesAfter(long afterSeq, int limit) {
+        if (limit < 1 || limit > 100_000) {
+            throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
+        }
+        return read(c -> {
+            long upTo = maxSeq(c); // every event up to it is committed and visible to the next statement
+            List<Change> out = new ArrayList<>();
+            try (PreparedStatement q = c.prepareStatement("SELECT e.seq, e.type, j.id, j.queue, j.job_set, j.owner, j.priority, j.state, "
+                    + "j.submitted_ms, CASE WHEN e.type = 'SUBMITTED' THEN j.template END FROM events e JOIN jobs j ON j.id = e.job_id "
+                    + "WHERE e.seq > ? AND e.seq <= ? AND e.type IN ('SUBMITTED', 'CANCELLED', 'REPRIORITIZED') ORDER BY e.seq LIMIT ?")) {
+                q.setLong(1, afterSeq);
+                q.setLong(2, upTo);
+                q.setInt(3, limit);
+                q.setFetchSize(Math.min(limit, 10_000));
+                try (ResultSet rs = q.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new Change(rs.getLong(1), rs.getString(2), new StoredJob(rs.getString(3), rs.getString(4), rs.getString(5),
+                                rs.getString(6), rs.getInt(7), rs.getString(8), rs.getLong(9)), rs.getString(10)));
+                    }
+                }
+            }
+            long next = out.size() == limit ? out.get(out.size() - 1).seq() : Math.max(afterSeq, upTo);
+            return new Changes(out, next);
+        });
+    }
+
+    /** @return the number of the last event committed by any process writing this store (read from the database) */
+    public long committedSeq() {
+        return read(JobStore::maxSeq);
     }
 
     /** Commits what is queued, stops the writer and closes the database. */

@@ -36,7 +36,8 @@ public final class JwtAuthenticator implements Authenticator {
         if (issuer != null) {
             exact.issuer(issuer);
         }
-        processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(audience == null ? null : Set.of(audience), exact.build(),
+        // a mutable set: the verifier asks whether it contains null, which Set.of refuses to answer
+        processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(audience == null ? null : new HashSet<>(List.of(audience)), exact.build(),
                 Set.of("sub", "exp"), null));
     }
 
@@ -66,6 +67,84 @@ public final class JwtAuthenticator implements Authenticator {
         }
         return new JwtAuthenticator(new ImmutableJWKSet<>(jwks.toPublicJWKSet()), Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384,
                 JWSAlgorithm.RS512, JWSAlgorithm.PS256, JWSAlgorithm.ES256, JWSAlgorithm.ES384, JWSAlgorithm.ES512), issuer, audience);
+    }
+
+    /**
+     * Keys fetched from a URL (an OIDC provider's {@code jwks_uri}), kept for {@code cacheTtl} and fetched again
+     * sooner when a token names a key not in the set (the provider rotated its keys); fetches are rate-limited and
+     * retried once, and a key set that cannot be fetched refuses tokens rather than accepting them.
+     *
+     * @param jwksUrl where the JWK set is served (https in production)
+     * @param issuer the required issuer, or null
+     * @param audience the required audience, or null
+     * @param cacheTtl how long a fetched set is used, at least 10 s
+     * @return an authenticator accepting RS, PS and ES tokens signed by the served keys
+     */
+    public static JwtAuthenticator jwksUrl(java.net.URI jwksUrl, String issuer, String audience, java.time.Duration cacheTtl) {
+        if (jwksUrl == null || !("https".equals(jwksUrl.getScheme()) || "http".equals(jwksUrl.getScheme())) || jwksUrl.getHost() == null) {
+            throw new IllegalArgumentException("auth.jwksUrl must be an http(s) URL, was " + jwksUrl);
+        }
+        if (cacheTtl == null || cacheTtl.compareTo(java.time.Duration.ofSeconds(10)) < 0) {
+            throw new IllegalArgumentException("auth.jwksCacheSeconds must be at least 10, was " + (cacheTtl == null ? null : cacheTtl.toSeconds()));
+        }
+        java.net.URL url;
+        try {
+            url = jwksUrl.toURL();
+        } catch (java.net.MalformedURLException e) {
+            throw new IllegalArgumentException("auth.jwksUrl is not a URL: " + jwksUrl, e);
+        }
+        long ttl = cacheTtl.toMillis();
+        JWKSource<SecurityContext> source = com.nimbusds.jose.jwk.source.JWKSourceBuilder
+                .create(url, new com.nimbusds.jose.util.DefaultResourceRetriever(5_000, 5_000, 512 * 1024))
+                .cache(ttl, 15_000)
+                .rateLimited(10_000)
+                .retrying(true)
+                .refreshAheadCache(false)
+                .build();
+        return new JwtAuthenticator(source, Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384, JWSAlgorithm.RS512, JWSAlgorithm.PS256,
+                JWSAlgorithm.ES256, JWSAlgorithm.ES384, JWSAlgorithm.ES512), issuer, audience);
+    }
+
+    /**
+     * OpenID Connect discovery: reads {@code ISSUER/.well-known/openid-configuration} once (its {@code issuer} must be
+     * {@code issuer} exactly), then checks tokens as {@link #jwksUrl} does with the {@code jwks_uri} it names, requiring
+     * the issuer.
+     *
+     * @param issuer the provider's issuer URL
+     * @param audience the required audience, or null
+     * @param cacheTtl how long a fetched key set is used
+     * @return the authenticator
+     * @throws IOException when the discovery document cannot be read
+     */
+    public static JwtAuthenticator oidc(java.net.URI issuer, String audience, java.time.Duration cacheTtl) throws IOException {
+        if (issuer == null || !("https".equals(issuer.getScheme()) || "http".equals(issuer.getScheme())) || issuer.getHost() == null) {
+            throw new IllegalArgumentException("auth.oidcIssuer must be an http(s) URL, was " + issuer);
+        }
+        String base = issuer.toString().endsWith("/") ? issuer.toString() : issuer + "/";
+        java.net.URI where = java.net.URI.create(base + ".well-known/openid-configuration");
+        java.net.http.HttpResponse<String> r;
+        try {
+            r = java.net.http.HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(5)).build().send(
+                    java.net.http.HttpRequest.newBuilder(where).timeout(java.time.Duration.ofSeconds(10)).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading " + where, e);
+        }
+        if (r.statusCode() != 200 || r.body().length() > 256 * 1024) {
+            throw new IOException("OIDC discovery at " + where + " answered " + r.statusCode());
+        }
+        com.fasterxml.jackson.databind.JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
+        String named = doc.path("issuer").asText("");
+        if (!named.equals(issuer.toString())) {
+            throw new IllegalArgumentException("auth.oidcIssuer: the discovery document at " + where + " names issuer \"" + named
+                    + "\", not " + issuer);
+        }
+        String jwks = doc.path("jwks_uri").asText("");
+        if (jwks.isEmpty()) {
+            throw new IllegalArgumentException("auth.oidcIssuer: the discovery document at " + where + " has no jwks_uri");
+        }
+        return jwksUrl(java.net.URI.create(jwks), named, audience, cacheTtl);
     }
 
     /**

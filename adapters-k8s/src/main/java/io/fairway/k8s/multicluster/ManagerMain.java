@@ -36,8 +36,24 @@ final class ManagerMain {
         String authIssuer = null;
         String authAudience = null;
         Path permissionsFile = null;
+        String jwksUrl = null;
+        String oidcIssuer = null;
+        long jwksCacheSeconds = 300;
+        boolean tokenReview = false;
+        String tokenReviewAudience = null;
         long periodMillis = 1000;
-        for (int i = 0; i + 1 < args.length; i += 2) {
+        long leaseMillis = 15_000;
+        long renewMillis = 10_000;
+        long retryMillis = 2_000;
+        for (int i = 0; i < args.length; i += 2) {
+            if (args[i].equals("--auth-token-review")) {
+                tokenReview = true; // a flag: no value
+                i--;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(args[i] + " needs a value");
+            }
             switch (args[i]) {
                 case "--manager-kubeconfig" -> managerConfig = Path.of(args[i + 1]);
                 case "--config" -> queues = Path.of(args[i + 1]);
@@ -54,6 +70,13 @@ final class ManagerMain {
                 case "--auth-issuer" -> authIssuer = args[i + 1];
                 case "--auth-audience" -> authAudience = args[i + 1];
                 case "--permissions" -> permissionsFile = Path.of(args[i + 1]);
+                case "--auth-jwks-url" -> jwksUrl = args[i + 1];
+                case "--auth-oidc-issuer" -> oidcIssuer = args[i + 1];
+                case "--auth-jwks-cache-seconds" -> jwksCacheSeconds = Long.parseLong(args[i + 1]);
+                case "--auth-token-review-audience" -> tokenReviewAudience = args[i + 1];
+                case "--lease-duration-ms" -> leaseMillis = Long.parseLong(args[i + 1]);
+                case "--renew-deadline-ms" -> renewMillis = Long.parseLong(args[i + 1]);
+                case "--retry-period-ms" -> retryMillis = Long.parseLong(args[i + 1]);
                 case "--period-ms" -> periodMillis = Long.parseLong(args[i + 1]);
                 case "--worker" -> {
                     String[] kv = args[i + 1].split("=", 2);
@@ -69,8 +92,9 @@ final class ManagerMain {
             System.err.println("usage: --config queues.yaml --worker NAME=KUBECONFIG [--worker ...] [--manager-kubeconfig FILE]"
                     + " [--namespace NS] [--grace-seconds 120] [--leader-elect LEASE_NAMESPACE/LEASE_NAME] [--ui-port PORT [--ui-bind ADDRESS]]"
                     + " [--store FILE|jdbc:sqlite:FILE|jdbc:postgresql://... --submit-port PORT [--submit-bind ADDRESS] [--submit-host NAME ...]"
-                    + " --auth-key FILE [--auth-issuer ISS]"
-                    + " [--auth-audience AUD] --permissions FILE] [--period-ms 1000]");
+                    + " (--auth-key FILE | --auth-jwks-url URL | --auth-oidc-issuer URL | --auth-token-review ...) [--auth-issuer ISS]"
+                    + " [--auth-audience AUD] [--auth-jwks-cache-seconds 300] [--auth-token-review-audience AUD] --permissions FILE]"
+                    + " [--lease-duration-ms 15000 --renew-deadline-ms 10000 --retry-period-ms 2000] [--period-ms 1000]");
             System.exit(2);
         }
         KubernetesClient managerClient = managerConfig == null ? new KubernetesClientBuilder().build()
@@ -89,11 +113,15 @@ final class ManagerMain {
         MultiClusterManager.Settings settings = new MultiClusterManager.Settings(Duration.ofSeconds(grace), Duration.ofSeconds(30), namespace,
                 leaseRef == null ? System.getenv().getOrDefault("HOSTNAME", "fairway-manager") : leaseRef[1]);
         MultiClusterManager m = new MultiClusterManager(managerClient, workerClients, config, System::currentTimeMillis, settings);
+        if (Boolean.getBoolean("fairway.manager.testOnlyNoFencing")) {
+            m.withoutFencingForTests(); // a deliberately broken manager, for the failover test's negative case only
+        }
         io.fairway.store.JobStore store = null;
         io.fairway.submit.SubmitServer submit = null;
         if (storeUrl != null) {
-            if (authKey == null || permissionsFile == null) {
-                throw new IllegalArgumentException("--store needs --auth-key FILE and --permissions FILE (the submission API authenticates every request)");
+            if (authKey == null && jwksUrl == null && oidcIssuer == null && !tokenReview || permissionsFile == null) {
+                throw new IllegalArgumentException("--store needs --permissions FILE and at least one of --auth-key FILE, --auth-jwks-url URL,"
+                        + " --auth-oidc-issuer URL, --auth-token-review (the submission API authenticates every request)");
             }
             io.fairway.store.JobStore.Settings ss = io.fairway.store.JobStore.Settings.parse(storeUrl);
             if (Boolean.getBoolean("fairway.store.testOnlyAckBeforeDurable")) {
@@ -102,12 +130,30 @@ final class ManagerMain {
             store = io.fairway.store.JobStore.open(ss);
             io.fairway.submit.JobSets sets = m.attachStore(store, io.fairway.submit.QueuePermissions.parse(
                     Files.readString(permissionsFile, StandardCharsets.UTF_8)));
-            submit = io.fairway.submit.SubmitServer.builder(sets, io.fairway.submit.JwtAuthenticator.fromFile(authKey, authIssuer, authAudience))
+            java.util.List<io.fairway.submit.Authenticator> auth = new java.util.ArrayList<>();
+            if (authKey != null) {
+                auth.add(io.fairway.submit.JwtAuthenticator.fromFile(authKey, authIssuer, authAudience));
+            }
+            if (jwksUrl != null) {
+                auth.add(io.fairway.submit.JwtAuthenticator.jwksUrl(java.net.URI.create(jwksUrl), authIssuer, authAudience,
+                        Duration.ofSeconds(jwksCacheSeconds)));
+            }
+            if (oidcIssuer != null) {
+                auth.add(io.fairway.submit.JwtAuthenticator.oidc(java.net.URI.create(oidcIssuer), authAudience, Duration.ofSeconds(jwksCacheSeconds)));
+            }
+            if (tokenReview) {
+                auth.add(new TokenReviewAuthenticator(managerClient, tokenReviewAudience, Duration.ofSeconds(30)));
+            }
+            submit = io.fairway.submit.SubmitServer.builder(sets, io.fairway.submit.Authenticator.anyOf(auth))
                     .bind(java.net.InetAddress.getByName(submitBind)).port(Math.max(0, submitPort)).allowedHosts(submitHosts).build();
             System.out.println("submission API on " + submit.url());
         }
         if (leaseRef != null) {
-            m.startLeaderElection(MultiClusterManager.LeaderElection.of(leaseRef[0], leaseRef[1], pod));
+            m.startLeaderElection(new MultiClusterManager.LeaderElection(leaseRef[0], leaseRef[1], pod, Duration.ofMillis(leaseMillis),
+                    Duration.ofMillis(renewMillis), Duration.ofMillis(retryMillis)));
+        }
+        if (leaseRef != null || store != null) {
+            // a manager that lost the Lease, or whose store writes were refused (another manager took the lead), exits
             ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fairway-multicluster-lease");
                 t.setDaemon(true);
@@ -115,7 +161,8 @@ final class ManagerMain {
             });
             watch.scheduleWithFixedDelay(() -> {
                 if (m.lostLeadership()) {
-                    System.err.println("this manager lost the Lease; exiting so that it restarts as a candidate");
+                    System.err.println("this manager lost the lead (the Lease, or its term in the job store); exiting so that it restarts as a"
+                            + " candidate");
                     System.exit(1);
                 }
             }, 1, 1, TimeUnit.SECONDS);

@@ -54,6 +54,12 @@ import org.slf4j.LoggerFactory;
  * copy at a new epoch, so no Job runs twice. A manager that lost the Lease never acts again (its engine may be
  * stale); {@link #lostLeadership()} tells its process to exit and be restarted.
  *
+ * <p>With a job store ({@link #attachStore}) shared by the replicas, every replica's submission API stores jobs, and
+ * the leader reads what any of them committed on each pass. A manager taking the lead first claims a new leadership
+ * term in the store, then recovers from it; its writes to the store carry the term and are refused once a later
+ * term was claimed, and its executors confirm the term before touching a worker — so a leader that lost the Lease
+ * without noticing changes nothing and copies nothing (the refusal makes it stop, as a lost Lease does).
+ *
  * <p>A worker that stops answering is declared lost after the grace period: its Jobs go back to pending and are
  * admitted in another worker. When it answers again it rejoins and its stale copies are deleted.
  *
@@ -135,6 +141,8 @@ public final class MultiClusterManager implements AutoCloseable {
 
     private final UserJobs userJobs;
     private volatile StoredJobs stored;
+    /** False only in the failover test's broken twin (a test-only switch): a leader that never doubts it leads. */
+    private volatile boolean fencing = true;
 
     /**
      * How managers of one manager cluster elect the one that acts.
@@ -269,10 +277,15 @@ public final class MultiClusterManager implements AutoCloseable {
             workers.values().forEach(w -> w.reset(startedMillis));
             leading = true;
         }
-        LOG.info("{} leads the multi-cluster manager: recovering the state from the manager and worker clusters", election.candidate());
+        LOG.info("{} leads the multi-cluster manager: recovering the state from the manager and worker clusters and the job store",
+                election.candidate());
     }
 
     private void stoppedLeading() {
+        if (!fencing) {
+            LOG.warn("{} lost the Lease but goes on acting: fencing is switched off (a test-only setting)", election.candidate());
+            return;
+        }
         boolean was = leading;
         leading = false;
         if (was && !closed) {
@@ -285,6 +298,9 @@ public final class MultiClusterManager implements AutoCloseable {
     private boolean mayAct() {
         if (!isLeader()) {
             return false;
+        }
+        if (!fencing) {
+            return true;
         }
         LeaderElection le = election;
         if (le == null) {
@@ -309,7 +325,7 @@ public final class MultiClusterManager implements AutoCloseable {
         }
         LeaderElection le = election;
         long confirmed = leaseConfirmedNanos;
-        return le == null || confirmed != 0 && System.nanoTime() - confirmed < le.renewDeadline().toNanos();
+        return le == null || !fencing || confirmed != 0 && System.nanoTime() - confirmed < le.renewDeadline().toNanos();
     }
 
     // ------------------------------------------------------------------ accessors
@@ -381,6 +397,41 @@ public final class MultiClusterManager implements AutoCloseable {
 
     boolean recovered() {
         return recovered;
+    }
+
+    /**
+     * Called by the executors before they copy jobs into a worker: with a job store, the store confirms that this
+     * manager's leadership term is still the latest (fencing), so a manager that lost the lead copies nothing.
+     *
+     * @return false when copying must not happen
+     */
+    boolean confirmDispatch() {
+        StoredJobs s = stored;
+        return s == null || s.confirmLeadership();
+    }
+
+    /** A write of this manager was refused by the store: another manager took the lead. */
+    private void leadershipLostInStore() {
+        if (!fencing) {
+            return;
+        }
+        leading = false;
+        if (!closed) {
+            lostLeadership = true;
+        }
+    }
+
+    /**
+     * FOR TESTS ONLY: this manager neither checks the Lease before it acts nor has its store writes checked against
+     * its leadership term, and goes on acting after it lost the Lease — the failover test's deliberately broken twin,
+     * which must then see jobs dispatched twice or written by two leaders. Never in production.
+     *
+     * @return this
+     */
+    public MultiClusterManager withoutFencingForTests() {
+        fencing = false;
+        LOG.warn("fencing is switched off: a test-only setting under which two managers can act at once");
+        return this;
     }
 
     boolean restoring(String id) {
@@ -456,7 +507,26 @@ public final class MultiClusterManager implements AutoCloseable {
     public ReconcileResult reconcileOnce() {
         synchronized (lock) {
             if (!mayAct()) {
+                StoredJobs st = stored;
+                if (st != null && !isLeader()) {
+                    // a standby: what its API stored is in the store, where the leader reads it; its watchers learn of the
+                    // leader's events
+                    st.discardInbox();
+                    try {
+                        st.store().refreshCommitted();
+                    } catch (RuntimeException e) {
+                        LOG.debug("cannot read the job store: {}", e.getMessage());
+                    }
+                }
                 return new ReconcileResult(false, scheduler.round(), List.of(), List.of());
+            }
+            StoredJobs claim = stored;
+            if (claim != null && !recovered && claim.term() < 0) {
+                // take the lead in the store before reading anything to recover: from this commit on, the writes of an
+                // earlier leader are refused, so what is read next cannot change behind this manager's back
+                long term = claim.store().claimLeadership(election == null ? settings.identity() : election.candidate(), clock.millis());
+                claim.lead(term, fencing, this::leadershipLostInStore);
+                LOG.info("leadership term {} claimed in the job store", term);
             }
             List<Job> jobs = userJobs.listUserJobs();
             Map<String, UserJobs.Admitted> copies = recovered ? Map.of() : userJobs.copiesInWorkers();

@@ -13,6 +13,7 @@ import io.fairway.k8s.JobTranslator;
 import io.fairway.k8s.Keys;
 import io.fairway.k8s.RestoringPolicy;
 import io.fairway.store.JobStore;
+import io.fairway.store.LeadershipLostException;
 import io.fairway.submit.JobSetRequest;
 import io.fairway.submit.JobSets;
 import java.time.Instant;
@@ -66,6 +67,15 @@ final class StoredJobs {
     private final Set<String> active = new HashSet<>();
     private final Map<String, String[]> outcomes = new HashMap<>();
     private final ConcurrentLinkedQueue<Runnable> inbox = new ConcurrentLinkedQueue<>();
+    /** This manager's leadership term in the store (each write of the leader carries it); -1 before it leads. */
+    private long term = -1;
+    /** False only in the failover test's broken twin: the leader's writes are not checked against the store's term. */
+    private boolean fenced = true;
+    private Runnable onLeadershipLost = () -> { };
+    /** The last event read from the store: every submission, cancellation and reprioritisation up to it is applied. */
+    private long cursor;
+    /** Each distinct template translated once (the jobs of a set differ by name only); bounded. */
+    private final Map<String, JobSpec> protos = new HashMap<>();
 
     StoredJobs(JobStore store, Scheduler scheduler, RestoringPolicy policy, JobTranslator translator, QueuesConfig config) {
         this.store = store;
@@ -77,6 +87,138 @@ final class StoredJobs {
 
     JobStore store() {
         return store;
+    }
+
+    // ------------------------------------------------------------------ leadership
+
+    /**
+     * This manager leads from now, at {@code term} (claimed in the store): its writes carry the term and the store
+     * refuses them once a later term was claimed, which calls {@code lost}.
+     *
+     * @param term the term
+     * @param fenced false only for the failover test's broken twin
+     * @param lost called when the store refused a write (another manager leads)
+     */
+    void lead(long term, boolean fenced, Runnable lost) {
+        this.term = term;
+        this.fenced = fenced;
+        this.onLeadershipLost = lost;
+    }
+
+    /** @return the term this manager leads at, or -1 */
+    long term() {
+        return term;
+    }
+
+    /** While not leading: what the API stored goes nowhere (the store has it; the leader reads it from there). */
+    void discardInbox() {
+        inbox.clear();
+        checkedSpecs.clear();
+    }
+
+    /**
+     * Before copying jobs into a worker: the store confirms that this manager's term still leads.
+     *
+     * @return false when another manager took the lead (then nothing may be copied)
+     */
+    boolean confirmLeadership() {
+        if (!fenced) {
+            return true;
+        }
+        if (term < 0) {
+            return false;
+        }
+        try {
+            store.confirmLeadership(term);
+            return true;
+        } catch (RuntimeException e) {
+            if (LeadershipLostException.in(e)) {
+                LOG.warn("not copying into the workers: {}", e.getMessage());
+                onLeadershipLost.run();
+            } else {
+                LOG.warn("cannot confirm the leadership in the job store; not copying into the workers now: {}", e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    private java.util.concurrent.CompletableFuture<Void> write(List<JobStore.Transition> out) {
+        java.util.concurrent.CompletableFuture<Void> f = fenced ? store.recordAsLeader(term, out) : store.recordAsLeaderUnfencedForTests(term, out);
+        return f.whenComplete((x, e) -> {
+            if (e != null && LeadershipLostException.in(e)) {
+                LOG.warn("the job store refused this manager's write: {}", e.getMessage());
+                onLeadershipLost.run();
+            }
+        });
+    }
+
+    /** A job of the store as the engine's spec: each distinct template (the name aside) translated once. */
+    private JobSpec specOf(JobStore.StoredJob job, String template) {
+        String uid = job.id().substring(job.id().indexOf('/') + 1);
+        String key = template.replace(uid, NAME_PLACEHOLDER);
+        JobSpec proto = protos.get(key);
+        if (proto == null) {
+            if (protos.size() >= 4096) {
+                protos.clear();
+            }
+            proto = toSpec(key, job.id(), job.jobSet(), job.priority());
+            protos.put(key, proto);
+        }
+        return new JobSpec(job.id(), proto.namespace(), proto.queue(), job.jobSet(), proto.owner(), job.priority(), job.submittedMillis(),
+                proto.podSets(), proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
+    }
+
+    /**
+     * Applies what any manager's submission API stored since the last read (the leader's part: a job submitted through
+     * a standby reaches the engine so). Each change is applied once: a job the engine knows already (from this
+     * manager's own API, or the recovery) is skipped, and one that ended is not queued again.
+     */
+    private void readStore() {
+        while (true) {
+            JobStore.Changes ch = store.changesAfter(cursor, 10_000);
+            List<JobSpec> specs = new ArrayList<>();
+            List<JobStore.Transition> refused = new ArrayList<>();
+            Set<String> batch = new HashSet<>();
+            for (JobStore.Change c : ch.changes()) {
+                String id = c.job().id();
+                if (JobStore.SUBMITTED.equals(c.type())) {
+                    JobSpec own = checkedSpecs.remove(id);
+                    if (byId.containsKey(id) || c.job().terminal() || !batch.add(id)) {
+                        continue;
+                    }
+                    try {
+                        specs.add(own != null ? own : specOf(c.job(), c.template()));
+                    } catch (IllegalArgumentException e) {
+                        refused.add(new JobStore.Transition(id, "FAILED", System.currentTimeMillis(), "cannot be queued: " + e.getMessage()));
+                    }
+                    continue;
+                }
+                submitAll(specs); // in order: a cancellation applies to a job queued before it
+                specs = new ArrayList<>();
+                if ("CANCELLED".equals(c.type())) {
+                    cancelLocal(id);
+                } else if ("REPRIORITIZED".equals(c.type()) && byId.containsKey(id)) {
+                    scheduler.jobs().setPriority(id, c.job().priority());
+                }
+            }
+            submitAll(specs);
+            if (!refused.isEmpty()) {
+                write(refused);
+            }
+            cursor = ch.next();
+            if (ch.changes().size() < 10_000) {
+                return;
+            }
+        }
+    }
+
+    private void cancelLocal(String id) {
+        Tracked t = byId.get(id);
+        if (t != null && !JobStore.TERMINAL.contains(t.recorded)) {
+            t.recorded = "CANCELLED"; // the store has it
+            scheduler.cancel(id);
+            active.add(id);
+        }
     }
 
     // ------------------------------------------------------------------ templates (API threads)
@@ -197,14 +339,7 @@ final class StoredJobs {
 
             @Override
             public void cancelled(List<String> jobIds) {
-                inbox.add(() -> jobIds.forEach(id -> {
-                    if (byId.containsKey(id)) {
-                        Tracked t = byId.get(id);
-                        t.recorded = "CANCELLED"; // the store has it
-                        scheduler.cancel(id);
-                        active.add(id);
-                    }
-                }));
+                inbox.add(() -> jobIds.forEach(StoredJobs.this::cancelLocal));
             }
 
             @Override
@@ -239,9 +374,10 @@ final class StoredJobs {
      */
     long recover(Map<String, UserJobs.Admitted> copies) {
         long t0 = System.nanoTime();
+        // what is committed after this number is read by readStore() on each pass (a job in both is taken once)
+        cursor = store.committedSeq();
         List<JobSpec> batch = new ArrayList<>();
         List<JobStore.Transition> ended = new ArrayList<>();
-        Map<String, JobSpec> protos = new HashMap<>();
         long[] n = {0};
         store.forEachLive((job, template) -> {
             if (byId.containsKey(job.id())) {
@@ -256,18 +392,7 @@ final class StoredJobs {
             }
             JobSpec spec;
             try {
-                // the jobs of a set differ by name only: translate each distinct template once
-                String key = template.replace(uid, NAME_PLACEHOLDER);
-                JobSpec proto = protos.get(key);
-                if (proto == null) {
-                    if (protos.size() >= 4096) {
-                        protos.clear();
-                    }
-                    proto = toSpec(key, job.id(), job.jobSet(), job.priority());
-                    protos.put(key, proto);
-                }
-                spec = new JobSpec(job.id(), proto.namespace(), proto.queue(), job.jobSet(), proto.owner(), job.priority(), job.submittedMillis(),
-                        proto.podSets(), proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
+                spec = specOf(job, template);
             } catch (IllegalArgumentException e) {
                 ended.add(new JobStore.Transition(job.id(), "FAILED", System.currentTimeMillis(), "cannot be queued any more: " + e.getMessage()));
                 return;
@@ -285,7 +410,7 @@ final class StoredJobs {
         });
         submitAll(batch);
         if (!ended.isEmpty()) {
-            store.record(ended);
+            write(ended);
         }
         LOG.info("recovered {} queued or running jobs from the job store in {} ms ({} ended while no manager watched)", n[0],
                 (System.nanoTime() - t0) / 1_000_000, ended.size());
@@ -303,6 +428,9 @@ final class StoredJobs {
             } catch (RuntimeException e) {
                 LOG.warn("applying a stored change to the engine failed: {}", e.getMessage());
             }
+        }
+        if (term >= 0) {
+            readStore();
         }
     }
 
@@ -386,11 +514,16 @@ final class StoredJobs {
             }
         }
         if (!out.isEmpty()) {
-            java.util.concurrent.CompletableFuture<Void> f = store.record(out);
+            java.util.concurrent.CompletableFuture<Void> f = write(out);
             if (!ended.isEmpty()) {
                 // the end must be durable before the engine forgets the job: its executor then deletes the copy, and a
                 // restart that found neither the end nor the copy would run the job again
-                f.join();
+                try {
+                    f.join();
+                } catch (java.util.concurrent.CompletionException e) {
+                    LOG.warn("cannot record the end of {} jobs; they stay in the engine: {}", ended.size(), e.getMessage());
+                    return;
+                }
             }
         }
         for (String id : ended) {

@@ -147,6 +147,9 @@ public final class WorkerExecutor {
         }
         reachable = true;
         lastReachedMillis = manager.clock().millis();
+        if (!manager.confirmDispatch()) {
+            return new PollResult(true, 0, List.of()); // another manager leads now (the store says so): touch nothing
+        }
         List<String> deleted = new ArrayList<>();
         ExecutorHub.Poll poll = hub.poll(name, BATCH);
         if (poll.rejoinRequired()) {
