@@ -87,21 +87,50 @@ final class StoredJobs {
 
     private static final String NAME_PLACEHOLDER = "fw-name-placeholder";
     private static final String EPOCH_PLACEHOLDER = "1970-01-01T00:00:00Z";
+    private record Key(String queue, String jobSet, JobSetRequest.Item item) {
+    }
+
     /** Jobs of a set are mostly alike: each distinct job is built and checked once (bounded, least recently used out). */
-    private final Map<String, Checked> checked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<Key, Checked> checked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Checked> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Key, Checked> eldest) {
             return size() > 256;
         }
     };
-    /** The specs made while checking, by job id, until the manager's pass takes them. */
-    private final Map<String, JobSpec> checkedSpecs = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The engine's spec of each shared template handed out, until the manager's pass takes the jobs (bounded). */
+    private final Map<String, JobSpec> sharedSpecs = new java.util.LinkedHashMap<>(1024, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
 
-    /** The batch/v1 Job a submitted job runs as: the pod spec, a gang of {@code parallelism} pods, suspended. */
-    String template(String queue, String jobSet, String name, JobSetRequest.Item item, long nowMillis) {
-        String key = queue + '\n' + jobSet + '\n' + item;
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, JobSpec> eldest) {
+            return size() > 16_384;
+        }
+    };
+
+    /**
+     * @param clock the time
+     * @return the templates of the submission API: each distinct job checked once, the jobs alike in a request sharing
+     *     one stored template
+     */
+    JobSets.Templates templates(java.util.function.LongSupplier clock) {
+        return new JobSets.Templates() {
+            @Override
+            public String template(String queue, String jobSetId, String name, JobSetRequest.Item item) {
+                return JobStore.expand(shared(queue, jobSetId, item, clock.getAsLong()), name);
+            }
+
+            @Override
+            public String shared(String queue, String jobSetId, JobSetRequest.Item item, long nowMillis) {
+                return StoredJobs.this.shared(queue, jobSetId, item, nowMillis);
+            }
+        };
+    }
+
+    /** The batch/v1 Job the jobs like {@code item} run as (pod spec, a gang of {@code parallelism} pods, suspended), shared. */
+    String shared(String queue, String jobSet, JobSetRequest.Item item, long nowMillis) {
+        Key key = new Key(queue, jobSet, item);
         Checked c;
         synchronized (checked) {
             c = checked.get(key);
@@ -112,11 +141,11 @@ final class StoredJobs {
                 checked.put(key, c);
             }
         }
-        String id = item.namespace() + "/" + name;
-        JobSpec s = c.spec();
-        checkedSpecs.put(id, new JobSpec(id, s.namespace(), s.queue(), jobSet, s.owner(), item.priority(), nowMillis, s.podSets(),
-                s.estimatedSeconds(), s.sensitivity(), s.checkpointing()));
-        return c.template().replace(NAME_PLACEHOLDER, name).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString());
+        String shared = c.template().replace(NAME_PLACEHOLDER, JobStore.NAME_MARK).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString());
+        synchronized (sharedSpecs) {
+            sharedSpecs.put(shared, c.spec());
+        }
+        return shared;
     }
 
     private Checked check(String queue, String jobSet, JobSetRequest.Item item) {
@@ -171,6 +200,11 @@ final class StoredJobs {
         }
     }
 
+    private static JobSpec like(JobSpec proto, String id, String jobSet, int priority, long submittedMillis) {
+        return new JobSpec(id, proto.namespace(), proto.queue(), jobSet, proto.owner(), priority, submittedMillis, proto.podSets(),
+                proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
+    }
+
     private JobSpec toSpec(String template, String id, String jobSet, int priority) {
         JobSpec s = translator.toSpec(job(template), id);
         return new JobSpec(s.id(), s.namespace(), s.queue(), jobSet, s.owner(), priority, s.submitTimeMillis(), s.podSets(),
@@ -184,12 +218,27 @@ final class StoredJobs {
             public void submitted(List<JobSets.Submitted> jobs) {
                 inbox.add(() -> {
                     List<JobSpec> specs = new ArrayList<>(jobs.size());
+                    String lastTemplate = null;
+                    JobSpec proto = null;
                     for (JobSets.Submitted s : jobs) {
-                        if (byId.containsKey(s.job().id())) {
+                        JobStore.StoredJob j = s.job();
+                        if (byId.containsKey(j.id())) {
                             continue; // recovered from the store already
                         }
-                        JobSpec checkedSpec = checkedSpecs.remove(s.job().id());
-                        specs.add(checkedSpec != null ? checkedSpec : toSpec(s.template(), s.job().id(), s.job().jobSet(), s.job().priority()));
+                        if (s.fill() == null) {
+                            specs.add(toSpec(s.template(), j.id(), j.jobSet(), j.priority()));
+                            continue;
+                        }
+                        if (s.template() != lastTemplate) {
+                            lastTemplate = s.template();
+                            synchronized (sharedSpecs) {
+                                proto = sharedSpecs.get(lastTemplate);
+                            }
+                            if (proto == null) {
+                                proto = toSpec(JobStore.expand(lastTemplate, NAME_PLACEHOLDER), j.id(), j.jobSet(), j.priority());
+                            }
+                        }
+                        specs.add(like(proto, j.id(), j.jobSet(), j.priority(), j.submittedMillis()));
                     }
                     submitAll(specs);
                 });
@@ -242,8 +291,10 @@ final class StoredJobs {
         List<JobSpec> batch = new ArrayList<>();
         List<JobStore.Transition> ended = new ArrayList<>();
         Map<String, JobSpec> protos = new HashMap<>();
+        Map<Long, JobSpec> sharedProtos = new HashMap<>();
         long[] n = {0};
-        store.forEachLive((job, template) -> {
+        store.forEachLiveJob(live -> {
+            JobStore.StoredJob job = live.job();
             if (byId.containsKey(job.id())) {
                 return;
             }
@@ -256,18 +307,30 @@ final class StoredJobs {
             }
             JobSpec spec;
             try {
-                // the jobs of a set differ by name only: translate each distinct template once
-                String key = template.replace(uid, NAME_PLACEHOLDER);
-                JobSpec proto = protos.get(key);
-                if (proto == null) {
-                    if (protos.size() >= 4096) {
-                        protos.clear();
+                JobSpec proto;
+                if (live.fill() != null) {
+                    // the jobs sharing a stored template differ by name only: translate each template once
+                    proto = sharedProtos.get(live.templateId());
+                    if (proto == null) {
+                        if (sharedProtos.size() >= 65_536) {
+                            sharedProtos.clear();
+                        }
+                        proto = toSpec(JobStore.expand(live.template(), NAME_PLACEHOLDER), job.id(), job.jobSet(), job.priority());
+                        sharedProtos.put(live.templateId(), proto);
                     }
-                    proto = toSpec(key, job.id(), job.jobSet(), job.priority());
-                    protos.put(key, proto);
+                } else {
+                    // a job stored with a whole template: the jobs of a set differ by name only, translate each distinct one once
+                    String key = live.template().replace(uid, NAME_PLACEHOLDER);
+                    proto = protos.get(key);
+                    if (proto == null) {
+                        if (protos.size() >= 4096) {
+                            protos.clear();
+                        }
+                        proto = toSpec(key, job.id(), job.jobSet(), job.priority());
+                        protos.put(key, proto);
+                    }
                 }
-                spec = new JobSpec(job.id(), proto.namespace(), proto.queue(), job.jobSet(), proto.owner(), job.priority(), job.submittedMillis(),
-                        proto.podSets(), proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
+                spec = like(proto, job.id(), job.jobSet(), job.priority(), job.submittedMillis());
             } catch (IllegalArgumentException e) {
                 ended.add(new JobStore.Transition(job.id(), "FAILED", System.currentTimeMillis(), "cannot be queued any more: " + e.getMessage()));
                 return;
@@ -294,8 +357,6 @@ final class StoredJobs {
 
     /** Applies what the API stored since the last pass. */
     void drain() {
-        long stale = System.currentTimeMillis() - 300_000;
-        checkedSpecs.values().removeIf(sp -> sp.submitTimeMillis() < stale); // checked, but their set was never stored
         Runnable r;
         while ((r = inbox.poll()) != null) {
             try {
