@@ -212,8 +212,12 @@ public final class StoreLoad {
     }
 
     private static void latency(Path dir, int rate, int seconds, int periodMillis) throws Exception {
-        Stamping stamps = new Stamping();
-        try (MockApi manager = new MockApi(); MockApi worker = new MockApi(stamps);
+        // fabric8's CRUD mock scans every object it holds on each request: with thousands of copies it, not the
+        // executor, set the pace; -Dload.crudMock=true measures against it as before
+        Stamping crud = Boolean.getBoolean("load.crudMock") ? new Stamping() : null;
+        IndexedWorkerApi indexed = crud == null ? new IndexedWorkerApi() : null;
+        Map<String, Long> created = crud != null ? crud.created : indexed.created;
+        try (MockApi manager = new MockApi(); MockApi worker = new MockApi(crud != null ? crud : indexed);
              JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
             int nodes = Math.max(1, rate * seconds / 90 + 1);
             for (int n = 0; n < nodes; n++) {
@@ -246,11 +250,11 @@ public final class StoreLoad {
                     n++;
                 }
                 long end = System.nanoTime() + 60_000_000_000L;
-                while (stamps.created.size() < acked.size() && System.nanoTime() < end) {
+                while (created.size() < acked.size() && System.nanoTime() < end) {
                     Thread.sleep(100);
                 }
-                long[] lat = acked.entrySet().stream().filter(e -> stamps.created.containsKey(e.getKey()))
-                        .mapToLong(e -> stamps.created.get(e.getKey()) - e.getValue()).sorted().toArray();
+                long[] lat = acked.entrySet().stream().filter(e -> created.containsKey(e.getKey()))
+                        .mapToLong(e -> created.get(e.getKey()) - e.getValue()).sorted().toArray();
                 System.out.printf("latency: %d jobs at %d jobs/s for %d s, pass period %d ms, %d dispatched: submit->copy p50 %.0f ms, p99 %.0f ms, max %.0f ms%n",
                         acked.size(), rate, seconds, periodMillis, lat.length, pct(lat, 50), pct(lat, 99), lat.length == 0 ? 0 : lat[lat.length - 1] / 1e6);
             } finally {
@@ -270,17 +274,15 @@ public final class StoreLoad {
         Path db = dir.resolve("jobs.db");
         long t0 = System.nanoTime();
         try (JobStore store = JobStore.open(JobStore.Settings.sqlite(db))) {
-            String template = null;
             int perSet = 1000;
+            boolean whole = Boolean.getBoolean("load.wholeTemplates"); // the form stored before templates were shared
             for (int i = 0; i < jobs / perSet; i++) {
                 List<JobStore.NewJob> batch = new ArrayList<>(perSet);
                 String queue = "q-" + (i % queues);
+                String shared = jobTemplate(queue, JobStore.NAME_MARK);
                 for (int j = 0; j < perSet; j++) {
                     String name = String.format("fw-%08d%04d", i, j);
-                    if (template == null || true) {
-                        template = jobTemplate(queue, name);
-                    }
-                    batch.add(new JobStore.NewJob("ml/" + name, 0, template));
+                    batch.add(whole ? new JobStore.NewJob("ml/" + name, 0, jobTemplate(queue, name)) : JobStore.NewJob.shared("ml/" + name, 0, shared, name));
                 }
                 store.submit(queue, "set-" + i, "load", 1_000_000L + i, batch);
             }
