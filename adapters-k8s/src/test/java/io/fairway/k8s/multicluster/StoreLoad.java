@@ -39,6 +39,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       validation included), jobs per second;</li>
  *   <li>{@code latency RATE SECONDS}: with room free in one mock worker, a job set of 10 every {@code 10/RATE}
  *       seconds; for each job the time from the API's answer to its copy's creation in the worker (p50, p99);</li>
+ *   <li>{@code fleet CLUSTERS NODES JOBS ROUNDS}: the multi-cluster engine (one executor per cluster through the
+ *       executor hub, as the multi-cluster simulation runs it) driven through the store: JOBS queued jobs across 100
+ *       queues are stored, recovered from the store into the engine, and ROUNDS rounds run over CLUSTERS clusters of
+ *       NODES 8-GPU nodes (one GPU a job); each admission and end is recorded in the store as the manager records
+ *       them; prints each phase's time and the memory;</li>
  *   <li>{@code recover JOBS QUEUES}: fills a store with queued jobs across queues, then times a manager's start
  *       (recovery from the store and its first round) and reports its resident memory.</li>
  * </ul>
@@ -137,6 +142,7 @@ public final class StoreLoad {
             case "latency" -> latency(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]), args.length > 3 ? Integer.parseInt(args[3]) : 1000);
             case "recover" -> recover(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "store" -> store(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "fleet" -> fleet(dir, Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             default -> throw new IllegalArgumentException("mode must be ingest, latency or recover, was " + args[0]);
         }
         System.exit(0);
@@ -307,6 +313,128 @@ public final class StoreLoad {
                             + "resident %d MB (before the manager: %d MB)%n", m.storedJobs(), r.acted(), r.admitted().size(), s,
                     (rt.totalMemory() - rt.freeMemory()) >> 20, rss() >> 20, rssBefore >> 20);
             m.close();
+        }
+    }
+
+    private static void fleet(Path dir, int clusters, int nodesPer, int jobs, int rounds) throws Exception {
+        Path db = dir.resolve("fleet.db");
+        int queues = 100;
+        long t0 = System.nanoTime();
+        try (JobStore store = JobStore.open(JobStore.Settings.sqlite(db))) {
+            int perSet = 1000;
+            for (int i = 0; i < jobs / perSet; i++) {
+                List<JobStore.NewJob> batch = new ArrayList<>(perSet);
+                String queue = "q-" + (i % queues);
+                String shared = "{\"queue\":\"" + queue + "\",\"gpus\":1,\"name\":\"" + JobStore.NAME_MARK + "\"}";
+                for (int j = 0; j < perSet; j++) {
+                    String name = String.format("fw-%08d%04d", i, j);
+                    batch.add(JobStore.NewJob.shared("default/" + name, 0, shared, name));
+                }
+                store.submit(queue, "set-" + i, "load", 1_000_000L + i, batch);
+            }
+        }
+        double fill = (System.nanoTime() - t0) / 1e9;
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(2_000_000L);
+        io.fairway.core.ExecutorHub hub = new io.fairway.core.ExecutorHub(now::get, 600_000, 1_000_000, 600_000);
+        io.fairway.core.Scheduler.Builder b = io.fairway.core.Scheduler.builder().clock(now::get).actuator(hub).seed(7)
+                .policy("best-effort-fifo").flavor(io.fairway.api.model.ResourceFlavor.of("default"));
+        for (int c = 0; c < clusters; c++) {
+            String cl = "c" + c;
+            b.cluster(new io.fairway.api.model.ClusterSpec(cl, List.of(io.fairway.api.model.ClusterSpec.RACK_LABEL)));
+            List<io.fairway.api.model.Node> ns = new ArrayList<>();
+            for (int n = 0; n < nodesPer; n++) {
+                ns.add(io.fairway.api.model.Node.builder(cl + "-n" + n).cluster(cl).label(io.fairway.api.model.ClusterSpec.RACK_LABEL, cl + "-r" + n / 32)
+                        .capacity(io.fairway.api.model.Resources.builder().cpu(128).memoryGiB(1024).build())
+                        .gpus(io.fairway.api.model.GpuTopology.nvSwitch8("H100")).build());
+            }
+            b.nodes(ns);
+        }
+        for (int q = 0; q < queues; q++) {
+            b.clusterQueue(io.fairway.api.model.ClusterQueue.builder("q-" + q).quota("default", io.fairway.api.model.Resources.builder()
+                    .gpus(10_000_000).cpu(100_000_000).memoryGiB(8_000_000).build()).build());
+            b.localQueue(new io.fairway.api.model.LocalQueue(io.fairway.api.job.JobSpec.DEFAULT_NAMESPACE, "q-" + q, "q-" + q));
+        }
+        io.fairway.core.Scheduler s = b.build();
+        hub.attach(s);
+        for (int c = 0; c < clusters; c++) {
+            hub.register("c" + c);
+        }
+        System.gc();
+        long rss0 = rss();
+        long t1 = System.nanoTime();
+        long n;
+        try (JobStore store = JobStore.open(JobStore.Settings.sqlite(db))) {
+            // recovery: the store's live jobs into the engine, each shared template turned into a spec once
+            Map<Long, io.fairway.api.job.JobSpec> protos = new java.util.HashMap<>();
+            List<io.fairway.api.job.JobSpec> batch = new ArrayList<>();
+            n = store.forEachLiveJob(l -> {
+                io.fairway.api.job.JobSpec p = protos.computeIfAbsent(l.templateId(), k -> {
+                    JsonNode t;
+                    try {
+                        t = JSON.readTree(JobStore.expand(l.template(), "proto"));
+                    } catch (java.io.IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return io.fairway.api.job.JobSpec.builder("default/proto").queue(t.get("queue").asText())
+                            .members(1, io.fairway.api.model.Resources.builder().gpus(t.get("gpus").asInt()).cpu(4).memoryGiB(32).build()).build();
+                });
+                JobStore.StoredJob j = l.job();
+                batch.add(new io.fairway.api.job.JobSpec(j.id(), p.namespace(), p.queue(), j.jobSet(), j.owner(), j.priority(), j.submittedMillis(),
+                        p.podSets(), p.estimatedSeconds(), p.sensitivity(), p.checkpointing()));
+                if (batch.size() >= 10_000) {
+                    s.submitAll(batch);
+                    batch.clear();
+                }
+            });
+            s.submitAll(batch);
+            double recover = (System.nanoTime() - t1) / 1e9;
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+            }
+            Runtime rt = Runtime.getRuntime();
+            System.out.printf("fleet: %d clusters x %d nodes (%d GPUs), %d jobs: fill %.1f s (%.0f jobs/s, db %d MB), recovery %.1f s; "
+                            + "heap used %d MB, resident %d MB (before %d MB)%n", clusters, nodesPer, clusters * nodesPer * 8L, n, fill, jobs / fill,
+                    Files.size(db) >> 20, recover, (rt.totalMemory() - rt.freeMemory()) >> 20, rss() >> 20, rss0 >> 20);
+            Map<String, long[]> running = new java.util.HashMap<>();
+            for (int r = 1; r <= rounds; r++) {
+                now.addAndGet(60_000);
+                long a = System.nanoTime();
+                s.runRound();
+                long roundNs = System.nanoTime() - a;
+                long d = System.nanoTime();
+                List<JobStore.Transition> out = new ArrayList<>();
+                int admitted = 0;
+                for (int c = 0; c < clusters; c++) {
+                    String cl = "c" + c;
+                    for (io.fairway.core.ExecutorHub.WorkItem w : hub.poll(cl, 1_000_000).items()) {
+                        if (w.decision() instanceof io.fairway.api.decision.Admit && s.reportStarted(w.jobId(), w.epoch())) {
+                            running.put(w.jobId(), new long[] {w.epoch(), r + 2});
+                            out.add(new JobStore.Transition(w.jobId(), "LEASED", now.get(), "admitted into " + cl));
+                            admitted++;
+                        }
+                        hub.ack(cl, w.id());
+                    }
+                }
+                int ended = 0;
+                for (java.util.Iterator<Map.Entry<String, long[]>> it = running.entrySet().iterator(); it.hasNext(); ) {
+                    Map.Entry<String, long[]> e = it.next();
+                    if (e.getValue()[1] <= r && s.reportFinished(e.getKey(), e.getValue()[0])) {
+                        out.add(new JobStore.Transition(e.getKey(), "SUCCEEDED", now.get(), "finished"));
+                        it.remove();
+                        ended++;
+                    }
+                }
+                long dispatchNs = System.nanoTime() - d;
+                long w0 = System.nanoTime();
+                store.record(out).join();
+                for (JobStore.Transition t : out) {
+                    if (t.state().equals("SUCCEEDED")) {
+                        s.jobs().forget(t.jobId());
+                    }
+                }
+                System.out.printf("fleet round %d: round %.2f s, %d admitted, %d ended, dispatch %.2f s, store record %.2f s (%d transitions)%n", r,
+                        roundNs / 1e9, admitted, ended, dispatchNs / 1e9, (System.nanoTime() - w0) / 1e9, out.size());
+            }
         }
     }
 
