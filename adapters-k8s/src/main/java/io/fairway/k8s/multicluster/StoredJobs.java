@@ -87,7 +87,9 @@ final class StoredJobs {
 
     private static final String NAME_PLACEHOLDER = "fw-name-placeholder";
     private static final String EPOCH_PLACEHOLDER = "1970-01-01T00:00:00Z";
-    private record Key(String queue, String jobSet, JobSetRequest.Item item) {
+    private static final String JOB_SET_PLACEHOLDER = "fw-jobset-placeholder";
+    private static final java.util.regex.Pattern LABEL_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    private record Key(String queue, JobSetRequest.Item item) {
     }
 
     /** Jobs of a set are mostly alike: each distinct job is built and checked once (bounded, least recently used out). */
@@ -130,28 +132,31 @@ final class StoredJobs {
 
     /** The batch/v1 Job the jobs like {@code item} run as (pod spec, a gang of {@code parallelism} pods, suspended), shared. */
     String shared(String queue, String jobSet, JobSetRequest.Item item, long nowMillis) {
-        Key key = new Key(queue, jobSet, item);
+        Key key = new Key(queue, item); // the same job in another set differs by the set's label only
         Checked c;
         synchronized (checked) {
             c = checked.get(key);
         }
         if (c == null) {
-            c = check(queue, jobSet, item);
+            c = check(queue, item);
             synchronized (checked) {
                 checked.put(key, c);
             }
         }
-        String shared = c.template().replace(NAME_PLACEHOLDER, JobStore.NAME_MARK).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString());
+        String setLabel = jobSet.length() <= 63 && LABEL_VALUE.matcher(jobSet).matches() ? jobSet : "long";
+        String shared = c.template().replace(NAME_PLACEHOLDER, JobStore.NAME_MARK).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString())
+                .replace(JOB_SET_PLACEHOLDER, setLabel);
         synchronized (sharedSpecs) {
             sharedSpecs.put(shared, c.spec());
         }
         return shared;
     }
 
-    private Checked check(String queue, String jobSet, JobSetRequest.Item item) {
+    private Checked check(String queue, JobSetRequest.Item item) {
         String raw = item.toString();
-        if (raw.contains(NAME_PLACEHOLDER) || raw.contains(EPOCH_PLACEHOLDER)) {
-            throw new IllegalArgumentException("a job must not contain the text " + NAME_PLACEHOLDER + " or " + EPOCH_PLACEHOLDER + " (Fairway fills them in)");
+        if (raw.contains(NAME_PLACEHOLDER) || raw.contains(EPOCH_PLACEHOLDER) || raw.contains(JOB_SET_PLACEHOLDER)) {
+            throw new IllegalArgumentException("a job must not contain the text " + NAME_PLACEHOLDER + ", " + JOB_SET_PLACEHOLDER + " or "
+                    + EPOCH_PLACEHOLDER + " (Fairway fills them in)");
         }
         boolean known = false;
         for (LocalQueue lq : config.localQueueModels()) {
@@ -172,7 +177,7 @@ final class StoredJobs {
         ObjectNode labels = meta.putObject("labels");
         item.labels().forEach(labels::put);
         labels.put(Keys.QUEUE_LABEL, queue);
-        labels.put(JOB_SET_LABEL, jobSet.length() <= 63 && jobSet.matches("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?") ? jobSet : "long");
+        labels.put(JOB_SET_LABEL, JOB_SET_PLACEHOLDER);
         ObjectNode ann = meta.putObject("annotations");
         item.annotations().forEach(ann::put);
         ObjectNode spec = job.putObject("spec");
@@ -189,7 +194,7 @@ final class StoredJobs {
         tmpl.set("spec", pod);
         String json = job.toString();
         // refuses what the engine would not take
-        return new Checked(json, toSpec(json, item.namespace() + "/" + name, jobSet, item.priority()));
+        return new Checked(json, toSpec(json, item.namespace() + "/" + name, JOB_SET_PLACEHOLDER, item.priority()));
     }
 
     private Job job(String template) {
