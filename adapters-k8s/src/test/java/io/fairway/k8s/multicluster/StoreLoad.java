@@ -238,6 +238,7 @@ public final class StoreLoad {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 Map<String, Long> acked = new ConcurrentHashMap<>();
                 List<java.util.concurrent.CompletableFuture<Void>> inflight = new ArrayList<>();
+                java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(4);
                 long intervalNanos = 10L * 1_000_000_000L / rate;
                 long t0 = System.nanoTime();
                 int n = 0;
@@ -247,25 +248,28 @@ public final class StoreLoad {
                     if (wait > 0) {
                         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                     }
-                    // sent on schedule without waiting for the answer before (an answer waits for its commit)
-                    inflight.add(http.sendAsync(HttpRequest.newBuilder(URI.create(api.url() + "api/v1/jobsets"))
-                            .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(jobSet("q-" + (n % 100), "l-" + n, 10))).build(),
-                            HttpResponse.BodyHandlers.ofString()).thenAccept(r -> {
-                                long at = System.nanoTime();
-                                try {
-                                    for (JsonNode id : JSON.readTree(r.body()).get("jobIds")) {
-                                        acked.put(id.asText(), at);
-                                    }
-                                } catch (java.io.IOException e) {
-                                    throw new IllegalStateException(e);
-                                }
-                            }));
+                    // sent on schedule by 4 senders, without waiting for the answer before (an answer waits for its commit)
+                    String body = jobSet("q-" + (n % 100), "l-" + n, 10);
+                    inflight.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        try {
+                            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api.url() + "api/v1/jobsets"))
+                                    .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                                    HttpResponse.BodyHandlers.ofString());
+                            long at = System.nanoTime();
+                            for (JsonNode id : JSON.readTree(r.body()).get("jobIds")) {
+                                acked.put(id.asText(), at);
+                            }
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }, senders));
                     n++;
                 }
                 double sentSeconds = (System.nanoTime() - t0) / 1e9;
                 for (java.util.concurrent.CompletableFuture<Void> f : inflight) {
                     f.join();
                 }
+                senders.shutdown();
                 long end = System.nanoTime() + 60_000_000_000L;
                 while (created.size() < acked.size() && System.nanoTime() < end) {
                     Thread.sleep(100);
