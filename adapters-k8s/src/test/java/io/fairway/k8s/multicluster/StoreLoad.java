@@ -163,6 +163,9 @@ public final class StoreLoad {
                 post(http, api, token, jobSet("q-0", "warm", setSize));
                 AtomicLong done = new AtomicLong();
                 List<Thread> ts = new ArrayList<>();
+                com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+                long cpu0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
                 for (int c = 0; c < clients; c++) {
                     int client = c;
@@ -184,8 +187,10 @@ public final class StoreLoad {
                     t.join();
                 }
                 double s = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("ingest (%s): %d jobs in sets of %d from %d clients in %.2f s = %.0f jobs/s%n",
-                        System.getProperty("load.url") == null ? "sqlite" : "postgresql", done.get(), setSize, clients, s, done.get() / s);
+                double cpu = (os.getProcessCpuTime() - cpu0) / 1e9;
+                System.out.printf("ingest (%s): %d jobs in sets of %d from %d clients in %.2f s = %.0f jobs/s; process CPU %.1f s = %.0f us a job "
+                                + "(clients included)%n", System.getProperty("load.url") == null ? "sqlite" : "postgresql", done.get(), setSize, clients, s,
+                        done.get() / s, cpu, cpu * 1e6 / done.get());
             }
         }
     }
