@@ -322,15 +322,19 @@ public final class StoreLoad {
             MultiClusterManager m = new MultiClusterManager(manager.client, Map.of("eu", worker.client), QueuesConfig.parse("q", queues(queues)),
                     System::currentTimeMillis, new MultiClusterManager.Settings(Duration.ofSeconds(30), Duration.ofSeconds(30), "ml", "load"));
             m.attachStore(store, QueuePermissions.parse(permissions(queues)));
+            com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            long cpu0 = os.getProcessCpuTime();
             long t1 = System.nanoTime();
             MultiClusterManager.ReconcileResult r = m.reconcileOnce();
             double s = (System.nanoTime() - t1) / 1e9;
+            double cpu = (os.getProcessCpuTime() - cpu0) / 1e9;
             for (int i = 0; i < 3; i++) {
                 System.gc();
             }
             Runtime rt = Runtime.getRuntime();
-            System.out.printf("recover: %d jobs queued in the engine after the first pass (acted %s, %d admitted) in %.1f s; heap used %d MB, "
-                            + "resident %d MB (before the manager: %d MB)%n", m.storedJobs(), r.acted(), r.admitted().size(), s,
+            System.out.printf("recover: %d jobs queued in the engine after the first pass (acted %s, %d admitted) in %.1f s (process CPU %.1f s); "
+                            + "heap used %d MB, resident %d MB (before the manager: %d MB)%n", m.storedJobs(), r.acted(), r.admitted().size(), s, cpu,
                     (rt.totalMemory() - rt.freeMemory()) >> 20, rss() >> 20, rssBefore >> 20);
             m.close();
         }
