@@ -106,13 +106,21 @@ public final class JobStore implements AutoCloseable {
     }
 
     /**
+     * Where a job's own part goes in a template shared by the jobs of a set ({@link NewJob#shared}): a control
+     * character, which JSON written by a JSON library never holds unescaped.
+     */
+    public static final String NAME_MARK = "\u0001";
+
+    /**
      * A job to store.
      *
      * @param id its id (unique in the store)
      * @param priority its priority
-     * @param template what the adapter needs to run it (e.g. a batch/v1 Job as JSON); opaque to the store
+     * @param template what the adapter needs to run it (e.g. a batch/v1 Job as JSON); opaque to the store. With
+     *     {@code fill}, a template shared by jobs alike, holding {@link #NAME_MARK} where {@code fill} goes
+     * @param fill the job's own part of a shared template, or null when {@code template} is the job's whole template
      */
-    public record NewJob(String id, int priority, String template) {
+    public record NewJob(String id, int priority, String template, String fill) {
         /** Checks. */
         public NewJob {
             if (id == null || id.isBlank() || id.length() > 253) {
@@ -121,6 +129,66 @@ public final class JobStore implements AutoCloseable {
             if (template == null) {
                 throw new IllegalArgumentException("job " + id + ": template must be set");
             }
+            if (fill != null && fill.contains(NAME_MARK)) {
+                throw new IllegalArgumentException("job " + id + ": fill must not hold the name mark");
+            }
+        }
+
+        /**
+         * A job with a template of its own.
+         *
+         * @param id its id
+         * @param priority its priority
+         * @param template its template
+         */
+        public NewJob(String id, int priority, String template) {
+            this(id, priority, template, null);
+        }
+
+        /**
+         * A job whose template it shares with others alike: stored once per submission, each job keeping its fill.
+         *
+         * @param id its id
+         * @param priority its priority
+         * @param shared the shared template, with {@link #NAME_MARK} where the fill goes
+         * @param fill the job's own part (e.g. its name)
+         * @return the job
+         */
+        public static NewJob shared(String id, int priority, String shared, String fill) {
+            if (fill == null) {
+                throw new IllegalArgumentException("job " + id + ": a shared template needs a fill");
+            }
+            return new NewJob(id, priority, shared, fill);
+        }
+
+        /** @return the job's own template */
+        public String expanded() {
+            return expand(template, fill);
+        }
+    }
+
+    /**
+     * @param template a template, shared or whole
+     * @param fill the job's own part, or null
+     * @return the job's template: {@code template} with each {@link #NAME_MARK} replaced by {@code fill}
+     */
+    public static String expand(String template, String fill) {
+        return fill == null ? template : template.replace(NAME_MARK, fill);
+    }
+
+    /**
+     * A job as stored, with its template as stored: the shared one once per template (the same string for every job
+     * that shares it, and the same {@code templateId}), and the job's fill.
+     *
+     * @param job the job
+     * @param templateId the shared template's number, or 0 when the job has a template of its own
+     * @param template the shared template, or the job's own
+     * @param fill the job's part of a shared template, or null
+     */
+    public record LiveJob(StoredJob job, long templateId, String template, String fill) {
+        /** @return the job's own template */
+        public String expanded() {
+            return expand(template, fill);
         }
     }
 
@@ -264,22 +332,38 @@ public final class JobStore implements AutoCloseable {
      */
     public List<StoredJob> submit(String queue, String jobSet, String owner, long nowMillis, List<NewJob> jobs) {
         List<NewJob> copy = List.copyOf(jobs);
+        String detail = "submitted by " + owner + " at priority ";
         Work<List<StoredJob>> w = c -> {
             List<StoredJob> out = new ArrayList<>(copy.size());
+            java.util.Map<String, Long> shared = new java.util.HashMap<>();
             try (PreparedStatement job = c.prepareStatement(
-                    "INSERT INTO jobs (id, queue, job_set, owner, priority, state, submitted_ms, template) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                    "INSERT INTO jobs (id, queue, job_set, owner, priority, state, submitted_ms, template, template_id, fill) "
+                            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
                  PreparedStatement ev = insertEvent(c)) {
+                job.setString(2, queue);
+                job.setString(3, jobSet);
+                job.setString(4, owner);
+                job.setString(6, QUEUED);
+                job.setLong(7, nowMillis);
                 for (NewJob j : copy) {
                     job.setString(1, j.id());
-                    job.setString(2, queue);
-                    job.setString(3, jobSet);
-                    job.setString(4, owner);
                     job.setInt(5, j.priority());
-                    job.setString(6, QUEUED);
-                    job.setLong(7, nowMillis);
-                    job.setString(8, j.template());
+                    if (j.fill() == null) {
+                        job.setString(8, j.template());
+                        job.setNull(9, java.sql.Types.BIGINT);
+                        job.setNull(10, java.sql.Types.VARCHAR);
+                    } else {
+                        Long tid = shared.get(j.template());
+                        if (tid == null) {
+                            tid = insertTemplate(c, j.template());
+                            shared.put(j.template(), tid);
+                        }
+                        job.setString(8, "");
+                        job.setLong(9, tid);
+                        job.setString(10, j.fill());
+                    }
                     job.addBatch();
-                    addEvent(ev, queue, jobSet, j.id(), SUBMITTED, nowMillis, "submitted by " + owner + " at priority " + j.priority());
+                    addEvent(ev, queue, jobSet, j.id(), SUBMITTED, nowMillis, detail + j.priority());
                     out.add(new StoredJob(j.id(), queue, jobSet, owner, j.priority(), QUEUED, nowMillis));
                 }
                 job.executeBatch();
@@ -409,6 +493,19 @@ public final class JobStore implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Stores a shared template; returns its number. */
+    private static long insertTemplate(Connection c, String body) throws SQLException {
+        try (PreparedStatement t = c.prepareStatement("INSERT INTO templates (body) VALUES (?) RETURNING id")) {
+            t.setString(1, body);
+            try (ResultSet rs = t.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("no number for a stored template");
+                }
+                return rs.getLong(1);
+            }
+        }
     }
 
     private static PreparedStatement insertEvent(Connection c) throws SQLException {
@@ -612,10 +709,15 @@ public final class JobStore implements AutoCloseable {
      */
     public Optional<String> template(String id) {
         return read(c -> {
-            try (PreparedStatement q = c.prepareStatement("SELECT template FROM jobs WHERE id = ?")) {
+            try (PreparedStatement q = c.prepareStatement(
+                    "SELECT j.template, j.fill, t.body FROM jobs j LEFT JOIN templates t ON t.id = j.template_id WHERE j.id = ?")) {
                 q.setString(1, id);
                 try (ResultSet rs = q.executeQuery()) {
-                    return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    String fill = rs.getString(2);
+                    return Optional.of(fill == null ? rs.getString(1) : expand(rs.getString(3), fill));
                 }
             }
         });
@@ -646,24 +748,64 @@ public final class JobStore implements AutoCloseable {
     /**
      * Hands every job that has not ended, with its template, in submission order (recovery after a restart).
      *
-     * @param each gets each job and its template
+     * @param each gets each job and its own template
      * @return how many
      */
     public long forEachLive(java.util.function.BiConsumer<StoredJob, String> each) {
+        return forEachLiveJob(l -> each.accept(l.job(), l.expanded()));
+    }
+
+    /**
+     * Hands every job that has not ended, in submission order, with its template as stored: a template shared by
+     * jobs is read once and handed as the same string with the same number to each of them, so a caller can decode
+     * it once (recovery after a restart). Streams the rows.
+     *
+     * @param each gets each job
+     * @return how many
+     */
+    public long forEachLiveJob(Consumer<LiveJob> each) {
         return read(c -> {
             long n = 0;
-            try (PreparedStatement q = c.prepareStatement("SELECT id, queue, job_set, owner, priority, state, submitted_ms, template FROM jobs "
-                    + "WHERE state NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED') ORDER BY submitted_ms, id")) {
+            java.util.Map<Long, String> bodies = new java.util.HashMap<>();
+            // SQLite: rowid order is commit order, read without a sort; PostgreSQL has no such order
+            String order = postgres ? "j.submitted_ms, j.id" : "j.rowid";
+            try (PreparedStatement q = c.prepareStatement("SELECT j.id, j.queue, j.job_set, j.owner, j.priority, j.state, j.submitted_ms, "
+                    + "j.template, j.template_id, j.fill FROM jobs j WHERE j.state NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED') ORDER BY " + order);
+                 PreparedStatement t = c.prepareStatement("SELECT body FROM templates WHERE id = ?")) {
                 q.setFetchSize(10_000);
                 try (ResultSet rs = q.executeQuery()) {
                     while (rs.next()) {
-                        each.accept(row(rs), rs.getString(8));
+                        long tid = rs.getLong(9);
+                        String fill = rs.getString(10);
+                        if (fill == null) {
+                            each.accept(new LiveJob(row(rs), 0, rs.getString(8), null));
+                        } else {
+                            String body = bodies.get(tid);
+                            if (body == null) {
+                                if (bodies.size() >= 65_536) {
+                                    bodies.clear();
+                                }
+                                body = templateBody(t, tid);
+                                bodies.put(tid, body);
+                            }
+                            each.accept(new LiveJob(row(rs), tid, body, fill));
+                        }
                         n++;
                     }
                 }
             }
             return n;
         });
+    }
+
+    private static String templateBody(PreparedStatement t, long id) throws SQLException {
+        t.setLong(1, id);
+        try (ResultSet rs = t.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("stored template " + id + " is missing");
+            }
+            return rs.getString(1);
+        }
     }
 
     /**
@@ -890,8 +1032,8 @@ public final class JobStore implements AutoCloseable {
             long upTo = maxSeq(c); // every event up to it is committed and visible to the next statement
             List<Change> out = new ArrayList<>();
             try (PreparedStatement q = c.prepareStatement("SELECT e.seq, e.type, j.id, j.queue, j.job_set, j.owner, j.priority, j.state, "
-                    + "j.submitted_ms, CASE WHEN e.type = 'SUBMITTED' THEN j.template END FROM events e JOIN jobs j ON j.id = e.job_id "
-                    + "WHERE e.seq > ? AND e.seq <= ? AND e.type IN ('SUBMITTED', 'CANCELLED', 'REPRIORITIZED') ORDER BY e.seq LIMIT ?")) {
+                    + "j.submitted_ms, CASE WHEN e.type = 'SUBMITTED' THEN j.template END, j.fill, t.body FROM events e JOIN jobs j ON j.id = e.job_id "
+                    + "LEFT JOIN templates t ON t.id = j.template_id AND e.type = 'SUBMITTED' WHERE e.seq > ? AND e.seq <= ? AND e.type IN ('SUBMITTED', 'CANCELLED', 'REPRIORITIZED') ORDER BY e.seq LIMIT ?")) {
                 q.setLong(1, afterSeq);
                 q.setLong(2, upTo);
                 q.setInt(3, limit);
@@ -899,13 +1041,27 @@ public final class JobStore implements AutoCloseable {
                 try (ResultSet rs = q.executeQuery()) {
                     while (rs.next()) {
                         out.add(new Change(rs.getLong(1), rs.getString(2), new StoredJob(rs.getString(3), rs.getString(4), rs.getString(5),
-                                rs.getString(6), rs.getInt(7), rs.getString(8), rs.getLong(9)), rs.getString(10)));
+                                rs.getString(6), rs.getInt(7), rs.getString(8), rs.getLong(9)), ownTemplate(rs.getString(10), rs.getString(11), rs.getString(12))));
                     }
                 }
             }
             long next = out.size() == limit ? out.get(out.size() - 1).seq() : Math.max(afterSeq, upTo);
             return new Changes(out, next);
         });
+    }
+
+    /** A submission's own template from its row: the whole template, or the shared one with the job's fill put in. */
+    private static String ownTemplate(String template, String fill, String sharedBody) {
+        if (template == null) {
+            return null;
+        }
+        if (fill == null) {
+            return template;
+        }
+        if (sharedBody == null) {
+            throw new IllegalStateException("a job's shared template is missing from the store");
+        }
+        return expand(sharedBody, fill);
     }
 
     /** @return the number of the last event committed by any process writing this store (read from the database) */

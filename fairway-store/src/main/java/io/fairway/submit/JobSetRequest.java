@@ -38,7 +38,8 @@ public record JobSetRequest(String queue, String jobSetId, List<Item> jobs) {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> TOP = Set.of("queue", "jobSetId", "jobs");
     private static final Set<String> ITEM = Set.of("priority", "namespace", "labels", "annotations", "parallelism", "podSpec", "clientId");
-    private static final String NAME = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    private static final java.util.regex.Pattern SET = java.util.regex.Pattern.compile("[A-Za-z0-9][-A-Za-z0-9_.]{0,127}");
 
     /**
      * One job of the set.
@@ -82,12 +83,13 @@ public record JobSetRequest(String queue, String jobSetId, List<Item> jobs) {
         unknown(root, TOP, "");
         String queue = text(root, "queue");
         String set = text(root, "jobSetId");
-        check(queue.matches(NAME), "queue", queue, "a queue name (lowercase letters, digits and '-', at most 63)");
-        check(set.matches("[A-Za-z0-9][-A-Za-z0-9_.]{0,127}"), "jobSetId", set, "1..128 letters, digits, '-', '_' or '.'");
+        check(NAME.matcher(queue).matches(), "queue", queue, "a queue name (lowercase letters, digits and '-', at most 63)");
+        check(SET.matcher(set).matches(), "jobSetId", set, "1..128 letters, digits, '-', '_' or '.'");
         JsonNode jobs = root.get("jobs");
         check(jobs != null && jobs.isArray() && !jobs.isEmpty() && jobs.size() <= MAX_JOBS, "jobs", jobs == null ? null : jobs.size() + " jobs",
                 "a list of 1.." + MAX_JOBS + " jobs");
         List<Item> items = new ArrayList<>(jobs.size());
+        String lastNs = null;
         for (int i = 0; i < jobs.size(); i++) {
             String at = "jobs[" + i + "]";
             JsonNode j = jobs.get(i);
@@ -96,14 +98,15 @@ public record JobSetRequest(String queue, String jobSetId, List<Item> jobs) {
             JsonNode p = j.get("priority");
             check(p == null || p.canConvertToInt() && p.isIntegralNumber(), at + ".priority", p, "an integer");
             String ns = j.has("namespace") ? j.get("namespace").asText() : "default";
-            check(ns.matches(NAME), at + ".namespace", ns, "a namespace name");
+            check(ns.equals(lastNs) || NAME.matcher(ns).matches(), at + ".namespace", ns, "a namespace name");
             JsonNode par = j.get("parallelism");
             check(par == null || par.isIntegralNumber() && par.asInt() >= 1 && par.asInt() <= 10_000, at + ".parallelism", par, "1..10000");
             JsonNode pod = j.get("podSpec");
             check(pod != null && pod.isObject() && pod.path("containers").isArray() && !pod.path("containers").isEmpty(), at + ".podSpec",
                     pod == null ? null : "(no containers)", "a pod spec with at least one container");
             items.add(new Item(p == null ? 0 : p.asInt(), ns, strings(j, "labels", at), strings(j, "annotations", at),
-                    par == null ? 1 : par.asInt(), (ObjectNode) pod.deepCopy()));
+                    par == null ? 1 : par.asInt(), (ObjectNode) pod)); // the tree is this request's own
+            lastNs = ns;
         }
         return new JobSetRequest(queue, set, items);
     }

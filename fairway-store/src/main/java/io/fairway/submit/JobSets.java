@@ -25,6 +25,22 @@ public final class JobSets {
          * @throws IllegalArgumentException naming the field and value when the job cannot run as it is
          */
         String template(String queue, String jobSetId, String name, JobSetRequest.Item item);
+
+        /**
+         * The template every job like {@code item} shares, stored once per submission: what {@link #template} gives,
+         * with {@link JobStore#NAME_MARK} wherever the job's generated name goes. Asked once for each run of equal
+         * jobs in a request.
+         *
+         * @param queue the queue
+         * @param jobSetId the job set
+         * @param item the job as submitted
+         * @param nowMillis the submission's time
+         * @return the shared template, or null to be asked {@link #template} for each job instead
+         * @throws IllegalArgumentException naming the field and value when such a job cannot run as it is
+         */
+        default String shared(String queue, String jobSetId, JobSetRequest.Item item, long nowMillis) {
+            return null;
+        }
     }
 
     /** Hears of each change once it is durable. */
@@ -46,9 +62,14 @@ public final class JobSets {
      * A job stored.
      *
      * @param job as stored
-     * @param template its template
+     * @param template its template, or the template it shares with the jobs alike in its set (then {@code fill} is set)
+     * @param fill the job's part of a shared template (its generated name), or null
      */
-    public record Submitted(JobStore.StoredJob job, String template) {
+    public record Submitted(JobStore.StoredJob job, String template, String fill) {
+        /** @return the job's own template */
+        public String expanded() {
+            return JobStore.expand(template, fill);
+        }
     }
 
     /** The principal may not do that in that queue. */
@@ -97,6 +118,18 @@ public final class JobSets {
         return "fw-" + String.format("%012x", System.currentTimeMillis() & 0xffffffffffffL) + HexFormat.of().formatHex(b);
     }
 
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /** @return {@code i} as 6 lowercase hex digits */
+    static String hex6(int i) {
+        char[] c = new char[6];
+        for (int k = 5; k >= 0; k--) {
+            c[k] = HEX[i & 0xf];
+            i >>>= 4;
+        }
+        return new String(c);
+    }
+
     /**
      * Stores a job set's jobs; returns once they are durable.
      *
@@ -108,26 +141,31 @@ public final class JobSets {
      */
     public List<String> submit(Principal who, JobSetRequest req) {
         require(who, QueuePermissions.Verb.SUBMIT, req.queue());
+        long now = clock.getAsLong();
         List<JobStore.NewJob> jobs = new ArrayList<>(req.jobs().size());
-        List<String> templatesOut = new ArrayList<>(req.jobs().size());
         String prefix = newPrefix();
+        JobSetRequest.Item last = null;
+        String lastShared = null;
         for (int i = 0; i < req.jobs().size(); i++) {
             JobSetRequest.Item item = req.jobs().get(i);
-            String name = prefix + String.format("%06x", i);
-            String t;
+            String name = prefix + hex6(i);
+            String id = item.namespace() + "/" + name;
             try {
-                t = templates.template(req.queue(), req.jobSetId(), name, item);
+                if (last == null || !item.equals(last)) {
+                    lastShared = templates.shared(req.queue(), req.jobSetId(), item, now);
+                    last = item;
+                }
+                jobs.add(lastShared != null ? JobStore.NewJob.shared(id, item.priority(), lastShared, name)
+                        : new JobStore.NewJob(id, item.priority(), templates.template(req.queue(), req.jobSetId(), name, item)));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("jobs[" + i + "]: " + e.getMessage(), e);
             }
-            jobs.add(new JobStore.NewJob(item.namespace() + "/" + name, item.priority(), t));
-            templatesOut.add(t);
         }
-        List<JobStore.StoredJob> stored = store.submit(req.queue(), req.jobSetId(), who.name(), clock.getAsLong(), jobs);
+        List<JobStore.StoredJob> stored = store.submit(req.queue(), req.jobSetId(), who.name(), now, jobs);
         List<Submitted> out = new ArrayList<>(stored.size());
         List<String> ids = new ArrayList<>(stored.size());
         for (int i = 0; i < stored.size(); i++) {
-            out.add(new Submitted(stored.get(i), templatesOut.get(i)));
+            out.add(new Submitted(stored.get(i), jobs.get(i).template(), jobs.get(i).fill()));
             ids.add(stored.get(i).id());
         }
         listener.submitted(out);

@@ -81,6 +81,47 @@ class JobStoreTest {
     }
 
     @Test
+    void jobsSharingATemplateStoreItOnceAndEachReadsBackItsOwn() throws Exception {
+        JobStore.Settings db = settings("shared");
+        String shared = "{\"metadata\":{\"name\":\"" + JobStore.NAME_MARK + "\",\"uid\":\"" + JobStore.NAME_MARK + "\"}}";
+        try (JobStore s = JobStore.open(db)) {
+            List<JobStore.NewJob> jobs = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                jobs.add(JobStore.NewJob.shared("default/fw-" + i, 0, shared, "fw-" + i));
+            }
+            jobs.add(new JobStore.NewJob("default/own", 0, "{\"own\":true}"));
+            s.submit("q", "set-1", "u", 1, jobs);
+        }
+        try (JobStore s = JobStore.open(db)) {
+            assertThat(s.template("default/fw-7")).contains("{\"metadata\":{\"name\":\"fw-7\",\"uid\":\"fw-7\"}}");
+            assertThat(s.template("default/own")).contains("{\"own\":true}");
+            Map<String, String> own = new TreeMap<>();
+            s.forEachLive((j, t) -> own.put(j.id(), t));
+            assertThat(own).hasSize(101).containsEntry("default/fw-42", "{\"metadata\":{\"name\":\"fw-42\",\"uid\":\"fw-42\"}}");
+            // recovery reads the shared template once: one number and one string for all 100 jobs
+            List<JobStore.LiveJob> live = new ArrayList<>();
+            s.forEachLiveJob(live::add);
+            List<JobStore.LiveJob> sharing = live.stream().filter(l -> l.fill() != null).toList();
+            assertThat(sharing).hasSize(100).extracting(JobStore.LiveJob::templateId).containsOnly(sharing.get(0).templateId());
+            assertThat(sharing).allSatisfy(l -> assertThat(l.template()).isSameAs(sharing.get(0).template()));
+            assertThat(live).extracting(l -> l.job().id()).startsWith("default/fw-0", "default/fw-1").endsWith("default/own");
+        }
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+             java.sql.ResultSet rs = c.createStatement().executeQuery(
+                     "SELECT (SELECT COUNT(*) FROM templates), (SELECT COUNT(*) FROM jobs WHERE template <> '')")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("shared templates stored").isEqualTo(1);
+            assertThat(rs.getInt(2)).as("jobs holding a whole template").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aSharedTemplateNeedsAFillWithoutTheMark() {
+        assertThatThrownBy(() -> JobStore.NewJob.shared("default/a", 0, "{}", null)).hasMessageContaining("fill");
+        assertThatThrownBy(() -> JobStore.NewJob.shared("default/a", 0, "{}", "a" + JobStore.NAME_MARK)).hasMessageContaining("fill");
+    }
+
+    @Test
     void badSettingsNameTheField() {
         assertThatThrownBy(() -> JobStore.Settings.parse("jdbc:mysql://x")).hasMessageContaining("store.url").hasMessageContaining("jdbc:mysql://x");
     }

@@ -209,7 +209,7 @@ public final class MultiClusterManager implements AutoCloseable {
         this.clock = clock;
         this.settings = settings;
         this.translator = new JobTranslator(List.of(Keys.QUEUE_LABEL), List.of(), pc -> null);
-        this.hub = new ExecutorHub(clock, settings.ackTimeout().toMillis(), 100, settings.grace().toMillis());
+        this.hub = new ExecutorHub(clock, settings.ackTimeout().toMillis(), WorkerExecutor.BATCH, settings.grace().toMillis());
         this.policy = new RestoringPolicy(Policies.create(config.policy(), config.policyParameters()));
         Scheduler.Builder b = Scheduler.builder().policy(policy).actuator(hub).clock(clock);
         for (String w : new TreeMap<>(workers).keySet()) {
@@ -481,7 +481,7 @@ public final class MultiClusterManager implements AutoCloseable {
             }
             StoredJobs s = new StoredJobs(store, scheduler, policy, translator, config);
             stored = s;
-            return new io.fairway.submit.JobSets(store, (queue, set, name, item) -> s.template(queue, set, name, item, clock.millis()), s.listener(),
+            return new io.fairway.submit.JobSets(store, s.templates(clock::millis), s.listener(),
                     permissions, clock::millis);
         }
     }

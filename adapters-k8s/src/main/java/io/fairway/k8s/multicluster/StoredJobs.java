@@ -229,42 +229,76 @@ final class StoredJobs {
 
     private static final String NAME_PLACEHOLDER = "fw-name-placeholder";
     private static final String EPOCH_PLACEHOLDER = "1970-01-01T00:00:00Z";
+    private static final String JOB_SET_PLACEHOLDER = "fw-jobset-placeholder";
+    private static final java.util.regex.Pattern LABEL_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    private record Key(String queue, JobSetRequest.Item item) {
+    }
+
     /** Jobs of a set are mostly alike: each distinct job is built and checked once (bounded, least recently used out). */
-    private final Map<String, Checked> checked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<Key, Checked> checked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Checked> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Key, Checked> eldest) {
             return size() > 256;
         }
     };
-    /** The specs made while checking, by job id, until the manager's pass takes them. */
-    private final Map<String, JobSpec> checkedSpecs = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The engine's spec of each shared template handed out, until the manager's pass takes the jobs (bounded). */
+    private final Map<String, JobSpec> sharedSpecs = new java.util.LinkedHashMap<>(1024, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
 
-    /** The batch/v1 Job a submitted job runs as: the pod spec, a gang of {@code parallelism} pods, suspended. */
-    String template(String queue, String jobSet, String name, JobSetRequest.Item item, long nowMillis) {
-        String key = queue + '\n' + jobSet + '\n' + item;
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, JobSpec> eldest) {
+            return size() > 16_384;
+        }
+    };
+
+    /**
+     * @param clock the time
+     * @return the templates of the submission API: each distinct job checked once, the jobs alike in a request sharing
+     *     one stored template
+     */
+    JobSets.Templates templates(java.util.function.LongSupplier clock) {
+        return new JobSets.Templates() {
+            @Override
+            public String template(String queue, String jobSetId, String name, JobSetRequest.Item item) {
+                return JobStore.expand(shared(queue, jobSetId, item, clock.getAsLong()), name);
+            }
+
+            @Override
+            public String shared(String queue, String jobSetId, JobSetRequest.Item item, long nowMillis) {
+                return StoredJobs.this.shared(queue, jobSetId, item, nowMillis);
+            }
+        };
+    }
+
+    /** The batch/v1 Job the jobs like {@code item} run as (pod spec, a gang of {@code parallelism} pods, suspended), shared. */
+    String shared(String queue, String jobSet, JobSetRequest.Item item, long nowMillis) {
+        Key key = new Key(queue, item); // the same job in another set differs by the set's label only
         Checked c;
         synchronized (checked) {
             c = checked.get(key);
         }
         if (c == null) {
-            c = check(queue, jobSet, item);
+            c = check(queue, item);
             synchronized (checked) {
                 checked.put(key, c);
             }
         }
-        String id = item.namespace() + "/" + name;
-        JobSpec s = c.spec();
-        checkedSpecs.put(id, new JobSpec(id, s.namespace(), s.queue(), jobSet, s.owner(), item.priority(), nowMillis, s.podSets(),
-                s.estimatedSeconds(), s.sensitivity(), s.checkpointing()));
-        return c.template().replace(NAME_PLACEHOLDER, name).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString());
+        String setLabel = jobSet.length() <= 63 && LABEL_VALUE.matcher(jobSet).matches() ? jobSet : "long";
+        String shared = c.template().replace(NAME_PLACEHOLDER, JobStore.NAME_MARK).replace(EPOCH_PLACEHOLDER, Instant.ofEpochMilli(nowMillis).toString())
+                .replace(JOB_SET_PLACEHOLDER, setLabel);
+        synchronized (sharedSpecs) {
+            sharedSpecs.put(shared, c.spec());
+        }
+        return shared;
     }
 
-    private Checked check(String queue, String jobSet, JobSetRequest.Item item) {
+    private Checked check(String queue, JobSetRequest.Item item) {
         String raw = item.toString();
-        if (raw.contains(NAME_PLACEHOLDER) || raw.contains(EPOCH_PLACEHOLDER)) {
-            throw new IllegalArgumentException("a job must not contain the text " + NAME_PLACEHOLDER + " or " + EPOCH_PLACEHOLDER + " (Fairway fills them in)");
+        if (raw.contains(NAME_PLACEHOLDER) || raw.contains(EPOCH_PLACEHOLDER) || raw.contains(JOB_SET_PLACEHOLDER)) {
+            throw new IllegalArgumentException("a job must not contain the text " + NAME_PLACEHOLDER + ", " + JOB_SET_PLACEHOLDER + " or "
+                    + EPOCH_PLACEHOLDER + " (Fairway fills them in)");
         }
         boolean known = false;
         for (LocalQueue lq : config.localQueueModels()) {
@@ -285,7 +319,7 @@ final class StoredJobs {
         ObjectNode labels = meta.putObject("labels");
         item.labels().forEach(labels::put);
         labels.put(Keys.QUEUE_LABEL, queue);
-        labels.put(JOB_SET_LABEL, jobSet.length() <= 63 && jobSet.matches("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?") ? jobSet : "long");
+        labels.put(JOB_SET_LABEL, JOB_SET_PLACEHOLDER);
         ObjectNode ann = meta.putObject("annotations");
         item.annotations().forEach(ann::put);
         ObjectNode spec = job.putObject("spec");
@@ -302,7 +336,7 @@ final class StoredJobs {
         tmpl.set("spec", pod);
         String json = job.toString();
         // refuses what the engine would not take
-        return new Checked(json, toSpec(json, item.namespace() + "/" + name, jobSet, item.priority()));
+        return new Checked(json, toSpec(json, item.namespace() + "/" + name, JOB_SET_PLACEHOLDER, item.priority()));
     }
 
     private Job job(String template) {
@@ -311,6 +345,11 @@ final class StoredJobs {
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException("podSpec: not a pod spec Kubernetes reads: " + e.getMessage(), e);
         }
+    }
+
+    private static JobSpec like(JobSpec proto, String id, String jobSet, int priority, long submittedMillis) {
+        return new JobSpec(id, proto.namespace(), proto.queue(), jobSet, proto.owner(), priority, submittedMillis, proto.podSets(),
+                proto.estimatedSeconds(), proto.sensitivity(), proto.checkpointing());
     }
 
     private JobSpec toSpec(String template, String id, String jobSet, int priority) {
@@ -326,12 +365,27 @@ final class StoredJobs {
             public void submitted(List<JobSets.Submitted> jobs) {
                 inbox.add(() -> {
                     List<JobSpec> specs = new ArrayList<>(jobs.size());
+                    String lastTemplate = null;
+                    JobSpec proto = null;
                     for (JobSets.Submitted s : jobs) {
-                        if (byId.containsKey(s.job().id())) {
+                        JobStore.StoredJob j = s.job();
+                        if (byId.containsKey(j.id())) {
                             continue; // recovered from the store already
                         }
-                        JobSpec checkedSpec = checkedSpecs.remove(s.job().id());
-                        specs.add(checkedSpec != null ? checkedSpec : toSpec(s.template(), s.job().id(), s.job().jobSet(), s.job().priority()));
+                        if (s.fill() == null) {
+                            specs.add(toSpec(s.template(), j.id(), j.jobSet(), j.priority()));
+                            continue;
+                        }
+                        if (s.template() != lastTemplate) {
+                            lastTemplate = s.template();
+                            synchronized (sharedSpecs) {
+                                proto = sharedSpecs.get(lastTemplate);
+                            }
+                            if (proto == null) {
+                                proto = toSpec(JobStore.expand(lastTemplate, NAME_PLACEHOLDER), j.id(), j.jobSet(), j.priority());
+                            }
+                        }
+                        specs.add(like(proto, j.id(), j.jobSet(), j.priority(), j.submittedMillis()));
                     }
                     submitAll(specs);
                 });
@@ -378,8 +432,11 @@ final class StoredJobs {
         cursor = store.committedSeq();
         List<JobSpec> batch = new ArrayList<>();
         List<JobStore.Transition> ended = new ArrayList<>();
+        Map<String, JobSpec> protos = new HashMap<>();
+        Map<Long, JobSpec> sharedProtos = new HashMap<>();
         long[] n = {0};
-        store.forEachLive((job, template) -> {
+        store.forEachLiveJob(live -> {
+            JobStore.StoredJob job = live.job();
             if (byId.containsKey(job.id())) {
                 return;
             }
@@ -392,7 +449,30 @@ final class StoredJobs {
             }
             JobSpec spec;
             try {
-                spec = specOf(job, template);
+                JobSpec proto;
+                if (live.fill() != null) {
+                    // the jobs sharing a stored template differ by name only: translate each template once
+                    proto = sharedProtos.get(live.templateId());
+                    if (proto == null) {
+                        if (sharedProtos.size() >= 65_536) {
+                            sharedProtos.clear();
+                        }
+                        proto = toSpec(JobStore.expand(live.template(), NAME_PLACEHOLDER), job.id(), job.jobSet(), job.priority());
+                        sharedProtos.put(live.templateId(), proto);
+                    }
+                } else {
+                    // a job stored with a whole template: the jobs of a set differ by name only, translate each distinct one once
+                    String key = live.template().replace(uid, NAME_PLACEHOLDER);
+                    proto = protos.get(key);
+                    if (proto == null) {
+                        if (protos.size() >= 4096) {
+                            protos.clear();
+                        }
+                        proto = toSpec(key, job.id(), job.jobSet(), job.priority());
+                        protos.put(key, proto);
+                    }
+                }
+                spec = like(proto, job.id(), job.jobSet(), job.priority(), job.submittedMillis());
             } catch (IllegalArgumentException e) {
                 ended.add(new JobStore.Transition(job.id(), "FAILED", System.currentTimeMillis(), "cannot be queued any more: " + e.getMessage()));
                 return;
@@ -419,8 +499,6 @@ final class StoredJobs {
 
     /** Applies what the API stored since the last pass. */
     void drain() {
-        long stale = System.currentTimeMillis() - 300_000;
-        checkedSpecs.values().removeIf(sp -> sp.submitTimeMillis() < stale); // checked, but their set was never stored
         Runnable r;
         while ((r = inbox.poll()) != null) {
             try {

@@ -56,7 +56,16 @@ import org.slf4j.LoggerFactory;
 public final class WorkerExecutor {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerExecutor.class);
     private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
-    private static final int BATCH = 100;
+    /** The most work items one pass takes: at one pass a second, the most copies a worker gets a second. */
+    static final int BATCH = 2_000;
+    /** How many copies one pass creates at once (each is one call to the worker's API server). */
+    private static final int PARALLEL_CREATES = 8;
+    /** The threads that create copies, shared by the executors; daemon threads, started when first needed. */
+    private static final java.util.concurrent.ExecutorService CREATORS = java.util.concurrent.Executors.newFixedThreadPool(PARALLEL_CREATES, r -> {
+        Thread t = new Thread(r, "fairway-worker-create");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final String name;
     private final KubernetesClient client;
@@ -182,16 +191,30 @@ public final class WorkerExecutor {
             syncNodes(s, kubeNodes);
         }
         int applied = 0;
-        for (ExecutorHub.WorkItem w : poll.items()) {
+        Set<String> present = new HashSet<>();
+        copies.forEach(c -> present.add(Jobs.key(c)));
+        List<ExecutorHub.WorkItem> items = poll.items();
+        for (int i = 0; i < items.size(); ) {
+            ExecutorHub.WorkItem w = items.get(i);
+            if (w.decision() instanceof Admit) {
+                // a run of admissions of distinct jobs: their copies are created at once (the rest keeps its order)
+                List<ExecutorHub.WorkItem> run = new ArrayList<>();
+                Set<String> jobs = new HashSet<>();
+                while (i < items.size() && items.get(i).decision() instanceof Admit && jobs.add(items.get(i).jobId())) {
+                    run.add(items.get(i++));
+                }
+                applied += applyAdmits(hub, run, present);
+                continue;
+            }
+            i++;
             try {
-                if (w.decision() instanceof Admit a) {
-                    applyAdmit(a, w.epoch());
-                } else if (w.decision() instanceof Preempt) {
+                if (w.decision() instanceof Preempt) {
                     for (Job c : copies) {
                         Long e = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
                         if (w.jobId().equals(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION)) && e != null && e <= w.epoch()) {
                             delete(c, "preempted: " + ((Preempt) w.decision()).reason());
                             deleted.add(Jobs.key(c));
+                            present.remove(Jobs.key(c));
                         }
                     }
                 } else if (w.decision() instanceof Resize r) {
@@ -288,8 +311,46 @@ public final class WorkerExecutor {
         return new Node(nodeName(name, n.name()), name, labels, n.taints(), n.capacity(), n.gpus(), n.unschedulable());
     }
 
-    /** Copies the user's Job into the worker, or adopts a copy already there (a re-offered item, a restarted manager). */
-    private void applyAdmit(Admit a, long epoch) {
+    /**
+     * Applies admissions of distinct jobs, up to {@value #PARALLEL_CREATES} calls to the worker at once, and
+     * acknowledges each applied one (in order, on the pass's thread).
+     */
+    private int applyAdmits(ExecutorHub hub, List<ExecutorHub.WorkItem> run, Set<String> present) {
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>(run.size());
+        for (ExecutorHub.WorkItem w : run) {
+            Admit a = (Admit) w.decision();
+            done.add(run.size() == 1 ? java.util.concurrent.CompletableFuture.runAsync(() -> applyAdmit(a, w.epoch(), present), Runnable::run)
+                    : CREATORS.submit(() -> applyAdmit(a, w.epoch(), present)));
+        }
+        int applied = 0;
+        for (int k = 0; k < run.size(); k++) {
+            ExecutorHub.WorkItem w = run.get(k);
+            try {
+                done.get(k).get();
+                hub.ack(name, w.id());
+                applied++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable c = e.getCause();
+                if (!(c instanceof KubernetesClientException)) {
+                    throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
+                }
+                LOG.warn("worker {}: could not apply {} (offered again after the ack timeout): {}", name, w.decision(), c.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return applied;
+            }
+        }
+        return applied;
+    }
+
+    /**
+     * Copies the user's Job into the worker, or adopts a copy already there (a re-offered item, a restarted manager).
+     * Runs on the creating threads while the pass's thread waits under the manager's lock: it reads, never changes,
+     * the manager's state.
+     *
+     * @param present the keys of the copies the worker listed at the start of this pass (not changed here)
+     */
+    private void applyAdmit(Admit a, long epoch, Set<String> present) {
         Job user = manager.userJob(a.jobId());
         if (user == null) {
             LOG.info("worker {}: Job {} is gone from the manager cluster; not copied", name, a.jobId());
@@ -298,6 +359,18 @@ public final class WorkerExecutor {
         String ns = user.getMetadata().getNamespace();
         String jobName = user.getMetadata().getName();
         AdmissionRecord rec = AdmissionRecord.of(a);
+        if (!present.contains(ns + "/" + jobName)) {
+            // no copy listed: create at once (one call), and look only when a Job of that name is in the way
+            try {
+                client.batch().v1().jobs().inNamespace(ns).resource(copyOf(user, a, rec, epoch)).create();
+                LOG.debug("worker {}: {} copied at epoch {} onto {}", name, a.jobId(), epoch, a.placement().nodes());
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+        }
         Job existing = client.batch().v1().jobs().inNamespace(ns).withName(jobName).get();
         if (existing != null) {
             String origin = Jobs.annotation(existing, MultiClusterManager.ORIGIN_UID_ANNOTATION);

@@ -32,7 +32,7 @@ final class MockApi implements AutoCloseable {
         MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
-    private final KubernetesCrudDispatcher dispatcher;
+    private final io.fabric8.mockwebserver.http.Dispatcher dispatcher;
     private KubernetesMockServer server;
     private final int port;
     private final String host;
@@ -43,8 +43,8 @@ final class MockApi implements AutoCloseable {
         this(new KubernetesCrudDispatcher());
     }
 
-    /** @param dispatcher the CRUD dispatcher (a test may count what it is asked) */
-    MockApi(KubernetesCrudDispatcher dispatcher) {
+    /** @param dispatcher the CRUD dispatcher (a test may count what it is asked), or another that answers the API */
+    MockApi(io.fabric8.mockwebserver.http.Dispatcher dispatcher) {
         this.dispatcher = dispatcher;
         server = newServer();
         server.init();

@@ -206,6 +206,27 @@ class StoredJobsTest {
     }
 
     @Test
+    void onePassCopiesEveryJobTheRoundAdmittedNotAHundredAtATime() throws Exception {
+        for (int n = 0; n < 3; n++) {
+            worker.node("cpu-" + n, 0); // 3 x 96 CPUs
+        }
+        Running r = start();
+        StringBuilder body = new StringBuilder("{\"queue\":\"gpu\",\"jobSetId\":\"wide\",\"jobs\":[");
+        for (int i = 0; i < 250; i++) {
+            body.append(i == 0 ? "" : ",").append("{\"namespace\":\"ml\",\"podSpec\":{\"containers\":[{\"name\":\"main\",\"image\":\"busybox\","
+                    + "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+        }
+        HttpResponse<String> res = post(r, "/api/v1/jobsets", token("alice", "ml"), body.append("]}").toString());
+        assertThat(res.statusCode()).as(res.body()).isEqualTo(200);
+        pass(r.manager()); // the worker answers: the manager recovers (nothing) from here on
+        pass(r.manager()); // one round admits all 250; the executor's pass copies them all
+        assertThat(worker.jobs()).hasSize(250).allSatisfy(j -> assertThat(j.getMetadata().getAnnotations())
+                .containsKey(MultiClusterManager.JOB_ID_ANNOTATION));
+        pass(r.manager());
+        assertThat(worker.jobs()).as("no second copy of any").hasSize(250);
+    }
+
+    @Test
     void tokensAndQueuePermissionsDecideWhoMayDoWhat() throws Exception {
         worker.node("gpu-1", 8);
         Running r = start();
