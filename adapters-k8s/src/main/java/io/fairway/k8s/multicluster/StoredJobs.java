@@ -113,7 +113,9 @@ final class StoredJobs {
     /** While not leading: what the API stored goes nowhere (the store has it; the leader reads it from there). */
     void discardInbox() {
         inbox.clear();
-        checkedSpecs.clear();
+        synchronized (sharedSpecs) {
+            sharedSpecs.clear();
+        }
     }
 
     /**
@@ -182,12 +184,11 @@ final class StoredJobs {
             for (JobStore.Change c : ch.changes()) {
                 String id = c.job().id();
                 if (JobStore.SUBMITTED.equals(c.type())) {
-                    JobSpec own = checkedSpecs.remove(id);
                     if (byId.containsKey(id) || c.job().terminal() || !batch.add(id)) {
                         continue;
                     }
                     try {
-                        specs.add(own != null ? own : specOf(c.job(), c.template()));
+                        specs.add(specOf(c.job(), c.template()));
                     } catch (IllegalArgumentException e) {
                         refused.add(new JobStore.Transition(id, "FAILED", System.currentTimeMillis(), "cannot be queued: " + e.getMessage()));
                     }
