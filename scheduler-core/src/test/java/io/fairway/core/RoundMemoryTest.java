@@ -205,6 +205,70 @@ class RoundMemoryTest {
         return out;
     }
 
+    /** Tries every pending job in submission order, without preemption. */
+    private static final class TryEveryJob implements SchedulingPolicy {
+        @Override
+        public String name() {
+            return "try-every-job";
+        }
+
+        @Override
+        public void plan(PolicyContext ctx) {
+            for (JobStatus j : ctx.pending()) {
+                ctx.tryAdmit(j);
+            }
+        }
+    }
+
+    /** Four nodes of 8 GPUs; cohorts a and b, each with one ClusterQueue of 8 GPUs that never preempts. */
+    private Scheduler twoTrees(boolean remember) {
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).policy(new TryEveryJob()).rememberRounds(remember)
+                .flavor(ResourceFlavor.of("default"));
+        for (String t : List.of("a", "b")) {
+            b.cohort(io.fairway.api.model.Cohort.of("co-" + t, null))
+                    .clusterQueue(ClusterQueue.builder("cq-" + t).cohort("co-" + t)
+                            .quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(8).build()).build())
+                    .localQueue(new LocalQueue("default", "lq-" + t, "cq-" + t));
+        }
+        for (int n = 1; n <= 4; n++) {
+            b.node(Node.builder("n" + n).gpus(GpuTopology.nvSwitch8("H100")).build());
+        }
+        return b.build();
+    }
+
+    private static JobSpec job(String id, String queue, int gpus, long submitted) {
+        return JobSpec.builder(id).queue(queue).submitTimeMillis(submitted)
+                .podSet(io.fairway.api.job.PodSet.of("main", 1, Resources.builder().gpus(gpus).build())).build();
+    }
+
+    @Test
+    void aQuotaFailureStandsInACohortTreeTheRoundLeftAlone() {
+        Scheduler a = twoTrees(true);
+        Scheduler b = twoTrees(false);
+        for (Scheduler s : List.of(a, b)) {
+            s.submitAll(List.of(job("run-a", "lq-a", 8, 0), job("run-b", "lq-b", 8, 0)));
+            s.runRound();
+            s.reportStarted("run-a");
+            s.reportStarted("run-b");
+            List<JobSpec> waiting = new ArrayList<>(List.of(job("wait-a", "lq-a", 8, 10)));
+            for (int i = 0; i < 8; i++) {
+                waiting.add(job("wait-b-" + i, "lq-b", 1 << (i % 4), 20 + i)); // behind wait-a: quota of cohort b is full
+            }
+            s.submitAll(waiting);
+        }
+        sameDecisions(a.runRound(), b.runRound()); // every waiting job fails for quota
+        sameDecisions(a.runRound(), b.runRound());
+        a.reportFinished("run-a"); // cohort a's quota frees: wait-a is admitted first, and the plan has changed
+        b.reportFinished("run-a");
+        RoundResult ra = a.runRound();
+        sameDecisions(ra, b.runRound());
+        assertThat(ra.decisions()).as("wait-a admitted").anyMatch(d -> d instanceof Admit x && x.jobId().equals("wait-a"));
+        // cohort b's tree did not change, in the snapshot nor in the plan: its four shapes' quota failures stand
+        assertThat(a.roundMemory().answeredByLastRound()).as("quota failures in cohort b answered from memory after an admission in a")
+                .isGreaterThanOrEqualTo(4);
+        assertThat(a.jobs().all()).isEqualTo(b.jobs().all());
+    }
+
     @Test
     void theMemoryIsNotUsedByADryRun() {
         WalkEveryJob policy = new WalkEveryJob();

@@ -42,6 +42,8 @@ public final class QuotaBook {
         long[] lendingLimit = new long[0];
         long[] subtree = new long[0];
         long[] usage = new long[0];
+        /** On a root: how many times the usage of its tree changed (any queue or cohort under it). */
+        long changes;
 
         QNode(String name, boolean clusterQueue) {
             this.name = name;
@@ -393,13 +395,52 @@ public final class QuotaBook {
         if (n == null || delta == 0) {
             return;
         }
+        touch(n);
         addTo(n, id(fr, true), delta);
     }
 
     /** Adds (or with a negative delta, removes) usage of the pair with id {@code fr}, propagating to the cohorts above. */
     void add(QNode n, int fr, long delta) {
         if (delta != 0) {
+            touch(n);
             addTo(n, fr, delta);
+        }
+    }
+
+    private static void touch(QNode n) {
+        QNode r = n;
+        while (r.parent != null) {
+            r = r.parent;
+        }
+        r.changes++;
+    }
+
+    /**
+     * How many times the usage of a ClusterQueue's cohort tree (its root cohort and everything under it, or the queue
+     * alone when it has no cohort) has changed since {@link #resetTreeChanges()} (or since the book was made): two
+     * equal counts mean nothing in the tree changed between them (a change undone still counts).
+     *
+     * @param cq a ClusterQueue
+     * @return the count, or -1 for a queue the book does not know
+     */
+    public long treeChanges(String cq) {
+        QNode n = queueIndex.get(cq);
+        if (n == null) {
+            return -1;
+        }
+        while (n.parent != null) {
+            n = n.parent;
+        }
+        return n.changes;
+    }
+
+    /** Counts {@link #treeChanges} from zero again, for every tree. */
+    public void resetTreeChanges() {
+        for (QNode n : queues.values()) {
+            n.changes = 0;
+        }
+        for (QNode n : cohorts.values()) {
+            n.changes = 0;
         }
     }
 

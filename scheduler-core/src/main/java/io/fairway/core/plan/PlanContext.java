@@ -139,7 +139,26 @@ public final class PlanContext implements PolicyContext {
     public void policyStarts() {
         if (memory != null && snapshot.provisioning().reservations().isEmpty()) {
             startState = plan.state();
+            plan.quota.resetTreeChanges();
         }
+    }
+
+    /**
+     * True when the quota a job of this ClusterQueue's cohort tree sees is still the starting plan's: the memory is in
+     * use, the plan changed no usage in the tree, and no capacity is kept in it for another queue's waiting job. A quota
+     * failure reads nothing else, so one remembered from an equal starting plan stands, however much the plan
+     * changed in other trees.
+     */
+    private boolean treeAsAtStart(String clusterQueue) {
+        if (startState < 0 || clusterQueue == null || plan.quota.treeChanges(clusterQueue) != 0) {
+            return false;
+        }
+        for (String kept : keptFor.keySet()) { // capacity kept for the job's own queue is not charged to its attempts
+            if (!kept.equals(clusterQueue) && memory.sameTree(kept, clusterQueue)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return true when attempts now may be answered from the memory: the plan is the round's starting plan */
@@ -247,15 +266,20 @@ public final class PlanContext implements PolicyContext {
         // Not for elastic jobs: the placement search keeps a per-round cache of "never fits" reasons by pod set, not by
         // member count, which their smaller attempts then read; skipping the full-size attempt would change what they read.
         boolean remembered = onStartingPlan() && !job.spec().isElastic();
+        // after the plan changed, a quota failure still stands in a cohort tree the plan left as it was
+        boolean quotaOnly = !remembered && startState >= 0 && !job.spec().isElastic();
+        String cqName = null;
         if (precheck(job, Assignment.fullCounts(job.spec())) == null) {
-            key = memo.attemptKey(queues.resolve(job), job);
+            cqName = queues.resolve(job);
+            key = memo.attemptKey(cqName, job);
             AttemptMemo.Failed f = memo.failedAdmission(key, plan.state());
             if (f != null) {
                 keepForLender(job, f.reason());
                 return fail(job, f.reason()); // the same attempt on the same plan: the same failure
             }
-            PendingReason before = remembered ? memory.admission(key) : null;
-            if (before != null) { // the same attempt on an equal plan in an earlier round
+            PendingReason before = remembered ? memory.admission(key)
+                    : quotaOnly && treeAsAtStart(cqName) ? memory.quotaAdmission(key) : null;
+            if (before != null) { // the same attempt on an equal plan (or, for quota, an equal tree) in an earlier round
                 memo.admissionFailed(key, plan.state(), before);
                 keepForLender(job, before);
                 return fail(job, before);
@@ -266,6 +290,8 @@ public final class PlanContext implements PolicyContext {
             memo.admissionFailed(key, plan.state(), a.reason());
             if (remembered) {
                 memory.admissionFailed(key, a.reason(), lastFailedForQuota);
+            } else if (quotaOnly && lastFailedForQuota && treeAsAtStart(cqName)) {
+                memory.admissionFailed(key, a.reason(), true);
             }
         }
         if (!a.admitted()) {

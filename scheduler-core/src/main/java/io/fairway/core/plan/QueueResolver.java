@@ -19,6 +19,12 @@ final class QueueResolver {
     private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
     /** The ClusterQueue of each job whose quota is reserved while it waits for nodes. */
     private final Map<String, String> reservedIn = new HashMap<>();
+    /**
+     * Each LocalQueue's ClusterQueue for this round ({@link #NONE}: missing or stopped), resolved on first use: the
+     * namespace selector is matched once per LocalQueue and round, not once per job or group.
+     */
+    private final java.util.IdentityHashMap<LocalQueue, String> resolved = new java.util.IdentityHashMap<>();
+    private static final String NONE = new String("");
 
     QueueResolver(Snapshot snapshot) {
         this.snapshot = snapshot;
@@ -39,17 +45,24 @@ final class QueueResolver {
 
     /** @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped */
     String resolve(JobStatus j) {
-        String reserved = reservedIn.get(j.id());
-        if (reserved != null) {
-            return reserved;
+        if (!reservedIn.isEmpty()) {
+            String reserved = reservedIn.get(j.id());
+            if (reserved != null) {
+                return reserved;
+            }
         }
         Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
         LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
         if (lq == null) {
             return null;
         }
-        ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
-        return cq == null || cq.stopped() || !cq.admitsNamespace(lq.namespaceLabels()) ? null : cq.name();
+        String r = resolved.get(lq);
+        if (r == null) {
+            ClusterQueue cq = snapshot.clusterQueues().get(lq.clusterQueue());
+            r = cq == null || cq.stopped() || !cq.admitsNamespace(lq.namespaceLabels()) ? NONE : cq.name();
+            resolved.put(lq, r);
+        }
+        return r == NONE ? null : r;
     }
 
     /** @return why a job's queue does not resolve (call only when {@link #resolve} gave null) */

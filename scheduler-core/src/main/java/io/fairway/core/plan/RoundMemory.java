@@ -270,7 +270,34 @@ public final class RoundMemory {
         }
 
         /**
-         * Records an admission that failed on this round's starting plan.
+         * A quota failure's answer, asked after the plan changed: it stands while the plan has not changed the quota of
+         * the job's cohort tree (the caller checks that), whatever it did elsewhere, since a quota failure reads
+         * nothing but the configuration and that tree's usage.
+         *
+         * @param key an admission's key
+         * @return the reason the same admission failed for quota on a starting plan equal to this round's, or null
+         */
+        PendingReason quotaAdmission(AttemptMemo.AttemptKey key) {
+            Answer a = find(key);
+            if (a == null || a.capacity() != -1 || !valid(a, key.clusterQueue())) {
+                return null;
+            }
+            answered++;
+            return a.reason();
+        }
+
+        /**
+         * @param a ClusterQueue
+         * @param b another
+         * @return true when both are in one cohort tree
+         */
+        boolean sameTree(String a, String b) {
+            return root(a).equals(root(b));
+        }
+
+        /**
+         * Records an admission that failed on this round's starting plan (or, for a quota failure, on a plan whose
+         * quota in the job's cohort tree is still the starting plan's).
          *
          * @param key its key
          * @param reason why
