@@ -142,6 +142,8 @@ public class ArmadaShapeBenchmark {
         long admitted;
         long rounds;
         long allocatedBytes;
+        /** The thread's CPU time of each measured {@code runRound()}, in ms (on a shared machine, the figure to compare). */
+        final List<Double> cpuMillis = new ArrayList<>();
         final long[] lastRound = new long[2];
 
         @Setup(Level.Trial)
@@ -198,6 +200,10 @@ public class ArmadaShapeBenchmark {
             System.out.printf("%n%d preempting rounds: %d preempted and %d admitted per round; %.1f MiB allocated per round"
                     + " by runRound() on its thread (setup excluded)%n", rounds, preempted / rounds, admitted / rounds,
                     allocatedBytes / (double) rounds / (1 << 20));
+            List<Double> cpu = new ArrayList<>(cpuMillis);
+            java.util.Collections.sort(cpu);
+            System.out.printf("thread CPU of runRound() per round (warm-up included): median %.1f ms (%.1f-%.1f), in order %s%n",
+                    cpu.get(cpu.size() / 2), cpu.get(0), cpu.get(cpu.size() - 1), cpuMillis);
         }
     }
 
@@ -215,7 +221,9 @@ public class ArmadaShapeBenchmark {
     @Measurement(iterations = 5, batchSize = 1)
     public RoundResult preemptingCycle(Preempting p) {
         long a0 = THREADS.getCurrentThreadAllocatedBytes();
+        long c0 = THREADS.getCurrentThreadCpuTime();
         RoundResult r = p.scheduler.runRound();
+        p.cpuMillis.add((THREADS.getCurrentThreadCpuTime() - c0) / 1e6);
         p.allocatedBytes += THREADS.getCurrentThreadAllocatedBytes() - a0;
         p.rounds++;
         for (var d : r.decisions()) {

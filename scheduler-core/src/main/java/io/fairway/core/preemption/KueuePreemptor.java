@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntPredicate;
 
 /**
  * The preemption search under Kueue's rules ({@link PreemptionPolicy.CohortRules#KUEUE}), as Kueue's classical
@@ -54,9 +55,6 @@ final class KueuePreemptor {
         WHILE_BORROWING
     }
 
-    private record Candidate(PreemptionIndex.Held held, Variant variant) {
-    }
-
     static Attempt search(SearchPlan ctx, PreemptionIndex index, JobStatus job, ClusterQueue cq, PendingReason notFitting) {
         PreemptionPolicy p = cq.preemption();
         QuotaBook quota = ctx.quota();
@@ -84,53 +82,11 @@ final class KueuePreemptor {
         }
         int prio = job.spec().priority();
         boolean borrowForbidden = p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER;
-        List<Candidate> others = new ArrayList<>();
-        boolean anyByNominal = false;
-        if (p.reclaimWithinCohort() != PreemptionPolicy.ReclaimWithinCohort.NEVER) {
-            boolean any = p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
-            Map<String, Boolean> borrowing = new java.util.HashMap<>();
-            List<Candidate> byNominal = new ArrayList<>();
-            List<Candidate> byPriority = new ArrayList<>();
-            for (PreemptionIndex.Held h : index.ofRoot(index.rootOf(cq))) {
-                if (!any && h.priority >= prio) {
-                    break; // candidate order is by priority: no lower-priority job follows
-                }
-                if (h.queue.name.equals(cq.name()) || !index.inPlan(h) || !h.preemptible) {
-                    continue;
-                }
-                if (!borrowing.computeIfAbsent(h.queue.name, q -> index.heldAboveNominal(q, needed)) || !usesAny(h.job, needed)) {
-                    continue; // its queue is within nominal in what is needed, or it uses none of it
-                }
-                if (fitsNominal) {
-                    byNominal.add(new Candidate(h, Variant.BY_NOMINAL));
-                } else {
-                    Integer threshold = p.maxPriorityThreshold();
-                    boolean whileBorrowing = !borrowForbidden && h.priority < prio && (threshold == null || h.priority <= threshold);
-                    byPriority.add(new Candidate(h, whileBorrowing ? Variant.WHILE_BORROWING : Variant.WITHOUT_BORROWING));
-                }
-            }
-            anyByNominal = !byNominal.isEmpty();
-            others.addAll(byNominal);
-            others.addAll(byPriority);
-        }
-        List<Candidate> own = new ArrayList<>();
-        if (p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.NEVER) {
-            boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
-            for (PreemptionIndex.Held h : index.ofQueue(cq.name())) {
-                int hp = h.priority;
-                if (hp > prio || (hp == prio && !newerEqual)) {
-                    break;
-                }
-                if (hp == prio && !Preemptor.newer(h.job, job)) {
-                    continue;
-                }
-                if (index.inPlan(h) && h.preemptible && usesAny(h.job, needed)) {
-                    own.add(new Candidate(h, null));
-                }
-            }
-        }
+        Integer threshold = p.maxPriorityThreshold();
+        boolean others = candidates(index, cq, job, needed, null, false).has(0);
+        boolean anyByNominal = others && fitsNominal;
         boolean[] attempts;
-        if (others.isEmpty() || (borrowForbidden && !underNominal)) {
+        if (!others || (borrowForbidden && !underNominal)) {
             attempts = new boolean[] {true};
         } else if (borrowForbidden && !anyByNominal) {
             attempts = new boolean[] {false, true};
@@ -139,81 +95,69 @@ final class KueuePreemptor {
         }
         long before = ctx.state();
         for (boolean borrowing : attempts) {
-            List<JobStatus> listed = new ArrayList<>();
+            // when borrowing, other queues' jobs that may be taken only if the job then ends within its nominal quota
+            // are left out
+            IntPredicate leftOut = borrowing && !fitsNominal
+                    ? hp -> variant(false, borrowForbidden, threshold, prio, hp) == Variant.WITHOUT_BORROWING : null;
+            PreemptionIndex.Listing listed = candidates(index, cq, job, needed, leftOut, true);
+            if (!listed.has(0) || !Preemptor.enoughGpus(ctx, job, listed)) {
+                continue;
+            }
             // other queues' victims that the job may take only if it then ends within its nominal quota: all but those
             // taken while borrowing (Kueue admits in the flavor it targeted, where a request its nominal quota holds
             // does not borrow; Fairway admits in the first flavor that fits, so it checks)
-            java.util.Set<String> needNominal = new java.util.HashSet<>();
-            // taken while borrowing from a queue that could reclaim it back (reclaimWithinCohort Any): only what that
-            // queue borrows beyond its nominal quota, as Fairway's rule, or the two would take turns
-            java.util.Set<String> keepQueueNominal = new java.util.HashSet<>();
-            for (Candidate c : others) {
-                if (!borrowing || c.variant() != Variant.WITHOUT_BORROWING) {
-                    listed.add(c.held().job);
-                    if (c.variant() != Variant.WHILE_BORROWING) {
-                        needNominal.add(c.held().job.id());
-                    } else {
-                        ClusterQueue victimQueue = ctx.snapshot().clusterQueues().get(c.held().queue.name);
-                        if (victimQueue != null && victimQueue.preemption().reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY) {
-                            keepQueueNominal.add(c.held().job.id());
-                        }
-                    }
-                }
-            }
-            int fromOthers = listed.size();
-            for (Candidate c : own) {
-                listed.add(c.held().job);
-            }
-            if (listed.isEmpty() || !Preemptor.enoughGpus(ctx, job, listed)) {
-                continue;
-            }
-            List<JobStatus> victims = new ArrayList<>();
+            Victims victims = new Victims();
             boolean fits = false;
-            for (int i = 0; i < listed.size(); i++) {
-                JobStatus c = listed.get(i);
-                if (i < fromOthers && !index.heldAboveNominal(ctx.clusterQueueOf(c), needed)) {
+            for (int i = 0; listed.has(i); i++) {
+                PreemptionIndex.Held h = listed.get(i);
+                JobStatus c = h.job;
+                boolean fromOthers = listed.fromMerged(i);
+                Variant v = fromOthers ? variant(fitsNominal, borrowForbidden, threshold, prio, h.priority) : null;
+                if (fromOthers && !index.heldAboveNominal(h.queue.name, needed)) {
                     continue; // its queue no longer borrows in what is needed: the rest of its jobs are safe
                 }
                 ctx.preemptForSearch(c, "");
-                if (keepQueueNominal.contains(c.id()) && index.heldBelowNominal(ctx.clusterQueueOf(c), usedOf(c, needed))) {
+                // taken while borrowing from a queue that could reclaim it back (reclaimWithinCohort Any): only what
+                // that queue borrows beyond its nominal quota, as Fairway's rule, or the two would take turns
+                if (v == Variant.WHILE_BORROWING && reclaimsAny(ctx, h) && index.heldBelowNominal(h.queue.name, usedOf(c, needed))) {
                     ctx.restore(c.id());
                     continue;
                 }
-                victims.add(c);
-                if (ctx.fits(job) && ((borrowing && !anyIn(victims, needNominal)) || !Preemptor.wouldBorrow(ctx, job, cq))) {
+                victims.add(c, fromOthers && v != Variant.WHILE_BORROWING);
+                if (ctx.fits(job) && ((borrowing && victims.needNominal == 0) || !Preemptor.wouldBorrow(ctx, job, cq))) {
                     fits = true;
                     break;
                 }
             }
             if (!fits) {
-                for (JobStatus v : victims) {
+                for (JobStatus v : victims.jobs) {
                     ctx.restore(v.id());
                 }
                 ctx.restoreState(before);
                 continue;
             }
-            for (int i = victims.size() - 1; i >= 0; i--) {
-                JobStatus v = victims.get(i);
+            for (int i = victims.jobs.size() - 1; i >= 0; i--) {
+                JobStatus v = victims.jobs.get(i);
+                boolean nn = victims.remove(i);
                 ctx.restore(v.id());
-                victims.remove(i);
-                if (!(ctx.fits(job) && ((borrowing && !anyIn(victims, needNominal)) || !Preemptor.wouldBorrow(ctx, job, cq)))) {
+                if (!(ctx.fits(job) && ((borrowing && victims.needNominal == 0) || !Preemptor.wouldBorrow(ctx, job, cq)))) {
                     ctx.preemptForSearch(v, "");
-                    victims.add(i, v);
+                    victims.add(i, v, nn);
                 }
             }
             Attempt a = ctx.tryAdmit(job);
-            if (a.admitted() && (!borrowing || anyIn(victims, needNominal)) && Preemptor.borrows(ctx, job, a.admission())) {
+            if (a.admitted() && (!borrowing || victims.needNominal > 0) && Preemptor.borrows(ctx, job, a.admission())) {
                 ctx.unadmit(job.id());
                 a = Attempt.failure(notFitting);
             }
             if (!a.admitted()) {
-                for (JobStatus v : victims) {
+                for (JobStatus v : victims.jobs) {
                     ctx.restore(v.id());
                 }
                 ctx.restoreState(before);
                 continue;
             }
-            for (JobStatus v : victims) {
+            for (JobStatus v : victims.jobs) {
                 ctx.explainPreemption(v.id(), Preemptor.describe(v, job, ctx.clusterQueueOf(v), cq.name()));
             }
             return a;
@@ -222,16 +166,102 @@ final class KueuePreemptor {
                 + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
     }
 
-    private static boolean anyIn(List<JobStatus> victims, java.util.Set<String> ids) {
-        if (ids.isEmpty()) {
-            return false;
-        }
-        for (JobStatus v : victims) {
-            if (ids.contains(v.id())) {
-                return true;
+    /**
+     * The candidates of an attempt, listed lazily. Other queues' first: the jobs of the cohort tree's queues that
+     * borrow in what is needed (when the attempt begins: the plan is then as the search found it), in candidate order,
+     * read by merging those queues' own orders — every job ({@code reclaimWithinCohort: Any}) or every lower-priority
+     * one, still in the plan, preemptible, charged for what is needed, and not {@code leftOut} (by priority). Then, with
+     * {@code withOwn}, the queue's own by {@code withinClusterQueue}.
+     */
+    static PreemptionIndex.Listing candidates(PreemptionIndex index, ClusterQueue cq, JobStatus job, Set<String> needed,
+                                              IntPredicate leftOut, boolean withOwn) {
+        PreemptionPolicy p = cq.preemption();
+        int prio = job.spec().priority();
+        List<PreemptionIndex.Held[]> sources = new ArrayList<>();
+        List<Integer> starts = new ArrayList<>();
+        if (p.reclaimWithinCohort() != PreemptionPolicy.ReclaimWithinCohort.NEVER) {
+            for (PreemptionIndex.Queue q : index.queuesOfRoot(index.rootOf(cq))) {
+                if (!q.name.equals(cq.name()) && index.heldAboveNominal(q.name, needed)) {
+                    sources.add(q.byCandidateOrder);
+                    starts.add(index.firstInPlan(q));
+                }
             }
         }
-        return false;
+        int[] startAt = new int[starts.size()];
+        for (int i = 0; i < startAt.length; i++) {
+            startAt[i] = starts.get(i);
+        }
+        boolean any = p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
+        PreemptionIndex.Filter othersFilter = new PreemptionIndex.Filter() {
+            @Override
+            public boolean stop(PreemptionIndex.Held h) {
+                return !any && h.priority >= prio; // candidate order is by priority: no lower-priority job follows
+            }
+
+            @Override
+            public boolean accept(PreemptionIndex.Held h) {
+                return h.inPlan && h.preemptible && (leftOut == null || !leftOut.test(h.priority)) && h.usesAny(needed);
+            }
+        };
+        PreemptionIndex.Queue own = !withOwn || p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.NEVER
+                ? null : index.queue(cq.name());
+        boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
+        PreemptionIndex.Filter ownFilter = new PreemptionIndex.Filter() {
+            @Override
+            public boolean stop(PreemptionIndex.Held h) {
+                return h.priority > prio || (h.priority == prio && !newerEqual);
+            }
+
+            @Override
+            public boolean accept(PreemptionIndex.Held h) {
+                return !(h.priority == prio && !Preemptor.newer(h.job, job)) && h.inPlan && h.preemptible && h.usesAny(needed);
+            }
+        };
+        return new PreemptionIndex.Listing(sources, startAt, othersFilter, own == null ? null : own.byCandidateOrder,
+                own == null ? 0 : index.firstInPlan(own), ownFilter);
+    }
+
+    /** How another queue's job of priority {@code hp} may be taken by a preemptor of priority {@code prio}. */
+    private static Variant variant(boolean fitsNominal, boolean borrowForbidden, Integer threshold, int prio, int hp) {
+        if (fitsNominal) {
+            return Variant.BY_NOMINAL;
+        }
+        boolean whileBorrowing = !borrowForbidden && hp < prio && (threshold == null || hp <= threshold);
+        return whileBorrowing ? Variant.WHILE_BORROWING : Variant.WITHOUT_BORROWING;
+    }
+
+    private static boolean reclaimsAny(SearchPlan ctx, PreemptionIndex.Held h) {
+        ClusterQueue victimQueue = ctx.snapshot().clusterQueues().get(h.queue.name);
+        return victimQueue != null && victimQueue.preemption().reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
+    }
+
+    /** The victims of an attempt in the order taken, and how many of them oblige the job to end within nominal quota. */
+    private static final class Victims {
+        final List<JobStatus> jobs = new ArrayList<>();
+        private final List<Boolean> needsNominal = new ArrayList<>();
+        int needNominal;
+
+        void add(JobStatus j, boolean nominalNeeded) {
+            add(jobs.size(), j, nominalNeeded);
+        }
+
+        void add(int i, JobStatus j, boolean nominalNeeded) {
+            jobs.add(i, j);
+            needsNominal.add(i, nominalNeeded);
+            if (nominalNeeded) {
+                needNominal++;
+            }
+        }
+
+        /** @return whether the removed victim obliged the job to end within nominal quota */
+        boolean remove(int i) {
+            jobs.remove(i);
+            boolean nn = needsNominal.remove(i);
+            if (nn) {
+                needNominal--;
+            }
+            return nn;
+        }
     }
 
     /** @return the pairs of {@code pairs} the running job is charged for */
@@ -247,19 +277,6 @@ final class KueuePreemptor {
             }
         }
         return out;
-    }
-
-    /** True when the running job is charged for one of the pairs. */
-    private static boolean usesAny(JobStatus j, Set<String> pairs) {
-        var a = j.admission();
-        for (PodSet ps : j.spec().podSets()) {
-            for (String r : ps.resources().names()) {
-                if (pairs.contains(QuotaBook.fr(a.flavorOf(ps.name(), r), r))) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     static Map<String, Long> demand(SearchPlan ctx, JobStatus job, ClusterQueue cq) {

@@ -12,17 +12,21 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The round's running jobs as the preemption search needs them, built once per round (on the first search)
- * instead of once per job that does not fit:
+ * The round's running jobs as the preemption search needs them, built once per round (on the first search) and then
+ * kept up to date by change, per ClusterQueue:
  * <ul>
- *   <li>per ClusterQueue, its jobs in admission order with the quota each one charges, and which of them make the
- *       queue borrow (recomputed for one queue only after a preemption, restore or resize touched it);</li>
- *   <li>per cohort tree, and per ClusterQueue, the jobs in the search's candidate order (lowest priority first,
- *       then most recently admitted), so candidates are listed by one filtered walk, without sorting.</li>
+ *   <li>its jobs in the search's candidate order (lowest priority first, then most recently admitted), so candidates
+ *       are listed by merging the queues' orders lazily — a search reads only the candidates it needs, not the
+ *       cohort tree's running jobs;</li>
+ *   <li>its jobs in admission order with the quota each one charges, what its jobs still in the plan use per
+ *       (flavor, resource) — updated by the charges of the one job that leaves or re-enters the plan — and which of
+ *       them make the queue borrow (re-derived for that queue only, after a job of it left or re-entered the plan).</li>
  * </ul>
- * What it answers is exactly what the search computed before from all running jobs on every call.
+ * What it answers is exactly what the search computed before from all running jobs on every call
+ * ({@code PreemptionIndexProperties} compares the two over random histories).
  */
 final class PreemptionIndex {
     /** One running job with its place in the index. */
@@ -31,12 +35,12 @@ final class PreemptionIndex {
         final Queue queue;
         /** Position in {@link Queue#byAdmission}. */
         int admissionPos;
+        /** Position in {@link Queue#byCandidateOrder}. */
+        int queuePos;
         /** Position among the snapshot's holding jobs: the last tie-breaker of the candidate order. */
         final int holdingPos;
         /** True while the job is neither preempted nor resized in the plan. */
         boolean inPlan;
-        /** Position in its cohort tree's array, or -1. */
-        int rootPos = -1;
 
         /** The candidate order's keys, read once. */
         final int priority;
@@ -44,6 +48,8 @@ final class PreemptionIndex {
         final long sequence;
         /** False for a job of a non-preemptible priority class: never a candidate. */
         final boolean preemptible;
+        /** The (flavor, resource) pairs its pod sets name, read on first use. */
+        private String[] pairs;
 
         Held(JobStatus job, Queue queue, int holdingPos) {
             this.job = job;
@@ -54,13 +60,35 @@ final class PreemptionIndex {
             this.sequence = job.sequence();
             this.preemptible = job.spec().preemptible();
         }
+
+        /** @return true when the job is charged for one of the (flavor, resource) pairs */
+        boolean usesAny(Set<String> wanted) {
+            String[] p = pairs;
+            if (p == null) {
+                List<String> l = new ArrayList<>(4);
+                Admit a = job.admission();
+                for (PodSet ps : job.spec().podSets()) {
+                    for (String r : ps.resources().names()) {
+                        l.add(QuotaBook.fr(a.flavorOf(ps.name(), r), r));
+                    }
+                }
+                p = l.toArray(new String[0]);
+                pairs = p;
+            }
+            for (String fr : p) {
+                if (wanted.contains(fr)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** The running jobs of one ClusterQueue. */
     static final class Queue {
         final String name;
         final List<Held> jobs = new ArrayList<>();
-        /** In admission order: admission time, then admission order, then sequence. */
+        /** In admission order: admission time, then admission order, then sequence (built on first use). */
         Held[] byAdmission;
         /** In candidate order. */
         Held[] byCandidateOrder;
@@ -69,14 +97,19 @@ final class PreemptionIndex {
         int[] chargeFr;
         long[] chargeAmount;
         long[] nominal;
+        /** What its jobs still in the plan use, per (flavor, resource) of {@link #frIds}. */
+        long[] used;
         /** The (flavor, resource) keys of {@link #chargeFr}'s local ids. */
         Map<String, Integer> frIds;
+        /** Per job in admission order: it makes the queue borrow (as of {@link #computedVersion}); replaced, never changed. */
         boolean[] borrowing;
-        /** Bumped whenever one of its jobs is preempted, restored or resized in the plan. */
+        /** Its borrowing jobs still in the plan, in candidate order (as of {@link #computedVersion}); replaced, never changed. */
+        Held[] borrowers;
+        /** Bumped whenever one of its jobs leaves or re-enters the plan. */
         int version;
         int computedVersion = -1;
-        /** The plan's state number when {@link #borrowing} was computed: the same number is the same plan. */
-        long computedState = -1;
+        /** No job before this position in {@link #byCandidateOrder} is in the plan. */
+        int firstInPlan;
         /** The root of its cohort tree, or null. */
         String root;
 
@@ -97,80 +130,54 @@ final class PreemptionIndex {
         return c != 0 ? c : Integer.compare(a.holdingPos, b.holdingPos);
     };
 
+    private static final Held[] NONE = new Held[0];
+
     private final SearchPlan ctx;
     private final Map<String, Queue> queues = new HashMap<>();
     private final Map<String, Held> byId = new HashMap<>();
-    /** Per cohort tree root: the running jobs of its ClusterQueues, in candidate order. */
-    private final Map<String, Held[]> byRoot = new HashMap<>();
+    /** Per cohort tree root: its ClusterQueues that hold jobs. */
+    private final Map<String, List<Queue>> queuesByRoot = new HashMap<>();
     private final Map<String, String> rootOfQueue = new HashMap<>();
-    /** Per cohort tree root: its borrowing jobs still in the plan, in candidate order, with the out-of-plan jobs they hold for. */
-    private final Map<String, Borrowers> borrowersByRoot = new HashMap<>();
-
-    /** Per cohort tree root: which of its jobs (by position in its array) are out of the plan (preempted or resized). */
-    private final Map<String, long[]> outOfPlan = new HashMap<>();
-
-    /**
-     * A cohort tree's borrowing jobs, computed when the jobs marked in {@code out} were out of the plan: which jobs
-     * borrow depends only on that, so the list holds as long as the same jobs are out.
-     */
-    private record Borrowers(long[] out, Held[] jobs) {
-    }
 
     PreemptionIndex(SearchPlan ctx) {
         this.ctx = ctx;
         List<JobStatus> holding = ctx.snapshot().holding();
-        Map<String, List<Held>> rootJobs = new HashMap<>();
         for (int i = 0; i < holding.size(); i++) {
             JobStatus h = holding.get(i);
             Admit a = h.admission();
             if (a == null) {
                 continue;
             }
-            Queue q = queues.computeIfAbsent(a.clusterQueue(), Queue::new);
+            Queue q = queues.get(a.clusterQueue());
+            if (q == null) {
+                q = new Queue(a.clusterQueue());
+                queues.put(q.name, q);
+                ClusterQueue spec = ctx.snapshot().clusterQueues().get(q.name);
+                if (spec != null) {
+                    q.root = root(spec.cohort());
+                    if (q.root != null) {
+                        queuesByRoot.computeIfAbsent(q.root, k -> new ArrayList<>()).add(q);
+                    }
+                }
+            }
             Held held = new Held(h, q, i);
             held.inPlan = !ctx.outOfPlan(h.id());
             q.jobs.add(held);
             byId.put(h.id(), held);
-            ClusterQueue spec = ctx.snapshot().clusterQueues().get(a.clusterQueue());
-            if (spec != null) {
-                String root = root(spec.cohort());
-                q.root = root;
-                if (root != null) {
-                    rootJobs.computeIfAbsent(root, k -> new ArrayList<>()).add(held);
-                }
-            }
-        }
-        Map<Queue, List<Held>> inOrder = new HashMap<>();
-        for (Map.Entry<String, List<Held>> e : rootJobs.entrySet()) {
-            Held[] a = e.getValue().toArray(new Held[0]);
-            Arrays.sort(a, CANDIDATE_ORDER);
-            byRoot.put(e.getKey(), a);
-            long[] out = new long[(a.length + 63) / 64];
-            for (int i = 0; i < a.length; i++) {
-                a[i].rootPos = i;
-                if (!a[i].inPlan) {
-                    out[i >> 6] |= 1L << i;
-                }
-            }
-            outOfPlan.put(e.getKey(), out);
-            for (Held h : a) {
-                inOrder.computeIfAbsent(h.queue, k -> new ArrayList<>()).add(h); // each queue's jobs, in the same order
-            }
         }
         for (Queue q : queues.values()) {
-            List<Held> sorted = inOrder.get(q);
-            if (sorted != null && sorted.size() == q.jobs.size()) {
-                q.byCandidateOrder = sorted.toArray(new Held[0]);
-            } else {
-                q.byCandidateOrder = q.jobs.toArray(new Held[0]);
-                Arrays.sort(q.byCandidateOrder, CANDIDATE_ORDER);
+            Held[] a = q.jobs.toArray(NONE);
+            Arrays.sort(a, CANDIDATE_ORDER);
+            for (int i = 0; i < a.length; i++) {
+                a[i].queuePos = i;
             }
+            q.byCandidateOrder = a;
         }
     }
 
-    /** Lists a queue's jobs in admission order with their quota charges: on the first question about its borrowers. */
+    /** Lists a queue's jobs in admission order with their quota charges: on the first question about its usage. */
     private void build(Queue q) {
-        Held[] adm = q.jobs.toArray(new Held[0]);
+        Held[] adm = q.jobs.toArray(NONE);
         Arrays.sort(adm, Comparator.comparingLong((Held h) -> h.job.admission().admittedAtMillis())
                 .thenComparingLong(h -> h.job.admission().admissionOrder()).thenComparingLong(h -> h.job.sequence()));
         q.byAdmission = adm;
@@ -213,26 +220,50 @@ final class PreemptionIndex {
         for (int i = 0; i < q.nominal.length; i++) {
             q.nominal[i] = nominal.get(i);
         }
-        q.borrowing = new boolean[adm.length];
+        long[] used = new long[q.nominal.length];
+        for (int i = 0; i < adm.length; i++) {
+            if (adm[i].inPlan) {
+                for (int k = start[i]; k < start[i + 1]; k++) {
+                    used[fr[k]] += amount[k];
+                }
+            }
+        }
+        q.used = used;
+    }
+
+    private Queue built(String queue) {
+        Queue q = queue == null ? null : queues.get(queue);
+        if (q != null && q.byAdmission == null) {
+            build(q);
+        }
+        return q;
     }
 
     /**
      * Called after a running job was preempted, restored or resized in the plan: reads whether it is still in the
-     * plan, and marks its queue as changed (its borrowing jobs are recomputed when next asked).
+     * plan and, when that changed, moves its charges in or out of its queue's usage and marks the queue as changed
+     * (its borrowing jobs are re-derived when next asked; no other queue is touched).
      */
     void touched(JobStatus job) {
         Held h = byId.get(job.id());
-        if (h != null) {
-            h.inPlan = !ctx.outOfPlan(h.job.id());
-            h.queue.version++;
-            if (h.rootPos >= 0) {
-                long[] out = outOfPlan.get(h.queue.root);
-                if (h.inPlan) {
-                    out[h.rootPos >> 6] &= ~(1L << h.rootPos);
-                } else {
-                    out[h.rootPos >> 6] |= 1L << h.rootPos;
-                }
+        if (h == null) {
+            return;
+        }
+        boolean now = !ctx.outOfPlan(h.job.id());
+        if (now == h.inPlan) {
+            return;
+        }
+        h.inPlan = now;
+        Queue q = h.queue;
+        q.version++;
+        if (q.used != null) {
+            long sign = now ? 1 : -1;
+            for (int k = q.chargeStart[h.admissionPos]; k < q.chargeStart[h.admissionPos + 1]; k++) {
+                q.used[q.chargeFr[k]] += sign * q.chargeAmount[k];
             }
+        }
+        if (now && h.queuePos < q.firstInPlan) {
+            q.firstInPlan = h.queuePos;
         }
     }
 
@@ -242,21 +273,24 @@ final class PreemptionIndex {
     }
 
     /**
-     * Whether a running job makes its ClusterQueue borrow: within each queue, jobs ranked by admission time (the
-     * earliest admitted are entitled to the nominal quota first); a job is borrowing when, counting it and every
-     * job still in the plan admitted before it, its queue is above nominal quota in a (flavor, resource) it uses.
+     * Which of a queue's running jobs make it borrow: within each queue, jobs ranked by admission time (the earliest
+     * admitted are entitled to the nominal quota first); a job is borrowing when, counting it and every job still in
+     * the plan admitted before it, its queue is above nominal quota in a (flavor, resource) it uses. Re-derived only
+     * when one of the queue's jobs left or re-entered the plan since; the arrays returned are never changed
+     * afterwards, so a search may keep them as the plan was when it began.
+     *
+     * @return per job in admission order ({@link Held#admissionPos}), whether it borrows
      */
-    boolean borrowing(Held h) {
-        Queue q = h.queue;
+    boolean[] borrowingFlags(Queue q) {
         if (q.byAdmission == null) {
             build(q);
         }
-        long state = ctx.state();
-        if (q.computedVersion != q.version && q.computedState != state) {
+        if (q.computedVersion != q.version) {
+            boolean[] flags = new boolean[q.byAdmission.length];
             long[] cumulative = new long[q.nominal.length];
             for (int i = 0; i < q.byAdmission.length; i++) {
                 boolean b = false;
-                if (inPlan(q.byAdmission[i])) {
+                if (q.byAdmission[i].inPlan) {
                     for (int k = q.chargeStart[i]; k < q.chargeStart[i + 1]; k++) {
                         int fr = q.chargeFr[k];
                         cumulative[fr] += q.chargeAmount[k];
@@ -265,12 +299,33 @@ final class PreemptionIndex {
                         }
                     }
                 }
-                q.borrowing[i] = b;
+                flags[i] = b;
             }
+            List<Held> borrowers = new ArrayList<>();
+            for (Held h : q.byCandidateOrder) {
+                if (h.inPlan && flags[h.admissionPos]) {
+                    borrowers.add(h);
+                }
+            }
+            q.borrowing = flags;
+            q.borrowers = borrowers.toArray(NONE);
             q.computedVersion = q.version;
-            q.computedState = state;
         }
-        return q.borrowing[h.admissionPos];
+        return q.borrowing;
+    }
+
+    /** @return whether a running job makes its ClusterQueue borrow now (see {@link #borrowingFlags}) */
+    boolean borrowing(Held h) {
+        return borrowingFlags(h.queue)[h.admissionPos];
+    }
+
+    /**
+     * @param q a ClusterQueue holding jobs
+     * @return its borrowing jobs still in the plan, in candidate order (an array never changed afterwards)
+     */
+    Held[] borrowers(Queue q) {
+        borrowingFlags(q);
+        return q.borrowers;
     }
 
     /**
@@ -283,25 +338,14 @@ final class PreemptionIndex {
      * @param pairs (flavor, resource) keys
      * @return true when it borrows in one of them
      */
-    boolean heldAboveNominal(String queue, java.util.Set<String> pairs) {
-        Queue q = queue == null ? null : queues.get(queue);
+    boolean heldAboveNominal(String queue, Set<String> pairs) {
+        Queue q = built(queue);
         if (q == null) {
             return false;
         }
-        if (q.byAdmission == null) {
-            build(q);
-        }
-        long[] used = new long[q.nominal.length];
-        for (int i = 0; i < q.byAdmission.length; i++) {
-            if (inPlan(q.byAdmission[i])) {
-                for (int k = q.chargeStart[i]; k < q.chargeStart[i + 1]; k++) {
-                    used[q.chargeFr[k]] += q.chargeAmount[k];
-                }
-            }
-        }
         for (String fr : pairs) {
             Integer id = q.frIds.get(fr);
-            if (id != null && used[id] > q.nominal[id]) {
+            if (id != null && q.used[id] > q.nominal[id]) {
                 return true;
             }
         }
@@ -313,25 +357,14 @@ final class PreemptionIndex {
      * @param pairs (flavor, resource) keys
      * @return true when its running jobs still in the plan use less than its nominal quota of one of the pairs it quotes
      */
-    boolean heldBelowNominal(String queue, java.util.Set<String> pairs) {
-        Queue q = queue == null ? null : queues.get(queue);
+    boolean heldBelowNominal(String queue, Set<String> pairs) {
+        Queue q = built(queue);
         if (q == null) {
             return false;
         }
-        if (q.byAdmission == null) {
-            build(q);
-        }
-        long[] used = new long[q.nominal.length];
-        for (int i = 0; i < q.byAdmission.length; i++) {
-            if (inPlan(q.byAdmission[i])) {
-                for (int k = q.chargeStart[i]; k < q.chargeStart[i + 1]; k++) {
-                    used[q.chargeFr[k]] += q.chargeAmount[k];
-                }
-            }
-        }
         for (String fr : pairs) {
             Integer id = q.frIds.get(fr);
-            if (id != null && used[id] < q.nominal[id]) {
+            if (id != null && q.used[id] < q.nominal[id]) {
                 return true;
             }
         }
@@ -353,43 +386,44 @@ final class PreemptionIndex {
         return lo;
     }
 
+    /** @return the ClusterQueue's running jobs, or null when it runs none */
+    Queue queue(String clusterQueue) {
+        return queues.get(clusterQueue);
+    }
+
     /** @return the running jobs of a ClusterQueue in candidate order (empty when it runs none) */
     Held[] ofQueue(String clusterQueue) {
         Queue q = queues.get(clusterQueue);
-        return q == null ? new Held[0] : q.byCandidateOrder;
+        return q == null ? NONE : q.byCandidateOrder;
     }
 
-    /** @return the running jobs of the ClusterQueues in a cohort tree, in candidate order (empty when none) */
-    Held[] ofRoot(String root) {
-        Held[] a = root == null ? null : byRoot.get(root);
-        return a == null ? new Held[0] : a;
+    /** @return the ClusterQueues of a cohort tree that hold jobs (empty when none) */
+    List<Queue> queuesOfRoot(String root) {
+        List<Queue> l = root == null ? null : queuesByRoot.get(root);
+        return l == null ? List.of() : l;
+    }
+
+    /** @return how many running jobs of the ClusterQueues in a cohort tree have a priority below {@code priority} */
+    int countBelowInRoot(String root, int priority) {
+        int n = 0;
+        for (Queue q : queuesOfRoot(root)) {
+            n += countBelow(q.byCandidateOrder, priority);
+        }
+        return n;
     }
 
     /**
-     * @param root a cohort tree's root
-     * @return the running jobs of its ClusterQueues that are in the plan and borrowing, in candidate order (kept
-     *     while the same jobs of the tree are out of the plan)
+     * @return the first position of a queue's candidate order that may hold a job still in the plan (every job
+     *     before it is out of the plan)
      */
-    Held[] borrowersOfRoot(String root) {
-        if (root == null) {
-            return new Held[0];
+    int firstInPlan(Queue q) {
+        int i = q.firstInPlan;
+        Held[] a = q.byCandidateOrder;
+        while (i < a.length && !a[i].inPlan) {
+            i++;
         }
-        Borrowers b = borrowersByRoot.get(root);
-        long[] out = outOfPlan.get(root);
-        if (out == null) {
-            return new Held[0];
-        }
-        if (b == null || !Arrays.equals(b.out(), out)) {
-            List<Held> l = new ArrayList<>();
-            for (Held h : ofRoot(root)) {
-                if (h.inPlan && borrowing(h)) {
-                    l.add(h);
-                }
-            }
-            b = new Borrowers(out.clone(), l.toArray(new Held[0]));
-            borrowersByRoot.put(root, b);
-        }
-        return b.jobs();
+        q.firstInPlan = i;
+        return i;
     }
 
     /** @return the root of a ClusterQueue's cohort tree, or null when it is in no cohort */
@@ -408,5 +442,126 @@ final class PreemptionIndex {
             c = spec.parent();
         }
         return c;
+    }
+
+    /** Decides whether a job at the head of a source is listed; a source stops at its first job that {@link #stop}s it. */
+    interface Filter {
+        /** @return true when no later job of the same source (in candidate order) can be listed either */
+        boolean stop(Held h);
+
+        /** @return true when the job is listed */
+        boolean accept(Held h);
+    }
+
+    /**
+     * Candidates listed lazily: first the jobs of several sources (parts of queues' candidate orders) merged into one
+     * candidate order, then the jobs of one more source in its own order. Jobs are read only as far as asked for
+     * ({@link #has(int)}), and what was read is kept, so the list may be read again from its start. A job the search
+     * has not reached yet is in the state the search found it in (a search changes only the jobs it has reached), so
+     * listing lazily lists what listing everything first would.
+     */
+    static final class Listing {
+        private final Held[][] merged;
+        private final int[] pos;
+        private final int[] end;
+        private final Filter mergedFilter;
+        private final Held[] last;
+        private int lastPos;
+        private final int lastEnd;
+        private final Filter lastFilter;
+        private final List<Held> read = new ArrayList<>();
+        private int mergedCount = -1;
+
+        /**
+         * @param merged the sources merged in candidate order, each from {@code starts[i]}
+         * @param mergedFilter what of them is listed
+         * @param last the source listed after them (null for none), from {@code lastStart}
+         * @param lastFilter what of it is listed
+         */
+        Listing(List<Held[]> merged, int[] starts, Filter mergedFilter, Held[] last, int lastStart, Filter lastFilter) {
+            this.merged = merged.toArray(new Held[0][]);
+            this.pos = starts.clone();
+            this.end = new int[this.merged.length];
+            for (int i = 0; i < this.merged.length; i++) {
+                end[i] = this.merged[i].length;
+            }
+            this.mergedFilter = mergedFilter;
+            this.last = last == null ? NONE : last;
+            this.lastPos = lastStart;
+            this.lastEnd = this.last.length;
+            this.lastFilter = lastFilter;
+        }
+
+        /** @return true when the list has an i-th job (reading further as needed) */
+        boolean has(int i) {
+            while (read.size() <= i) {
+                Held h = next();
+                if (h == null) {
+                    return false;
+                }
+                read.add(h);
+            }
+            return true;
+        }
+
+        /** @return the i-th job ({@link #has(int)} said it exists) */
+        Held get(int i) {
+            return read.get(i);
+        }
+
+        /** @return true when the i-th job came from the merged sources (not from the last one) */
+        boolean fromMerged(int i) {
+            return mergedCount < 0 || i < mergedCount;
+        }
+
+        private Held next() {
+            if (mergedCount < 0) {
+                Held h = nextMerged();
+                if (h != null) {
+                    return h;
+                }
+                mergedCount = read.size();
+            }
+            while (lastPos < lastEnd) {
+                Held h = last[lastPos++];
+                if (lastFilter.stop(h)) {
+                    lastPos = lastEnd;
+                    break;
+                }
+                if (lastFilter.accept(h)) {
+                    return h;
+                }
+            }
+            return null;
+        }
+
+        private Held nextMerged() {
+            int best = -1;
+            Held bestHeld = null;
+            for (int s = 0; s < merged.length; s++) {
+                Held[] a = merged[s];
+                int p = pos[s];
+                while (p < end[s]) {
+                    Held h = a[p];
+                    if (mergedFilter.stop(h)) {
+                        p = end[s];
+                        break;
+                    }
+                    if (mergedFilter.accept(h)) {
+                        break;
+                    }
+                    p++;
+                }
+                pos[s] = p;
+                if (p < end[s] && (bestHeld == null || CANDIDATE_ORDER.compare(a[p], bestHeld) < 0)) {
+                    best = s;
+                    bestHeld = a[p];
+                }
+            }
+            if (best >= 0) {
+                pos[best]++;
+            }
+            return bestHeld;
+        }
     }
 }

@@ -53,7 +53,7 @@ public final class PreemptionSearch {
                 ? PreemptionIndex.countBelow(idx.ofQueue(cq.name()), prio) : 0;
         boolean cohortByPriority = p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.LOWER_PRIORITY
                 || p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY;
-        int cohort = cohortByPriority ? PreemptionIndex.countBelow(idx.ofRoot(idx.rootOf(cq)), prio) : 0;
+        int cohort = cohortByPriority ? idx.countBelowInRoot(idx.rootOf(cq), prio) : 0;
         return new Rank(own, cohort);
     }
 

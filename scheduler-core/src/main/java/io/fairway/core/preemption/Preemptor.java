@@ -52,13 +52,14 @@ final class Preemptor {
             if (borrowing && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER) {
                 continue;
             }
-            List<JobStatus> candidates = candidates(ctx, index, job, cq, borrowing);
-            if (candidates.isEmpty() || !enoughGpus(ctx, job, candidates)) {
+            PreemptionIndex.Listing candidates = candidates(index, job, cq, borrowing);
+            if (!candidates.has(0) || !enoughGpus(ctx, job, candidates)) {
                 continue; // (the loop below would preempt them all, find no room, and put them all back)
             }
             List<JobStatus> victims = new ArrayList<>();
             boolean fits = false;
-            for (JobStatus c : candidates) {
+            for (int i = 0; candidates.has(i); i++) {
+                JobStatus c = candidates.get(i).job;
                 ctx.preemptForSearch(c, "");
                 victims.add(c);
                 if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
@@ -119,7 +120,7 @@ final class Preemptor {
      * are as many free GPUs as it needs — on one node for a job of one member, in the cluster otherwise. Freeing
      * only some of them frees no more; when even all of them are not enough, no set of victims makes room.
      */
-    static boolean enoughGpus(SearchPlan ctx, JobStatus job, List<JobStatus> candidates) {
+    static boolean enoughGpus(SearchPlan ctx, JobStatus job, PreemptionIndex.Listing candidates) {
         List<io.fairway.api.job.PodSet> podSets = job.spec().podSets();
         long needed = 0;
         for (io.fairway.api.job.PodSet ps : podSets) {
@@ -133,8 +134,8 @@ final class Preemptor {
                 return true;
             }
             Map<Integer, Integer> freed = new java.util.HashMap<>();
-            for (JobStatus c : candidates) {
-                for (Placer.Taken t : ctx.held(c.id())) {
+            for (int i = 0; candidates.has(i); i++) {
+                for (Placer.Taken t : ctx.held(candidates.get(i).job.id())) {
                     int n = freed.merge(t.node(), Long.bitCount(t.gpuMask()), Integer::sum);
                     if (ctx.capacity().freeGpuCount(t.node()) + n >= needed) {
                         return true;
@@ -144,8 +145,8 @@ final class Preemptor {
             return false;
         }
         long available = ctx.capacity().freeGpus();
-        for (JobStatus c : candidates) {
-            for (Placer.Taken t : ctx.held(c.id())) {
+        for (int i = 0; candidates.has(i); i++) {
+            for (Placer.Taken t : ctx.held(candidates.get(i).job.id())) {
                 available += Long.bitCount(t.gpuMask());
             }
             if (available >= needed) {
@@ -208,44 +209,55 @@ final class Preemptor {
         return false;
     }
 
-    private static List<JobStatus> candidates(SearchPlan ctx, PreemptionIndex index, JobStatus job, ClusterQueue cq, boolean borrowing) {
+    /**
+     * The candidates of one phase, listed lazily: other queues' borrowing jobs first (as they were when the phase
+     * began), then the queue's own; each in the index's candidate order.
+     */
+    static PreemptionIndex.Listing candidates(PreemptionIndex index, JobStatus job, ClusterQueue cq, boolean borrowing) {
         PreemptionPolicy p = cq.preemption();
         int prio = job.spec().priority();
-        List<JobStatus> out = new ArrayList<>();
-        // other queues' jobs first (only borrowers), then the queue's own; each in the index's candidate order
         boolean others = borrowing ? p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY
                 : p.reclaimWithinCohort() != PreemptionPolicy.ReclaimWithinCohort.NEVER;
+        List<PreemptionIndex.Held[]> sources = new ArrayList<>();
         if (others) {
-            boolean any = !borrowing && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
-            for (PreemptionIndex.Held h : index.borrowersOfRoot(index.rootOf(cq))) {
-                if (!any && h.priority >= prio) {
-                    break; // candidate order is by priority: no lower-priority job follows
-                }
-                if (borrowing && p.maxPriorityThreshold() != null && h.priority > p.maxPriorityThreshold()) {
-                    break; // nor one at or below the threshold
-                }
-                if (!h.queue.name.equals(cq.name()) && h.preemptible) {
-                    out.add(h.job);
+            for (PreemptionIndex.Queue q : index.queuesOfRoot(index.rootOf(cq))) {
+                if (!q.name.equals(cq.name())) {
+                    sources.add(index.borrowers(q)); // never changed afterwards: the borrowers as the phase begins
                 }
             }
         }
-        if (p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.NEVER) {
-            boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
-            for (PreemptionIndex.Held h : index.ofQueue(cq.name())) {
-                int hp = h.priority;
-                if (hp > prio || (hp == prio && !newerEqual)) {
-                    break;
-                }
-                if (hp == prio && !newer(h.job, job)) {
-                    continue;
-                }
-                // a preemptor that must borrow takes only from borrowers, even in its own queue
-                if (index.inPlan(h) && h.preemptible && (!borrowing || index.borrowing(h))) {
-                    out.add(h.job);
-                }
+        boolean any = !borrowing && p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY;
+        Integer threshold = borrowing ? p.maxPriorityThreshold() : null;
+        PreemptionIndex.Filter othersFilter = new PreemptionIndex.Filter() {
+            @Override
+            public boolean stop(PreemptionIndex.Held h) {
+                // candidate order is by priority: no lower-priority job follows, nor one at or below the threshold
+                return (!any && h.priority >= prio) || (threshold != null && h.priority > threshold);
             }
-        }
-        return out;
+
+            @Override
+            public boolean accept(PreemptionIndex.Held h) {
+                return h.preemptible;
+            }
+        };
+        PreemptionIndex.Queue own = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.NEVER ? null : index.queue(cq.name());
+        boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
+        // a preemptor that must borrow takes only from borrowers, even in its own queue (as they are when the phase begins)
+        boolean[] ownBorrowing = own != null && borrowing ? index.borrowingFlags(own) : null;
+        PreemptionIndex.Filter ownFilter = new PreemptionIndex.Filter() {
+            @Override
+            public boolean stop(PreemptionIndex.Held h) {
+                return h.priority > prio || (h.priority == prio && !newerEqual);
+            }
+
+            @Override
+            public boolean accept(PreemptionIndex.Held h) {
+                return !(h.priority == prio && !newer(h.job, job)) && h.inPlan && h.preemptible
+                        && (ownBorrowing == null || ownBorrowing[h.admissionPos]);
+            }
+        };
+        return new PreemptionIndex.Listing(sources, new int[sources.size()], othersFilter,
+                own == null ? null : own.byCandidateOrder, own == null ? 0 : index.firstInPlan(own), ownFilter);
     }
 
     static boolean newer(JobStatus a, JobStatus b) {
