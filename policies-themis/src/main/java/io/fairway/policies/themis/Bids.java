@@ -86,12 +86,36 @@ final class Bids {
             start.sort(Comparator.comparingDouble((Item i) -> i.job().remaining()).thenComparing(i -> i.job().status(), JobOrder.SEQUENCE));
             List<Item> all = new ArrayList<>(keep);
             all.addAll(start);
+            if (r.config.worstJobFirst() && all.size() > 1) {
+                worstJobFirst(all, r.horizon);
+            }
             if (!all.isEmpty()) {
                 r.items.put(app.name(), all);
             }
         }
     }
 
+
+    /**
+     * The app's own scheduler: its GPUs go to its jobs worst-off first. A job's key is its own ρ if it gets no GPUs
+     * for another lease ({@link FinishTimeEstimator#jobRho}: a running job whose lease expired then loses its work
+     * since its last checkpoint); ties keep the order before (kept jobs by sequence, then waiting ones shortest
+     * first). The order is stable, so an app's items are sorted on keys computed once.
+     */
+    static void worstJobFirst(List<Item> items, double horizon) {
+        record Keyed(double key, int pos, Item item) {
+        }
+        Keyed[] keyed = new Keyed[items.size()];
+        for (int i = 0; i < keyed.length; i++) {
+            JobView j = items.get(i).job();
+            double rem = items.get(i).keep() ? j.remainingIfRevoked() : j.remaining();
+            keyed[i] = new Keyed(-FinishTimeEstimator.jobRho(j, horizon + rem), i, items.get(i));
+        }
+        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
+        for (int i = 0; i < keyed.length; i++) {
+            items.set(i, keyed[i].item());
+        }
+    }
 
     private static Item pendingItem(Round r, JobView j) {
         JobSpec spec = j.status().spec();

@@ -72,9 +72,14 @@ final class Leases {
             }
             JobStatus j = c.item().job().status();
             Map<String, Integer> counts = c.item().elasticPodSet() == null ? Bids.fullCounts(j.spec()) : c.item().counts(c.members());
-            double takerRho = r.apps.get(j.spec().jobSet()).rho();
+            String taker = j.spec().jobSet();
+            double takerRho = r.apps.get(taker).rho();
+            // an app that hands its GPUs to its worst-off jobs first may give its own expired lease to one of them: the
+            // bundle it won starts that job rather than keeping the other
+            boolean ownFirst = r.config.worstJobFirst();
             Predicate<JobStatus> candidate = v -> unkept.contains(v.id())
-                    && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho);
+                    && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho
+                        || ownFirst && v.spec().jobSet().equals(taker));
             if (!anyOf(r.revocable, candidate)) {
                 continue; // no expired lease this start may take: room() could only name no victim
             }

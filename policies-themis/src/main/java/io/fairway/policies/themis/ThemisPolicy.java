@@ -89,21 +89,51 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      *     cluster needs for the remaining work of the live jobs submitted before it, plus its own run when it
      *     announces one; the apps of overdue
      *     jobs start before the auction, oldest first, when they fit on the free GPUs ({@code +∞}: never)
+     * @param worstJobFirst true: an app hands the GPUs it bids for to its jobs worst-off first (each job's own ρ if it
+     *     waits another lease), kept and waiting jobs alike, so it may give its own expired lease to a worse-off job of
+     *     its own; false: it keeps its running jobs first, then starts its waiting jobs shortest first
      */
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                          boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
-                         boolean perJob, double overdueFactor) {
+                         boolean perJob, double overdueFactor, boolean worstJobFirst) {
+        /** Whether an app hands the GPUs it wins to its worst-off jobs first, by default. */
+        public static final boolean DEFAULT_WORST_JOB_FIRST = true;
+
         /**
          * The defaults: f = 0 (every app with demand bids), 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
          * checkpointing revocable at the price of their work (a revocation restarts them from zero, and that loss counts in the
          * holder's ρ, so it happens only for an app whose ρ is worse even then), leases renewed unless a worse-off app needs
          * them, early revocation for the worst app.
          */
-        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 3.0,
-                true, 4.0);
+        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 2.0,
+                true, 4.0, DEFAULT_WORST_JOB_FIRST);
+
+
+        /**
+         * With the default order of an app's jobs ({@link #DEFAULT_WORST_JOB_FIRST}).
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param reserve the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @param earlyRevoke early revocation for short jobs
+         * @param reserveAboveRho the worst app's ρ from which the guard acts
+         * @param perJob the per-job term
+         * @param overdueFactor the overdue bound
+         */
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
+                      boolean perJob, double overdueFactor) {
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
+                    reserveAboveRho, perJob, overdueFactor, DEFAULT_WORST_JOB_FIRST);
+        }
 
         /** The worst app's ρ from which the starvation guard acts, by default. */
-        public static final double DEFAULT_RESERVE_ABOVE_RHO = 3.0;
+        public static final double DEFAULT_RESERVE_ABOVE_RHO = 2.0;
 
         /**
          * With the default per-job term and overdue factor.
@@ -192,25 +222,25 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         /** @param v f @return a copy */
         public Config withF(double v) {
             return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor);
+                    overdueFactor, worstJobFirst);
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
             return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor);
+                    overdueFactor, worstJobFirst);
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
             return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor);
+                    overdueFactor, worstJobFirst);
         }
 
         /** @param v reservation @return a copy */
         public Config withReserve(boolean v) {
             return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor);
+                    overdueFactor, worstJobFirst);
         }
     }
 

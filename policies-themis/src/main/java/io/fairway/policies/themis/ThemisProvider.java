@@ -26,7 +26,11 @@ import java.util.TreeSet;
  *   <li>{@code earlyRevoke} — {@code true|false}: the starvation guard may revoke leases before they expire when
  *       waiting for their expiry would cost the worst app more ρ than the revocation costs the holders (default true);</li>
  *   <li>{@code reserveAboveRho} — a number ≥ 0: the starvation guard acts only once the worst app's ρ has reached it
- *       (default 3; 0: always).</li>
+ *       (default 2; 0: always);</li>
+ *   <li>{@code perJob} — {@code true|false}: an app's ρ is at least its worst job's (default true);</li>
+ *   <li>{@code overdueFactor} — a number ≥ 0 or {@code infinite}: the bound on how long a job may be overtaken (default 4);</li>
+ *   <li>{@code worstJobFirst} — {@code true|false}: an app hands the GPUs it wins to its worst-off jobs first, its own expired
+ *       leases included (default true).</li>
  * </ul>
  *
  * <pre>{@code
@@ -36,7 +40,7 @@ import java.util.TreeSet;
 public final class ThemisProvider implements PolicyProvider {
     /** The parameter names accepted. */
     public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint",
-            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho", "perJob", "overdueFactor");
+            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho", "perJob", "overdueFactor", "worstJobFirst");
 
     @Override
     public String name() {
@@ -94,7 +98,8 @@ public final class ThemisProvider implements PolicyProvider {
             String v = o.trim().toLowerCase(Locale.ROOT);
             overdue = v.equals("infinite") || v.equals("inf") || v.equals("never") ? Double.POSITIVE_INFINITY : number(p, "overdueFactor", overdue);
         }
-        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above, perJob, overdue);
+        boolean worstJobFirst = bool(p, "worstJobFirst", d.worstJobFirst());
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above, perJob, overdue, worstJobFirst);
     }
 
     private static double number(Map<String, String> p, String key, double dflt) {

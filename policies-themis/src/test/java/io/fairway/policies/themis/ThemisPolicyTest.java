@@ -45,6 +45,9 @@ class ThemisPolicyTest {
         ThemisPolicy paper = (ThemisPolicy) themis(Map.of("perJob", "false", "overdueFactor", "infinite"));
         assertThat(paper.config().perJob()).isFalse();
         assertThat(paper.config().overdueFactor()).isInfinite();
+        assertThat(((ThemisPolicy) themis(Map.of("worstJobFirst", "false"))).config().worstJobFirst()).isFalse();
+        assertThatThrownBy(() -> themis(Map.of("worstJobFirst", "sometimes"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("worstJobFirst must be true or false");
         assertThatThrownBy(() -> themis(Map.of("overdueFactor", "-1"))).isInstanceOf(InvalidSpecException.class)
                 .hasMessageContaining("overdueFactor must be >= 0");
         assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
@@ -345,5 +348,32 @@ class ThemisPolicyTest {
                 assertThat(admitted).as(mode).isEmpty();
             }
         }
+    }
+
+    /**
+     * One 4-GPU node; one app runs a 20,000 s job on all of it, and a minute later the same app submits a 60 s job of 4
+     * GPUs. At the first lease expiry the app's own scheduler ({@code worstJobFirst}) hands the GPUs to its worse-off
+     * job, the short one (its own ρ after another lease: about 10; the long job's if revoked: about 0.5), which
+     * finishes within minutes; the long job checkpoints and goes on. Without it the app keeps its running job and the
+     * short one waits for it to end: five and a half hours.
+     */
+    @Test
+    void anAppHandsItsOwnExpiredLeaseToItsWorseOffJob() {
+        io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
+        Map<Boolean, Long> shortDone = new java.util.HashMap<>();
+        for (boolean worstJobFirst : List.of(true, false)) {
+            MiniSim sim = new MiniSim(themis(Map.of("worstJobFirst", Boolean.toString(worstJobFirst))), 1, 1, GpuTopology.pcie4("V100"), 1);
+            for (JobSpec j : List.of(MiniSim.job("a-long", "a", 4, 20_000), MiniSim.job("a-short", "a", 4, 60))) {
+                sim.submitAt(j.id().equals("a-long") ? 0 : 60_000, new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(),
+                        j.priority(), 0, j.podSets(), j.estimatedSeconds(), j.sensitivity(), ck));
+            }
+            sim.run(100L * 3600 * 1000);
+            assertThat(sim.violations).isEmpty();
+            assertThat(sim.finished).containsOnlyKeys("a-long", "a-short");
+            shortDone.put(worstJobFirst, sim.finished.get("a-short"));
+        }
+        assertThat(shortDone.get(true)).as("worst job first: after the first lease, about 10 minutes").isLessThan(15L * 60_000);
+        assertThat(shortDone.get(false)).as("running job kept: after the long job").isGreaterThan(20_000_000L);
+        assertThat(((ThemisPolicy) themis(Map.of())).config().worstJobFirst()).as("the default").isTrue();
     }
 }

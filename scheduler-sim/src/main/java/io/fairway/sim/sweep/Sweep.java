@@ -140,7 +140,7 @@ public final class Sweep {
                         LOG.debug("{}: {} in {} s", w.id(), p.label(), wall);
                         AppFairness apps = AppFairness.of(r, appOf(w));
                         return new Run(r.metrics(), gpuHoursLost(r), utilisationUntil(r, lastSubmitSeconds(w)), wall, cpu,
-                                apps.maxRho(), apps.avgAppJctSeconds());
+                                apps.maxRho(), apps.avgAppJctSeconds(), maxWaitSeconds(r));
                     }));
                 }
             }
@@ -222,7 +222,29 @@ public final class Sweep {
 
     /** What one run produced. */
     private record Run(PolicyMetrics metrics, double gpuHoursLost, double arrivalUtilisation, double wallSeconds, double cpuSeconds,
-                       double appMaxRho, double appAvgJctSeconds) {
+                       double appMaxRho, double appAvgJctSeconds, double maxWaitSeconds) {
+    }
+
+    /**
+     * @param r a run
+     * @return the longest wait of any job from its submission to its first start; a job that never started counts from
+     *     its submission to the run's last completion (at least)
+     */
+    static double maxWaitSeconds(SimulationResult r) {
+        double end = 0;
+        for (io.fairway.sim.JobOutcome j : r.jobs()) {
+            if (!Double.isNaN(j.completionSeconds())) {
+                end = Math.max(end, j.completionSeconds());
+            }
+        }
+        double max = 0;
+        for (io.fairway.sim.JobOutcome j : r.jobs()) {
+            double w = Double.isNaN(j.firstStartSeconds()) ? end - j.submitSeconds() : j.queueingDelaySeconds();
+            if (!Double.isNaN(w)) {
+                max = Math.max(max, w);
+            }
+        }
+        return max;
     }
 
     /** @return the app (job set) of each job of the workload, by job id */
@@ -246,7 +268,7 @@ public final class Sweep {
                 rows.add(new SweepRow(wl.id(), wl.kind(), wl.seed(), wl.requestedLoad(), wl.load(), wl.checkpoints(), wl.gpus(), m.jobs(),
                         policies.get(p), contended, m.completed(), m.maxRho(), m.meanRho(), m.avgJctSeconds(), m.p95JctSeconds(),
                         m.makespanSeconds(), r.gpuHoursLost(), m.gpuUtilization(), r.arrivalUtilisation(), m.preemptions(), r.wallSeconds(),
-                        r.cpuSeconds(), r.appMaxRho(), r.appAvgJctSeconds()));
+                        r.cpuSeconds(), r.appMaxRho(), r.appAvgJctSeconds(), r.maxWaitSeconds()));
             }
         }
         return rows;

@@ -216,6 +216,7 @@ public final class SweepReport {
             m.put("cpuSeconds", num(r.cpuSeconds()));
             m.put("appMaxRho", num(r.appMaxRho()));
             m.put("appAvgJctSeconds", num(r.appAvgJctSeconds()));
+            m.put("maxWaitSeconds", num(r.maxWaitSeconds()));
             rs.add(m);
         }
         o.put("rows", rs);
@@ -421,7 +422,7 @@ public final class SweepReport {
                     r.path("contended").asBoolean(), r.get("completed").asInt(), dbl(r, "maxRho"), dbl(r, "meanRho"), dbl(r, "avgJctSeconds"),
                     dbl(r, "p95JctSeconds"), dbl(r, "makespanSeconds"), dbl(r, "gpuHoursLost"), dbl(r, "utilisation"),
                     dbl(r, "arrivalUtilisation"), r.path("preemptions").asInt(), dbl(r, "wallSeconds"), dbl(r, "cpuSeconds"),
-                    dbl(r, "appMaxRho"), dbl(r, "appAvgJctSeconds")));
+                    dbl(r, "appMaxRho"), dbl(r, "appAvgJctSeconds"), dbl(r, "maxWaitSeconds")));
         }
         return out;
     }

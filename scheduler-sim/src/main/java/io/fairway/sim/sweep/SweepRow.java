@@ -32,11 +32,33 @@ package io.fairway.sim.sweep;
  * @param appMaxRho the largest ρ per <em>app</em> ({@link AppFairness}: an app, a job set, finishes with its last job);
  *     equal to {@code maxRho} on a workload of one job per app; NaN when unknown (rows of older sweeps)
  * @param appAvgJctSeconds mean app completion time (first submission to last completion); NaN when unknown
+ * @param maxWaitSeconds the longest wait of any job from its submission to its first start (a job that never started:
+ *     from its submission to the end of the run); NaN when unknown (rows of older sweeps)
  */
 public record SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
                        String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
                        double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, double arrivalUtilisation, int preemptions,
-                       double wallSeconds, double cpuSeconds, double appMaxRho, double appAvgJctSeconds) {
+                       double wallSeconds, double cpuSeconds, double appMaxRho, double appAvgJctSeconds, double maxWaitSeconds) {
+    /**
+     * A row without the longest wait (NaN).
+     *
+     * @param workload the workload @param kind its kind @param seed the seed @param requestedLoad the load asked for
+     * @param load the load achieved @param checkpoints whether jobs checkpoint @param gpus cluster GPUs @param jobs jobs
+     * @param policy the policy @param contended contended @param completed jobs finished @param maxRho max ρ
+     * @param meanRho mean ρ @param avgJctSeconds avg JCT @param p95JctSeconds p95 JCT @param makespanSeconds makespan
+     * @param gpuHoursLost GPU-hours lost @param utilisation utilisation @param arrivalUtilisation over the arrivals
+     * @param preemptions preemptions @param wallSeconds wall time @param cpuSeconds CPU time
+     * @param appMaxRho max ρ per app @param appAvgJctSeconds avg app JCT
+     */
+    public SweepRow(String workload, String kind, long seed, double requestedLoad, double load, boolean checkpoints, long gpus, int jobs,
+                    String policy, boolean contended, int completed, double maxRho, double meanRho, double avgJctSeconds,
+                    double p95JctSeconds, double makespanSeconds, double gpuHoursLost, double utilisation, double arrivalUtilisation, int preemptions,
+                    double wallSeconds, double cpuSeconds, double appMaxRho, double appAvgJctSeconds) {
+        this(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho, avgJctSeconds,
+                p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds, appMaxRho,
+                appAvgJctSeconds, Double.NaN);
+    }
+
     /**
      * A row without the app-level figures (NaN).
      *
@@ -53,21 +75,21 @@ public record SweepRow(String workload, String kind, long seed, double requested
                     double wallSeconds, double cpuSeconds) {
         this(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho, avgJctSeconds,
                 p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds, Double.NaN,
-                Double.NaN);
+                Double.NaN, Double.NaN);
     }
 
     /** @return a copy with the wall and CPU times zeroed, for comparing sweeps */
     public SweepRow withoutTiming() {
         return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, maxRho, meanRho,
                 avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, 0, 0, appMaxRho,
-                appAvgJctSeconds);
+                appAvgJctSeconds, maxWaitSeconds);
     }
 
     /** @param isContended whether the workload is contended @return a copy with that */
     public SweepRow withContended(boolean isContended) {
         return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, isContended, completed, maxRho, meanRho,
                 avgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds,
-                appMaxRho, appAvgJctSeconds);
+                appMaxRho, appAvgJctSeconds, maxWaitSeconds);
     }
 
     /**
@@ -77,7 +99,7 @@ public record SweepRow(String workload, String kind, long seed, double requested
     public SweepRow perApp() {
         return new SweepRow(workload, kind, seed, requestedLoad, load, checkpoints, gpus, jobs, policy, contended, completed, appMaxRho, meanRho,
                 appAvgJctSeconds, p95JctSeconds, makespanSeconds, gpuHoursLost, utilisation, arrivalUtilisation, preemptions, wallSeconds, cpuSeconds,
-                appMaxRho, appAvgJctSeconds);
+                appMaxRho, appAvgJctSeconds, maxWaitSeconds);
     }
 
     /** @return true when every job finished */

@@ -21,7 +21,8 @@ import java.util.Map;
  * <p>Targets, each over the contended workloads: the subject's max ρ ≤ 1.25 × the lowest baseline's on every one and
  * ≤ 1.0 × on at least 95 %; its median max ρ ratio against each FIFO ({@code strict-fifo}, {@code best-effort-fifo})
  * and {@code tiresias-las} ≤ 1 ÷ 2.25; its avg JCT ≤ 1.05 × the best baseline's on the median workload and ≤ 1.20 × on
- * the worst.
+ * the worst; and no starvation: no job waits longer for its first start than the longest wait under
+ * {@value #ARRIVAL_ORDER} on the same workload.
  *
  * @param subject the policy judged
  * @param workloads workloads in the sweep
@@ -221,8 +222,50 @@ public record SweepSummary(String subject, int workloads, int contended, List<Ba
         }
         Best best = new Best(contended.size(), equal, within, median(rho), worst(rho), worstAt(rho, rhoWhere), median(jct), worst(jct),
                 worstAt(jct, jctWhere));
-        return new SweepSummary(subject, comparisons.size(), contended.size(), perBaseline, best, comparisons,
-                targets(subject, perBaseline, best));
+        List<Target> targets = new ArrayList<>(targets(subject, perBaseline, best));
+        targets.add(starvation(subject, byWorkload, contended));
+        return new SweepSummary(subject, comparisons.size(), contended.size(), perBaseline, best, comparisons, targets);
+    }
+
+    /** The baseline whose longest wait bounds the subject's: it starts jobs in arrival order. */
+    public static final String ARRIVAL_ORDER = "strict-fifo";
+
+    /**
+     * No starvation: on every contended run, no job of the subject waits longer for its first start than the longest
+     * wait under {@value #ARRIVAL_ORDER}, which starts jobs in arrival order (a job there waits only for the work
+     * submitted before it). Not judged when that baseline was not run or rows carry no waits (older sweeps).
+     */
+    private static Target starvation(String subject, Map<String, Map<String, SweepRow>> byWorkload, List<Comparison> contended) {
+        String name = "no starvation: on every contended run, no job of " + subject + " waits longer for its first start than the longest wait under "
+                + ARRIVAL_ORDER;
+        if (contended.isEmpty()) {
+            return new Target(name, null, "no contended workload");
+        }
+        int within = 0;
+        double worst = Double.NaN;
+        String worstAt = "";
+        for (Comparison c : contended) {
+            Map<String, SweepRow> runs = byWorkload.get(c.workload());
+            SweepRow fifo = runs.get(ARRIVAL_ORDER);
+            if (fifo == null) {
+                return new Target(name, null, ARRIVAL_ORDER + " was not run");
+            }
+            SweepRow s = runs.get(subject);
+            if (Double.isNaN(s.maxWaitSeconds()) || Double.isNaN(fifo.maxWaitSeconds())) {
+                return new Target(name, null, "rows without waits (an older sweep)");
+            }
+            double r = s.maxWaitSeconds() / Math.max(1e-9, fifo.maxWaitSeconds());
+            if (s.maxWaitSeconds() <= fifo.maxWaitSeconds() + TIE) {
+                within++;
+            }
+            if (Double.isNaN(worst) || r > worst) {
+                worst = r;
+                worstAt = String.format(Locale.ROOT, "%s: %.2f h against %.2f h", c.workload(), s.maxWaitSeconds() / 3600,
+                        fifo.maxWaitSeconds() / 3600);
+            }
+        }
+        return new Target(name, within == contended.size(), String.format(Locale.ROOT, "%d of %d contended runs; worst %s× (%s)", within,
+                contended.size(), num(worst), worstAt));
     }
 
     private static List<Target> targets(String subject, List<Baseline> baselines, Best best) {

@@ -71,7 +71,7 @@ class SweepSummaryTest {
     void targetsSayMetOrMissedWithTheNumbers() {
         List<SweepSummary.Target> t = SweepSummary.of(rows(), "themis").targets();
         assertThat(t).extracting(SweepSummary.Target::verdict)
-                .containsExactly("missed", "missed", "not judged", "met", "missed", "missed", "missed");
+                .containsExactly("missed", "missed", "not judged", "met", "missed", "missed", "missed", "not judged");
         assertThat(t.get(0).detail()).isEqualTo("2 of 3 contended runs; worst 1.50× (w2)");
         assertThat(t.get(1).detail()).startsWith("2 of 3 contended runs (67 %)");
         assertThat(t.get(2).detail()).isEqualTo("strict-fifo was not run");
@@ -80,6 +80,50 @@ class SweepSummaryTest {
         assertThat(t.get(5).target()).isEqualTo("avg JCT within 5 % of the best baseline's on the median contended run");
         assertThat(t.get(5).detail()).isEqualTo("median ratio 1.10×"); // above 1.05: missed
         assertThat(t.get(6).detail()).isEqualTo("worst ratio 1.25× (w2)");
+        assertThat(t.get(7).detail()).isEqualTo("strict-fifo was not run");
+    }
+
+    /** The rows with strict FIFO added and every run's longest wait (hours) before a job's first start. */
+    private static List<SweepRow> withWaits(double themisWaitOnW2) {
+        List<SweepRow> out = new ArrayList<>();
+        for (SweepRow r : rows()) {
+            out.add(waiting(r, r.policy().equals("themis") && r.workload().equals("w2") ? themisWaitOnW2 : 1));
+            if (r.policy().equals("best-effort-fifo")) {
+                out.add(waiting(row(r.workload(), "strict-fifo", r.contended(), 50, 500, 10), 4));
+            }
+        }
+        return out;
+    }
+
+    private static SweepRow waiting(SweepRow r, double hours) {
+        return new SweepRow(r.workload(), r.kind(), r.seed(), r.requestedLoad(), r.load(), r.checkpoints(), r.gpus(), r.jobs(), r.policy(),
+                r.contended(), r.completed(), r.maxRho(), r.meanRho(), r.avgJctSeconds(), r.p95JctSeconds(), r.makespanSeconds(), r.gpuHoursLost(),
+                r.utilisation(), r.arrivalUtilisation(), r.preemptions(), r.wallSeconds(), r.cpuSeconds(), r.maxRho(), r.avgJctSeconds(),
+                hours * 3600);
+    }
+
+    @Test
+    void noStarvationIsMetWhenNoJobWaitsLongerThanUnderStrictFifoOnEveryContendedRun() {
+        SweepSummary.Target met = SweepSummary.of(withWaits(4), "themis").targets().get(7);
+        assertThat(met.target()).startsWith("no starvation: on every contended run, no job of themis waits longer");
+        assertThat(met.verdict()).isEqualTo("met"); // a tie with strict FIFO's longest wait is not a miss
+        assertThat(met.detail()).startsWith("3 of 3 contended runs; worst 1.00× (w2: 4.00 h against 4.00 h)");
+
+        SweepSummary.Target missed = SweepSummary.of(withWaits(6), "themis").targets().get(7);
+        assertThat(missed.verdict()).isEqualTo("missed");
+        assertThat(missed.detail()).isEqualTo("2 of 3 contended runs; worst 1.50× (w2: 6.00 h against 4.00 h)");
+        assertThat(SweepSummary.perApp(withWaits(6), "themis").targets().get(7).verdict()).as("the same waits per app").isEqualTo("missed");
+    }
+
+    @Test
+    void rowsOfAnOlderSweepWithoutWaitsAreNotJudgedOnStarvation() {
+        List<SweepRow> old = new ArrayList<>(rows());
+        for (String w : List.of("w1", "w2", "w3", "w4")) {
+            old.add(row(w, "strict-fifo", !w.equals("w4"), 50, 500, 10));
+        }
+        SweepSummary.Target t = SweepSummary.of(old, "themis").targets().get(7);
+        assertThat(t.verdict()).isEqualTo("not judged");
+        assertThat(t.detail()).isEqualTo("rows without waits (an older sweep)");
     }
 
     /** The same rows with app-level figures: per app, themis is 0.8 × LAS's max ρ on w2, where per job it is 1.5 ×. */
