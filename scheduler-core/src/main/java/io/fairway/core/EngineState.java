@@ -11,7 +11,7 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
-import io.fairway.core.plan.PendingIndex;
+import io.fairway.core.snapshot.PendingIndex;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +23,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.PlacementStrategy;
 
 /**
  * Everything a {@link Scheduler} knows, behind one lock: the configuration (clusters, nodes, flavors, cohorts,

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * The round as a pure function: {@code Rounds.run(snapshot, policy)} reads nothing but its arguments and

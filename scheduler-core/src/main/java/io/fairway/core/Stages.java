@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import io.fairway.core.snapshot.Snapshot;
 
 /**
  * The round's stages one at a time, <b>for benchmarks and tests</b> that time or check one stage alone. An embedder

@@ -329,7 +329,7 @@ final class SimulationRun {
         }
         java.util.Set<String> waiting = new java.util.TreeSet<>();
         if (infra.hasPools()) {
-            for (io.fairway.core.Provisioning.Request r : scheduler.clusters().pendingNodeRequests()) {
+            for (io.fairway.core.snapshot.Provisioning.Request r : scheduler.clusters().pendingNodeRequests()) {
                 waiting.addAll(r.jobs());
             }
         }

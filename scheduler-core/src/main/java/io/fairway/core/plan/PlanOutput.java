@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.fairway.core.snapshot.PendingIndex;
 
 /**
  * A plan as the policy left it: preemptions, admissions, and a reason for every pending job that is not
@@ -49,7 +50,7 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         GroupedReasons reasons = new GroupedReasons();
         Map<String, PendingReason> notReached = new HashMap<>();
         TentativePlan plan = ctx.plan();
-        Map<String, io.fairway.core.Provisioning.Reservation> reservations = plan.snapshot.provisioning().reservations();
+        Map<String, io.fairway.core.snapshot.Provisioning.Reservation> reservations = plan.snapshot.provisioning().reservations();
         // Told that the previous round's answers stand, a policy may leave jobs alone: they keep their reasons. When it
         // gave no reason at all, there is nothing to walk.
         boolean keep = ctx.answersStood();

@@ -4,8 +4,8 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.core.Provisioning;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.HashMap;
 import java.util.Map;
 

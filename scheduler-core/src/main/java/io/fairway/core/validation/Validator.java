@@ -6,7 +6,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.ResourceGroup;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.PlacementCheck;
 import io.fairway.core.plan.PlanContext;
