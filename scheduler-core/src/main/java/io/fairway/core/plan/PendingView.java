@@ -4,6 +4,7 @@ import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.PendingGroup;
+import io.fairway.core.admission.QueueResolver;
 import io.fairway.core.snapshot.Provisioning;
 import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;

@@ -12,6 +12,7 @@ import io.fairway.api.spi.PendingGroup;
 import io.fairway.api.spi.PlacementSearch;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.QuotaView;
+import io.fairway.core.admission.QueueResolver;
 import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.Assignment;
 import io.fairway.core.placement.PlacementCheck;

@@ -1,4 +1,4 @@
-package io.fairway.core.plan;
+package io.fairway.core.admission;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
@@ -11,16 +11,18 @@ import java.util.Map;
 
 /**
  * Admission's first step for one round: which ClusterQueue a pending job is admitted through (its LocalQueue's,
- * or the one that reserved its quota while nodes come up), or why it has none.
+ * or the one that reserved its quota while nodes come up), or why it has none. Read by the plan (for the policy's
+ * context) and by provisioning (for the jobs left waiting).
  */
-final class QueueResolver {
+public final class QueueResolver {
     private final Snapshot snapshot;
     /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
     private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
     /** The ClusterQueue of each job whose quota is reserved while it waits for nodes. */
     private final Map<String, String> reservedIn = new HashMap<>();
 
-    QueueResolver(Snapshot snapshot) {
+    /** @param snapshot the round's input */
+    public QueueResolver(Snapshot snapshot) {
         this.snapshot = snapshot;
         for (LocalQueue lq : snapshot.localQueues().values()) {
             localQueueIndex.computeIfAbsent(lq.namespace(), k -> new HashMap<>()).put(lq.name(), lq);
@@ -32,13 +34,19 @@ final class QueueResolver {
         }
     }
 
-    /** @return true when the job's quota is reserved while it waits for nodes */
-    boolean reserved(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return true when the job's quota is reserved while it waits for nodes
+     */
+    public boolean reserved(JobStatus j) {
         return reservedIn.containsKey(j.id());
     }
 
-    /** @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped */
-    String resolve(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped
+     */
+    public String resolve(JobStatus j) {
         String reserved = reservedIn.get(j.id());
         if (reserved != null) {
             return reserved;
@@ -52,8 +60,11 @@ final class QueueResolver {
         return cq == null || cq.stopped() || !cq.admitsNamespace(lq.namespaceLabels()) ? null : cq.name();
     }
 
-    /** @return why a job's queue does not resolve (call only when {@link #resolve} gave null) */
-    PendingReason unresolvedReason(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return why a job's queue does not resolve (call only when {@link #resolve} gave null)
+     */
+    public PendingReason unresolvedReason(JobStatus j) {
         Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
         LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
         if (lq == null) {
@@ -72,8 +83,11 @@ final class QueueResolver {
         return PendingReason.of(PendingReason.Code.QUEUE_STOPPED, "ClusterQueue " + cq.name() + " is stopped: it admits nothing new");
     }
 
-    /** @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves */
-    PendingReason unresolvedReasonOf(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves
+     */
+    public PendingReason unresolvedReasonOf(JobStatus j) {
         return resolve(j) != null ? null : unresolvedReason(j);
     }
 }
