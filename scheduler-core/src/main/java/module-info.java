@@ -1,6 +1,7 @@
 /**
- * Fairway's engine. Exports {@code io.fairway.core} only (the {@code Scheduler} facade, {@code Rounds},
- * {@code Snapshot} and the types they return); the round's stages stay inside, one package each:
+ * Fairway's engine. Exports {@code io.fairway.core} (the {@code Scheduler} facade, {@code Rounds} and the types
+ * they return) and {@code io.fairway.core.snapshot} (a round's input: the {@code Snapshot} and what it is made of,
+ * a leaf that imports no other package of the engine); the round's stages stay inside, one package each:
  * {@code io.fairway.core.admission} (quota, flavors, cohorts), {@code .plan} (the context a policy sees and the
  * tentative plan), {@code .placement} (topology, GPU shapes, the placement search), {@code .preemption},
  * {@code .validation} and {@code .provisioning}.
@@ -12,6 +13,7 @@ module io.fairway.core {
     requires org.slf4j;
 
     exports io.fairway.core;
+    exports io.fairway.core.snapshot;
 
     uses io.fairway.api.spi.PolicyProvider;
 }

@@ -272,10 +272,10 @@ final class Actuation {
         }
         Map<String, NodePool> pools = new HashMap<>();
         state.config.nodePoolModels().forEach(p -> pools.put(p.name(), p));
-        List<io.fairway.core.Provisioning.Request> requests = new ArrayList<>(r.requests());
+        List<io.fairway.core.snapshot.Provisioning.Request> requests = new ArrayList<>(r.requests());
         for (Provision p : state.pass.provisions) {
-            io.fairway.core.Provisioning.Request req = null;
-            for (io.fairway.core.Provisioning.Request q : requests) {
+            io.fairway.core.snapshot.Provisioning.Request req = null;
+            for (io.fairway.core.snapshot.Provisioning.Request q : requests) {
                 if (q.pool().equals(p.nodePool()) && q.instanceType().equals(p.instanceType()) && q.count() == p.count()) {
                     req = q;
                     break;

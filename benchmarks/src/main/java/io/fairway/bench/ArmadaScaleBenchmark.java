@@ -14,7 +14,7 @@ import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

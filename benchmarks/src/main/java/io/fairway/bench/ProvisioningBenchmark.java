@@ -14,7 +14,7 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.Stages;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,7 +4,7 @@ import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -15,7 +15,7 @@ import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.policies.themis.PartialAllocationAuction;
 import io.fairway.policies.themis.PartialAllocationAuction.Bid;
 import io.fairway.policies.themis.PartialAllocationAuction.Method;

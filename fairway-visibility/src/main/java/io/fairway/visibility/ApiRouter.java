@@ -3,7 +3,7 @@ package io.fairway.visibility;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fairway.api.job.JobState;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fairway.api.event.EventType;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Resources;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

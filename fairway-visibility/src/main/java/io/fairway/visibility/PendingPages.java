@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.core.PendingJobs;
+import io.fairway.core.snapshot.PendingJobs;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.fairway.api.model.FlavorQuotas;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
-import io.fairway.core.PendingJobs;
+import io.fairway.core.snapshot.PendingJobs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

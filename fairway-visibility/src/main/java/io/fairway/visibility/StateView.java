@@ -2,7 +2,7 @@ package io.fairway.visibility;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 
 /**
  * One request's consistent view: a {@link Snapshot} taken under the engine's lock, and the lookups every answer

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * A scheduler's capacity: clusters, their nodes (added, changed, cordoned, drained, lost) and node pools it may

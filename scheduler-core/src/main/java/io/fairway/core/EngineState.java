@@ -11,7 +11,7 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
-import io.fairway.core.plan.PendingIndex;
+import io.fairway.core.snapshot.PendingIndex;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +23,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.PlacementStrategy;
 
 /**
  * Everything a {@link Scheduler} knows, behind one lock: the configuration (clusters, nodes, flavors, cohorts,
@@ -249,14 +251,22 @@ final class EngineState {
         }
         Map<String, Long> total = new HashMap<>();
         for (Node n : nodes.values()) {
-            n.capacity().asMap().forEach((r, v) -> total.merge(r, v, Long::sum));
+            add(total, n.capacity(), 1);
         }
+        // summed in place, one map per ClusterQueue, without a copy of each pod set's resources: this runs at every
+        // instant a round or a finish happens, over every holding job
         Map<String, Map<String, Long>> used = new HashMap<>();
+        String lastQueue = null;
+        Map<String, Long> inQueue = null;
         for (JobStatus j : jobs.holding.values()) {
             Admit a = j.admission();
+            if (!a.clusterQueue().equals(lastQueue)) {
+                lastQueue = a.clusterQueue();
+                inQueue = used.computeIfAbsent(lastQueue, k -> new HashMap<>());
+            }
             for (var ps : j.spec().podSets()) {
-                int m = a.counts().getOrDefault(ps.name(), ps.count());
-                ps.total(m).asMap().forEach((r, v) -> used.computeIfAbsent(a.clusterQueue(), k -> new HashMap<>()).merge(r, v, Long::sum));
+                Integer m = a.counts().get(ps.name());
+                add(inQueue, ps.resources(), m == null ? ps.count() : m);
             }
         }
         double beta = Math.pow(0.5, (double) dt / usageHalfLifeMillis);
@@ -273,6 +283,13 @@ final class EngineState {
             decayedUsage.put(cq, beta * decayedUsage.getOrDefault(cq, 0.0) + (1 - beta) * share);
         }
         usageUpdatedAt = now;
+    }
+
+    /** Adds {@code factor} times each amount of {@code r} to {@code sums}, by resource name. */
+    private static void add(Map<String, Long> sums, io.fairway.api.model.Resources r, long factor) {
+        for (int i = 0, n = r.size(); i < n; i++) {
+            sums.merge(r.name(i), r.amount(i) * factor, Long::sum);
+        }
     }
 
     /** @see Scheduler#nextWakeupMillis */

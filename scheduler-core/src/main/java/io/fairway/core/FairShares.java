@@ -5,6 +5,7 @@ import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.validation.Invariants;
 import java.util.Map;
 import java.util.TreeMap;
+import io.fairway.core.snapshot.Snapshot;
 
 /**
  * Read-only fairness figures of a {@link Snapshot}, computed with the engine's own quota book, for people to read

@@ -12,7 +12,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.core.plan.PendingIndex;
+import io.fairway.core.snapshot.PendingIndex;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * The engine's autoscaling bookkeeping (lock held by every caller): node pools, quota reserved for jobs waiting on

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * A scheduler's queueing configuration, Kueue's vocabulary: resource flavors, cohorts, ClusterQueues and

@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * A round's last stage in the engine: its decisions applied to the state (lock held), after re-validation when the

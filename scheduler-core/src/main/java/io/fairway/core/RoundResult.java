@@ -4,6 +4,7 @@ import io.fairway.api.decision.Decision;
 import io.fairway.api.job.PendingReason;
 import java.util.List;
 import java.util.Map;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * What one round decided.

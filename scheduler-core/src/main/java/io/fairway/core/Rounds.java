@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * The round as a pure function: {@code Rounds.run(snapshot, policy)} reads nothing but its arguments and
@@ -74,7 +76,7 @@ public final class Rounds {
             ctx.placeReserved();
         }
         PlanOutput out = PlanOutput.of(ctx);
-        Validator.Outcome v = Validator.validate(snapshot, ctx, out);
+        Validator.Outcome v = Validator.validate(snapshot, out);
         refused.addAll(v.refused());
         for (String r : v.refused()) {
             LOG.warn("round {}: refused {}", snapshot.round(), r);
@@ -88,7 +90,7 @@ public final class Rounds {
         for (Admit a : v.admissions()) {
             reasons.remove(a.jobId());
         }
-        Provisioner.Outcome p = Provisioner.run(snapshot, ctx, reasons, nextRequestId(snapshot));
+        Provisioner.Outcome p = Provisioner.run(snapshot, out, reasons, nextRequestId(snapshot));
         decisions.addAll(p.provisions());
         decisions.addAll(p.deprovisions());
         decisions.addAll(p.migrations()); // consolidation of under-used nodes: Preempt (migration) and Admit elsewhere

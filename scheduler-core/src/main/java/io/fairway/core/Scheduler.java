@@ -27,6 +27,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.PlacementStrategy;
 
 /**
  * The engine around the pure round, and the one type an embedder holds: it takes submissions and reports

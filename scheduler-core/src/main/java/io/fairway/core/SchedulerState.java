@@ -17,6 +17,9 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
+import io.fairway.core.snapshot.KeyOrder;
+import io.fairway.core.snapshot.Provisioning;
+import io.fairway.core.snapshot.PlacementStrategy;
 
 /**
  * The engine's whole state — configuration, nodes, every job with its state, admission, lease and history,
@@ -66,36 +69,7 @@ public record SchedulerState(long seed, PlacementStrategy placement, long usageH
         nodes = List.copyOf(nodes);
         nodePools = List.copyOf(nodePools);
         jobs = List.copyOf(jobs);
-        decayedUsage = inKeyOrder("decayedUsage", decayedUsage);
-    }
-
-    /**
-     * A sorted, unmodifiable copy of a map keyed by name. A tree map read from bytes keeps its entries in the order
-     * they were written, so one written out of key order would not find its own keys: such a map is refused, as
-     * is a null key.
-     *
-     * @param field the field, for the error
-     * @param m the map
-     * @return the copy, in key order
-     * @throws io.fairway.api.InvalidSpecException naming the field and the first key out of order
-     */
-    static <V> java.util.SortedMap<String, V> inKeyOrder(String field, Map<String, V> m) {
-        io.fairway.api.InvalidSpecException.requireNonNull(field, m);
-        java.util.TreeMap<String, V> copy = new java.util.TreeMap<>();
-        String previous = null;
-        boolean sorted = m instanceof java.util.SortedMap<String, V> sm && sm.comparator() == null;
-        for (Map.Entry<String, V> e : m.entrySet()) {
-            String k = e.getKey();
-            if (k == null) {
-                throw new io.fairway.api.InvalidSpecException(field, "null", field + " has a null key");
-            }
-            if (sorted && previous != null && previous.compareTo(k) >= 0) {
-                throw new io.fairway.api.InvalidSpecException(field, k, field + " is not in key order: " + k + " comes after " + previous);
-            }
-            copy.put(k, e.getValue());
-            previous = k;
-        }
-        return java.util.Collections.unmodifiableSortedMap(copy);
+        decayedUsage = KeyOrder.copy("decayedUsage", decayedUsage);
     }
 
     /** @return the state serialised with Java serialisation (every model type is serialisable) */
@@ -133,7 +107,7 @@ public record SchedulerState(long seed, PlacementStrategy placement, long usageH
             throw new IllegalArgumentException("cannot read a scheduler state: bytes is null");
         }
         StateFilter filter = new StateFilter(bytes.length);
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+        try (ObjectInputStream in = new EarlierNames(new ByteArrayInputStream(bytes))) {
             in.setObjectInputFilter(filter);
             Object o = in.readObject();
             if (!(o instanceof SchedulerState s)) {
@@ -153,14 +127,37 @@ public record SchedulerState(long seed, PlacementStrategy placement, long usageH
         }
     }
 
+    /**
+     * Reads a state written before a round's input had a package of its own: the classes that moved from
+     * {@code io.fairway.core} to {@code io.fairway.core.snapshot} are read under their new names (the allow-list then
+     * judges the class they resolve to).
+     */
+    private static final class EarlierNames extends ObjectInputStream {
+        private static final java.util.Map<String, Class<?>> MOVED = java.util.Map.of(
+                "io.fairway.core.PlacementStrategy", PlacementStrategy.class,
+                "io.fairway.core.Provisioning", Provisioning.class,
+                "io.fairway.core.Provisioning$Reservation", Provisioning.Reservation.class,
+                "io.fairway.core.Provisioning$Request", Provisioning.Request.class);
+
+        EarlierNames(java.io.InputStream in) throws IOException {
+            super(in);
+        }
+
+        @Override
+        protected Class<?> resolveClass(java.io.ObjectStreamClass desc) throws IOException, ClassNotFoundException {
+            Class<?> moved = MOVED.get(desc.getName());
+            return moved != null ? moved : super.resolveClass(desc);
+        }
+    }
+
     /** The allow-list and limits of {@link #fromBytes}. */
     private static final class StateFilter implements java.io.ObjectInputFilter {
         private static final java.util.Set<String> JDK = java.util.Set.of(
                 "java.lang.Boolean", "java.lang.Integer", "java.lang.Long", "java.lang.Double", "java.lang.Number", "java.lang.Enum",
                 "java.lang.String", "java.util.CollSer", "java.util.TreeMap", "java.util.TreeSet", "java.util.ArrayList");
         private static final java.util.Set<String> CORE = java.util.Set.of(
-                "io.fairway.core.SchedulerState", "io.fairway.core.PlacementStrategy", "io.fairway.core.Provisioning",
-                "io.fairway.core.Provisioning$Reservation", "io.fairway.core.Provisioning$Request");
+                "io.fairway.core.SchedulerState", "io.fairway.core.snapshot.PlacementStrategy", "io.fairway.core.snapshot.Provisioning",
+                "io.fairway.core.snapshot.Provisioning$Reservation", "io.fairway.core.snapshot.Provisioning$Request");
         private final long maxCount;
         private String refused;
 

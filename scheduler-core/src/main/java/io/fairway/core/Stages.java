@@ -10,11 +10,13 @@ import io.fairway.api.spi.PolicyContext;
 import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.Placer;
 import io.fairway.core.plan.PlanContext;
+import io.fairway.core.plan.PlanOutput;
 import io.fairway.core.provisioning.Provisioner;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import io.fairway.core.snapshot.Snapshot;
 
 /**
  * The round's stages one at a time, <b>for benchmarks and tests</b> that time or check one stage alone. An embedder
@@ -88,7 +90,7 @@ public final class Stages {
         if (!(plan instanceof PlanContext ctx)) {
             throw new IllegalArgumentException("plan: a context from Stages.planContext expected, got " + plan.getClass().getName());
         }
-        Provisioner.Outcome p = Provisioner.run(snapshot, ctx, reasons, 1);
+        Provisioner.Outcome p = Provisioner.run(snapshot, PlanOutput.of(ctx), reasons, 1);
         List<Decision> out = new ArrayList<>(p.provisions().size() + p.deprovisions().size() + p.migrations().size());
         out.addAll(p.provisions());
         out.addAll(p.deprovisions());

@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import io.fairway.core.snapshot.Provisioning;
 
 /**
  * What {@link Scheduler#restore} checks before it builds anything from a {@link SchedulerState}: the state must

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import io.fairway.core.snapshot.Snapshot;
 
 /** Null arguments, removing a busy ClusterQueue, and restoring an inconsistent state. */
 class EngineHardeningTest {

@@ -37,6 +37,8 @@ import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.statistics.Statistics;
+import io.fairway.core.snapshot.Snapshot;
+import io.fairway.core.snapshot.PlacementStrategy;
 
 /**
  * Properties of the placement search over random clusters (mixed GPU shapes, zero to two topology levels,

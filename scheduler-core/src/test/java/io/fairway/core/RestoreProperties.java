@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import io.fairway.core.snapshot.Snapshot;
 
 /**
  * Snapshot and restore: a run stopped at a random point, its state serialised, deserialised and restored,

@@ -1,7 +1,7 @@
 package io.fairway.sim;
 
 import io.fairway.api.InvalidSpecException;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.Map;
 
 /**

@@ -79,6 +79,11 @@ final class SimulationRun {
     private int nonTickEvents;
     private boolean tickScheduled;
     private int lastRoundDecisions;
+    /**
+     * True once some admission carried a lease or a round renewed one: until then no running job can have a lease,
+     * and {@link #watchLeases} need not ask the scheduler about each of them after every round.
+     */
+    private boolean leases;
     private long horizon = Long.MAX_VALUE;
     final Infrastructure infra;
     /** Times a WAKE event is queued for. */
@@ -313,7 +318,14 @@ final class SimulationRun {
 
     private void runRound() {
         long t0 = System.nanoTime();
-        lastRoundDecisions = scheduler.runRound().decisions().size();
+        io.fairway.core.RoundResult r = scheduler.runRound();
+        lastRoundDecisions = r.decisions().size();
+        if (!leases) {
+            leases = !r.leaseRenewals().isEmpty();
+            for (Decision d : r.decisions()) {
+                leases |= d instanceof Admit a && a.leaseExpiresAtMillis() != Admit.NO_LEASE;
+            }
+        }
         roundNanos += System.nanoTime() - t0;
         rounds++;
     }
@@ -329,7 +341,7 @@ final class SimulationRun {
         }
         java.util.Set<String> waiting = new java.util.TreeSet<>();
         if (infra.hasPools()) {
-            for (io.fairway.core.Provisioning.Request r : scheduler.clusters().pendingNodeRequests()) {
+            for (io.fairway.core.snapshot.Provisioning.Request r : scheduler.clusters().pendingNodeRequests()) {
                 waiting.addAll(r.jobs());
             }
         }
@@ -365,6 +377,9 @@ final class SimulationRun {
 
     /** Schedules a round at each running job's lease expiry, so lease-based policies decide on time. */
     private void watchLeases() {
+        if (!leases) {
+            return;
+        }
         for (JobTrack t : runningTracks.values()) {
             Admit a = scheduler.status(t.job.id()).map(JobStatus::admission).orElse(null);
             long lease = a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis();

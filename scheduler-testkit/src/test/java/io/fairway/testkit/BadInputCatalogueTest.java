@@ -20,7 +20,7 @@ import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
 import io.fairway.api.model.Resources;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.testkit.FairwayArbitraries.World;
 import java.util.ArrayList;
 import java.util.List;

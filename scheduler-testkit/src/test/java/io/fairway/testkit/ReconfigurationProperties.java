@@ -21,7 +21,7 @@ import io.fairway.api.spi.PolicyProvider;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
 import io.fairway.core.SchedulerState;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -85,8 +85,9 @@ public final class CapacityPlan {
     CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs, ResourceIndex resources) {
         this.resources = resources;
         for (Node n : nodes) {
-            for (String r : n.capacity().names()) {
-                resources.id(r);
+            io.fairway.api.model.Resources c = n.capacity();
+            for (int i = 0; i < c.size(); i++) {
+                resources.id(c.name(i)); // in name order, as names() lists them, without its sorted copy
             }
         }
         this.width = Math.max(1, resources.size());

@@ -2,7 +2,7 @@ package io.fairway.core.placement;
 
 import java.util.BitSet;
 
-/** {@link io.fairway.core.PlacementStrategy#FIRST_FIT}: the topology-oblivious baseline placement. */
+/** {@link io.fairway.core.snapshot.PlacementStrategy#FIRST_FIT}: the topology-oblivious baseline placement. */
 final class FirstFit {
     private FirstFit() {
     }

@@ -2,7 +2,7 @@ package io.fairway.core.placement;
 
 import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.job.PodSet;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.List;
 
 /** The working state of one pod set's placement: what is placed so far, and savepoints to roll back to. */

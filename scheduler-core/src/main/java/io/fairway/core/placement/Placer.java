@@ -10,7 +10,7 @@ import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;

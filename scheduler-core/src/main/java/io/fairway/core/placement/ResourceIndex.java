@@ -44,11 +44,14 @@ final class ResourceIndex {
 
     /** @return the vector of {@code r}, interning new names; sized to the current index */
     long[] vector(Resources r) {
-        for (String n : r.names()) {
-            id(n);
+        int n = r.size();
+        for (int i = 0; i < n; i++) {
+            id(r.name(i)); // every name first: the vector is as wide as the index with them
         }
         long[] v = new long[Math.max(size(), 1)];
-        r.asMap().forEach((k, a) -> v[ids.get(k)] = a);
+        for (int i = 0; i < n; i++) {
+            v[ids.get(r.name(i))] = r.amount(i); // read in place: no sorted copy of the names, no map of the amounts
+        }
         return v;
     }
 }

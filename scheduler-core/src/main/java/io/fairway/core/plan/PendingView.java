@@ -4,14 +4,16 @@ import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.PendingGroup;
-import io.fairway.core.Provisioning;
-import io.fairway.core.Snapshot;
+import io.fairway.core.admission.QueueResolver;
+import io.fairway.core.snapshot.Provisioning;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import io.fairway.core.snapshot.PendingIndex;
 
 /**
  * The pending jobs a policy may admit in one round: in submission order, per ClusterQueue in Kueue order, and in

@@ -12,7 +12,8 @@ import io.fairway.api.spi.PendingGroup;
 import io.fairway.api.spi.PlacementSearch;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.QuotaView;
-import io.fairway.core.Snapshot;
+import io.fairway.core.admission.QueueResolver;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.Assignment;
 import io.fairway.core.placement.PlacementCheck;
 import io.fairway.core.placement.Placer;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
+import io.fairway.core.snapshot.PendingIndex;
 
 /**
  * The {@link PolicyContext} of one round: what a policy sees and does. It answers from the round's parts — the

@@ -4,11 +4,13 @@ import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Preempt;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
+import io.fairway.core.admission.QuotaBook;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.fairway.core.snapshot.PendingIndex;
 
 /**
  * A plan as the policy left it: preemptions, admissions, and a reason for every pending job that is not
@@ -24,9 +26,13 @@ import java.util.Map;
  * @param leaseRenewals new lease expiries of jobs that hold resources (and are not preempted)
  * @param resizes the new admissions of elastic jobs that were resized
  * @param wakeAtMillis the earliest next round the policy asked for ({@code Long.MAX_VALUE}: none)
+ * @param quota the plan's quota books: the snapshot's usage, current reservations and the plan's admissions
+ *     (provisioning charges the quota it reserves to them)
+ * @param engineOnly true when nothing in the plan was supplied by the policy ({@link PlanContext#plannedByEngineOnly()})
  */
 public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<String, PendingReason> reasons,
-                         Map<String, Long> leaseRenewals, List<Admit> resizes, long wakeAtMillis) {
+                         Map<String, Long> leaseRenewals, List<Admit> resizes, long wakeAtMillis, QuotaBook quota,
+                         boolean engineOnly) {
     private static final java.util.concurrent.ConcurrentHashMap<String, PendingReason> NOT_REACHED = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
@@ -49,7 +55,7 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         GroupedReasons reasons = new GroupedReasons();
         Map<String, PendingReason> notReached = new HashMap<>();
         TentativePlan plan = ctx.plan();
-        Map<String, io.fairway.core.Provisioning.Reservation> reservations = plan.snapshot.provisioning().reservations();
+        Map<String, io.fairway.core.snapshot.Provisioning.Reservation> reservations = plan.snapshot.provisioning().reservations();
         // Told that the previous round's answers stand, a policy may leave jobs alone: they keep their reasons. When it
         // gave no reason at all, there is nothing to walk.
         boolean keep = ctx.answersStood();
@@ -93,6 +99,6 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         Map<String, Long> renewals = new LinkedHashMap<>(plan.leaseRenewals);
         renewals.keySet().removeAll(plan.preempted.keySet());
         return new PlanOutput(new ArrayList<>(plan.preempted.values()), new ArrayList<>(plan.admitted.values()), reasons, renewals,
-                new ArrayList<>(plan.resized.values()), plan.wakeAt);
+                new ArrayList<>(plan.resized.values()), plan.wakeAt, plan.quota, ctx.plannedByEngineOnly());
     }
 }

@@ -3,6 +3,7 @@ package io.fairway.core.plan;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.spi.QuotaView;
+import io.fairway.core.admission.QueueResolver;
 import io.fairway.core.admission.Assignment;
 import java.util.Map;
 import java.util.Optional;

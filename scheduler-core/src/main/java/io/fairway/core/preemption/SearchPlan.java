@@ -2,7 +2,7 @@ package io.fairway.core.preemption;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.spi.Attempt;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.Placer;

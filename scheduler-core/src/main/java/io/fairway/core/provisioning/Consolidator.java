@@ -9,9 +9,10 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.spi.Attempt;
-import io.fairway.core.Provisioning;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.plan.PlanContext;
+import io.fairway.core.plan.PlanOutput;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,13 +50,13 @@ final class Consolidator {
 
     /**
      * @param s the round's input
-     * @param ctx the round's plan (after the policy)
+     * @param out the round's plan (after the policy)
      * @param waitedOn pools some job waits for nodes of (left alone)
      * @param usedNow nodes the plan placed jobs on in this round (left alone)
      * @param leaving nodes deprovisioned in this round (no job moves there)
      * @return what to migrate and remove (nothing, or one node and its jobs)
      */
-    static Result run(Snapshot s, PlanContext ctx, Set<String> waitedOn, Set<String> usedNow, Set<String> leaving) {
+    static Result run(Snapshot s, PlanOutput out, Set<String> waitedOn, Set<String> usedNow, Set<String> leaving) {
         Provisioning prov = s.provisioning();
         boolean any = false;
         for (NodePool p : prov.pools().values()) {
@@ -64,11 +65,12 @@ final class Consolidator {
         if (!any) {
             return new Result(List.of(), List.of());
         }
-        List<Candidate> candidates = candidates(s, ctx, waitedOn, usedNow);
+        Planned planned = new Planned(out);
+        List<Candidate> candidates = candidates(s, planned, waitedOn, usedNow);
         candidates.sort(Comparator.comparingDouble(Candidate::used).thenComparing(c -> c.node().name()));
         for (int i = 0; i < candidates.size() && i < MAX_ATTEMPTS; i++) {
             Candidate c = candidates.get(i);
-            List<Admit> elsewhere = placeElsewhere(s, ctx, c, leaving);
+            List<Admit> elsewhere = placeElsewhere(s, planned, c, leaving);
             if (elsewhere != null) {
                 List<Decision> moves = new ArrayList<>();
                 for (JobStatus j : c.jobs()) {
@@ -83,7 +85,17 @@ final class Consolidator {
         return new Result(List.of(), List.of());
     }
 
-    private static List<Candidate> candidates(Snapshot s, PlanContext ctx, Set<String> waitedOn, Set<String> usedNow) {
+    /** The plan's preemptions, resizes and admissions by job id, in plan order. */
+    private record Planned(Set<String> preempted, Map<String, Admit> resized, Map<String, Admit> admitted) {
+        Planned(PlanOutput out) {
+            this(new HashSet<>(), new java.util.LinkedHashMap<>(), new java.util.LinkedHashMap<>());
+            out.preemptions().forEach(p -> preempted.add(p.jobId()));
+            out.resizes().forEach(a -> resized.put(a.jobId(), a));
+            out.admissions().forEach(a -> admitted.put(a.jobId(), a));
+        }
+    }
+
+    private static List<Candidate> candidates(Snapshot s, Planned planned, Set<String> waitedOn, Set<String> usedNow) {
         Map<String, List<JobStatus>> jobsOn = new HashMap<>();
         Map<String, Integer> gpusUsed = new HashMap<>();
         for (JobStatus j : s.holding()) {
@@ -109,7 +121,7 @@ final class Consolidator {
             boolean movable = true;
             long newest = Long.MIN_VALUE;
             for (JobStatus j : js) {
-                movable &= j.spec().checkpointing() != null && j.spec().preemptible() && !ctx.plan().preempted().containsKey(j.id()) && !ctx.plan().resized().containsKey(j.id());
+                movable &= j.spec().checkpointing() != null && j.spec().preemptible() && !planned.preempted().contains(j.id()) && !planned.resized().containsKey(j.id());
                 newest = Math.max(newest, j.admission().admittedAtMillis());
             }
             if (!movable || s.nowMillis() - newest < pool.consolidationDelayMillis()) {
@@ -127,7 +139,7 @@ final class Consolidator {
      *
      * @return their admissions elsewhere (ordered after this round's own), or null when one does not fit
      */
-    private static List<Admit> placeElsewhere(Snapshot s, PlanContext ctx, Candidate c, Set<String> leaving) {
+    private static List<Admit> placeElsewhere(Snapshot s, Planned planned, Candidate c, Set<String> leaving) {
         Set<String> moving = new HashSet<>();
         for (JobStatus j : c.jobs()) {
             moving.add(j.id());
@@ -139,7 +151,7 @@ final class Consolidator {
         List<JobStatus> holding = new ArrayList<>();
         List<JobStatus> pending = new ArrayList<>();
         for (JobStatus j : s.holding()) {
-            Admit resized = ctx.plan().resized().get(j.id());
+            Admit resized = planned.resized().get(j.id());
             if (moving.contains(j.id())) {
                 pending.add(j.requeued(null, s.nowMillis(), false)); // a hypothetical move: no reason, no new epoch
             } else {
@@ -147,7 +159,7 @@ final class Consolidator {
             }
         }
         for (JobStatus j : s.pending()) {
-            Admit a = ctx.plan().admitted().get(j.id());
+            Admit a = planned.admitted().get(j.id());
             if (a != null) {
                 holding.add(j.admitted(a, false, j.stateSinceMillis())); // what this round placed takes its room
             }
@@ -157,7 +169,7 @@ final class Consolidator {
                 s.localQueues(), pending, holding, s.decayedUsage(), s.placement(), s.provisioning());
         PlanContext plan = new PlanContext(trial);
         long order = s.round() << 24;
-        for (Admit a : ctx.plan().admitted().values()) {
+        for (Admit a : planned.admitted().values()) {
             order = Math.max(order, a.admissionOrder());
         }
         List<Admit> out = new ArrayList<>();

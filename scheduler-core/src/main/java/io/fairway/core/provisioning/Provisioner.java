@@ -16,10 +16,11 @@ import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
 import io.fairway.api.model.Toleration;
-import io.fairway.core.Provisioning;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.Assignment;
-import io.fairway.core.plan.PlanContext;
+import io.fairway.core.admission.QueueResolver;
+import io.fairway.core.plan.PlanOutput;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -228,12 +229,13 @@ public final class Provisioner {
 
     /**
      * @param snapshot the round's input
-     * @param ctx the planned context (its quota includes the plan's admissions and current reservations)
+     * @param plan the plan's output (its quota includes the plan's admissions and current reservations; the quota
+     *     reserved here is charged to it)
      * @param reasons the pending reasons the plan produced
      * @param nextRequestId the id for the first new request
      * @return the node requests, reservations and removals
      */
-    public static Outcome run(Snapshot snapshot, PlanContext ctx, Map<String, PendingReason> reasons, long nextRequestId) {
+    public static Outcome run(Snapshot snapshot, PlanOutput plan, Map<String, PendingReason> reasons, long nextRequestId) {
         Provisioning prov = snapshot.provisioning();
         List<Provision> provisions = new ArrayList<>();
         List<Deprovision> deprovisions = new ArrayList<>();
@@ -253,10 +255,15 @@ public final class Provisioner {
                 offers.byName.put(pool.name() + '\u0000' + t.name(), o);
             }
         }
-        List<Spare> spares = spares(prov, ctx, offers.byName);
+        Set<String> admitted = new HashSet<>();
+        for (Admit a : plan.admissions()) {
+            admitted.add(a.jobId());
+        }
+        QueueResolver queues = new QueueResolver(snapshot);
+        List<Spare> spares = spares(prov, admitted, offers.byName);
         long id = nextRequestId;
         for (JobStatus j : snapshot.pending()) {
-            if (ctx.plan().admitted().containsKey(j.id()) || prov.reservations().containsKey(j.id())) {
+            if (admitted.contains(j.id()) || prov.reservations().containsKey(j.id())) {
                 continue;
             }
             PendingReason r = reasons.getOrDefault(j.id(), j.pendingReason());
@@ -264,13 +271,13 @@ public final class Provisioner {
                     || r.code() == PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN)) {
                 continue;
             }
-            String cqName = ctx.clusterQueueOf(j);
+            String cqName = queues.resolve(j); // its own LocalQueue's: jobs waiting for nodes were passed over
             if (cqName == null) {
                 continue;
             }
             ClusterQueue cq = snapshot.clusterQueues().get(cqName);
             Map<String, Integer> counts = Assignment.fullCounts(j.spec());
-            Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), ctx.plan().quotaBook(), j.spec(), counts);
+            Assignment.Result ar = Assignment.assign(cq, snapshot.flavors(), plan.quota(), j.spec(), counts);
             if (ar.reason() != null) {
                 newReasons.put(j.id(), ar.reason()); // quota does not fit (once earlier jobs reserved theirs): never provision for it
                 continue;
@@ -281,7 +288,7 @@ public final class Provisioner {
                 int nodes = nodesFor(j, counts, choice.flavors(), snapshot.flavors(), spare.offer.sample);
                 spare.nodesLeft -= nodes;
                 spare.jobs.add(j.id());
-                choice.charge(ctx.plan().quotaBook(), cqName, 1);
+                choice.charge(plan.quota(), cqName, 1);
                 reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
                 newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName
                         + "; waiting for " + nodes + " node(s) of " + spare.offer.type.name() + " from pool " + spare.offer.pool.pool.name()
@@ -311,7 +318,7 @@ public final class Provisioner {
                 continue;
             }
             NodePool pool = best.pool.pool;
-            choice.charge(ctx.plan().quotaBook(), cqName, 1);
+            choice.charge(plan.quota(), cqName, 1);
             best.add(bestNodes);
             long rid = id++;
             Provisioning.Request req = new Provisioning.Request(rid, pool.name(), best.type.name(), bestNodes, 0, snapshot.nowMillis(),
@@ -325,7 +332,7 @@ public final class Provisioner {
         }
         Set<String> waitedOn = new HashSet<>(); // pools with a node request some job still waits for
         for (Provisioning.Request r : prov.inFlight()) {
-            if (!orphaned(r, prov, ctx)) {
+            if (!orphaned(r, prov, admitted)) {
                 waitedOn.add(r.pool());
             }
         }
@@ -341,7 +348,7 @@ public final class Provisioner {
         }
         // consolidation: empty pool nodes past their delay, unless a request is still waiting on their pool
         Set<String> usedNow = new HashSet<>();
-        for (Admit a : ctx.plan().admitted().values()) {
+        for (Admit a : plan.admissions()) {
             usedNow.addAll(a.placement().nodes());
         }
         Map<String, Node> nodesByName = new HashMap<>();
@@ -363,7 +370,7 @@ public final class Provisioner {
             // under-used nodes, only while no job waits for new nodes: consolidating while scaling up would undo itself
             Set<String> leaving = new HashSet<>();
             deprovisions.forEach(d -> leaving.add(d.node()));
-            Consolidator.Result c = Consolidator.run(snapshot, ctx, waitedOn, usedNow, leaving);
+            Consolidator.Result c = Consolidator.run(snapshot, plan, waitedOn, usedNow, leaving);
             deprovisions.addAll(c.deprovisions());
             migrations.addAll(c.migrations());
         }
@@ -394,10 +401,10 @@ public final class Provisioner {
     }
 
     /** @return true when no job of the request still waits for it (each finished, was cancelled, or got placed) */
-    private static boolean orphaned(Provisioning.Request r, Provisioning prov, PlanContext ctx) {
+    private static boolean orphaned(Provisioning.Request r, Provisioning prov, Set<String> admitted) {
         for (String job : r.jobs()) {
             Provisioning.Reservation res = prov.reservations().get(job);
-            if (res != null && res.requestId() == r.id() && !ctx.plan().admitted().containsKey(job)) {
+            if (res != null && res.requestId() == r.id() && !admitted.contains(job)) {
                 return false;
             }
         }
@@ -405,11 +412,11 @@ public final class Provisioner {
     }
 
     /** Node requests still to come (at least one node) that no job waits for, oldest first. */
-    private static List<Spare> spares(Provisioning prov, PlanContext ctx, Map<String, Offer> offers) {
+    private static List<Spare> spares(Provisioning prov, Set<String> admitted, Map<String, Offer> offers) {
         List<Spare> out = new ArrayList<>();
         for (Provisioning.Request r : prov.inFlight()) {
             Offer o = offers.get(r.pool() + '\u0000' + r.instanceType());
-            if (o != null && r.count() > r.arrived() && orphaned(r, prov, ctx)) {
+            if (o != null && r.count() > r.arrived() && orphaned(r, prov, admitted)) {
                 out.add(new Spare(r, o));
             }
         }

@@ -6,7 +6,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.ResourceGroup;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.PlacementCheck;
 import io.fairway.core.plan.PlanContext;
@@ -44,18 +44,17 @@ public final class Validator {
     }
 
     /**
-     * The outcome of a plan made by the engine's services alone ({@link PlanContext#plannedByEngineOnly()}): its
-     * admissions were searched on the same capacity and quota the validator would rebuild, so they are accepted
+     * The outcome of a plan. A plan made by the engine's services alone ({@link PlanOutput#engineOnly()}) had its
+     * admissions searched on the same capacity and quota the validator would rebuild, so they are accepted
      * without the rebuild; the quota invariant is still checked on the plan's own books, and a plan that breaks it
-     * (or that is not engine-only) goes through {@link #validate} in full.
+     * (or that is not engine-only) goes through {@link #validate(Snapshot, List, List, List)} in full.
      *
      * @param snapshot the state the plan must hold on
-     * @param ctx the planned context
-     * @param out its output
+     * @param out the plan's output
      * @return what holds
      */
-    public static Outcome validate(Snapshot snapshot, PlanContext ctx, PlanOutput out) {
-        if (ctx.plannedByEngineOnly() && ctx.quotaViolation() == null) {
+    public static Outcome validate(Snapshot snapshot, PlanOutput out) {
+        if (out.engineOnly() && out.quota().violation() == null) {
             return new Outcome(out.preemptions(), out.admissions(), Map.of(), List.of(), out.resizes());
         }
         return validate(snapshot, out.preemptions(), out.resizes(), out.admissions());

@@ -18,7 +18,7 @@ import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.NodePool;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
-import io.fairway.core.Provisioning;
+import io.fairway.core.snapshot.Provisioning;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
 import java.util.ArrayList;

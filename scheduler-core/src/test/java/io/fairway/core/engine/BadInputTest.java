@@ -22,7 +22,7 @@ import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
 import io.fairway.api.model.Resources;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;

@@ -19,7 +19,7 @@ import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Scheduler;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.plan.PlanContext;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

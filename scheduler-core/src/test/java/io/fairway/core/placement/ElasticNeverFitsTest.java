@@ -8,7 +8,7 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.Resources;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -13,7 +13,7 @@ import io.fairway.api.model.ClusterSpec;
 import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.fairway.api.model.GpuLink;
 import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.LinkKind;
 import io.fairway.api.model.Node;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

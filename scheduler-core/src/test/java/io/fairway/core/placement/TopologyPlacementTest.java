@@ -13,7 +13,7 @@ import io.fairway.api.job.PendingReason.Code;
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.Node;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

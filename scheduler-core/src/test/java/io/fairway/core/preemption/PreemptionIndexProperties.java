@@ -18,7 +18,7 @@ import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
 import io.fairway.api.model.Resources;
 import io.fairway.api.spi.Attempt;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.CapacityPlan;
 import io.fairway.core.placement.Placer;

@@ -146,7 +146,7 @@ class PreemptionDecisionsTest {
         for (int round = 0; round < 14; round++) {
             if (validate) {
                 // the plan the engine's preemption search makes is accepted as a whole by the full validation it skips
-                io.fairway.core.Snapshot snap = s.snapshot();
+                io.fairway.core.snapshot.Snapshot snap = s.snapshot();
                 RoundResult dry = io.fairway.core.Rounds.run(snap, io.fairway.core.Policies.create(policy, Map.of()));
                 List<Preempt> ps = dry.decisions().stream().filter(d -> d instanceof Preempt).map(d -> (Preempt) d).toList();
                 List<Admit> as = dry.decisions().stream().filter(d -> d instanceof Admit).map(d -> (Admit) d).toList();

@@ -10,7 +10,7 @@ import io.fairway.sim.report.MetricsJson;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Option;

@@ -128,8 +128,8 @@ public final class SimulateCommand implements Runnable {
                 + String.join(", ", policies));
         out.flush();
         List<SimulationResult> results = new java.util.ArrayList<>();
-        List<io.fairway.core.PlacementStrategy> strategies = options.placements();
-        for (io.fairway.core.PlacementStrategy ps : strategies) {
+        List<io.fairway.core.snapshot.PlacementStrategy> strategies = options.placements();
+        for (io.fairway.core.snapshot.PlacementStrategy ps : strategies) {
             for (SimulationResult r : Runs.run(input, policies, o.withPlacement(ps), spec.commandLine().getErr(), !options.noProgress)) {
                 results.add(strategies.size() == 1 ? r : Runs.renamed(r, r.policy() + "/" + RunOptions.name(ps)));
             }

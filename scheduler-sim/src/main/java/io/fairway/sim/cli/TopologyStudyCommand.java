@@ -3,7 +3,7 @@ package io.fairway.sim.cli;
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.PlacementSensitivity;
 import io.fairway.api.model.Resources;
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.SimJob;
 import io.fairway.sim.SimulationInput;

@@ -2,7 +2,7 @@ package io.fairway.sim.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.core.PlacementStrategy;
+import io.fairway.core.snapshot.PlacementStrategy;
 import io.fairway.sim.SimJob;
 import io.fairway.sim.SimulationInput;
 import io.fairway.sim.SimulationOptions;

@@ -1,19 +1,20 @@
-package io.fairway.core.plan;
+package io.fairway.core.admission;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.core.Provisioning;
-import io.fairway.core.Snapshot;
+import io.fairway.core.snapshot.Provisioning;
+import io.fairway.core.snapshot.Snapshot;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Admission's first step for one round: which ClusterQueue a pending job is admitted through (its LocalQueue's,
- * or the one that reserved its quota while nodes come up), or why it has none.
+ * or the one that reserved its quota while nodes come up), or why it has none. Read by the plan (for the policy's
+ * context) and by provisioning (for the jobs left waiting).
  */
-final class QueueResolver {
+public final class QueueResolver {
     private final Snapshot snapshot;
     /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
     private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
@@ -26,7 +27,8 @@ final class QueueResolver {
     private final java.util.IdentityHashMap<LocalQueue, String> resolved = new java.util.IdentityHashMap<>();
     private static final String NONE = new String("");
 
-    QueueResolver(Snapshot snapshot) {
+    /** @param snapshot the round's input */
+    public QueueResolver(Snapshot snapshot) {
         this.snapshot = snapshot;
         for (LocalQueue lq : snapshot.localQueues().values()) {
             localQueueIndex.computeIfAbsent(lq.namespace(), k -> new HashMap<>()).put(lq.name(), lq);
@@ -38,13 +40,19 @@ final class QueueResolver {
         }
     }
 
-    /** @return true when the job's quota is reserved while it waits for nodes */
-    boolean reserved(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return true when the job's quota is reserved while it waits for nodes
+     */
+    public boolean reserved(JobStatus j) {
         return reservedIn.containsKey(j.id());
     }
 
-    /** @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped */
-    String resolve(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped
+     */
+    public String resolve(JobStatus j) {
         if (!reservedIn.isEmpty()) {
             String reserved = reservedIn.get(j.id());
             if (reserved != null) {
@@ -65,8 +73,11 @@ final class QueueResolver {
         return r == NONE ? null : r;
     }
 
-    /** @return why a job's queue does not resolve (call only when {@link #resolve} gave null) */
-    PendingReason unresolvedReason(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return why a job's queue does not resolve (call only when {@link #resolve} gave null)
+     */
+    public PendingReason unresolvedReason(JobStatus j) {
         Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
         LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
         if (lq == null) {
@@ -85,8 +96,11 @@ final class QueueResolver {
         return PendingReason.of(PendingReason.Code.QUEUE_STOPPED, "ClusterQueue " + cq.name() + " is stopped: it admits nothing new");
     }
 
-    /** @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves */
-    PendingReason unresolvedReasonOf(JobStatus j) {
+    /**
+     * @param j a pending job
+     * @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves
+     */
+    public PendingReason unresolvedReasonOf(JobStatus j) {
         return resolve(j) != null ? null : unresolvedReason(j);
     }
 }

@@ -1,4 +1,4 @@
-package io.fairway.core;
+package io.fairway.core.snapshot;
 
 import io.fairway.api.job.JobStatus;
 import java.util.List;
@@ -21,7 +21,7 @@ public interface PendingJobs {
      * @return their groups, formed on first use
      */
     static PendingJobs of(List<JobStatus> pending) {
-        return io.fairway.core.plan.PendingIndex.of(pending);
+        return PendingIndex.of(pending);
     }
 
     /** @return the groups, in the order of their first jobs (submission order) */

@@ -1,4 +1,4 @@
-package io.fairway.core;
+package io.fairway.core.snapshot;
 
 import io.fairway.api.model.NodePool;
 import java.util.List;
@@ -20,10 +20,10 @@ public record Provisioning(Map<String, NodePool> pools, Map<String, Reservation>
 
     /** Copies; maps iterate in key order. */
     public Provisioning {
-        pools = SchedulerState.inKeyOrder("provisioning.pools", pools);
-        reservations = SchedulerState.inKeyOrder("provisioning.reservations", reservations);
+        pools = KeyOrder.copy("provisioning.pools", pools);
+        reservations = KeyOrder.copy("provisioning.reservations", reservations);
         inFlight = List.copyOf(inFlight);
-        emptySince = SchedulerState.inKeyOrder("provisioning.emptySince", emptySince);
+        emptySince = KeyOrder.copy("provisioning.emptySince", emptySince);
     }
 
     /**

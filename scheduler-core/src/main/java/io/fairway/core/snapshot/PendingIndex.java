@@ -1,12 +1,10 @@
-package io.fairway.core.plan;
+package io.fairway.core.snapshot;
 
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobOrder;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
-import io.fairway.core.PendingJobs;
-import io.fairway.core.Snapshot;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

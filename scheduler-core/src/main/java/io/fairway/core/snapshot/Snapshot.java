@@ -1,4 +1,4 @@
-package io.fairway.core;
+package io.fairway.core.snapshot;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.model.ClusterQueue;
@@ -7,13 +7,12 @@ import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
-import io.fairway.core.plan.PendingIndex;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Everything a round reads, frozen: the input of the pure function {@link Rounds#run}. The same snapshot,
- * policy configuration and seed always give the same {@link RoundResult}: this is what dry-runs, replays,
+ * Everything a round reads, frozen: the input of the pure function {@code Rounds.run}. The same snapshot,
+ * policy configuration and seed always give the same {@code RoundResult}: this is what dry-runs, replays,
  * simulations and property tests rely on.
  *
  * @param round the round number

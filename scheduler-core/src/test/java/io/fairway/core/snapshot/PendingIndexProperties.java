@@ -1,4 +1,4 @@
-package io.fairway.core.plan;
+package io.fairway.core.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.fairway.core;
+package io.fairway.core.snapshot;
 
 /**
  * How the engine's placement search chooses nodes and GPUs for a gang. Part of a round's input (it travels in
