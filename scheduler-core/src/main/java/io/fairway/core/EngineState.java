@@ -279,6 +279,28 @@ final class EngineState {
         if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameElements(capacities, usageSharesCapacities)) {
             return usageShares;
         }
+        Map<String, Double> shares = usageSharesFromScratch(capacities);
+        usageShares = shares;
+        usageSharesVersion = holdingUsageVersion;
+        usageSharesCapacities = capacities;
+        return shares;
+    }
+
+    /** @return the shares {@link #decayUsage} would use now: kept ones when they still hold (lock held; for tests) */
+    Map<String, Double> usageSharesNow() {
+        return usageShares();
+    }
+
+    /** @return each ClusterQueue's dominant share computed from the nodes and the holding jobs (lock held) */
+    Map<String, Double> usageSharesFromScratch() {
+        List<Resources> capacities = new ArrayList<>(nodes.size());
+        for (Node n : nodes.values()) {
+            capacities.add(n.capacity());
+        }
+        return usageSharesFromScratch(capacities);
+    }
+
+    private Map<String, Double> usageSharesFromScratch(List<Resources> capacities) {
         Map<String, Long> total = new HashMap<>();
         for (Resources c : capacities) {
             c.asMap().forEach((r, v) -> total.merge(r, v, Long::sum));
@@ -302,9 +324,6 @@ final class EngineState {
             }
             shares.put(cq, share);
         });
-        usageShares = shares;
-        usageSharesVersion = holdingUsageVersion;
-        usageSharesCapacities = capacities;
         return shares;
     }
 

@@ -378,6 +378,11 @@ public final class Scheduler {
         return state.nextWakeupMillis(checkRetryMillis);
     }
 
+    /** @return the engine's state (package tests) */
+    EngineState state() {
+        return state;
+    }
+
     /** @return a snapshot of the whole state, for dry runs and tests */
     public Snapshot snapshot() {
         return state.read(state::snapshotLocked);
