@@ -9,6 +9,7 @@ import io.fairway.api.model.Cohort;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
 import io.fairway.api.model.ResourceFlavor;
+import io.fairway.api.model.Resources;
 import io.fairway.api.spi.AdmissionCheck;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.snapshot.PendingIndex;
@@ -60,6 +61,14 @@ final class EngineState {
     long modCount;
     final Map<String, Double> decayedUsage = new TreeMap<>();
     long usageUpdatedAt = Long.MIN_VALUE;
+    /**
+     * Grows whenever a job starts or stops holding resources or changes its size or ClusterQueue while holding them
+     * ({@link JobBook}): the shares {@link #decayUsage} last computed hold while it stays.
+     */
+    long holdingUsageVersion;
+    private long usageSharesVersion = -1;
+    private Map<String, Double> usageShares;
+    private List<Resources> usageSharesCapacities;
     /**
      * What the last round found, for the next to answer repeated attempts from ({@link io.fairway.core.plan.RoundMemory}):
      * checked against each round's snapshot, dropped on a restore.
@@ -249,9 +258,54 @@ final class EngineState {
         if (dt <= 0) {
             return;
         }
-        Map<String, Long> total = new HashMap<>();
+        Map<String, Double> shares = usageShares();
+        double beta = Math.pow(0.5, (double) dt / usageHalfLifeMillis);
+        Set<String> names = new HashSet<>(clusterQueues.keySet());
+        names.addAll(decayedUsage.keySet());
+        for (String cq : names) {
+            decayedUsage.put(cq, beta * decayedUsage.getOrDefault(cq, 0.0) + (1 - beta) * shares.getOrDefault(cq, 0.0));
+        }
+        usageUpdatedAt = now;
+    }
+
+    /**
+     * Each ClusterQueue's dominant share of the cluster held now (ClusterQueues holding nothing are absent). Kept from
+     * one call to the next while the jobs holding resources keep their sizes and queues ({@link #holdingUsageVersion})
+     * and the nodes their capacities: usage decays at every round, and most rounds change neither. Lock held.
+     */
+    private Map<String, Double> usageShares() {
+        List<Resources> capacities = new ArrayList<>(nodes.size());
         for (Node n : nodes.values()) {
-            add(total, n.capacity(), 1);
+            capacities.add(n.capacity());
+        }
+        if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameElements(capacities, usageSharesCapacities)) {
+            return usageShares;
+        }
+        Map<String, Double> shares = usageSharesFromScratch(capacities);
+        usageShares = shares;
+        usageSharesVersion = holdingUsageVersion;
+        usageSharesCapacities = capacities;
+        return shares;
+    }
+
+    /** @return the shares {@link #decayUsage} would use now: kept ones when they still hold (lock held; for tests) */
+    Map<String, Double> usageSharesNow() {
+        return usageShares();
+    }
+
+    /** @return each ClusterQueue's dominant share computed from the nodes and the holding jobs (lock held) */
+    Map<String, Double> usageSharesFromScratch() {
+        List<Resources> capacities = new ArrayList<>(nodes.size());
+        for (Node n : nodes.values()) {
+            capacities.add(n.capacity());
+        }
+        return usageSharesFromScratch(capacities);
+    }
+
+    private Map<String, Double> usageSharesFromScratch(List<Resources> capacities) {
+        Map<String, Long> total = new HashMap<>();
+        for (Resources c : capacities) {
+            add(total, c, 1);
         }
         // summed in place, one map per ClusterQueue, without a copy of each pod set's resources: this runs at every
         // instant a round or a finish happens, over every holding job
@@ -269,20 +323,31 @@ final class EngineState {
                 add(inQueue, ps.resources(), m == null ? ps.count() : m);
             }
         }
-        double beta = Math.pow(0.5, (double) dt / usageHalfLifeMillis);
-        Set<String> names = new HashSet<>(clusterQueues.keySet());
-        names.addAll(decayedUsage.keySet());
-        for (String cq : names) {
+        Map<String, Double> shares = new HashMap<>();
+        used.forEach((cq, byResource) -> {
             double share = 0;
-            for (Map.Entry<String, Long> e : used.getOrDefault(cq, Map.of()).entrySet()) {
+            for (Map.Entry<String, Long> e : byResource.entrySet()) {
                 long t = total.getOrDefault(e.getKey(), 0L);
                 if (t > 0) {
                     share = Math.max(share, (double) e.getValue() / t);
                 }
             }
-            decayedUsage.put(cq, beta * decayedUsage.getOrDefault(cq, 0.0) + (1 - beta) * share);
+            shares.put(cq, share);
+        });
+        return shares;
+    }
+
+    /** @return true when both lists hold the very same objects in the same order */
+    private static boolean sameElements(List<?> a, List<?> b) {
+        if (b == null || a.size() != b.size()) {
+            return false;
         }
-        usageUpdatedAt = now;
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Adds {@code factor} times each amount of {@code r} to {@code sums}, by resource name. */

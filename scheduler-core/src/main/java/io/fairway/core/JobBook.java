@@ -195,7 +195,8 @@ final class JobBook {
             pending.remove(old.sequence());
             pendingIndex.remove(old);
         }
-        if (holding.get(old.sequence()) == old) {
+        boolean wasHolding = holding.get(old.sequence()) == old;
+        if (wasHolding) {
             // usage is charged up to the moment a job lets go of its resources, not only to the next round: a job
             // that ends between two rounds has used them until now (the decay step is a no-op when no time passed)
             state.decayUsage();
@@ -210,7 +211,16 @@ final class JobBook {
         } else if (now.state().holdsResources()) {
             holding.put(now.sequence(), now);
         }
+        if (wasHolding != (holding.get(now.sequence()) == now) || wasHolding && !sameUsage(old, now)) {
+            state.holdingUsageVersion++;
+        }
         state.modCount++;
+    }
+
+    /** @return true when both statuses hold the same resources in the same ClusterQueue (a lease renewal, say) */
+    private static boolean sameUsage(JobStatus a, JobStatus b) {
+        return a.spec() == b.spec() && a.admission() != null && b.admission() != null
+                && a.admission().clusterQueue().equals(b.admission().clusterQueue()) && a.admission().counts().equals(b.admission().counts());
     }
 
     /** Puts a restored job back in its indexes. */
@@ -221,6 +231,7 @@ final class JobBook {
             pendingIndex.add(j);
         } else if (j.state().holdsResources()) {
             holding.put(j.sequence(), j);
+            state.holdingUsageVersion++;
         }
     }
 

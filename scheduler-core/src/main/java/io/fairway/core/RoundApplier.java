@@ -164,7 +164,7 @@ final class RoundApplier {
         }
     }
 
-    private Map<String, Long> renewLeases(Map<String, Long> renewals) {
+    Map<String, Long> renewLeases(Map<String, Long> renewals) {
         Map<String, Long> renewed = new LinkedHashMap<>();
         for (Map.Entry<String, Long> e : renewals.entrySet()) {
             JobStatus j = state.jobs.byId.get(e.getKey());

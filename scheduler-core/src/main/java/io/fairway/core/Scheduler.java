@@ -296,6 +296,10 @@ public final class Scheduler {
             state.decayUsage();
             state.pools.trackPoolNodes(state.nodes.values(), state.jobs.holding.values(), state.clock.millis());
             applier.evaluateAdmissionChecks(checkEvents, checkAdmits);
+            RoundResult renewals = renewWhenNothingWaits(checkEvents, checkAdmits);
+            if (renewals != null) {
+                return renewals;
+            }
             s = state.snapshotLocked();
             memory = state.memory;
             mod = state.modCount;
@@ -323,6 +327,47 @@ public final class Scheduler {
     }
 
     /**
+     * The round, when nothing waits and nothing but expired leases is to decide, and the policy can answer it without
+     * a full round ({@link io.fairway.api.spi.SchedulingPolicy#renewWhenNothingWaits}): its renewals are applied in
+     * O(jobs holding resources) without a snapshot, a plan or a validation. Lock held, after the round's bookkeeping
+     * (its number, usage, admission checks), so the next rounds see exactly what a full round would leave.
+     *
+     * @return the round's result, or null: the round runs in full
+     */
+    private RoundResult renewWhenNothingWaits(List<SchedulerEvent> checkEvents, List<Decision> checkAdmits) {
+        if (!checkEvents.isEmpty() || !checkAdmits.isEmpty() || !state.jobs.pending.isEmpty() || !state.pools.nodePools.isEmpty()
+                || !state.pools.reservations.isEmpty() || !state.pools.inFlight.isEmpty() || !state.quotaAllowance.isEmpty()) {
+            return null;
+        }
+        long t0 = System.nanoTime();
+        long now = state.clock.millis();
+        List<JobStatus> expired = new ArrayList<>();
+        for (JobStatus j : state.jobs.holding.values()) {
+            io.fairway.api.decision.Admit a = j.admission();
+            if (a == null) {
+                return null;
+            }
+            if (a.leaseExpired(now)) {
+                expired.add(j.asOf(now));
+            }
+        }
+        Map<String, Long> renewals;
+        try {
+            renewals = state.policy.renewWhenNothingWaits(now, expired);
+        } catch (RuntimeException e) {
+            return null; // the full round runs the policy's plan and reports what it throws
+        }
+        if (renewals == null) {
+            return null;
+        }
+        Map<String, Long> renewed = applier.renewLeases(renewals);
+        state.policyWakeAt = RoundResult.NO_WAKE;
+        state.memory = null; // the plan's memory is a cache: a round it did not see starts a fresh one
+        return new RoundResult(state.round, now, List.of(), Map.of(), List.of(), System.nanoTime() - t0, renewed, Map.of(), List.of(),
+                RoundResult.NO_WAKE);
+    }
+
+    /**
      * When a round would next have something to do without any new event: the time the last round's policy asked
      * for ({@link io.fairway.api.spi.PolicyContext#wakeAt}), a lease expiring, a pool node's consolidation delay
      * running out, or an admission check to ask again. Simulators and controllers use it to schedule their next
@@ -333,6 +378,11 @@ public final class Scheduler {
      */
     public OptionalLong nextWakeupMillis(long checkRetryMillis) {
         return state.nextWakeupMillis(checkRetryMillis);
+    }
+
+    /** @return the engine's state (package tests) */
+    EngineState state() {
+        return state;
     }
 
     /** @return a snapshot of the whole state, for dry runs and tests */

@@ -84,6 +84,8 @@ final class SimulationRun {
      * and {@link #watchLeases} need not ask the scheduler about each of them after every round.
      */
     private boolean leases;
+    /** The jobs whose leases the last round renewed. */
+    private java.util.Set<String> lastRenewals = java.util.Set.of();
     private long horizon = Long.MAX_VALUE;
     final Infrastructure infra;
     /** Times a WAKE event is queued for. */
@@ -326,6 +328,7 @@ final class SimulationRun {
                 leases |= d instanceof Admit a && a.leaseExpiresAtMillis() != Admit.NO_LEASE;
             }
         }
+        lastRenewals = r.leaseRenewals().keySet();
         roundNanos += System.nanoTime() - t0;
         rounds++;
     }
@@ -380,7 +383,37 @@ final class SimulationRun {
         if (!leases) {
             return;
         }
+        if (lastRoundDecisions == 0 && !faults.any()) {
+            watchRenewedLeases();
+            return;
+        }
         for (JobTrack t : runningTracks.values()) {
+            Admit a = scheduler.status(t.job.id()).map(JobStatus::admission).orElse(null);
+            long lease = a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis();
+            if (lease != Admit.NO_LEASE && lease > now && lease != t.leaseWake) {
+                t.leaseWake = lease;
+                push(lease, LEASE, t, t.runId);
+            }
+        }
+    }
+
+    /**
+     * {@link #watchLeases} after a round that started, stopped and resized nothing: only the leases it renewed can have
+     * changed, so only those jobs are looked at (in the same order, so events are queued alike).
+     */
+    private void watchRenewedLeases() {
+        if (lastRenewals.isEmpty()) {
+            return;
+        }
+        List<JobTrack> renewed = new ArrayList<>(lastRenewals.size());
+        for (String id : lastRenewals) {
+            JobTrack t = tracks.get(id);
+            if (t != null && t.running) {
+                renewed.add(t);
+            }
+        }
+        renewed.sort(Comparator.comparingInt(t -> t.index));
+        for (JobTrack t : renewed) {
             Admit a = scheduler.status(t.job.id()).map(JobStatus::admission).orElse(null);
             long lease = a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis();
             if (lease != Admit.NO_LEASE && lease > now && lease != t.leaseWake) {

@@ -71,10 +71,10 @@ final class Round {
     long pool;
 
     /** A round in which no job that uses GPUs waits: it only renews expired leases ({@link #renewAllExpired}). */
-    private Round(PolicyContext ctx, Config config) {
+    private Round(long now, Config config) {
         this.config = config;
-        this.ctx = ctx;
-        this.now = ctx.now();
+        this.ctx = null;
+        this.now = now;
         this.leaseMillis = config.leaseMillis();
         this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
         this.apps = Map.of();
@@ -82,38 +82,56 @@ final class Round {
     }
 
     /**
-     * The whole round when no job that uses GPUs waits: every expired lease is renewed (those that may not be
-     * revoked first, then the revocable ones, each in the order of {@link PolicyContext#holding()}), with the lease a
-     * full round would give. Only the jobs whose leases expired are estimated: a lease's end depends on the job's own
-     * work, progress and speed, not on the other jobs, so the estimates of the others (and the apps' ρ) are not built.
+     * The whole round when no job that uses GPUs waits: every expired lease is renewed ({@link #renewalsOfExpired}).
      *
      * @param ctx the round's context
      * @param config the configuration
      */
     static void renewAllExpired(PolicyContext ctx, Config config) {
-        Round r = new Round(ctx, config);
-        List<JobStatus> revocableExpired = new ArrayList<>();
+        Map<String, JobStatus> byId = new HashMap<>();
         for (JobStatus j : ctx.holding()) {
-            if (j.admission() == null || j.spec().totalGpus() == 0 || !j.admission().leaseExpired(r.now)) {
+            byId.put(j.id(), j);
+        }
+        renewalsOfExpired(ctx.now(), config, ctx.holding()).forEach((id, expiry) -> ctx.setLease(byId.get(id), expiry));
+    }
+
+    /**
+     * The renewals of a round in which no job that uses GPUs waits: every expired lease is renewed (those that may not
+     * be revoked first, then the revocable ones, each in the order given), with the lease a full round would give.
+     * Only the jobs whose leases expired are estimated: a lease's end depends on the job's own work, progress and
+     * speed, not on the other jobs, so the estimates of the others (and the apps' ρ) are not needed. The engine asks
+     * for the same answer without a round when nothing waits at all ({@link ThemisPolicy#renewWhenNothingWaits}).
+     *
+     * @param now the round's time
+     * @param config the configuration
+     * @param holding jobs holding resources, as of {@code now}, in the order of {@link PolicyContext#holding()}
+     *     (any that hold no GPU or whose lease has not expired are passed over)
+     * @return each renewed job's new lease expiry, in the order they are renewed
+     */
+    static Map<String, Long> renewalsOfExpired(long now, Config config, List<JobStatus> holding) {
+        Round r = new Round(now, config);
+        Map<String, Long> out = new LinkedHashMap<>();
+        List<JobStatus> revocableExpired = new ArrayList<>();
+        for (JobStatus j : holding) {
+            if (j.admission() == null || j.spec().totalGpus() == 0 || !j.admission().leaseExpired(now)) {
                 continue;
             }
             if (r.revocable(j)) {
                 revocableExpired.add(j);
             } else {
-                r.keepEstimated(j);
+                out.putIfAbsent(j.id(), r.estimatedExpiry(j));
             }
         }
         for (JobStatus j : revocableExpired) {
-            r.keepEstimated(j);
+            out.putIfAbsent(j.id(), r.estimatedExpiry(j));
         }
+        return out;
     }
 
-    /** {@link #keep} with the job's own estimate (its lease's end does not depend on the jobs around it). */
-    private void keepEstimated(JobStatus j) {
-        if (kept.add(j.id())) {
-            JobView v = FinishTimeEstimator.view(j, now, config.estimate(), this::revocable);
-            ctx.setLease(j, alignedExpiry(j, v.work() - v.remaining(), v.speed(), false));
-        }
+    /** The lease end {@link #keep} gives, from the job's own estimate (it does not depend on the jobs around it). */
+    private long estimatedExpiry(JobStatus j) {
+        JobView v = FinishTimeEstimator.view(j, now, config.estimate(), this::revocable);
+        return alignedExpiry(j, v.work() - v.remaining(), v.speed(), false);
     }
 
     /**

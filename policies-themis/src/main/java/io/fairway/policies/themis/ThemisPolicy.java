@@ -290,6 +290,16 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     }
 
     /**
+     * A round in which no job waits: {@link #plan} only renews every expired lease (those that may not be revoked
+     * first), each from the job's own estimate, so the answer needs only the expired jobs. A simulator with a lease
+     * expiring every few minutes on each running job spends most of its rounds here.
+     */
+    @Override
+    public Map<String, Long> renewWhenNothingWaits(long nowMillis, List<JobStatus> expired) {
+        return Round.renewalsOfExpired(nowMillis, config, expired);
+    }
+
+    /**
      * The apps and jobs of the last planned round with their ρ and bids. ρ of a job is its own finish-time fairness
      * if it keeps its current speed (a job that holds nothing: after the lease horizon), as the auction prices it.
      */

@@ -31,6 +31,8 @@ final class MiniSim {
     final Scheduler scheduler;
     long now;
     final List<String> log = new ArrayList<>();
+    /** Every round's lease renewals, in the order the round made them. */
+    final List<String> leases = new ArrayList<>();
     final List<String> violations = new ArrayList<>();
     int preemptions;
     final Map<String, Long> finished = new TreeMap<>();
@@ -100,6 +102,9 @@ final class MiniSim {
                 }
             }
             RoundResult r = scheduler.runRound();
+            if (!r.leaseRenewals().isEmpty()) {
+                leases.add(now + " " + r.round() + " " + r.leaseRenewals());
+            }
             for (Decision d : r.decisions()) {
                 log.add(now + " " + d);
                 if (d instanceof Preempt p) {
