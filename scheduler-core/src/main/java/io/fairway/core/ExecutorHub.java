@@ -27,10 +27,11 @@ import org.slf4j.LoggerFactory;
  * items are out per executor. Every item carries the job's epoch: reports about an older run are refused by
  * {@link Scheduler#reportStarted(String, long)}, and a rejoining executor is told which of its jobs to stop.
  *
- * <p>A cluster whose executor has not polled for {@code graceMillis} is declared lost: its jobs go back to
- * pending and may be placed elsewhere. An executor must therefore fence itself — stop its jobs — once it has
- * not reached the hub for {@link #fenceAfterMillis()} (half the grace period), so that no job ever runs in two
- * clusters.
+ * <p>A cluster whose executor has not reached the hub (a poll or an acknowledgement) for {@code graceMillis} is
+ * declared lost: its jobs go back to pending and may be placed elsewhere. An executor must therefore fence itself —
+ * stop its jobs — once it has not reached the hub for {@link #fenceAfterMillis()} (half the grace period), so that no
+ * job ever runs in two clusters. An executor still applying a large poll shows it is alive with each
+ * acknowledgement, so a long pass is not taken for a silent cluster.
  *
  * <pre>{@code
  * ExecutorHub hub = new ExecutorHub(clock, 30_000, 1_000, 120_000);
@@ -229,7 +230,8 @@ public final class ExecutorHub implements Actuator {
     }
 
     /**
-     * The executor applied an item.
+     * The executor applied an item. Acknowledging shows the executor alive, as a poll does: an executor busy for
+     * longer than the grace period applying one poll's work is not declared lost for it.
      *
      * @param cluster its cluster
      * @param itemId the item
@@ -240,6 +242,7 @@ public final class ExecutorHub implements Actuator {
         if (c == null || c.lost) {
             return false;
         }
+        c.lastSeen = Math.max(c.lastSeen, clock.millis());
         c.offeredItems.remove(itemId);
         return c.offered.remove(itemId) != null;
     }

@@ -89,8 +89,12 @@ class StoredJobsTest {
     }
 
     private Running start() throws Exception {
-        MultiClusterManager m = new MultiClusterManager(managerApi.client, Map.of("eu", worker.client), QueuesConfig.parse("q", QUEUES), now::get,
-                new MultiClusterManager.Settings(Duration.ofSeconds(60), Duration.ofSeconds(10), null, "test-manager"));
+        return start(worker, Duration.ofSeconds(60));
+    }
+
+    private Running start(MockApi workerApi, Duration grace) throws Exception {
+        MultiClusterManager m = new MultiClusterManager(managerApi.client, Map.of("eu", workerApi.client), QueuesConfig.parse("q", QUEUES), now::get,
+                new MultiClusterManager.Settings(grace, Duration.ofSeconds(10), null, "test-manager"));
         JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")));
         JobSets sets = m.attachStore(store, QueuePermissions.parse(PERMISSIONS));
         SubmitServer api = SubmitServer.builder(sets, JwtAuthenticator.hmac(SECRET, "fairway-test", null)).port(0).build();
@@ -224,6 +228,48 @@ class StoredJobsTest {
                 .containsKey(MultiClusterManager.JOB_ID_ANNOTATION));
         pass(r.manager());
         assertThat(worker.jobs()).as("no second copy of any").hasSize(250);
+    }
+
+    @Test
+    void aPassLongerThanTheGracePeriodDoesNotHaveItsWorkerDeclaredLostAndItsCopiesMadeAgain() throws Exception {
+        // a worker whose API server takes 40 ms (on the manager's clock) for each create: one pass copying 250 jobs
+        // takes 10 s, twice the 5 s grace period, while the worker answers every call
+        java.util.concurrent.atomic.AtomicInteger creates = new java.util.concurrent.atomic.AtomicInteger();
+        MockApi slow = new MockApi(new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher() {
+            @Override
+            public io.fabric8.mockwebserver.http.MockResponse handleCreate(io.fabric8.mockwebserver.http.RecordedRequest request) {
+                io.fabric8.mockwebserver.http.MockResponse res = super.handleCreate(request);
+                if (res.code() / 100 == 2 && request.getPath().contains("/jobs")) {
+                    now.addAndGet(40);
+                    creates.incrementAndGet();
+                }
+                return res;
+            }
+        });
+        open.add(slow);
+        for (int n = 0; n < 3; n++) {
+            slow.node("cpu-" + n, 0); // 3 x 96 CPUs
+        }
+        Running r = start(slow, Duration.ofSeconds(5));
+        StringBuilder body = new StringBuilder("{\"queue\":\"gpu\",\"jobSetId\":\"slow\",\"jobs\":[");
+        for (int i = 0; i < 250; i++) {
+            body.append(i == 0 ? "" : ",").append("{\"namespace\":\"ml\",\"podSpec\":{\"containers\":[{\"name\":\"main\",\"image\":\"busybox\","
+                    + "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+        }
+        HttpResponse<String> res = post(r, "/api/v1/jobsets", token("alice", "ml"), body.append("]}").toString());
+        assertThat(res.statusCode()).as(res.body()).isEqualTo(200);
+        long before = now.get();
+        pass(r.manager());
+        pass(r.manager()); // one executor pass copies all 250
+        assertThat(creates.get()).isEqualTo(250);
+        assertThat(now.get() - before).as("the pass outlasted the grace period").isGreaterThan(5_000);
+        for (int i = 0; i < 3; i++) {
+            pass(r.manager());
+        }
+        assertThat(r.manager().workers()).allMatch(WorkerExecutor::reachable);
+        assertThat(slow.jobs()).as("every copy still there").hasSize(250);
+        assertThat(creates.get()).as("each job copied once, none deleted and copied again")
+                .isEqualTo(250);
     }
 
     @Test
