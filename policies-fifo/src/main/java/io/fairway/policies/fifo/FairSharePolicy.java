@@ -4,6 +4,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
+import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.Resources;
 import io.fairway.api.spi.Attempt;
@@ -178,6 +179,8 @@ public final class FairSharePolicy implements SchedulingPolicy {
             }
         }
         Map<OrderedPolicy.Shape, PendingReason> failedShapes = new HashMap<>();
+        // each queue's jobs left waiting so far this round, in its order: the first of each priority is its oldest
+        Map<String, List<JobStatus>> waitingEarlier = new HashMap<>();
         while (!order.isEmpty()) {
             Ranked r = order.poll();
             PriorityQueue<OrderedPolicy.Cursor> dq = heads.get(r.queue);
@@ -193,7 +196,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             if (failed == null) {
                 Attempt a = OrderedPolicy.admit(ctx, j, preempting);
                 if (!a.admitted() && fairness != null) {
-                    a = fairness.admit(j, q, a);
+                    a = fairness.admit(j, q, a, waitingEarlier.getOrDefault(r.queue, List.of()));
                 }
                 if (a.admitted()) {
                     if (c.advance()) {
@@ -207,6 +210,9 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 }
             }
             if (failed != null) {
+                if (fairness != null) {
+                    waitingEarlier.computeIfAbsent(r.queue, k -> new ArrayList<>()).add(j);
+                }
                 ctx.leaveWaiting(c.group, c.index, failed); // the rest of the group cannot fit either
             }
             if (!dq.isEmpty()) {
@@ -407,11 +413,21 @@ public final class FairSharePolicy implements SchedulingPolicy {
          * @param j the job
          * @param q its queue
          * @param notFitting why it did not fit
+         * @param waitingEarlier the jobs of its queue left waiting earlier in this round (before it in the queue's order)
          * @return the admission, or the reason
          */
-        Attempt admit(JobStatus j, ClusterQueue q, Attempt notFitting) {
+        Attempt admit(JobStatus j, ClusterQueue q, Attempt notFitting, List<JobStatus> waitingEarlier) {
             if (q == null || !fairShare.containsKey(q.name())) {
                 return notFitting;
+            }
+            for (JobStatus w : waitingEarlier) {
+                if (displaces(q, w, j)) {
+                    // The room would not stay with this job: the earlier job of its own queue preempts it there by
+                    // withinClusterQueue, and its queue ends with a share the fairness check never saw (larger than the
+                    // victim queue's), so that queue would preempt back and the two would trade jobs for ever.
+                    return explained(notFitting, "; job " + w.id() + ", before it in ClusterQueue " + q.name() + ", waits and could preempt"
+                            + " it within the ClusterQueue: no preemption for fair share");
+                }
             }
             Map<String, Long> mine = usage(q);
             add(mine, j.spec().totalResources(), 1);
@@ -441,6 +457,25 @@ public final class FairSharePolicy implements SchedulingPolicy {
                 }
             }
             return explained(notFitting, "; no preemption for fair share makes room and leaves the shares fairer");
+        }
+
+        /**
+         * @return true when the waiting job may preempt the other, admitted, by its queue's {@code withinClusterQueue}
+         *     (a lower priority, or under LowerOrNewerEqualPriority an equal priority submitted later)
+         */
+        private boolean displaces(ClusterQueue q, JobStatus waiting, JobStatus admitted) {
+            PreemptionPolicy.WithinClusterQueue within = q.preemption().withinClusterQueue();
+            if (within == PreemptionPolicy.WithinClusterQueue.NEVER || !admitted.spec().preemptible()) {
+                return false;
+            }
+            int wp = waiting.spec().priority();
+            int ap = admitted.spec().priority();
+            if (wp != ap || within != PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY) {
+                return wp > ap;
+            }
+            long wt = waiting.spec().submitTimeMillis();
+            long at = admitted.spec().submitTimeMillis();
+            return at > wt || (at == wt && admitted.sequence() > waiting.sequence());
         }
 
         private Attempt explained(Attempt notFitting, String why) {
