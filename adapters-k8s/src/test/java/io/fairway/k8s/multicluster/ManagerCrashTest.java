@@ -2,7 +2,6 @@ package io.fairway.k8s.multicluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -14,10 +13,7 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fairway.store.JobStore;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -242,23 +238,7 @@ class ManagerCrashTest {
     /** @return true when the job set was acknowledged (its jobs are then in {@code acked}) */
     private static boolean submit(HttpClient http, String url, String token, Set<String> acked, Duration timeout)
             throws IOException, InterruptedException {
-        {
-            StringBuilder b = new StringBuilder("queue: batch\njobSetId: set-" + Long.toString(System.nanoTime(), 36) + "\njobs:\n");
-            for (int j = 0; j < JOBS_PER_SET; j++) {
-                b.append("  - {namespace: ml, podSpec: {containers: [{name: main, image: busybox, resources: {requests: {cpu: \"1\"}}}]}}\n");
-            }
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "api/v1/jobsets")).timeout(timeout)
-                    .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(b.toString())).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                REFUSED.add(r.statusCode() + " " + r.body());
-                return false;
-            }
-            for (JsonNode id : JSON.readTree(r.body()).get("jobIds")) {
-                acked.add(id.asText());
-            }
-            return true;
-        }
+        return JobSetPosts.post(http, url, token, JOBS_PER_SET, acked, REFUSED, timeout);
     }
 
     /**

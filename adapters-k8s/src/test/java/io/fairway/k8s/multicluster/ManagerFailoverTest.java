@@ -3,7 +3,6 @@ package io.fairway.k8s.multicluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -13,10 +12,7 @@ import com.nimbusds.jwt.SignedJWT;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fairway.store.JobStore;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -385,21 +381,7 @@ class ManagerFailoverTest {
     /** @return true when the job set was acknowledged (its jobs are then in {@code acked}) */
     private static boolean submit(HttpClient http, String url, String token, Set<String> acked, Duration timeout)
             throws IOException, InterruptedException {
-        StringBuilder b = new StringBuilder("queue: batch\njobSetId: set-" + Long.toString(System.nanoTime(), 36) + "\njobs:\n");
-        for (int j = 0; j < JOBS_PER_SET; j++) {
-            b.append("  - {namespace: ml, podSpec: {containers: [{name: main, image: busybox, resources: {requests: {cpu: \"1\"}}}]}}\n");
-        }
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "api/v1/jobsets")).timeout(timeout)
-                .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(b.toString())).build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) {
-            REFUSED.add(r.statusCode() + " " + r.body());
-            return false;
-        }
-        for (JsonNode id : JSON.readTree(r.body()).get("jobIds")) {
-            acked.add(id.asText());
-        }
-        return true;
+        return JobSetPosts.post(http, url, token, JOBS_PER_SET, acked, REFUSED, timeout);
     }
 
     /** Waits until every acknowledged job has a copy and a LEASED event, or nothing moved for 15 s (at most 120 s). */
