@@ -448,29 +448,7 @@ public final class JobStore implements AutoCloseable {
      * @return completes once they are committed
      */
     public CompletableFuture<Void> record(List<Transition> transitions) {
-        List<Transition> copy = List.copyOf(transitions);
-        return enqueue(c -> {
-            try (PreparedStatement up = c.prepareStatement(
-                    "UPDATE jobs SET state = ? WHERE id = ? AND state NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')");
-                 PreparedStatement find = c.prepareStatement("SELECT queue, job_set FROM jobs WHERE id = ?");
-                 PreparedStatement ev = insertEvent(c)) {
-                for (Transition t : copy) {
-                    up.setString(1, t.state());
-                    up.setString(2, t.jobId());
-                    if (up.executeUpdate() != 1) {
-                        continue;
-                    }
-                    find.setString(1, t.jobId());
-                    try (ResultSet rs = find.executeQuery()) {
-                        if (rs.next()) {
-                            addEvent(ev, rs.getString(1), rs.getString(2), t.jobId(), t.state(), t.atMillis(), t.detail());
-                        }
-                    }
-                }
-                ev.executeBatch();
-            }
-            return null;
-        }).thenApply(x -> null);
+        return recordTagged(0, transitions, false); // term 0: not written by a leader
     }
 
     /** Returns once every write queued before it is committed. */

@@ -480,57 +480,62 @@ class PreemptionIndexProperties {
 
         @Override
         public CapacityPlan capacity() {
-            throw new UnsupportedOperationException();
+            throw notRead("capacity");
         }
 
         @Override
         public List<Placer.Taken> held(String jobId) {
-            throw new UnsupportedOperationException();
+            throw notRead("held");
         }
 
         @Override
         public String clusterQueueOf(JobStatus job) {
-            throw new UnsupportedOperationException();
+            throw notRead("clusterQueueOf");
         }
 
         @Override
         public long state() {
-            throw new UnsupportedOperationException();
+            throw notRead("state");
         }
 
         @Override
         public void restoreState(long earlier) {
-            throw new UnsupportedOperationException();
+            throw notRead("restoreState");
         }
 
         @Override
         public boolean preemptForSearch(JobStatus job, String reason) {
-            throw new UnsupportedOperationException();
+            throw notRead("preemptForSearch");
         }
 
         @Override
         public void restore(String jobId) {
-            throw new UnsupportedOperationException();
+            throw notRead("restore");
         }
 
         @Override
         public boolean fits(JobStatus job) {
-            throw new UnsupportedOperationException();
+            throw notRead("fits");
         }
 
         @Override
         public Attempt tryAdmit(JobStatus job) {
-            throw new UnsupportedOperationException();
+            throw notRead("tryAdmit");
         }
 
         @Override
         public void unadmit(String jobId) {
-            throw new UnsupportedOperationException();
+            throw notRead("unadmit");
         }
 
         @Override
         public void explainPreemption(String jobId, String reason) {
-            throw new UnsupportedOperationException();
+            throw notRead("explainPreemption");
+        }
+
+        /** The index reads only the snapshot, the quota and which jobs left the plan; any other call fails the property. */
+        private static AssertionError notRead(String method) {
+            return new AssertionError("the preemption index called SearchPlan." + method + ", which it has no use for");
         }
     }
 }
