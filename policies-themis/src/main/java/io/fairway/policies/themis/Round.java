@@ -189,13 +189,13 @@ final class Round {
             sequence[i] = s.sequence();
         }
         if (!sorted(submit, sequence, 0, holdingLive) || !sorted(submit, sequence, holdingLive, n)) {
-            Integer[] idx = new Integer[n];
+            int[] idx = new int[n];
             for (int i = 0; i < n; i++) {
                 idx[i] = i;
             }
-            java.util.Arrays.sort(idx, (x, y) -> compareKeys(submit, sequence, x, y));
+            sortIndices(idx, new int[n], 0, n, submit, sequence);
             List<JobView> all = new ArrayList<>(n);
-            for (Integer i : idx) {
+            for (int i : idx) {
                 all.add(views.get(i));
             }
             return all;
@@ -211,6 +211,32 @@ final class Round {
             }
         }
         return all;
+    }
+
+    /**
+     * Sorts positions {@code [from, to)} of {@code idx} by {@link #compareKeys} (a merge sort on primitives: no boxed
+     * index or comparator call per comparison; the keys are a total order, so any correct sort gives this order).
+     */
+    private static void sortIndices(int[] idx, int[] tmp, int from, int to, long[] submit, long[] sequence) {
+        if (to - from < 2) {
+            return;
+        }
+        int mid = (from + to) >>> 1;
+        sortIndices(idx, tmp, from, mid, submit, sequence);
+        sortIndices(idx, tmp, mid, to, submit, sequence);
+        if (compareKeys(submit, sequence, idx[mid - 1], idx[mid]) <= 0) {
+            return; // already in order
+        }
+        System.arraycopy(idx, from, tmp, from, to - from);
+        int a = from;
+        int b = mid;
+        for (int k = from; k < to; k++) {
+            if (b >= to || (a < mid && compareKeys(submit, sequence, tmp[a], tmp[b]) <= 0)) {
+                idx[k] = tmp[a++];
+            } else {
+                idx[k] = tmp[b++];
+            }
+        }
     }
 
     /** {@link io.fairway.api.job.JobOrder#SUBMISSION} on keys read once: submit time, then sequence. */
@@ -523,6 +549,8 @@ final class Round {
 
     void explainRest(Map<String, String> why) {
         Map<String, PendingReason> byApp = new HashMap<>(); // one reason per app: its jobs share it
+        String lastApp = null;
+        PendingReason lastReason = null;
         long total = ctx.capacity().totalGpus();
         for (JobStatus j : pendingGpuJobs) {
             if (explained.contains(j.id())) { // every job start() admitted is in explained too
@@ -532,7 +560,8 @@ final class Round {
                 ctx.tryAdmit(j); // the core's own reason (larger than any domain, no quota), refreshed
             } else {
                 String app = j.spec().jobSet();
-                PendingReason reason = byApp.get(app);
+                // the engine lists an app's waiting jobs mostly together: the previous job's reason first
+                PendingReason reason = lastApp != null && (app == lastApp || app.equals(lastApp)) ? lastReason : byApp.get(app);
                 if (reason == null) {
                     String w = why.get(app);
                     AppView a = apps.get(app);
@@ -541,6 +570,8 @@ final class Round {
                             + (w == null ? "got no GPUs in this round's auction" : w));
                     byApp.put(app, reason);
                 }
+                lastApp = app;
+                lastReason = reason;
                 ctx.leaveWaiting(j, reason);
             }
         }

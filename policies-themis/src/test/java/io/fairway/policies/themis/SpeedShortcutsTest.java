@@ -7,7 +7,9 @@ import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.Resources;
+import io.fairway.core.Policies;
 import io.fairway.policies.themis.FinishTimeEstimator.JobView;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -79,5 +81,28 @@ class SpeedShortcutsTest {
         int p = pick % n;
         JobView job = copy ? views.get(p).asRevocable() : views.get(p);
         assertThat(Bids.position(views, null, job)).isEqualTo(p);
+    }
+
+    @org.junit.jupiter.api.Test
+    void everyWaitingJobIsToldItsOwnAppsReasonWhetherItsAppsJobsComeTogetherOrNot() {
+        MiniSim sim = new MiniSim(Policies.create("themis", java.util.Map.of()), 1, 1, GpuTopology.pcie4("V100"), 1);
+        sim.scheduler.submit(MiniSim.job("holder", "h", 4, 100_000));
+        sim.scheduler.runRound();
+        sim.scheduler.reportStarted("holder");
+        sim.now = 60_000;
+        // waiting jobs of three apps, in an order where an app's jobs are sometimes together and sometimes not
+        String[][] waiting = {{"a-0", "a"}, {"a-1", "a"}, {"b-0", "b"}, {"a-2", "a"}, {"c-0", "c"}, {"c-1", "c"}, {"b-1", "b"}};
+        for (String[] w : waiting) {
+            sim.scheduler.submit(MiniSim.job(w[0], w[1], 1 + w[1].charAt(0) - 'a', 3600 * (1 + w[1].charAt(0) - 'a')));
+        }
+        sim.scheduler.runRound();
+        for (String[] w : waiting) {
+            String reason = sim.scheduler.status(w[0]).orElseThrow().pendingReason().message();
+            assertThat(reason).as(w[0]).startsWith("Themis: app " + w[1] + " (rho ");
+        }
+        // each app's jobs share one reason, and the apps' reasons differ (their rho differ)
+        assertThat(sim.scheduler.status("a-0").orElseThrow().pendingReason().message())
+                .isEqualTo(sim.scheduler.status("a-2").orElseThrow().pendingReason().message())
+                .isNotEqualTo(sim.scheduler.status("b-0").orElseThrow().pendingReason().message());
     }
 }
