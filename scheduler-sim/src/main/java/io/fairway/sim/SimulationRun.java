@@ -84,8 +84,12 @@ final class SimulationRun {
      * and {@link #watchLeases} need not ask the scheduler about each of them after every round.
      */
     private boolean leases;
-    /** The jobs whose leases the last round renewed. */
-    private java.util.Set<String> lastRenewals = java.util.Set.of();
+    /** The jobs whose leases the last round renewed, with their new expiries (as the engine applied them). */
+    private Map<String, Long> lastRenewals = Map.of();
+    /** False only in tests: look up every running job's lease after every round, as before the shortcuts. */
+    private boolean leaseShortcuts = true;
+    /** Rounds after which only the renewed leases were looked at ({@link #watchRenewedLeases}), for tests. */
+    long renewedOnlyWatches;
     private long horizon = Long.MAX_VALUE;
     final Infrastructure infra;
     /** Times a WAKE event is queued for. */
@@ -328,7 +332,7 @@ final class SimulationRun {
                 leases |= d instanceof Admit a && a.leaseExpiresAtMillis() != Admit.NO_LEASE;
             }
         }
-        lastRenewals = r.leaseRenewals().keySet();
+        lastRenewals = r.leaseRenewals();
         roundNanos += System.nanoTime() - t0;
         rounds++;
     }
@@ -383,30 +387,40 @@ final class SimulationRun {
         if (!leases) {
             return;
         }
-        if (lastRoundDecisions == 0 && !faults.any()) {
+        if (leaseShortcuts && lastRoundDecisions == 0 && !faults.any()) {
             watchRenewedLeases();
             return;
         }
         for (JobTrack t : runningTracks.values()) {
             Admit a = scheduler.status(t.job.id()).map(JobStatus::admission).orElse(null);
-            long lease = a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis();
-            if (lease != Admit.NO_LEASE && lease > now && lease != t.leaseWake) {
-                t.leaseWake = lease;
-                push(lease, LEASE, t, t.runId);
-            }
+            watchLease(t, a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis());
         }
     }
 
     /**
+     * For tests: after every round, look up the lease of every running job in its status (the plain form that
+     * {@link #watchRenewedLeases} shortens).
+     *
+     * @return this
+     */
+    SimulationRun everyLeaseLookedUp() {
+        leaseShortcuts = false;
+        return this;
+    }
+
+    /**
      * {@link #watchLeases} after a round that started, stopped and resized nothing: only the leases it renewed can have
-     * changed, so only those jobs are looked at (in the same order, so events are queued alike).
+     * changed, so only those jobs are looked at (in the same order, so events are queued alike). Each new expiry is the
+     * one the round's result reports: the engine applied exactly those ({@code RoundResult.leaseRenewals}) and nothing
+     * else changed an admission in such a round, so the job's status need not be read back.
      */
     private void watchRenewedLeases() {
         if (lastRenewals.isEmpty()) {
             return;
         }
+        renewedOnlyWatches++;
         List<JobTrack> renewed = new ArrayList<>(lastRenewals.size());
-        for (String id : lastRenewals) {
+        for (String id : lastRenewals.keySet()) {
             JobTrack t = tracks.get(id);
             if (t != null && t.running) {
                 renewed.add(t);
@@ -414,12 +428,15 @@ final class SimulationRun {
         }
         renewed.sort(Comparator.comparingInt(t -> t.index));
         for (JobTrack t : renewed) {
-            Admit a = scheduler.status(t.job.id()).map(JobStatus::admission).orElse(null);
-            long lease = a == null ? Admit.NO_LEASE : a.leaseExpiresAtMillis();
-            if (lease != Admit.NO_LEASE && lease > now && lease != t.leaseWake) {
-                t.leaseWake = lease;
-                push(lease, LEASE, t, t.runId);
-            }
+            watchLease(t, lastRenewals.get(t.job.id()));
+        }
+    }
+
+    /** Queues a round at a running job's lease expiry, unless it has none, it is past or one is queued for it. */
+    private void watchLease(JobTrack t, long lease) {
+        if (lease != Admit.NO_LEASE && lease > now && lease != t.leaseWake) {
+            t.leaseWake = lease;
+            push(lease, LEASE, t, t.runId);
         }
     }
 

@@ -228,10 +228,18 @@ final class Bids {
         return out;
     }
 
-    /** @return the position of a job of the app in its job list */
-    private static int position(List<JobView> jobs, Map<String, Integer> index, JobView job) {
+    /**
+     * @return the position of a job of the app in its job list: an item carries the very view of the app's list
+     *     ({@link #buildItems}), so the view itself is looked for first, and its id only if it is a copy
+     */
+    static int position(List<JobView> jobs, Map<String, Integer> index, JobView job) {
         if (index != null) {
             return index.get(job.id());
+        }
+        for (int x = 0; x < jobs.size(); x++) {
+            if (jobs.get(x) == job) {
+                return x;
+            }
         }
         for (int x = 0; x < jobs.size(); x++) {
             if (jobs.get(x).id().equals(job.id())) {

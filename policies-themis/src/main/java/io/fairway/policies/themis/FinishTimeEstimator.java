@@ -127,7 +127,11 @@ final class FinishTimeEstimator {
      * @return done, in [0, 1]
      */
     static double done(JobStatus job, long now, ThemisPolicy.Estimate mode, double work) {
-        double speed = speed(job);
+        return done(job, now, mode, work, speed(job));
+    }
+
+    /** {@link #done(JobStatus, long, ThemisPolicy.Estimate, double)} with the job's {@link #speed} already known. */
+    private static double done(JobStatus job, long now, ThemisPolicy.Estimate mode, double work, double speed) {
         double done;
         if (mode == ThemisPolicy.Estimate.PROGRESS && job.progress() >= 0) {
             double currentRun = job.state() == JobState.RUNNING ? Math.max(0, now - job.stateSinceMillis()) / 1000.0 : 0;
@@ -166,7 +170,8 @@ final class FinishTimeEstimator {
     private static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable, double jobShare,
                                 long g) {
         double w = work(job.spec(), job.runningMillis());
-        double d = done(job, now, mode, w);
+        double speed = speed(job); // once: it sums the job's pod sets
+        double d = done(job, now, mode, w, speed);
         double rem = w * Math.max(OVERRUN_REMAINING, 1 - d);
         boolean holding = job.state().holdsResources() && job.admission() != null;
         boolean canRevoke = holding && job.admission().leaseExpired(now) && revocable.test(job);
@@ -178,7 +183,7 @@ final class FinishTimeEstimator {
         double remIfRevoked = Math.max(rem, w - kept);
         double elapsed = Math.max(0, now - job.spec().submitTimeMillis()) / 1000.0;
         double ideal = w * Math.max(1.0, g / Math.max(1e-9, jobShare));
-        return new JobView(job, g, w, rem, speed(job), holding, canRevoke, remIfRevoked, elapsed, ideal);
+        return new JobView(job, g, w, rem, speed, holding, canRevoke, remIfRevoked, elapsed, ideal);
     }
 
     /**

@@ -87,9 +87,25 @@ final class LeaseAuction {
                 vals[i] = os.get(i).valuation();
             }
             options.add(os);
-            r.bidSizes.put(a, new long[] {java.util.Arrays.stream(sizes).filter(x -> x > 0).min().orElse(0), java.util.Arrays.stream(sizes).max().orElse(0)});
+            r.bidSizes.put(a, smallestAndLargest(sizes));
             bids.add(new Bid(a, sizes, vals, guarantee && a.equals(worst)));
         }
+    }
+
+    /**
+     * The smallest positive and the largest bundle size (0 when there is none), in one pass: what two streams over the
+     * sizes gave, without building them for each of thousands of bidders.
+     */
+    static long[] smallestAndLargest(int[] sizes) {
+        int min = Integer.MAX_VALUE;
+        int max = Integer.MIN_VALUE;
+        for (int x : sizes) {
+            if (x > 0 && x < min) {
+                min = x;
+            }
+            max = Math.max(max, x);
+        }
+        return new long[] {min == Integer.MAX_VALUE ? 0 : min, max == Integer.MIN_VALUE ? 0 : max};
     }
 
     /** The arbiter allocates; each winner keeps its jobs and starts the rest of the bundle it realises. */

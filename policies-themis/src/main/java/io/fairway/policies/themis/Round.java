@@ -178,29 +178,33 @@ final class Round {
      * sorted as a whole. Either way the order is the one {@link io.fairway.api.job.JobOrder#SUBMISSION} gives (a total
      * order: jobs are told apart by their sequence).
      */
-    private static List<JobView> inSubmissionOrder(List<JobView> views, int holdingLive) {
-        Comparator<JobView> bySubmission = Comparator.comparing(JobView::status, io.fairway.api.job.JobOrder.SUBMISSION);
-        if (!sorted(views, 0, holdingLive, bySubmission) || !sorted(views, holdingLive, views.size(), bySubmission)) {
-            // JobOrder.SUBMISSION's keys, read once per job rather than at every comparison
-            record Keyed(long submit, long sequence, JobView view) {
+    static List<JobView> inSubmissionOrder(List<JobView> views, int holdingLive) {
+        // JobOrder.SUBMISSION's keys (submit time, then sequence), read once per job rather than at every comparison
+        int n = views.size();
+        long[] submit = new long[n];
+        long[] sequence = new long[n];
+        for (int i = 0; i < n; i++) {
+            JobStatus s = views.get(i).status();
+            submit[i] = s.spec().submitTimeMillis();
+            sequence[i] = s.sequence();
+        }
+        if (!sorted(submit, sequence, 0, holdingLive) || !sorted(submit, sequence, holdingLive, n)) {
+            int[] idx = new int[n];
+            for (int i = 0; i < n; i++) {
+                idx[i] = i;
             }
-            Keyed[] keyed = new Keyed[views.size()];
-            for (int i = 0; i < keyed.length; i++) {
-                JobView v = views.get(i);
-                keyed[i] = new Keyed(v.status().spec().submitTimeMillis(), v.status().sequence(), v);
-            }
-            java.util.Arrays.sort(keyed, Comparator.comparingLong(Keyed::submit).thenComparingLong(Keyed::sequence));
-            List<JobView> all = new ArrayList<>(keyed.length);
-            for (Keyed k : keyed) {
-                all.add(k.view());
+            sortIndices(idx, new int[n], 0, n, submit, sequence);
+            List<JobView> all = new ArrayList<>(n);
+            for (int i : idx) {
+                all.add(views.get(i));
             }
             return all;
         }
-        List<JobView> all = new ArrayList<>(views.size());
+        List<JobView> all = new ArrayList<>(n);
         int a = 0;
         int b = holdingLive;
-        while (a < holdingLive || b < views.size()) {
-            if (b >= views.size() || (a < holdingLive && bySubmission.compare(views.get(a), views.get(b)) <= 0)) {
+        while (a < holdingLive || b < n) {
+            if (b >= n || (a < holdingLive && compareKeys(submit, sequence, a, b) <= 0)) {
                 all.add(views.get(a++));
             } else {
                 all.add(views.get(b++));
@@ -209,9 +213,41 @@ final class Round {
         return all;
     }
 
-    private static boolean sorted(List<JobView> views, int from, int to, Comparator<JobView> order) {
+    /**
+     * Sorts positions {@code [from, to)} of {@code idx} by {@link #compareKeys} (a merge sort on primitives: no boxed
+     * index or comparator call per comparison; the keys are a total order, so any correct sort gives this order).
+     */
+    private static void sortIndices(int[] idx, int[] tmp, int from, int to, long[] submit, long[] sequence) {
+        if (to - from < 2) {
+            return;
+        }
+        int mid = (from + to) >>> 1;
+        sortIndices(idx, tmp, from, mid, submit, sequence);
+        sortIndices(idx, tmp, mid, to, submit, sequence);
+        if (compareKeys(submit, sequence, idx[mid - 1], idx[mid]) <= 0) {
+            return; // already in order
+        }
+        System.arraycopy(idx, from, tmp, from, to - from);
+        int a = from;
+        int b = mid;
+        for (int k = from; k < to; k++) {
+            if (b >= to || (a < mid && compareKeys(submit, sequence, tmp[a], tmp[b]) <= 0)) {
+                idx[k] = tmp[a++];
+            } else {
+                idx[k] = tmp[b++];
+            }
+        }
+    }
+
+    /** {@link io.fairway.api.job.JobOrder#SUBMISSION} on keys read once: submit time, then sequence. */
+    private static int compareKeys(long[] submit, long[] sequence, int x, int y) {
+        int c = Long.compare(submit[x], submit[y]);
+        return c != 0 ? c : Long.compare(sequence[x], sequence[y]);
+    }
+
+    private static boolean sorted(long[] submit, long[] sequence, int from, int to) {
         for (int i = from + 1; i < to; i++) {
-            if (order.compare(views.get(i - 1), views.get(i)) > 0) {
+            if (compareKeys(submit, sequence, i - 1, i) > 0) {
                 return false;
             }
         }
@@ -462,22 +498,70 @@ final class Round {
         if (Double.isNaN(x) || Double.isInfinite(x)) {
             return String.format(Locale.ROOT, "%.2f", x);
         }
-        String s = new java.math.BigDecimal(Double.toString(x)).setScale(2, java.math.RoundingMode.HALF_UP).toPlainString();
-        return x < 0 || (x == 0 && 1 / x < 0) ? (s.startsWith("-") ? s : "-" + s) : s;
+        String s = halfUpTwoDecimals(Double.toString(Math.abs(x)));
+        return x < 0 || (x == 0 && 1 / x < 0) ? "-" + s : s;
+    }
+
+    /**
+     * What {@code new BigDecimal(decimal).setScale(2, HALF_UP).toPlainString()} gives for a non-negative
+     * {@link Double#toString} ({@code 123.456}, {@code 1.0E7}, {@code 1.0E-5}), on the digits themselves rather than
+     * through a BigDecimal per app and round.
+     */
+    static String halfUpTwoDecimals(String decimal) {
+        int e = decimal.indexOf('E');
+        String mantissa = e < 0 ? decimal : decimal.substring(0, e);
+        int exponent = e < 0 ? 0 : Integer.parseInt(decimal.substring(e + 1));
+        int dot = mantissa.indexOf('.');
+        String digits = dot < 0 ? mantissa : mantissa.substring(0, dot) + mantissa.substring(dot + 1);
+        int point = (dot < 0 ? mantissa.length() : dot) + exponent; // digits before the decimal point
+        // the digits of value × 100, rounded half up: keep point + 2 digits, round on the next one
+        int keep = point + 2;
+        StringBuilder kept = new StringBuilder();
+        for (int i = 0; i < keep; i++) {
+            kept.append(i >= 0 && i < digits.length() ? digits.charAt(i) : '0');
+        }
+        boolean up = keep >= 0 && keep < digits.length() && digits.charAt(keep) >= '5';
+        if (keep < 0) {
+            up = false; // below 0.001: rounds to zero
+        }
+        if (up) {
+            int i = kept.length() - 1;
+            while (i >= 0 && kept.charAt(i) == '9') {
+                kept.setCharAt(i--, '0');
+            }
+            if (i >= 0) {
+                kept.setCharAt(i, (char) (kept.charAt(i) + 1));
+            } else {
+                kept.insert(0, '1');
+            }
+        }
+        String hundredths = kept.toString();
+        while (hundredths.length() < 3) {
+            hundredths = "0" + hundredths;
+        }
+        int intDigits = hundredths.length() - 2;
+        int lead = 0;
+        while (lead < intDigits - 1 && hundredths.charAt(lead) == '0') {
+            lead++;
+        }
+        return hundredths.substring(lead, intDigits) + "." + hundredths.substring(intDigits);
     }
 
     void explainRest(Map<String, String> why) {
         Map<String, PendingReason> byApp = new HashMap<>(); // one reason per app: its jobs share it
+        String lastApp = null;
+        PendingReason lastReason = null;
         long total = ctx.capacity().totalGpus();
         for (JobStatus j : pendingGpuJobs) {
-            if (explained.contains(j.id()) || admitted.contains(j.id())) {
+            if (explained.contains(j.id())) { // every job start() admitted is in explained too
                 continue;
             }
             if (j.spec().totalGpus() > total || Bids.neverFits(j)) {
                 ctx.tryAdmit(j); // the core's own reason (larger than any domain, no quota), refreshed
             } else {
                 String app = j.spec().jobSet();
-                PendingReason reason = byApp.get(app);
+                // the engine lists an app's waiting jobs mostly together: the previous job's reason first
+                PendingReason reason = lastApp != null && (app == lastApp || app.equals(lastApp)) ? lastReason : byApp.get(app);
                 if (reason == null) {
                     String w = why.get(app);
                     AppView a = apps.get(app);
@@ -486,6 +570,8 @@ final class Round {
                             + (w == null ? "got no GPUs in this round's auction" : w));
                     byApp.put(app, reason);
                 }
+                lastApp = app;
+                lastReason = reason;
                 ctx.leaveWaiting(j, reason);
             }
         }

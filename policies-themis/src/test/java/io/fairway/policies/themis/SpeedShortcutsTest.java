@@ -1,0 +1,108 @@
+package io.fairway.policies.themis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.api.job.JobOrder;
+import io.fairway.api.job.JobSpec;
+import io.fairway.api.job.JobState;
+import io.fairway.api.job.JobStatus;
+import io.fairway.api.job.PendingReason;
+import io.fairway.api.model.GpuTopology;
+import io.fairway.api.model.Resources;
+import io.fairway.core.Policies;
+import io.fairway.policies.themis.FinishTimeEstimator.JobView;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+
+/**
+ * The round's faster forms give what the plain forms they replace give: the ρ a waiting job's reason shows (digits
+ * rounded without a BigDecimal), the bundle sizes a bidder is reported with (one pass instead of two streams), the
+ * submission order the overdue bound walks (keys read once), and an item's position in its app (by the view itself).
+ */
+class SpeedShortcutsTest {
+    @Property(tries = 3000)
+    void roundingTheDigitsIsWhatBigDecimalGives(@ForAll @DoubleRange(min = 0, max = 1e18) double x, @ForAll @IntRange(min = -12, max = 0) int scale) {
+        double v = x * Math.pow(10, scale); // small values too, where Double.toString writes an exponent
+        String digits = Double.toString(v);
+        assertThat(Round.halfUpTwoDecimals(digits)).as(digits)
+                .isEqualTo(new BigDecimal(digits).setScale(2, RoundingMode.HALF_UP).toPlainString());
+    }
+
+    @Property(tries = 1000)
+    void smallestAndLargestBundleAreWhatTheStreamsGave(@ForAll @Size(max = 12) List<@IntRange(min = 0, max = 4096) Integer> sizes) {
+        int[] s = sizes.stream().mapToInt(Integer::intValue).toArray();
+        long[] expected = {java.util.Arrays.stream(s).filter(x -> x > 0).min().orElse(0), java.util.Arrays.stream(s).max().orElse(0)};
+        assertThat(LeaseAuction.smallestAndLargest(s)).containsExactly(expected);
+    }
+
+    @Property(tries = 500)
+    void liveJobsComeInSubmissionOrder(@ForAll @Size(max = 40) List<@IntRange(min = 0, max = 5) Integer> submits,
+                                       @ForAll @IntRange(min = 0, max = 40) int holdingLive, @ForAll boolean sortedRuns) {
+        List<JobStatus> jobs = new ArrayList<>();
+        for (int i = 0; i < submits.size(); i++) {
+            JobSpec spec = JobSpec.builder("j" + i).queue("lq").jobSet("a").members(1, Resources.builder().gpus(1).build())
+                    .estimatedSeconds(600).submitTimeMillis(submits.get(i) * 1000L).build();
+            // sequences in reverse of the list, so that equal submit times are told apart by them
+            jobs.add(new JobStatus(spec, JobState.PENDING, PendingReason.of(PendingReason.Code.NOT_YET_CONSIDERED, "x"), null, 0, 0,
+                    1000 - i, 0, 0, -1));
+        }
+        int holding = Math.min(holdingLive, jobs.size());
+        if (sortedRuns) { // the engine's case: each run already in submission order, merged
+            jobs.subList(0, holding).sort(JobOrder.SUBMISSION);
+            jobs.subList(holding, jobs.size()).sort(JobOrder.SUBMISSION);
+        }
+        List<JobView> views = new ArrayList<>();
+        for (JobStatus j : jobs) {
+            views.add(FinishTimeEstimator.view(j, 10_000, ThemisPolicy.Estimate.PROGRESS, x -> true));
+        }
+        List<JobView> expected = new ArrayList<>(views);
+        expected.sort(Comparator.comparing(JobView::status, JobOrder.SUBMISSION));
+        assertThat(Round.inSubmissionOrder(views, holding)).containsExactlyElementsOf(expected);
+    }
+
+    @Property(tries = 300)
+    void anItemsPositionIsThatOfItsJob(@ForAll @IntRange(min = 1, max = 8) int n, @ForAll @IntRange(min = 0, max = 7) int pick,
+                                      @ForAll boolean copy) {
+        List<JobView> views = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            JobSpec spec = JobSpec.builder("j" + i).queue("lq").jobSet("a").members(1, Resources.builder().gpus(1).build())
+                    .estimatedSeconds(600).submitTimeMillis(0).build();
+            views.add(FinishTimeEstimator.view(new JobStatus(spec, JobState.PENDING, null, null, 0, 0, i, 0, 0, -1), 0,
+                    ThemisPolicy.Estimate.PROGRESS, x -> true));
+        }
+        int p = pick % n;
+        JobView job = copy ? views.get(p).asRevocable() : views.get(p);
+        assertThat(Bids.position(views, null, job)).isEqualTo(p);
+    }
+
+    @org.junit.jupiter.api.Test
+    void everyWaitingJobIsToldItsOwnAppsReasonWhetherItsAppsJobsComeTogetherOrNot() {
+        MiniSim sim = new MiniSim(Policies.create("themis", java.util.Map.of()), 1, 1, GpuTopology.pcie4("V100"), 1);
+        sim.scheduler.submit(MiniSim.job("holder", "h", 4, 100_000));
+        sim.scheduler.runRound();
+        sim.scheduler.reportStarted("holder");
+        sim.now = 60_000;
+        // waiting jobs of three apps, in an order where an app's jobs are sometimes together and sometimes not
+        String[][] waiting = {{"a-0", "a"}, {"a-1", "a"}, {"b-0", "b"}, {"a-2", "a"}, {"c-0", "c"}, {"c-1", "c"}, {"b-1", "b"}};
+        for (String[] w : waiting) {
+            sim.scheduler.submit(MiniSim.job(w[0], w[1], 1 + w[1].charAt(0) - 'a', 3600 * (1 + w[1].charAt(0) - 'a')));
+        }
+        sim.scheduler.runRound();
+        for (String[] w : waiting) {
+            String reason = sim.scheduler.status(w[0]).orElseThrow().pendingReason().message();
+            assertThat(reason).as(w[0]).startsWith("Themis: app " + w[1] + " (rho ");
+        }
+        // each app's jobs share one reason, and the apps' reasons differ (their rho differ)
+        assertThat(sim.scheduler.status("a-0").orElseThrow().pendingReason().message())
+                .isEqualTo(sim.scheduler.status("a-2").orElseThrow().pendingReason().message())
+                .isNotEqualTo(sim.scheduler.status("b-0").orElseThrow().pendingReason().message());
+    }
+}
