@@ -150,6 +150,24 @@ final class JobBook {
         return true;
     }
 
+    /** @return the one kept copy of reasons equal to {@code reason} (the object jobs given it carry) */
+    PendingReason keptCopy(PendingReason reason) {
+        return reasonCopies.intern(reason);
+    }
+
+    /**
+     * A pending job's new reason, known by the caller to differ from the one it carries and already its kept copy
+     * ({@link #keptCopy}): nothing is compared. @return false (and nothing written) when {@code seen} is no longer the
+     * job's current pending status
+     */
+    boolean waitAnew(JobStatus seen, PendingReason keptCopy) {
+        if (pending.get(seen.sequence()) != seen) {
+            return false;
+        }
+        replace(seen, seen.waitingFor(keptCopy));
+        return true;
+    }
+
     /** A round's admission: admitted, or quota reserved while admission checks run. */
     JobStatus admit(JobStatus j, Admit a, boolean reserved, long now) {
         JobStatus n = j.admitted(a, reserved, now);
