@@ -161,10 +161,19 @@ final class JobBook {
      * job's current pending status
      */
     boolean waitAnew(JobStatus seen, PendingReason keptCopy) {
-        if (pending.get(seen.sequence()) != seen) {
+        JobStatus now = seen.waitingFor(keptCopy);
+        JobStatus was = pending.put(seen.sequence(), now); // same place, same indexes: only the status object changes
+        if (was != seen) {
+            if (was == null) {
+                pending.remove(seen.sequence());
+            } else {
+                pending.put(seen.sequence(), was);
+            }
             return false;
         }
-        replace(seen, seen.waitingFor(keptCopy));
+        byId.put(now.id(), now);
+        pendingIndex.restate(seen, now);
+        state.modCount++;
         return true;
     }
 

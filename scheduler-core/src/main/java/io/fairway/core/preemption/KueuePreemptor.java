@@ -136,7 +136,9 @@ final class KueuePreemptor {
                 ctx.restoreState(before);
                 continue;
             }
-            for (int i = victims.jobs.size() - 1; i >= 0; i--) {
+            // the last victim stays: without it the plan is as it was when the previous check (or, for the first
+            // victim, the caller: the job did not fit the plan as it was) found no room
+            for (int i = victims.jobs.size() - 2; i >= 0; i--) {
                 JobStatus v = victims.jobs.get(i);
                 boolean nn = victims.remove(i);
                 ctx.restore(v.id());
