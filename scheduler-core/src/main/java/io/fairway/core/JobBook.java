@@ -150,6 +150,33 @@ final class JobBook {
         return true;
     }
 
+    /** @return the one kept copy of reasons equal to {@code reason} (the object jobs given it carry) */
+    PendingReason keptCopy(PendingReason reason) {
+        return reasonCopies.intern(reason);
+    }
+
+    /**
+     * A pending job's new reason, known by the caller to differ from the one it carries and already its kept copy
+     * ({@link #keptCopy}): nothing is compared. @return false (and nothing written) when {@code seen} is no longer the
+     * job's current pending status
+     */
+    boolean waitAnew(JobStatus seen, PendingReason keptCopy) {
+        JobStatus now = seen.waitingFor(keptCopy);
+        JobStatus was = pending.put(seen.sequence(), now); // same place, same indexes: only the status object changes
+        if (was != seen) {
+            if (was == null) {
+                pending.remove(seen.sequence());
+            } else {
+                pending.put(seen.sequence(), was);
+            }
+            return false;
+        }
+        byId.put(now.id(), now);
+        pendingIndex.restate(seen, now);
+        state.modCount++;
+        return true;
+    }
+
     /** A round's admission: admitted, or quota reserved while admission checks run. */
     JobStatus admit(JobStatus j, Admit a, boolean reserved, long now) {
         JobStatus n = j.admitted(a, reserved, now);

@@ -14,6 +14,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.spi.AdmissionCheck;
+import io.fairway.core.plan.GroupedReasons;
 import io.fairway.core.provisioning.Provisioner;
 import io.fairway.core.validation.Validator;
 import java.util.ArrayList;
@@ -83,7 +84,7 @@ final class RoundApplier {
             applied.add(p);
         }
         admit(admits, now, events, applied);
-        applyReasons(reasons, now, events);
+        applyReasons(reasons, moved, now, events);
         for (String ref : refused) {
             events.add(new SchedulerEvent(now, null, null, EventType.PLAN_REFUSED, ref));
         }
@@ -149,18 +150,77 @@ final class RoundApplier {
         }
     }
 
-    private void applyReasons(Map<String, PendingReason> reasons, long now, List<SchedulerEvent> events) {
-        PendingReason lastReason = null; // jobs answered together share one reason object: its text is built once
-        String lastText = null;
-        for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
-            JobStatus j = state.jobs.byId.get(e.getKey());
-            if (j != null && j.state() == JobState.PENDING && state.jobs.waitFor(j, e.getValue()) && events != Outbox.UNHEARD) {
-                if (e.getValue() != lastReason) {
-                    lastReason = e.getValue();
-                    lastText = lastReason.code() + ": " + lastReason.message();
-                }
-                events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING, lastText));
+    /**
+     * Writes the round's changed reasons, and a {@code PENDING} event for each job whose reason changed. Costs the
+     * changed reasons only: a round's own reason map ({@link GroupedReasons}) is walked without being listed, its
+     * jobs come with the status the round saw (no lookup by id), and what is compared or copied is compared or
+     * copied once per distinct reason object, not per job. A job that carries the reason object it is given costs an
+     * identity check.
+     */
+    private void applyReasons(Map<String, PendingReason> reasons, boolean moved, long now, List<SchedulerEvent> events) {
+        ReasonWriter w = new ReasonWriter(now, events);
+        if (!moved && reasons instanceof GroupedReasons g) {
+            g.forEachChange(w);
+        } else {
+            for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
+                w.changed(e.getKey(), null, e.getValue());
             }
+        }
+    }
+
+    /** Writes reasons job by job, remembering per distinct reason object its kept copy, its text and one comparison. */
+    private final class ReasonWriter implements GroupedReasons.Changes {
+        private final long now;
+        private final List<SchedulerEvent> events;
+        private PendingReason given; // the last reason object given
+        private PendingReason kept; // its kept copy (what the job will carry)
+        private String text; // its event text, built once per object
+        private PendingReason sameAsGiven; // the last object a job carried that was found equal to the given one
+        private PendingReason notGiven; // the last object a job carried that was found to differ from it
+
+        ReasonWriter(long now, List<SchedulerEvent> events) {
+            this.now = now;
+            this.events = events;
+        }
+
+        @Override
+        public void changed(String jobId, JobStatus asSeen, PendingReason reason) {
+            if (reason != given) {
+                given = reason;
+                kept = state.jobs.keptCopy(reason);
+                text = null;
+                sameAsGiven = null;
+                notGiven = null;
+            }
+            JobStatus j = asSeen;
+            if (j == null || !state.jobs.waitAnew(j, kept)) {
+                j = state.jobs.byId.get(jobId); // known by id only, or changed since the round's snapshot
+                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept)) {
+                    return;
+                }
+            }
+            if (events != Outbox.UNHEARD) {
+                if (text == null) {
+                    text = reason.code() + ": " + reason.message();
+                }
+                events.add(new SchedulerEvent(now, j.id(), j.spec().jobSet(), EventType.PENDING, text));
+            }
+        }
+
+        /** @return whether a job carrying {@code had} gets a different reason (identity first, one comparison per object) */
+        private boolean differs(PendingReason had) {
+            if (had == given || had == kept || had == sameAsGiven) {
+                return false;
+            }
+            if (had == notGiven) {
+                return true;
+            }
+            if (given.equals(had)) {
+                sameAsGiven = had;
+                return false;
+            }
+            notGiven = had;
+            return true;
         }
     }
 

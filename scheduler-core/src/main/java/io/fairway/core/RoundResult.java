@@ -12,8 +12,12 @@ import io.fairway.core.snapshot.Provisioning;
  * @param round the round number
  * @param nowMillis the round's clock
  * @param decisions preemptions first, then admissions, in plan order
- * @param pendingReasons the reason of every pending job the round looked at (jobs it did not reach keep a
- *     "not reached" reason shared per ClusterQueue)
+ * @param pendingReasons the pending reasons this round <em>changed</em>, by job id: a job appears only when its new
+ *     reason differs from the one it carried in the round's snapshot (jobs the round did not reach get a "not
+ *     reached" reason shared per ClusterQueue, listed only when they did not carry it already). A job absent from
+ *     the map keeps its reason: read it from the job's status ({@code JobStatus.pendingReason()}, or
+ *     {@code Jobs.explain}). The engine writes exactly these reasons, and a {@code PENDING} event for each of them;
+ *     a round that changes no reason writes none. Read-only
  * @param refused parts of the policy's plan the core refused, each with the invariant it broke
  * @param computeNanos wall time of the round's computation (not part of the deterministic output)
  * @param leaseRenewals new lease expiries of jobs that keep their resources (Themis leases), by job id
@@ -68,7 +72,9 @@ public record RoundResult(long round, long nowMillis, List<Decision> decisions, 
         reservations = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(reservations == null ? Map.of() : reservations));
         requests = List.copyOf(requests == null ? List.of() : requests);
         decisions = List.copyOf(decisions);
-        pendingReasons = java.util.Collections.unmodifiableMap(pendingReasons);
+        // a round's own reasons are kept as they are (read-only from here): the engine applies them without listing them
+        pendingReasons = pendingReasons instanceof io.fairway.core.plan.GroupedReasons g ? g.sealed()
+                : java.util.Collections.unmodifiableMap(pendingReasons);
         refused = List.copyOf(refused);
         leaseRenewals = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(leaseRenewals == null ? Map.of() : leaseRenewals));
     }

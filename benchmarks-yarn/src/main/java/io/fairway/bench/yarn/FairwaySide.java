@@ -31,6 +31,10 @@ public final class FairwaySide implements Side {
     private Scheduler scheduler;
     private long clock;
     private long heard;
+    /** The thread's CPU time of each {@link #fill()} and {@link #preempt()}, in ms, in order (warm-ups included). */
+    final java.util.List<Double> fillCpuMillis = new java.util.ArrayList<>();
+    final java.util.List<Double> preemptCpuMillis = new java.util.ArrayList<>();
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** @param w the workload */
     public FairwaySide(Workload w) {
@@ -52,9 +56,11 @@ public final class FairwaySide implements Side {
 
     @Override
     public Outcome fill() {
+        long c0 = THREADS.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         RoundResult r = scheduler.runRound();
         long nanos = System.nanoTime() - t0;
+        fillCpuMillis.add((THREADS.getCurrentThreadCpuTime() - c0) / 1e6);
         long[] counts = count(r);
         return new Outcome(nanos, 1, counts[0], counts[1], counts[2]);
     }
@@ -76,6 +82,7 @@ public final class FairwaySide implements Side {
         long preemptions = 0;
         long newcomer = 0;
         int cycles = 0;
+        long c0 = THREADS.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         while (cycles < 10) {
             cycles++;
@@ -90,6 +97,7 @@ public final class FairwaySide implements Side {
             clock += 1_000;
         }
         long nanos = System.nanoTime() - t0;
+        preemptCpuMillis.add((THREADS.getCurrentThreadCpuTime() - c0) / 1e6);
         return new Outcome(nanos, cycles, allocations, preemptions, newcomer);
     }
 

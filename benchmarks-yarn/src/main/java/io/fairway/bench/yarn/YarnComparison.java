@@ -63,6 +63,9 @@ public final class YarnComparison {
             yarnFill = measure(y, Side::prepareFill, Side::fill, warmups, reps);
             fairwayPreempt = measure(f, Side::preparePreemption, Side::preempt, warmups, reps);
             yarnPreempt = measure(y, Side::preparePreemption, Side::preempt, warmups, reps);
+            // on a shared machine the wall times above are the load's: Fairway's own work is its thread's CPU time
+            cpu("fill", f.fillCpuMillis.subList(warmups, f.fillCpuMillis.size()));
+            cpu("preempt", f.preemptCpuMillis.subList(warmups, f.preemptCpuMillis.size()));
         }
         double fFill = report("fill", "Fairway", fairwayFill, true);
         double yFill = report("fill", "YARN", yarnFill, true);
@@ -93,6 +96,13 @@ public final class YarnComparison {
             }
         }
         return out;
+    }
+
+    private static void cpu(String step, List<Double> millis) {
+        List<Double> sorted = new ArrayList<>(millis);
+        java.util.Collections.sort(sorted);
+        System.out.printf(Locale.ROOT, "%-7s Fairway thread CPU median %.1f ms (%.1f-%.1f) over the measured repetitions%n", step,
+                sorted.get(sorted.size() / 2), sorted.get(0), sorted.get(sorted.size() - 1));
     }
 
     private static double report(String step, String side, List<Side.Outcome> outcomes, boolean perSecond) {

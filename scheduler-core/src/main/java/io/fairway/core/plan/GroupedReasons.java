@@ -15,10 +15,23 @@ import java.util.Set;
  * reports their reasons in time proportional to its groups; whoever reads the map (the engine applying the round)
  * pays per job, once. Jobs that already carry the run's reason are not listed, as for the individual reasons.
  *
- * <p>Writable while the round is assembled (puts and removes are kept aside and applied over the runs); the
- * view is built once, on first read, under a lock, and never changes after.
+ * <p>Writable while the round is assembled (puts and removes are kept aside and applied over the runs); read-only
+ * once {@link #sealed() sealed} (a {@code RoundResult} holds it so). The view is built once, on first read, under a
+ * lock, and never changes after. The engine applying the round does not build it: {@link #forEachChange} hands it
+ * each changed reason with the job's status as the round's snapshot had it, in the view's order.
  */
-final class GroupedReasons extends AbstractMap<String, PendingReason> {
+public final class GroupedReasons extends AbstractMap<String, PendingReason> {
+    /** Receives a round's changed reasons ({@link #forEachChange}). */
+    public interface Changes {
+        /**
+         * @param jobId the job
+         * @param asSeen the job's status in the round's snapshot, whose reason differs from {@code reason}; null when
+         *     the round has only the id (a reason given to the job alone, or changed after the plan)
+         * @param reason its new reason
+         */
+        void changed(String jobId, JobStatus asSeen, PendingReason reason);
+    }
+
     /** A run of a group's jobs answered with one reason. */
     private record Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
     }
@@ -28,6 +41,13 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
     private final Map<String, PendingReason> overlay = new LinkedHashMap<>();
     private final Set<String> removed = new HashSet<>();
     private Map<String, PendingReason> view;
+    private boolean sealed;
+
+    /** @return this map, read-only from now on (puts and removes throw) */
+    public synchronized GroupedReasons sealed() {
+        sealed = true;
+        return this;
+    }
 
     /** Adds a job's own reason (before the map is read). */
     void putIndividual(String jobId, PendingReason reason) {
@@ -44,6 +64,9 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
 
     @Override
     public synchronized PendingReason put(String key, PendingReason value) {
+        if (sealed) {
+            throw new UnsupportedOperationException("a round's reasons are read-only");
+        }
         if (view != null) {
             return view.put(key, value);
         }
@@ -53,6 +76,9 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
 
     @Override
     public synchronized PendingReason remove(Object key) {
+        if (sealed) {
+            throw new UnsupportedOperationException("a round's reasons are read-only");
+        }
         if (view != null) {
             return view.remove(key);
         }
@@ -70,27 +96,98 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
             Map<String, PendingReason> m = new LinkedHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
             m.putAll(individual);
             for (Run r : runs) {
-                // Jobs given one reason share the object: compare each distinct object once, in runs.
-                PendingReason differs = null; // the last object found to differ from the run's reason
-                PendingReason same = null; // the last object found equal to it
-                for (JobStatus j : r.jobs()) {
-                    PendingReason had = j.pendingReason();
-                    if (had == r.reason() || had == same || !r.skip().isEmpty() && r.skip().containsKey(j.id())) {
-                        continue;
-                    }
-                    if (had == differs || !r.reason().equals(had)) {
-                        differs = had;
-                        m.put(j.id(), r.reason());
-                    } else {
-                        same = had;
-                    }
-                }
+                walkRun(r, (id, j, reason) -> {
+                    m.put(id, reason);
+                    return true;
+                });
             }
             m.keySet().removeAll(removed);
             m.putAll(overlay);
             view = m;
         }
         return view;
+    }
+
+    /** One step of a walk over a run's listed jobs: false ends the walk. */
+    private interface Step {
+        boolean take(String jobId, JobStatus asSeen, PendingReason reason);
+    }
+
+    /**
+     * The jobs of a run whose reason differs from the run's, until {@code s} says stop. Jobs given one reason share
+     * the object: each distinct object is compared once, and a job that carries the run's own reason object costs an
+     * identity check. @return false when {@code s} stopped the walk
+     */
+    private static boolean walkRun(Run r, Step s) {
+        PendingReason differs = null; // the last object found to differ from the run's reason
+        PendingReason same = null; // the last object found equal to it
+        boolean skips = !r.skip().isEmpty();
+        for (JobStatus j : r.jobs()) {
+            PendingReason had = j.pendingReason();
+            if (had == r.reason() || had == same || skips && r.skip().containsKey(j.id())) {
+                continue;
+            }
+            if (had == differs || !r.reason().equals(had)) {
+                differs = had;
+                if (!s.take(j.id(), j, r.reason())) {
+                    return false;
+                }
+            } else {
+                same = had;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Hands every entry of this map to {@code c}, in the map's order, without building the map: a run's jobs come
+     * with their statuses as the snapshot had them. Costs the entries, not the jobs that keep their reason (those
+     * cost an identity check each, or nothing when their whole group kept its reason object).
+     *
+     * @param c receives each changed reason
+     */
+    public synchronized void forEachChange(Changes c) {
+        if (view != null || !overlay.isEmpty()) {
+            for (Entry<String, PendingReason> e : view().entrySet()) {
+                c.changed(e.getKey(), null, e.getValue());
+            }
+            return;
+        }
+        for (Entry<String, PendingReason> e : individual.entrySet()) {
+            if (removed.isEmpty() || !removed.contains(e.getKey())) {
+                c.changed(e.getKey(), null, e.getValue());
+            }
+        }
+        for (Run r : runs) {
+            walkRun(r, (id, j, reason) -> {
+                if (removed.isEmpty() || !removed.contains(id)) {
+                    c.changed(id, j, reason);
+                }
+                return true;
+            });
+        }
+    }
+
+    /** Without building the view: the first listed entry answers (a deep unchanged queue costs identity checks). */
+    @Override
+    public synchronized boolean isEmpty() {
+        if (view != null) {
+            return view.isEmpty();
+        }
+        if (!overlay.isEmpty()) {
+            return false;
+        }
+        for (String id : individual.keySet()) {
+            if (!removed.contains(id)) {
+                return false;
+            }
+        }
+        for (Run r : runs) {
+            if (!walkRun(r, (id, j, reason) -> removed.contains(id))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -113,8 +210,4 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
         return view().size();
     }
 
-    @Override
-    public boolean isEmpty() {
-        return view().isEmpty();
-    }
 }

@@ -83,7 +83,10 @@ final class KueuePreemptor {
         int prio = job.spec().priority();
         boolean borrowForbidden = p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER;
         Integer threshold = p.maxPriorityThreshold();
-        boolean others = candidates(index, cq, job, needed, null, false).has(0);
+        // whether other queues' jobs are candidates: the first of a full listing, which the first attempt reads on
+        // when it leaves nobody out (the plan is still as the search found it)
+        PreemptionIndex.Listing full = candidates(index, cq, job, needed, null, true);
+        boolean others = full.has(0) && full.fromMerged(0);
         boolean anyByNominal = others && fitsNominal;
         boolean[] attempts;
         if (!others || (borrowForbidden && !underNominal)) {
@@ -99,7 +102,8 @@ final class KueuePreemptor {
             // are left out
             IntPredicate leftOut = borrowing && !fitsNominal
                     ? hp -> variant(false, borrowForbidden, threshold, prio, hp) == Variant.WITHOUT_BORROWING : null;
-            PreemptionIndex.Listing listed = candidates(index, cq, job, needed, leftOut, true);
+            PreemptionIndex.Listing listed = leftOut == null && full != null ? full : candidates(index, cq, job, needed, leftOut, true);
+            full = null; // a later attempt lists afresh
             if (!listed.has(0) || !Preemptor.enoughGpus(ctx, job, listed)) {
                 continue;
             }
@@ -136,7 +140,9 @@ final class KueuePreemptor {
                 ctx.restoreState(before);
                 continue;
             }
-            for (int i = victims.jobs.size() - 1; i >= 0; i--) {
+            // the last victim stays: without it the plan is as it was when the previous check (or, for the first
+            // victim, the caller: the job did not fit the plan as it was) found no room
+            for (int i = victims.jobs.size() - 2; i >= 0; i--) {
                 JobStatus v = victims.jobs.get(i);
                 boolean nn = victims.remove(i);
                 ctx.restore(v.id());

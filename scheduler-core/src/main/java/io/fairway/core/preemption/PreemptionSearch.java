@@ -21,7 +21,9 @@ public final class PreemptionSearch {
     }
 
     /**
-     * Searches victims whose preemption makes room for a job that does not fit, and admits it.
+     * Searches victims whose preemption makes room for a job that does not fit, and admits it. The job must not fit
+     * the plan as it is (an admission attempt on this very plan failed): the search relies on it, and does not check
+     * again whether the job fits without its last victim.
      *
      * @param job a pending job
      * @param cq its ClusterQueue

@@ -74,8 +74,9 @@ final class Preemptor {
                 ctx.restoreState(before);
                 continue;
             }
-            // Fill back: keep only the victims that are needed.
-            for (int i = victims.size() - 1; i >= 0; i--) {
+            // Fill back: keep only the victims that are needed. The last one stays: without it the plan is as it was
+            // when the previous check (or, for the first victim, the caller: the job did not fit) found no room.
+            for (int i = victims.size() - 2; i >= 0; i--) {
                 JobStatus v = victims.get(i);
                 ctx.restore(v.id());
                 if (ctx.fits(job) && (borrowing || !wouldBorrow(ctx, job, cq))) {
