@@ -67,6 +67,15 @@ final class EngineState {
      */
     long holdingUsageVersion;
     private long usageSharesVersion = -1;
+    /**
+     * What the holding jobs use per ClusterQueue and resource (members × per-member amounts), and how many jobs hold
+     * in each, kept by {@link #holdingChanged}: the shares are derived from these sums instead of from every holding job.
+     */
+    private final Map<String, Map<String, Long>> usedByQueue = new HashMap<>();
+    private final Map<String, Integer> holdersByQueue = new HashMap<>();
+    /** Holding jobs with a lease, and holding jobs whose quota is reserved: {@link #nextWakeupMillis} looks at them. */
+    private int leasedHolders;
+    private int reservedHolders;
     private Map<String, Double> usageShares;
     private List<Resources> usageSharesCapacities;
     /**
@@ -74,6 +83,11 @@ final class EngineState {
      * checked against each round's snapshot, dropped on a restore.
      */
     io.fairway.core.plan.RoundMemory memory;
+    /**
+     * What the holding jobs charge (capacity and quota), kept across rounds and changed by {@link JobBook} as each
+     * job starts or stops holding resources or changes what it holds; rebuilt when it cannot follow (a restore).
+     */
+    final io.fairway.core.plan.HeldCharges heldCharges = new io.fairway.core.plan.HeldCharges();
     /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
     long policyWakeAt = RoundResult.NO_WAKE;
     /**
@@ -171,6 +185,7 @@ final class EngineState {
      */
     void restore(SchedulerState saved) {
         memory = null;
+        heldCharges.invalidate();
         saved.jobs().forEach(jobs::restore);
         round = saved.round();
         jobs.nextSequence = saved.nextSequence();
@@ -240,6 +255,55 @@ final class EngineState {
     }
 
     /**
+     * A job started holding resources, stopped, or holds them differently (lock held; {@link JobBook} calls it at every
+     * such change): the kept charges, usage sums and counts follow.
+     *
+     * @param before what it held before, or null when it held nothing
+     * @param after what it holds now, or null when it holds nothing
+     */
+    void holdingChanged(JobStatus before, JobStatus after) {
+        heldCharges.changed(before, after);
+        if (before != null) {
+            countHolder(before, -1);
+        }
+        if (after != null) {
+            countHolder(after, +1);
+        }
+    }
+
+    private void countHolder(JobStatus j, int sign) {
+        Admit a = j.admission();
+        if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE) {
+            leasedHolders += sign;
+        }
+        if (j.state() == JobState.QUOTA_RESERVED) {
+            reservedHolders += sign;
+        }
+        if (a == null) {
+            return;
+        }
+        String cq = a.clusterQueue();
+        Map<String, Long> inQueue = usedByQueue.computeIfAbsent(cq, k -> new HashMap<>());
+        for (var ps : j.spec().podSets()) {
+            Integer m = a.counts().get(ps.name());
+            add(inQueue, ps.resources(), sign * (long) (m == null ? ps.count() : m));
+        }
+        int holders = holdersByQueue.merge(cq, sign, Integer::sum);
+        if (holders == 0) {
+            holdersByQueue.remove(cq);
+            usedByQueue.remove(cq);
+        }
+    }
+
+    /**
+     * @return the capacity and quota every holding job charges now, as copies a round starts from (lock held), or
+     *     null when the round must charge them itself
+     */
+    io.fairway.core.plan.HeldCharges.Charged chargedForRound() {
+        return heldCharges.forRound(new ArrayList<>(nodes.values()), clusters, clusterQueues, cohorts, jobs.holding.values());
+    }
+
+    /**
      * Fair share over time: each ClusterQueue's usage (its dominant share of the cluster) decays with the
      * half-life, as HTCondor's RUP(t) = β·RUP(t−δt) + (1−β)·usage, β = 0.5^(δt / half-life). Lock held.
      *
@@ -271,7 +335,9 @@ final class EngineState {
     /**
      * Each ClusterQueue's dominant share of the cluster held now (ClusterQueues holding nothing are absent). Kept from
      * one call to the next while the jobs holding resources keep their sizes and queues ({@link #holdingUsageVersion})
-     * and the nodes their capacities: usage decays at every round, and most rounds change neither. Lock held.
+     * and the nodes their capacities: usage decays at every round, and most rounds change neither. When one of them
+     * changed, the shares are derived from the usage sums kept per ClusterQueue ({@link #holdingChanged}), not from
+     * every holding job. Lock held.
      */
     private Map<String, Double> usageShares() {
         List<Resources> capacities = new ArrayList<>(nodes.size());
@@ -281,7 +347,7 @@ final class EngineState {
         if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameElements(capacities, usageSharesCapacities)) {
             return usageShares;
         }
-        Map<String, Double> shares = usageSharesFromScratch(capacities);
+        Map<String, Double> shares = shares(capacities, usedByQueue);
         usageShares = shares;
         usageSharesVersion = holdingUsageVersion;
         usageSharesCapacities = capacities;
@@ -303,12 +369,7 @@ final class EngineState {
     }
 
     private Map<String, Double> usageSharesFromScratch(List<Resources> capacities) {
-        Map<String, Long> total = new HashMap<>();
-        for (Resources c : capacities) {
-            add(total, c, 1);
-        }
-        // summed in place, one map per ClusterQueue, without a copy of each pod set's resources: this runs at every
-        // instant a round or a finish happens, over every holding job
+        // every holding job summed again (the reference the kept sums are checked against)
         Map<String, Map<String, Long>> used = new HashMap<>();
         String lastQueue = null;
         Map<String, Long> inQueue = null;
@@ -322,6 +383,15 @@ final class EngineState {
                 Integer m = a.counts().get(ps.name());
                 add(inQueue, ps.resources(), m == null ? ps.count() : m);
             }
+        }
+        return shares(capacities, used);
+    }
+
+    /** @return each ClusterQueue's dominant share of the nodes' capacities, from what its holding jobs use */
+    private static Map<String, Double> shares(List<Resources> capacities, Map<String, Map<String, Long>> used) {
+        Map<String, Long> total = new HashMap<>();
+        for (Resources c : capacities) {
+            add(total, c, 1);
         }
         Map<String, Double> shares = new HashMap<>();
         used.forEach((cq, byResource) -> {
@@ -362,7 +432,7 @@ final class EngineState {
         return read(() -> {
             long now = clock.millis();
             long best = policyWakeAt > now ? policyWakeAt : Long.MAX_VALUE;
-            for (JobStatus j : jobs.holding.values()) {
+            for (JobStatus j : leasedHolders > 0 || reservedHolders > 0 ? jobs.holding.values() : List.<JobStatus>of()) {
                 Admit a = j.admission();
                 if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE && a.leaseExpiresAtMillis() > now) {
                     best = Math.min(best, a.leaseExpiresAtMillis());
