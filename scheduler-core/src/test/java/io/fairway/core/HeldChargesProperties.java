@@ -170,6 +170,7 @@ class HeldChargesProperties {
             s.submit(JobSpec.builder("j" + i).namespace("ns").queue("q").members(1, Resources.builder().gpus(1 + r.nextInt(2)).build()).build());
         }
         s.runRound();
+        s.runRound(); // follows the first round's admissions (as many changes as jobs held: rebuilt there)
         long rebuilds = st.heldCharges.rebuilds();
         s.reportFinished("j0");
         s.submit(JobSpec.builder("late").namespace("ns").queue("q").members(1, Resources.builder().gpus(1).build()).build());

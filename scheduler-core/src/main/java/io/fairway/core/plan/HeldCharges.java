@@ -16,7 +16,8 @@ import java.util.Map;
  * What the jobs holding resources charge — their members' capacity on their nodes and their quota — kept by the
  * engine across rounds and changed by change: a job that starts holding, stops holding (it ends, is preempted,
  * evicted or loses its node) or holds differently (resized, renewed, re-admitted) is given back and charged again,
- * and nothing else is touched. A round then starts from a copy ({@link #forRound}): O(nodes + queues) instead of
+ * and nothing else is touched. Changes are noted as they happen and followed when the next round asks; when they
+ * outnumber the holding jobs (every job changed: churn), charging every job again is the cheaper way and is taken. A round then starts from a copy ({@link #forRound}): O(nodes + queues) instead of
  * charging every holding job into a fresh plan.
  *
  * <p>It is rebuilt from scratch, charging every holding job, whenever it cannot follow what changed: the nodes are
@@ -39,6 +40,12 @@ public final class HeldCharges {
     private int configuredPairs;
     /** The holding jobs charged, by id: the status each was charged as (its spec and admission). */
     private final Map<String, JobStatus> charged = new HashMap<>();
+    /**
+     * The changes since the last round, as (before, after) pairs: followed when the next round asks, or dropped for
+     * a rebuild when they outnumber the jobs (a round after which every job changed costs one charge per job, as
+     * from scratch, not two).
+     */
+    private final List<JobStatus> log = new ArrayList<>();
     private long rebuilds;
     private long changes;
 
@@ -61,6 +68,22 @@ public final class HeldCharges {
         if (cap == null) {
             return; // built from the engine's jobs when next asked
         }
+        log.add(before);
+        log.add(after);
+        if (log.size() > 2 * (charged.size() + 1024L)) {
+            invalidate(); // far more changes than jobs: charging them all again is cheaper than following them
+        }
+    }
+
+    /** Applies the changes noted since the last round, one by one, in the order they happened. */
+    private void follow() {
+        for (int i = 0; i < log.size(); i += 2) {
+            apply(log.get(i), log.get(i + 1));
+        }
+        log.clear();
+    }
+
+    private void apply(JobStatus before, JobStatus after) {
         boolean held = before != null && before.state().holdsResources();
         boolean holds = after != null && after.state().holdsResources();
         if (held && holds && before.spec() == after.spec() && before.admission() == after.admission()) {
@@ -73,16 +96,16 @@ public final class HeldCharges {
         if (held) {
             JobStatus was = charged.remove(before.id());
             if (was != null) {
-                TentativePlan.charge(cap, quota, was.spec(), was.admission(), -1);
+                TentativePlan.chargeInPlace(cap, quota, was.spec(), was.admission(), -1);
                 changes++;
             }
         }
         if (holds) {
             JobStatus was = charged.put(after.id(), after);
             if (was != null) { // charged under another status the engine did not report: give that back first
-                TentativePlan.charge(cap, quota, was.spec(), was.admission(), -1);
+                TentativePlan.chargeInPlace(cap, quota, was.spec(), was.admission(), -1);
             }
-            TentativePlan.charge(cap, quota, after.spec(), after.admission(), +1);
+            TentativePlan.chargeInPlace(cap, quota, after.spec(), after.admission(), +1);
             changes++;
         }
     }
@@ -92,6 +115,7 @@ public final class HeldCharges {
         cap = null;
         quota = null;
         charged.clear();
+        log.clear();
     }
 
     /**
@@ -107,8 +131,13 @@ public final class HeldCharges {
     public Charged forRound(List<Node> nodes, Map<String, ClusterSpec> clusters, Map<String, ClusterQueue> clusterQueues,
                             Map<String, Cohort> cohorts, java.util.Collection<JobStatus> holding) {
         if (cap == null || !sameNodes(nodes) || !clusters.equals(this.clusters) || !clusterQueues.equals(this.clusterQueues)
-                || !cohorts.equals(this.cohorts) || charged.size() != holding.size()) {
+                || !cohorts.equals(this.cohorts) || log.size() / 2 > holding.size()) {
             rebuild(nodes, clusters, clusterQueues, cohorts, holding);
+        } else {
+            follow();
+            if (charged.size() != holding.size()) {
+                rebuild(nodes, clusters, clusterQueues, cohorts, holding);
+            }
         }
         if (!cap.namesOnlyNodeResources() || quota.pairCount() != configuredPairs) {
             return null;
@@ -127,9 +156,10 @@ public final class HeldCharges {
         this.quota = new QuotaBook(clusterQueues, cohorts);
         this.configuredPairs = quota.pairCount();
         charged.clear();
+        log.clear();
         for (JobStatus j : holding) {
             charged.put(j.id(), j);
-            TentativePlan.charge(cap, quota, j.spec(), j.admission(), +1);
+            TentativePlan.chargeInPlace(cap, quota, j.spec(), j.admission(), +1);
         }
     }
 

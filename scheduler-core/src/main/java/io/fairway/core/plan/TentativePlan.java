@@ -234,6 +234,56 @@ public final class TentativePlan {
         return taken;
     }
 
+    /**
+     * {@link #charge} for the engine's kept charges: the same changes to capacity and quota, without listing what the
+     * job holds (each pod set's vector is made once, not once per member).
+     */
+    static void chargeInPlace(CapacityPlan cap, QuotaBook quota, JobSpec spec, Admit a, int sign) {
+        if (a == null) {
+            return;
+        }
+        List<PodSet> sets = spec.podSets();
+        PodSet lastSet = null;
+        long[] lastReq = null;
+        for (MemberPlacement mp : a.placement().members()) {
+            Integer n = cap.nodeIndex(mp.node());
+            if (n == null) {
+                continue; // node gone: the engine requeues such jobs
+            }
+            if (lastSet == null || !lastSet.name().equals(mp.podSet())) {
+                PodSet ps = null;
+                for (int i = sets.size() - 1; i >= 0 && ps == null; i--) { // the last of a name, as a map by name keeps
+                    if (sets.get(i).name().equals(mp.podSet())) {
+                        ps = sets.get(i);
+                    }
+                }
+                if (ps == null) {
+                    continue;
+                }
+                lastSet = ps;
+                lastReq = cap.vector(ps.resources());
+            }
+            long mask = cap.gpuMask(n, mp.gpus());
+            if (sign > 0) {
+                cap.take(n, lastReq, mask);
+            } else {
+                cap.give(n, lastReq, mask);
+            }
+        }
+        if (a.clusterQueue() != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : sets) {
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (a.flavors().get(ps.name()) != null) {
+                    io.fairway.api.model.Resources per = ps.resources(); // read in place: no total's copy, no map of it
+                    for (int i = 0, k = per.size(); i < k; i++) {
+                        String r = per.name(i);
+                        quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), sign * per.amount(i) * m);
+                    }
+                }
+            }
+        }
+    }
+
     /** @return what a job's members hold on their nodes of {@code cap} (nothing is taken) */
     static List<Placer.Taken> takenBy(CapacityPlan cap, JobSpec spec, Admit a) {
         List<Placer.Taken> taken = new ArrayList<>();
