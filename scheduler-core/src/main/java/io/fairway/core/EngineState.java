@@ -69,10 +69,15 @@ final class EngineState {
     private long usageSharesVersion = -1;
     /**
      * What the holding jobs use per ClusterQueue and resource (members × per-member amounts), and how many jobs hold
-     * in each, kept by {@link #holdingChanged}: the shares are derived from these sums instead of from every holding job.
+     * in each, kept by the changes {@link #holdingChanged} notes: the shares are derived from these sums instead of
+     * from every holding job.
      */
     private final Map<String, Map<String, Long>> usedByQueue = new HashMap<>();
     private final Map<String, Integer> holdersByQueue = new HashMap<>();
+    /** The holding changes since the usage sums were last brought up to date, as (before, after) pairs. */
+    private final List<JobStatus> usageLog = new ArrayList<>();
+    /** False until the sums are first needed, and after they were dropped: they are summed from every holding job. */
+    private boolean usageSumsKept;
     /** Holding jobs with a lease, and holding jobs whose quota is reserved: {@link #nextWakeupMillis} looks at them. */
     private int leasedHolders;
     private int reservedHolders;
@@ -186,6 +191,8 @@ final class EngineState {
     void restore(SchedulerState saved) {
         memory = null;
         heldCharges.invalidate();
+        usageSumsKept = false;
+        usageLog.clear();
         saved.jobs().forEach(jobs::restore);
         round = saved.round();
         jobs.nextSequence = saved.nextSequence();
@@ -269,6 +276,14 @@ final class EngineState {
         if (after != null) {
             countHolder(after, +1);
         }
+        if (usageSumsKept) {
+            usageLog.add(before);
+            usageLog.add(after);
+            if (usageLog.size() > 2 * (jobs.holding.size() + 1024L)) {
+                usageSumsKept = false; // summed again from the holding jobs when next needed
+                usageLog.clear();
+            }
+        }
     }
 
     private void countHolder(JobStatus j, int sign) {
@@ -279,6 +294,35 @@ final class EngineState {
         if (j.state() == JobState.QUOTA_RESERVED) {
             reservedHolders += sign;
         }
+    }
+
+    /**
+     * Brings the usage sums up to date: the changes noted since they were last needed, one by one, or — when they
+     * outnumber the holding jobs, or the sums were dropped — every holding job summed again.
+     */
+    private void followUsage() {
+        if (!usageSumsKept || usageLog.size() / 2 > jobs.holding.size()) {
+            usedByQueue.clear();
+            holdersByQueue.clear();
+            for (JobStatus j : jobs.holding.values()) {
+                addUsage(j, +1);
+            }
+            usageSumsKept = true;
+        } else {
+            for (int i = 0; i < usageLog.size(); i += 2) {
+                if (usageLog.get(i) != null) {
+                    addUsage(usageLog.get(i), -1);
+                }
+                if (usageLog.get(i + 1) != null) {
+                    addUsage(usageLog.get(i + 1), +1);
+                }
+            }
+        }
+        usageLog.clear();
+    }
+
+    private void addUsage(JobStatus j, int sign) {
+        Admit a = j.admission();
         if (a == null) {
             return;
         }
@@ -347,6 +391,7 @@ final class EngineState {
         if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameElements(capacities, usageSharesCapacities)) {
             return usageShares;
         }
+        followUsage();
         Map<String, Double> shares = shares(capacities, usedByQueue);
         usageShares = shares;
         usageSharesVersion = holdingUsageVersion;
