@@ -67,6 +67,20 @@ final class EngineState {
      */
     long holdingUsageVersion;
     private long usageSharesVersion = -1;
+    /**
+     * What the holding jobs use per ClusterQueue and resource (members × per-member amounts), and how many jobs hold
+     * in each, kept by the changes {@link #holdingChanged} notes: the shares are derived from these sums instead of
+     * from every holding job.
+     */
+    private final Map<String, Map<String, Long>> usedByQueue = new HashMap<>();
+    private final Map<String, Integer> holdersByQueue = new HashMap<>();
+    /** The holding changes since the usage sums were last brought up to date, as (before, after) pairs. */
+    private final List<JobStatus> usageLog = new ArrayList<>();
+    /** False until the sums are first needed, and after they were dropped: they are summed from every holding job. */
+    private boolean usageSumsKept;
+    /** Holding jobs with a lease, and holding jobs whose quota is reserved: {@link #nextWakeupMillis} looks at them. */
+    private int leasedHolders;
+    private int reservedHolders;
     private Map<String, Double> usageShares;
     private List<Resources> usageSharesCapacities;
     /**
@@ -74,6 +88,11 @@ final class EngineState {
      * checked against each round's snapshot, dropped on a restore.
      */
     io.fairway.core.plan.RoundMemory memory;
+    /**
+     * What the holding jobs charge (capacity and quota), kept across rounds and changed by {@link JobBook} as each
+     * job starts or stops holding resources or changes what it holds; rebuilt when it cannot follow (a restore).
+     */
+    final io.fairway.core.plan.HeldCharges heldCharges = new io.fairway.core.plan.HeldCharges();
     /** When the last round's policy asked for its next round ({@link RoundResult#NO_WAKE}: it did not). */
     long policyWakeAt = RoundResult.NO_WAKE;
     /**
@@ -171,6 +190,9 @@ final class EngineState {
      */
     void restore(SchedulerState saved) {
         memory = null;
+        heldCharges.invalidate();
+        usageSumsKept = false;
+        usageLog.clear();
         saved.jobs().forEach(jobs::restore);
         round = saved.round();
         jobs.nextSequence = saved.nextSequence();
@@ -240,6 +262,92 @@ final class EngineState {
     }
 
     /**
+     * A job started holding resources, stopped, or holds them differently (lock held; {@link JobBook} calls it at every
+     * such change): the kept charges, usage sums and counts follow.
+     *
+     * @param before what it held before, or null when it held nothing
+     * @param after what it holds now, or null when it holds nothing
+     */
+    void holdingChanged(JobStatus before, JobStatus after) {
+        heldCharges.changed(before, after);
+        if (before != null) {
+            countHolder(before, -1);
+        }
+        if (after != null) {
+            countHolder(after, +1);
+        }
+        if (usageSumsKept) {
+            usageLog.add(before);
+            usageLog.add(after);
+            if (usageLog.size() > 2 * (jobs.holding.size() + 1024L)) {
+                usageSumsKept = false; // summed again from the holding jobs when next needed
+                usageLog.clear();
+            }
+        }
+    }
+
+    private void countHolder(JobStatus j, int sign) {
+        Admit a = j.admission();
+        if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE) {
+            leasedHolders += sign;
+        }
+        if (j.state() == JobState.QUOTA_RESERVED) {
+            reservedHolders += sign;
+        }
+    }
+
+    /**
+     * Brings the usage sums up to date: the changes noted since they were last needed, one by one, or — when they
+     * outnumber the holding jobs, or the sums were dropped — every holding job summed again.
+     */
+    private void followUsage() {
+        if (!usageSumsKept || usageLog.size() / 2 > jobs.holding.size()) {
+            usedByQueue.clear();
+            holdersByQueue.clear();
+            for (JobStatus j : jobs.holding.values()) {
+                addUsage(j, +1);
+            }
+            usageSumsKept = true;
+        } else {
+            for (int i = 0; i < usageLog.size(); i += 2) {
+                if (usageLog.get(i) != null) {
+                    addUsage(usageLog.get(i), -1);
+                }
+                if (usageLog.get(i + 1) != null) {
+                    addUsage(usageLog.get(i + 1), +1);
+                }
+            }
+        }
+        usageLog.clear();
+    }
+
+    private void addUsage(JobStatus j, int sign) {
+        Admit a = j.admission();
+        if (a == null) {
+            return;
+        }
+        String cq = a.clusterQueue();
+        Map<String, Long> inQueue = usedByQueue.computeIfAbsent(cq, k -> new HashMap<>());
+        for (var ps : j.spec().podSets()) {
+            Integer m = a.counts().get(ps.name());
+            add(inQueue, ps.resources(), sign * (long) (m == null ? ps.count() : m));
+        }
+        int holders = holdersByQueue.merge(cq, sign, Integer::sum);
+        if (holders == 0) {
+            holdersByQueue.remove(cq);
+            usedByQueue.remove(cq);
+        }
+    }
+
+    /**
+     * @return the capacity and quota every holding job charges now, as copies a round starts from (lock held), or
+     *     null when the round must charge them itself
+     */
+    io.fairway.core.plan.HeldCharges.Charged chargedForRound() {
+        return heldCharges.forRound(new ArrayList<>(nodes.values()), clusters, clusterQueues, cohorts, jobs.holding.values());
+    }
+
+    /**
      * Fair share over time: each ClusterQueue's usage (its dominant share of the cluster) decays with the
      * half-life, as HTCondor's RUP(t) = β·RUP(t−δt) + (1−β)·usage, β = 0.5^(δt / half-life). Lock held.
      *
@@ -271,7 +379,9 @@ final class EngineState {
     /**
      * Each ClusterQueue's dominant share of the cluster held now (ClusterQueues holding nothing are absent). Kept from
      * one call to the next while the jobs holding resources keep their sizes and queues ({@link #holdingUsageVersion})
-     * and the nodes their capacities: usage decays at every round, and most rounds change neither. Lock held.
+     * and the nodes their capacities: usage decays at every round, and most rounds change neither. When one of them
+     * changed, the shares are derived from the usage sums kept per ClusterQueue ({@link #holdingChanged}), not from
+     * every holding job. Lock held.
      */
     private Map<String, Double> usageShares() {
         List<Resources> capacities = new ArrayList<>(nodes.size());
@@ -281,7 +391,8 @@ final class EngineState {
         if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameElements(capacities, usageSharesCapacities)) {
             return usageShares;
         }
-        Map<String, Double> shares = usageSharesFromScratch(capacities);
+        followUsage();
+        Map<String, Double> shares = shares(capacities, usedByQueue);
         usageShares = shares;
         usageSharesVersion = holdingUsageVersion;
         usageSharesCapacities = capacities;
@@ -303,12 +414,7 @@ final class EngineState {
     }
 
     private Map<String, Double> usageSharesFromScratch(List<Resources> capacities) {
-        Map<String, Long> total = new HashMap<>();
-        for (Resources c : capacities) {
-            add(total, c, 1);
-        }
-        // summed in place, one map per ClusterQueue, without a copy of each pod set's resources: this runs at every
-        // instant a round or a finish happens, over every holding job
+        // every holding job summed again (the reference the kept sums are checked against)
         Map<String, Map<String, Long>> used = new HashMap<>();
         String lastQueue = null;
         Map<String, Long> inQueue = null;
@@ -322,6 +428,15 @@ final class EngineState {
                 Integer m = a.counts().get(ps.name());
                 add(inQueue, ps.resources(), m == null ? ps.count() : m);
             }
+        }
+        return shares(capacities, used);
+    }
+
+    /** @return each ClusterQueue's dominant share of the nodes' capacities, from what its holding jobs use */
+    private static Map<String, Double> shares(List<Resources> capacities, Map<String, Map<String, Long>> used) {
+        Map<String, Long> total = new HashMap<>();
+        for (Resources c : capacities) {
+            add(total, c, 1);
         }
         Map<String, Double> shares = new HashMap<>();
         used.forEach((cq, byResource) -> {
@@ -362,7 +477,7 @@ final class EngineState {
         return read(() -> {
             long now = clock.millis();
             long best = policyWakeAt > now ? policyWakeAt : Long.MAX_VALUE;
-            for (JobStatus j : jobs.holding.values()) {
+            for (JobStatus j : leasedHolders > 0 || reservedHolders > 0 ? jobs.holding.values() : List.<JobStatus>of()) {
                 Admit a = j.admission();
                 if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE && a.leaseExpiresAtMillis() > now) {
                     best = Math.min(best, a.leaseExpiresAtMillis());

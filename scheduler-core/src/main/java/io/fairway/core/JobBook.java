@@ -141,12 +141,28 @@ final class JobBook {
 
     // ---------------------------------------------------------------- transitions
 
+    /** The last reason {@link #waitFor} was given and its shared copy: a round gives one reason object to many jobs. */
+    private PendingReason lastGiven;
+    private PendingReason lastShared;
+
     /** A pending job's new reason (shared with equal ones); true when it changed. */
     boolean waitFor(JobStatus j, PendingReason reason) {
-        if (reason.equals(j.pendingReason())) {
+        PendingReason current = j.pendingReason();
+        if (reason == current) {
             return false;
         }
-        replace(j, j.waitingFor(reasonCopies.intern(reason)));
+        PendingReason shared;
+        if (reason == lastGiven) {
+            shared = lastShared;
+        } else {
+            shared = reasonCopies.intern(reason);
+            lastGiven = reason;
+            lastShared = shared;
+        }
+        if (shared == current || shared.equals(current)) { // equal to the given reason, so equal to it
+            return false;
+        }
+        replace(j, j.waitingFor(shared));
         return true;
     }
 
@@ -238,8 +254,12 @@ final class JobBook {
         } else if (now.state().holdsResources()) {
             holding.put(now.sequence(), now);
         }
-        if (wasHolding != (holding.get(now.sequence()) == now) || wasHolding && !sameUsage(old, now)) {
+        boolean holdsNow = holding.get(now.sequence()) == now;
+        if (wasHolding != holdsNow || wasHolding && !sameUsage(old, now)) {
             state.holdingUsageVersion++;
+        }
+        if (wasHolding || holdsNow) {
+            state.holdingChanged(wasHolding ? old : null, holdsNow ? now : null);
         }
         state.modCount++;
     }
@@ -259,6 +279,8 @@ final class JobBook {
         } else if (j.state().holdsResources()) {
             holding.put(j.sequence(), j);
             state.holdingUsageVersion++;
+            state.holdingChanged(null, j);
+            state.heldCharges.invalidate();
         }
     }
 

@@ -61,9 +61,20 @@ public final class Rounds {
      * @return the result and the next memory (null when not remembering)
      */
     static Remembered run(Snapshot snapshot, SchedulingPolicy policy, RoundMemory memory, boolean remember) {
+        return run(snapshot, policy, memory, remember, null);
+    }
+
+    /**
+     * The engine's round starting from the charges it keeps: like {@link #run(Snapshot, SchedulingPolicy, RoundMemory,
+     * boolean)}, with the capacity and quota the snapshot's holding jobs charge given instead of charged one by one.
+     *
+     * @param charged what every holding job of the snapshot charges (the round's own copies), or null
+     */
+    static Remembered run(Snapshot snapshot, SchedulingPolicy policy, RoundMemory memory, boolean remember,
+                          io.fairway.core.plan.HeldCharges.Charged charged) {
         long t0 = System.nanoTime();
         RoundMemory.Round mem = remember ? RoundMemory.begin(memory, snapshot) : null;
-        PlanContext ctx = new PlanContext(snapshot, mem);
+        PlanContext ctx = new PlanContext(snapshot, mem, charged);
         List<String> refused = new ArrayList<>();
         try {
             ctx.placeReserved(); // jobs admitted under quota and waiting for nodes go first

@@ -286,6 +286,7 @@ public final class Scheduler {
         Snapshot s;
         long mod;
         io.fairway.core.plan.RoundMemory memory;
+        io.fairway.core.plan.HeldCharges.Charged charged;
         List<SchedulerEvent> checkEvents = new ArrayList<>();
         List<Decision> checkAdmits = new ArrayList<>();
         Outbox.Outgoing checksSent;
@@ -302,13 +303,14 @@ public final class Scheduler {
             }
             s = state.snapshotLocked();
             memory = state.memory;
+            charged = rememberRounds ? state.chargedForRound() : null; // a round from scratch charges every job itself
             mod = state.modCount;
             checksSent = state.outbox.publish(state.outbox.heard() ? checkEvents : List.of(), checkAdmits);
         } finally {
             state.lock.unlock();
         }
         state.outbox.deliver(checksSent);
-        Rounds.Remembered rr = Rounds.run(s, state.policy, memory, rememberRounds);
+        Rounds.Remembered rr = Rounds.run(s, state.policy, memory, rememberRounds, charged);
         RoundResult r = rr.result();
         List<SchedulerEvent> events = state.outbox.eventList();
         List<Decision> applied = new ArrayList<>();

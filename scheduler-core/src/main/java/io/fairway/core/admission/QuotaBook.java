@@ -160,6 +160,71 @@ public final class QuotaBook {
         }
     }
 
+    /**
+     * A copy whose usage changes apart from this book's: quotas and limits (fixed once the book is built) are shared,
+     * usage is copied. Costs O(queues and cohorts × pairs), not O(jobs charged): the engine keeps one book with every
+     * holding job charged and gives each round a copy.
+     *
+     * @return the copy
+     */
+    public QuotaBook copy() {
+        return new QuotaBook(this);
+    }
+
+    private QuotaBook(QuotaBook o) {
+        Map<QNode, QNode> copies = new java.util.IdentityHashMap<>();
+        o.queues.forEach((name, n) -> queues.put(name, copyOf(n, copies)));
+        o.cohorts.forEach((name, n) -> cohorts.put(name, copyOf(n, copies)));
+        queueIndex.putAll(queues);
+        ids.putAll(o.ids);
+        keys.addAll(o.keys);
+        o.idsByFlavor.forEach((f, m) -> idsByFlavor.put(f, new HashMap<>(m)));
+        tolerated = o.tolerated;
+    }
+
+    /** Copies a node and, through {@code copies}, links it to the copies of its parent and children. */
+    private static QNode copyOf(QNode n, Map<QNode, QNode> copies) {
+        QNode c = copies.get(n);
+        if (c != null) {
+            return c;
+        }
+        c = new QNode(n.name, n.clusterQueue);
+        copies.put(n, c);
+        c.listed = n.listed; // written only while the book is built; grow() replaces rather than writes in place
+        c.nominal = n.nominal;
+        c.borrowingLimit = n.borrowingLimit;
+        c.lendingLimit = n.lendingLimit;
+        c.subtree = n.subtree;
+        c.usage = n.usage.clone();
+        c.changes = n.changes;
+        c.parent = n.parent == null ? null : copyOf(n.parent, copies);
+        for (QNode child : n.children) {
+            c.children.add(copyOf(child, copies));
+        }
+        return c;
+    }
+
+    /**
+     * @return every non-zero usage, by {@link OverUse#key} (a ClusterQueue or cohort and a pair), in a stable order:
+     *     two books charged with the same jobs under the same configuration list the same
+     */
+    public Map<String, Long> usage() {
+        Map<String, Long> m = new TreeMap<>();
+        for (QNode n : allNodes()) {
+            for (int i = 0; i < n.usage.length; i++) {
+                if (n.usage[i] != 0) {
+                    m.put(key(n, i), n.usage[i]);
+                }
+            }
+        }
+        return m;
+    }
+
+    /** @return how many (flavor, resource) pairs the book has given ids: those of its quotas, and any a charge named */
+    public int pairCount() {
+        return keys.size();
+    }
+
     private void register(List<ResourceGroup> groups) {
         for (ResourceGroup g : groups) {
             for (FlavorQuotas f : g.flavors()) {

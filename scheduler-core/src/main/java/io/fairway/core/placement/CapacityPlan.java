@@ -55,6 +55,31 @@ public final class CapacityPlan {
         int maxNvlinkDomain;
         long freeGpus;                       // on schedulable nodes
 
+        /** A copy sharing what construction fixed, with its own free counts and indexes. */
+        ClusterIndex(ClusterIndex o) {
+            this.name = o.name;
+            this.levels = o.levels;
+            for (int i = 0; i < byFreeGpus.length; i++) {
+                byFreeGpus[i] = (BitSet) o.byFreeGpus[i].clone();
+            }
+            this.members.or(o.members);
+            this.cpuOnly.or(o.cpuOnly);
+            this.domainOf = o.domainOf;
+            this.domainFree = new long[o.domainFree.length][];
+            this.domainFreeResources = new long[o.domainFreeResources.length][];
+            for (int l = 0; l < domainFree.length; l++) {
+                domainFree[l] = o.domainFree[l].clone();
+                domainFreeResources[l] = o.domainFreeResources[l].clone();
+            }
+            this.domainNodes = o.domainNodes;
+            this.domainChildren = o.domainChildren;
+            this.domainNames = o.domainNames;
+            this.rootDomains = o.rootDomains;
+            this.maxGpusPerNode = o.maxGpusPerNode;
+            this.maxNvlinkDomain = o.maxNvlinkDomain;
+            this.freeGpus = o.freeGpus;
+        }
+
         ClusterIndex(String name, List<String> levels, int nodeCount) {
             this.name = name;
             this.levels = levels;
@@ -178,6 +203,61 @@ public final class CapacityPlan {
                 }
             }
         }
+    }
+
+    /**
+     * A copy whose free capacity changes apart from this plan's: what does not change after construction (nodes,
+     * shapes, topology domains) is shared, the free quantities and their indexes are copied. Costs O(nodes), not
+     * O(jobs charged): the engine keeps one plan with every holding job charged and gives each round a copy.
+     *
+     * @return the copy (recording no changes)
+     */
+    public CapacityPlan copy() {
+        return new CapacityPlan(this);
+    }
+
+    private CapacityPlan(CapacityPlan o) {
+        this.resources = o.resources.copy();
+        this.width = o.width;
+        this.nodes = o.nodes;
+        this.shapes = o.shapes;
+        this.nodeIndex = o.nodeIndex;
+        this.free = o.free.clone();
+        this.freeGpuMask = o.freeGpuMask.clone();
+        this.schedulable = o.schedulable;
+        this.clusterOf = o.clusterOf;
+        for (ClusterIndex c : o.clusters) {
+            this.clusters.add(new ClusterIndex(c));
+        }
+        this.clusterIds.putAll(o.clusterIds);
+        this.totalGpus = o.totalGpus;
+        this.freeGpus = o.freeGpus;
+    }
+
+    /**
+     * @param o another plan over the same nodes
+     * @return true when both have the same free quantities, free GPUs and indexes of them (per node, cluster and
+     *     topology domain)
+     */
+    public boolean sameFreeAs(CapacityPlan o) {
+        if (width != o.width || !Arrays.equals(free, o.free) || !Arrays.equals(freeGpuMask, o.freeGpuMask) || freeGpus != o.freeGpus
+                || totalGpus != o.totalGpus || clusters.size() != o.clusters.size()) {
+            return false;
+        }
+        for (int c = 0; c < clusters.size(); c++) {
+            ClusterIndex a = clusters.get(c);
+            ClusterIndex b = o.clusters.get(c);
+            if (a.freeGpus != b.freeGpus || !Arrays.equals(a.byFreeGpus, b.byFreeGpus) || !Arrays.deepEquals(a.domainFree, b.domainFree)
+                    || !Arrays.deepEquals(a.domainFreeResources, b.domainFreeResources)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return true while every resource named so far is one some node has (jobs' vectors interned nothing more) */
+    public boolean namesOnlyNodeResources() {
+        return resources.size() <= width;
     }
 
     /** Links each domain to its children one level narrower, and lists the broadest level's domains. */

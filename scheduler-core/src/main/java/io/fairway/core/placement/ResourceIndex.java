@@ -14,6 +14,15 @@ final class ResourceIndex {
         gpu = id(Resources.GPU);
     }
 
+    /** @return a copy that interns names apart from this one */
+    ResourceIndex copy() {
+        ResourceIndex c = new ResourceIndex();
+        for (int i = 0; i < size(); i++) {
+            c.id(names[i]); // same ids in the same order (the GPU's is first in both)
+        }
+        return c;
+    }
+
     int id(String name) {
         Integer i = ids.get(name);
         if (i != null) {

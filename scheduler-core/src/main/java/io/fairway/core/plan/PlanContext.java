@@ -98,16 +98,32 @@ public final class PlanContext implements PolicyContext {
      * @param memory the round's view of the engine's memory, or null to decide everything from scratch
      */
     public PlanContext(Snapshot snapshot, RoundMemory.Round memory) {
-        this(snapshot, true, memory);
+        this(snapshot, true, memory, null);
+    }
+
+    /**
+     * A round's context that starts from the charges the engine keeps.
+     *
+     * @param snapshot the round's input
+     * @param memory the round's view of the engine's memory, or null
+     * @param charged what every holding job of the snapshot charges ({@link HeldCharges#forRound}: the round's own
+     *     copies), or null to charge them one by one
+     */
+    public PlanContext(Snapshot snapshot, RoundMemory.Round memory, HeldCharges.Charged charged) {
+        this(snapshot, true, memory, charged);
     }
 
     private PlanContext(Snapshot snapshot, boolean indexPending, RoundMemory.Round memory) {
+        this(snapshot, indexPending, memory, null);
+    }
+
+    private PlanContext(Snapshot snapshot, boolean indexPending, RoundMemory.Round memory, HeldCharges.Charged charged) {
         this.memory = memory;
         this.snapshot = snapshot;
         this.queues = new QueueResolver(snapshot);
         this.pending = new PendingView(snapshot, queues);
         Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
-        this.plan = new TentativePlan(snapshot, preemption);
+        this.plan = new TentativePlan(snapshot, preemption, charged);
         this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
         this.quotaView = new PlanQuota(plan, queues);
         this.capacityView = new PlanCapacity(plan.cap);

@@ -39,7 +39,12 @@ public final class TentativePlan {
 
     /** Jobs admitted in this plan, by id. */
     private final Map<String, JobStatus> admittedJobs;
-    private final Map<String, JobStatus> holdingById = new HashMap<>();
+    private final Map<String, JobStatus> holdingById;
+    /**
+     * True when the holding jobs were charged by the engine's kept charges: what each holds on its nodes is then
+     * worked out when first asked ({@link #held}), not listed for every job at the start of every round.
+     */
+    private final boolean lazyHeld;
     private final Map<String, List<Placer.Taken>> heldCapacity;
     final Map<String, PendingReason> reasons = new LinkedHashMap<>();
     final LinkedHashMap<String, Admit> admitted;
@@ -64,20 +69,35 @@ public final class TentativePlan {
     }
 
     TentativePlan(Snapshot snapshot, Function<TentativePlan, PreemptionSearch> preemption) {
+        this(snapshot, preemption, null);
+    }
+
+    /**
+     * @param snapshot the round's input
+     * @param preemption the preemption search over this plan
+     * @param charged the capacity and quota every holding job of the snapshot charges, kept by the engine
+     *     ({@link HeldCharges#forRound}); null to charge them here, one by one
+     */
+    TentativePlan(Snapshot snapshot, Function<TentativePlan, PreemptionSearch> preemption, HeldCharges.Charged charged) {
         this.snapshot = snapshot;
-        this.cap = new CapacityPlan(snapshot.nodes(), snapshot.clusters());
-        this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
+        this.cap = charged != null ? charged.capacity() : new CapacityPlan(snapshot.nodes(), snapshot.clusters());
+        this.quota = charged != null ? charged.quota() : new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
         this.placer = new Placer(cap, snapshot.placement());
         this.preemption = preemption.apply(this);
         // Sized for as many admissions as there are free GPUs (a round at scale admits tens of thousands: growing
         // the tables step by step cost more than the puts)
         int expected = (int) Math.min(1 << 20, cap.freeGpus()) + 16;
+        List<JobStatus> holding = snapshot.holding();
         this.admittedJobs = new HashMap<>(tableFor(expected));
         this.admitted = new LinkedHashMap<>(tableFor(expected));
-        this.heldCapacity = new HashMap<>(tableFor(expected + snapshot.holding().size()));
-        for (JobStatus j : snapshot.holding()) {
+        this.holdingById = new HashMap<>(tableFor(holding.size()));
+        this.heldCapacity = new HashMap<>(tableFor(expected + (charged != null ? 16 : holding.size())));
+        this.lazyHeld = charged != null;
+        for (JobStatus j : holding) {
             holdingById.put(j.id(), j);
-            heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
+            if (charged == null) {
+                heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
+            }
             if (j.spec().isElastic()) {
                 runningElastic.add(j);
             }
@@ -127,7 +147,15 @@ public final class TentativePlan {
 
     /** @return what a running job holds on its nodes in the plan (empty when nothing) */
     List<Placer.Taken> held(String jobId) {
-        return heldCapacity.getOrDefault(jobId, List.of());
+        List<Placer.Taken> t = heldCapacity.get(jobId);
+        if (t == null && lazyHeld) {
+            JobStatus j = holdingById.get(jobId);
+            if (j != null) {
+                t = takenBy(cap, j.spec(), j.admission());
+                heldCapacity.put(jobId, t);
+            }
+        }
+        return t == null ? List.of() : t;
     }
 
     long state() {
@@ -174,32 +202,111 @@ public final class TentativePlan {
     }
 
     private List<Placer.Taken> charge(JobSpec spec, Admit a) {
-        List<Placer.Taken> taken = new ArrayList<>();
+        return charge(cap, quota, spec, a, +1);
+    }
+
+    /**
+     * Charges (sign +1) or gives back (sign -1) what a holding job holds: its members' capacity on their nodes and its
+     * quota. Members on nodes the plan does not have are skipped (the engine requeues such jobs).
+     *
+     * @return what it holds on its nodes
+     */
+    static List<Placer.Taken> charge(CapacityPlan cap, QuotaBook quota, JobSpec spec, Admit a, int sign) {
         if (a == null) {
-            return taken;
+            return new ArrayList<>();
         }
-        Map<String, PodSet> podSets = new HashMap<>();
-        for (PodSet ps : spec.podSets()) {
-            podSets.put(ps.name(), ps);
-        }
-        for (MemberPlacement mp : a.placement().members()) {
-            Integer n = cap.nodeIndex(mp.node());
-            PodSet ps = podSets.get(mp.podSet());
-            if (n == null || ps == null) {
-                continue; // node gone: the engine requeues such jobs
+        List<Placer.Taken> taken = takenBy(cap, spec, a);
+        for (Placer.Taken t : taken) {
+            if (sign > 0) {
+                cap.take(t.node(), t.req(), t.gpuMask());
+            } else {
+                cap.give(t.node(), t.req(), t.gpuMask());
             }
-            long[] req = cap.vector(ps.resources());
-            long mask = cap.gpuMask(n, mp.gpus());
-            cap.take(n, req, mask);
-            taken.add(new Placer.Taken(n, req, mask));
         }
         if (a.clusterQueue() != null && quota.hasQueue(a.clusterQueue())) {
             for (PodSet ps : spec.podSets()) {
                 int m = a.counts().getOrDefault(ps.name(), ps.count());
                 if (a.flavors().get(ps.name()) != null) {
-                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), v));
+                    ps.total(m).asMap().forEach((r, v) -> quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), sign * v));
                 }
             }
+        }
+        return taken;
+    }
+
+    /**
+     * {@link #charge} for the engine's kept charges: the same changes to capacity and quota, without listing what the
+     * job holds (each pod set's vector is made once, not once per member).
+     */
+    static void chargeInPlace(CapacityPlan cap, QuotaBook quota, JobSpec spec, Admit a, int sign) {
+        if (a == null) {
+            return;
+        }
+        List<PodSet> sets = spec.podSets();
+        PodSet lastSet = null;
+        long[] lastReq = null;
+        for (MemberPlacement mp : a.placement().members()) {
+            Integer n = cap.nodeIndex(mp.node());
+            if (n == null) {
+                continue; // node gone: the engine requeues such jobs
+            }
+            if (lastSet == null || !lastSet.name().equals(mp.podSet())) {
+                PodSet ps = null;
+                for (int i = sets.size() - 1; i >= 0 && ps == null; i--) { // the last of a name, as a map by name keeps
+                    if (sets.get(i).name().equals(mp.podSet())) {
+                        ps = sets.get(i);
+                    }
+                }
+                if (ps == null) {
+                    continue;
+                }
+                lastSet = ps;
+                lastReq = cap.vector(ps.resources());
+            }
+            long mask = cap.gpuMask(n, mp.gpus());
+            if (sign > 0) {
+                cap.take(n, lastReq, mask);
+            } else {
+                cap.give(n, lastReq, mask);
+            }
+        }
+        if (a.clusterQueue() != null && quota.hasQueue(a.clusterQueue())) {
+            for (PodSet ps : sets) {
+                int m = a.counts().getOrDefault(ps.name(), ps.count());
+                if (a.flavors().get(ps.name()) != null) {
+                    io.fairway.api.model.Resources per = ps.resources(); // read in place: no total's copy, no map of it
+                    for (int i = 0, k = per.size(); i < k; i++) {
+                        String r = per.name(i);
+                        quota.add(a.clusterQueue(), QuotaBook.fr(a.flavorOf(ps.name(), r), r), sign * per.amount(i) * m);
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return what a job's members hold on their nodes of {@code cap} (nothing is taken) */
+    static List<Placer.Taken> takenBy(CapacityPlan cap, JobSpec spec, Admit a) {
+        List<Placer.Taken> taken = new ArrayList<>();
+        if (a == null) {
+            return taken;
+        }
+        List<PodSet> sets = spec.podSets();
+        Map<String, PodSet> podSets = null;
+        if (sets.size() > 1) {
+            podSets = new HashMap<>();
+            for (PodSet ps : sets) {
+                podSets.put(ps.name(), ps);
+            }
+        }
+        for (MemberPlacement mp : a.placement().members()) {
+            Integer n = cap.nodeIndex(mp.node());
+            PodSet ps = podSets != null ? podSets.get(mp.podSet()) : sets.isEmpty() || !sets.get(0).name().equals(mp.podSet()) ? null : sets.get(0);
+            if (n == null || ps == null) {
+                continue; // node gone: the engine requeues such jobs
+            }
+            long[] req = cap.vector(ps.resources());
+            long mask = cap.gpuMask(n, mp.gpus());
+            taken.add(new Placer.Taken(n, req, mask));
         }
         return taken;
     }
@@ -315,7 +422,7 @@ public final class TentativePlan {
             return false;
         }
         changed();
-        give(heldCapacity.getOrDefault(job.id(), List.of()));
+        give(held(job.id()));
         Admit current = resized.remove(job.id());
         chargeQuota(current == null ? held : held.withAdmission(current, held.stateSinceMillis()), -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
@@ -348,7 +455,7 @@ public final class TentativePlan {
         }
         changed();
         JobStatus held = holdingById.get(jobId);
-        for (Placer.Taken t : heldCapacity.getOrDefault(jobId, List.of())) {
+        for (Placer.Taken t : held(jobId)) {
             cap.take(t.node(), t.req(), t.gpuMask());
         }
         chargeQuota(held, +1);
