@@ -28,6 +28,12 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
     private final Map<String, PendingReason> overlay = new LinkedHashMap<>();
     private final Set<String> removed = new HashSet<>();
     private Map<String, PendingReason> view;
+    private final KeptReasons kept;
+
+    /** @param kept which reasons a job keeps */
+    GroupedReasons(KeptReasons kept) {
+        this.kept = kept;
+    }
 
     /** Adds a job's own reason (before the map is read). */
     void putIndividual(String jobId, PendingReason reason) {
@@ -78,7 +84,7 @@ final class GroupedReasons extends AbstractMap<String, PendingReason> {
                     if (had == r.reason() || had == same || !r.skip().isEmpty() && r.skip().containsKey(j.id())) {
                         continue;
                     }
-                    if (had == differs || !r.reason().equals(had)) {
+                    if (had == differs || !kept.stands(r.reason(), had)) {
                         differs = had;
                         m.put(j.id(), r.reason());
                     } else {
