@@ -511,7 +511,7 @@ public final class RoundMemory {
          */
         void admissionFailed(AttemptMemo.AttemptKey key, PendingReason reason, boolean quotaOnly) {
             String cq = key.clusterQueue();
-            added.put(key, new Answer(reason, 0, configEpoch, treeEpoch(cq), quotaOnly ? null : epochs(cq, partEpochs),
+            added.put(key, new Answer(reason.asOf(snapshot.round()), 0, configEpoch, treeEpoch(cq), quotaOnly ? null : epochs(cq, partEpochs),
                     quotaOnly ? null : epochs(cq, partNodeEpochs)));
         }
 
@@ -527,7 +527,8 @@ public final class RoundMemory {
 
         void searchFailed(SearchKey key, PendingReason reason, long admissions) {
             String cq = key.attempt().clusterQueue();
-            added.put(key, new Answer(reason, admissions, configEpoch, treeEpoch(cq), epochs(cq, partEpochs), epochs(cq, partNodeEpochs)));
+            added.put(key, new Answer(reason.asOf(snapshot.round()), admissions, configEpoch, treeEpoch(cq), epochs(cq, partEpochs),
+                    epochs(cq, partNodeEpochs)));
         }
 
         /**
