@@ -105,9 +105,8 @@ public class OrderedPolicy implements SchedulingPolicy {
             // Within a round capacity and quota only shrink: no later job of this shape fits either.
             if (isStrict(q)) {
                 ctx.leaveWaiting(j, failed);
-                // with the head's numbers: as of the round that found them, like the head's own reason
-                PendingReason behind = new PendingReason(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + j.id()
-                        + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + failed.message(), failed.details());
+                PendingReason behind = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + j.id()
+                        + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + failed.message());
                 blockReason.put(cq, behind);
                 if (c.index + 1 < c.group.jobs().size()) {
                     ctx.leaveWaiting(c.group, c.index + 1, behind);

@@ -82,7 +82,7 @@ public record PendingReason(Code code, String message, Map<String, Long> details
                 return false;
             }
         }
-        return sameButNumbers(message, other.message);
+        return message.equals(other.message) || sameButNumbers(message, other.message);
     }
 
     /** Compares two sentences with every number (a digit run not continuing a name) counted as equal to any other. */

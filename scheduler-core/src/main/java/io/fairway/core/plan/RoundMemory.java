@@ -48,7 +48,8 @@ public final class RoundMemory {
 
     private final Object[] config;
     private final Map<String, Object[]> parts;
-    private final Map<String, Object[]> partNodes;
+    private final Object[] allNodes;
+    private final long nodeEpoch;
     private final Map<String, Object[]> trees;
     private final long configEpoch;
     private final Map<String, Long> partEpochs;
@@ -63,14 +64,15 @@ public final class RoundMemory {
     /** How many attempts of the round that made this memory were answered from the one before. */
     private final int answered;
 
-    private RoundMemory(Object[] config, Map<String, Object[]> parts, Map<String, Object[]> partNodes, Map<String, Object[]> trees,
+    private RoundMemory(Object[] config, Map<String, Object[]> parts, Object[] allNodes, long nodeEpoch, Map<String, Object[]> trees,
                         long configEpoch, Map<String, Long> partEpochs, Map<String, Long> partNodeEpochs,
                         Map<String, Long> treeEpochs, long lastEpoch, List<Map<Object, Answer>> layers, PendingJobs index,
                         boolean decidedNothing, int answered) {
         this.answered = answered;
         this.config = config;
         this.parts = parts;
-        this.partNodes = partNodes;
+        this.allNodes = allNodes;
+        this.nodeEpoch = nodeEpoch;
         this.trees = trees;
         this.configEpoch = configEpoch;
         this.partEpochs = partEpochs;
@@ -128,7 +130,10 @@ public final class RoundMemory {
         private final Snapshot snapshot;
         private final Object[] config;
         private final Map<String, Object[]> parts = new HashMap<>();
-        private final Map<String, Object[]> partNodes = new HashMap<>();
+        /** Flavors every node carries: their part is the whole cluster's. */
+        private final java.util.Set<String> sharesWhole = new java.util.HashSet<>();
+        private final Object[] allNodes;
+        private final long nodeEpoch;
         private final Map<String, Object[]> trees;
         private final long configEpoch;
         private final Map<String, Long> partEpochs = new HashMap<>();
@@ -204,15 +209,25 @@ public final class RoundMemory {
                 }
             }
             Object[] allNodes = nodes.toArray();
-            for (List<Object> c : partCap) {
-                c.addAll(java.util.Arrays.asList(allNodes));
+            // A flavor every node carries depends on what the whole cluster does: it shares the whole cluster's part
+            // (a superset of what it reads), which is then listed once.
+            boolean[] whole = new boolean[partNames.size()];
+            boolean anyOwn = false;
+            for (int k = 1; k < partNames.size(); k++) {
+                whole[k] = partNodeList.get(k).size() == nodes.size();
+                anyOwn |= !whole[k];
+            }
+            for (int k = 0; k < partNames.size(); k++) {
+                if (k == 0 || !whole[k]) {
+                    partCap.get(k).addAll(java.util.Arrays.asList(allNodes));
+                }
             }
             Map<String, List<Object>> perTree = new HashMap<>();
             java.util.BitSet touched = new java.util.BitSet();
             for (JobStatus j : holding) {
                 touched.clear();
                 touched.set(0);
-                if (j.admission() != null && j.admission().placement() != null) {
+                if (anyOwn && j.admission() != null && j.admission().placement() != null) {
                     String last = null;
                     for (io.fairway.api.decision.MemberPlacement m : j.admission().placement().members()) {
                         if (!m.node().equals(last)) {
@@ -227,8 +242,10 @@ public final class RoundMemory {
                     }
                 }
                 for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
-                    partCap.get(k).add(j.spec());
-                    partCap.get(k).add(j.admission());
+                    if (k == 0 || !whole[k]) {
+                        partCap.get(k).add(j.spec());
+                        partCap.get(k).add(j.admission());
+                    }
                 }
                 List<Object> t = perTree.computeIfAbsent(root(j.admission() == null ? null : j.admission().clusterQueue()), k -> new ArrayList<>());
                 t.add(j.spec());
@@ -236,10 +253,14 @@ public final class RoundMemory {
                 t.add(j.state());
             }
             for (int k = 0; k < partNames.size(); k++) {
-                parts.put(partNames.get(k), partCap.get(k).toArray());
-                partNodes.put(partNames.get(k), allNodes);
+                if (k == 0 || !whole[k]) {
+                    parts.put(partNames.get(k), partCap.get(k).toArray());
+                } else {
+                    sharesWhole.add(partNames.get(k));
+                }
                 nodesIn.put(partNames.get(k), partNodeList.get(k));
             }
+            this.allNodes = allNodes;
             this.trees = new HashMap<>();
             perTree.forEach((k, v) -> trees.put(k, v.toArray()));
             boolean same = previous != null;
@@ -250,6 +271,9 @@ public final class RoundMemory {
                 same = false;
             }
             for (String part : partNames) {
+                if (sharesWhole.contains(part)) {
+                    continue;
+                }
                 Object[] before = previous == null ? null : previous.parts.get(part);
                 Long epoch = previous == null ? null : previous.partEpochs.get(part);
                 if (before != null && epoch != null && sameRefs(before, parts.get(part))) {
@@ -258,10 +282,16 @@ public final class RoundMemory {
                     partEpochs.put(part, ++lastEpoch);
                     same = false;
                 }
-                Object[] nodesBefore = previous == null ? null : previous.partNodes.get(part);
-                Long nodeEpoch = previous == null ? null : previous.partNodeEpochs.get(part);
-                partNodeEpochs.put(part, nodesBefore != null && nodeEpoch != null && sameRefs(nodesBefore, partNodes.get(part))
-                        ? nodeEpoch : ++lastEpoch);
+            }
+            for (String part : sharesWhole) { // epochs are never reused across parts: a change of sharing is a change
+                partEpochs.put(part, partEpochs.get(WHOLE));
+            }
+            // the nodes, one epoch for every part
+            long nodeEpoch = previous != null && previous.allNodes != null && sameRefs(previous.allNodes, allNodes)
+                    ? previous.nodeEpoch : ++lastEpoch;
+            this.nodeEpoch = nodeEpoch;
+            for (String part : partNames) {
+                partNodeEpochs.put(part, nodeEpoch);
             }
             if (previous != null) { // trees nobody holds quota in any more
                 for (Map.Entry<String, Object[]> e : previous.trees.entrySet()) {
@@ -558,7 +588,7 @@ public final class RoundMemory {
                     layers = List.of(merge(layers));
                 }
             }
-            return new RoundMemory(config, parts, partNodes, trees, configEpoch, Map.copyOf(partEpochs), Map.copyOf(partNodeEpochs),
+            return new RoundMemory(config, parts, allNodes, nodeEpoch, trees, configEpoch, Map.copyOf(partEpochs), Map.copyOf(partNodeEpochs),
                     Map.copyOf(treeEpochs), lastEpoch,
                     List.copyOf(layers), snapshot.pendingIndex(), decidedNothing, answered);
         }
