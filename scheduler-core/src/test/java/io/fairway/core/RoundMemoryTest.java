@@ -113,8 +113,39 @@ class RoundMemoryTest {
 
     private static void sameDecisions(RoundResult a, RoundResult b) {
         assertThat(a.decisions()).isEqualTo(b.decisions());
-        assertThat(new TreeMap<>(a.pendingReasons())).isEqualTo(new TreeMap<>(b.pendingReasons()));
         assertThat(a.refused()).isEqualTo(b.refused());
+        // a reason the remembering round gives is the one a round from scratch gives (same stamp included)
+        b.pendingReasons().forEach((id, r) -> {
+            io.fairway.api.job.PendingReason ours = a.pendingReasons().get(id);
+            if (ours != null && !ours.equals(r)) { // an answer the memory gives again is as of the round that found it
+                assertThat(ours.sameAnswer(r) && ours.asOfRound() < r.asOfRound()).as("reason of %s: %s / %s", id, ours, r).isTrue();
+            }
+        });
+    }
+
+    /**
+     * Every job in the same state with the same admission, and waiting for the same answer: where the reasons differ,
+     * the remembering scheduler's is the same answer (code and sentence but for its numbers) and older (a reason is as of
+     * the round that gave it).
+     */
+    static void sameAnswers(Scheduler remembering, Scheduler scratch) {
+        Map<String, JobStatus> theirs = new TreeMap<>();
+        for (JobStatus j : scratch.jobs().all()) {
+            theirs.put(j.id(), j);
+        }
+        List<JobStatus> ours = remembering.jobs().all();
+        assertThat(ours).hasSameSizeAs(theirs.values());
+        for (JobStatus j : ours) {
+            JobStatus o = theirs.get(j.id());
+            assertThat(o).as("job %s", j.id()).isNotNull();
+            assertThat(j.state()).as("state of %s", j.id()).isEqualTo(o.state());
+            assertThat(j.admission()).as("admission of %s", j.id()).isEqualTo(o.admission());
+            if (!sameButStamp(j.pendingReason(), o.pendingReason())) {
+                assertThat(j.pendingReason().sameAnswer(o.pendingReason())).as("%s waits for the same answer: %s / %s", j.id(),
+                        j.pendingReason(), o.pendingReason()).isTrue();
+                assertThat(j.pendingReason().asOfRound()).as("%s keeps an older reason", j.id()).isLessThan(o.pendingReason().asOfRound());
+            }
+        }
     }
 
     @Test
@@ -136,7 +167,7 @@ class RoundMemoryTest {
         }
         // the second round changed nothing, so the third found every answer standing and stopped at once
         assertThat(remembering.attempts.get()).as("attempts in a round after one that changed nothing").isZero();
-        assertThat(a.jobs().all()).isEqualTo(b.jobs().all());
+        sameAnswers(a, b);
     }
 
     @Test
@@ -151,12 +182,18 @@ class RoundMemoryTest {
                 .isGreaterThanOrEqualTo(20);
         assertThat(b.roundMemory()).as("a scheduler that does not remember").isNull();
 
+        io.fairway.api.job.PendingReason before = a.status("wait-3").orElseThrow().pendingReason();
         a.reportFinished("run-1"); // 8 GPUs free: the capacity every waiting job depended on changed
         b.reportFinished("run-1");
         RoundResult ra = a.runRound();
         sameDecisions(ra, b.runRound());
         assertThat(ra.decisions()).as("the freed node is used").anyMatch(d -> d instanceof Admit);
-        assertThat(a.jobs().all()).isEqualTo(b.jobs().all());
+        sameAnswers(a, b);
+        // wait-0..2 took 7 of the 8 GPUs: wait-3 (8 GPUs) still fails for quota, now with 1 unused. The answer is the same, so
+        // it keeps the reason as of the round that gave it; from scratch, it is told the new numbers.
+        assertThat(a.status("wait-3").orElseThrow().pendingReason()).as("the same answer: the reason kept").isSameAs(before);
+        assertThat(ra.pendingReasons()).doesNotContainKey("wait-3");
+        assertThat(b.status("wait-3").orElseThrow().pendingReason().details()).containsEntry("unused", 1L);
     }
 
     @Test
@@ -266,7 +303,95 @@ class RoundMemoryTest {
         // cohort b's tree did not change, in the snapshot nor in the plan: its four shapes' quota failures stand
         assertThat(a.roundMemory().answeredByLastRound()).as("quota failures in cohort b answered from memory after an admission in a")
                 .isGreaterThanOrEqualTo(4);
-        assertThat(a.jobs().all()).isEqualTo(b.jobs().all());
+        sameAnswers(a, b);
+    }
+
+    /**
+     * Two flavors on their own nodes (one node each, labelled), a ClusterQueue per flavor with more quota than nodes,
+     * no cohort: {@code cq-a}'s jobs wait for room on the a100 node.
+     */
+    private Scheduler twoFlavors(boolean remember) {
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).policy(new TryEveryJob()).rememberRounds(remember);
+        for (String f : List.of("a100", "h100")) {
+            b.flavor(new ResourceFlavor(f, Map.of("tier", f), List.of(), List.of()))
+                    .clusterQueue(ClusterQueue.builder("cq-" + f).quota(f, Resources.builder().cpu(256).memoryGiB(2048).gpus(64).build()).build())
+                    .localQueue(new LocalQueue("default", "lq-" + f, "cq-" + f))
+                    .node(Node.builder("n-" + f).label("tier", f).gpus(GpuTopology.nvSwitch8("H100")).build());
+        }
+        return b.build();
+    }
+
+    @Test
+    void aPlacementFailureDependsOnTheCapacityOfItsFlavorsNodesOnly() {
+        Scheduler a = twoFlavors(true);
+        Scheduler b = twoFlavors(false);
+        for (Scheduler s : List.of(a, b)) {
+            s.submitAll(List.of(job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0)));
+            s.runRound();
+            s.reportStarted("run-a");
+            s.reportStarted("run-h");
+            List<JobSpec> waiting = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                waiting.add(job("wait-a-" + i, "lq-a100", 1 << i, 10 + i)); // four shapes, none fits the full a100 node
+            }
+            s.submitAll(waiting);
+        }
+        sameDecisions(a.runRound(), b.runRound());
+        sameDecisions(a.runRound(), b.runRound());
+        a.reportFinished("run-h"); // the h100 node empties: the a100 node, all cq-a's jobs can use, is as it was
+        b.reportFinished("run-h");
+        RoundResult ra = a.runRound();
+        sameDecisions(ra, b.runRound());
+        assertThat(ra.decisions()).isEmpty();
+        assertThat(a.roundMemory().answeredByLastRound()).as("placement failures on the a100 node answered from memory")
+                .isEqualTo(4);
+        assertThat(a.status("wait-a-0").orElseThrow().pendingReason().code()).isEqualTo(io.fairway.api.job.PendingReason.Code.INSUFFICIENT_CAPACITY);
+        sameAnswers(a, b);
+    }
+
+    /** One flavor, two nodes of 8 GPUs, a ClusterQueue of 64 GPUs that never preempts. */
+    private Scheduler roomy(boolean remember) {
+        return Scheduler.builder().clock(now::get).policy(new TryEveryJob()).rememberRounds(remember)
+                .flavor(ResourceFlavor.of("default"))
+                .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(64).build()).build())
+                .localQueue(new LocalQueue("default", "lq", "cq"))
+                .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .node(Node.builder("n2").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .build();
+    }
+
+    @Test
+    void aPlacementFailureStandsWhileTheRoomFreedIsTooSmallForIt() {
+        Scheduler a = roomy(true);
+        Scheduler b = roomy(false);
+        for (Scheduler s : List.of(a, b)) {
+            s.submitAll(List.of(job("run-1", "lq", 8, 0), job("run-2", "lq", 4, 1), job("run-3", "lq", 4, 2)));
+            s.runRound();
+            for (String id : List.of("run-1", "run-2", "run-3")) {
+                s.reportStarted(id);
+            }
+            s.submit(job("big", "lq", 8, 10));
+        }
+        sameDecisions(a.runRound(), b.runRound()); // big waits: no free GPU
+        io.fairway.api.job.PendingReason first = a.status("big").orElseThrow().pendingReason();
+        assertThat(first.code()).isEqualTo(io.fairway.api.job.PendingReason.Code.INSUFFICIENT_CAPACITY);
+
+        a.reportFinished("run-2"); // 4 GPUs free on n2: still no node with 8
+        b.reportFinished("run-2");
+        sameDecisions(a.runRound(), b.runRound());
+        assertThat(a.roundMemory().answeredByLastRound()).as("the failure answered from memory: it needs more than any node has free")
+                .isEqualTo(1);
+        assertThat(a.status("big").orElseThrow().pendingReason()).as("the reason is kept, as of the round that gave it").isSameAs(first);
+        assertThat(b.status("big").orElseThrow().pendingReason().details()).as("from scratch, the numbers of now")
+                .containsEntry("freeGpus", 4L);
+        sameAnswers(a, b);
+
+        a.reportFinished("run-3"); // n2 empties: now it fits
+        b.reportFinished("run-3");
+        RoundResult ra = a.runRound();
+        sameDecisions(ra, b.runRound());
+        assertThat(ra.decisions()).as("big admitted once a node has room").anyMatch(d -> d instanceof Admit x && x.jobId().equals("big"));
+        sameAnswers(a, b);
     }
 
     @Test
@@ -278,5 +403,17 @@ class RoundMemoryTest {
         assertThat(dry.memory()).isNull();
         RoundMemory m = Rounds.run(s.snapshot(), policy, null, true).memory();
         assertThat(m.answers()).as("failed attempts remembered").isPositive();
+    }
+
+    /** Equal but for the round each is from ({@code asOfRound}). */
+    static boolean sameButStamp(io.fairway.api.job.PendingReason a, io.fairway.api.job.PendingReason b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        Map<String, Long> x = new TreeMap<>(a.details());
+        Map<String, Long> y = new TreeMap<>(b.details());
+        x.remove(io.fairway.api.job.PendingReason.AS_OF_ROUND);
+        y.remove(io.fairway.api.job.PendingReason.AS_OF_ROUND);
+        return a.code() == b.code() && a.message().equals(b.message()) && x.equals(y);
     }
 }

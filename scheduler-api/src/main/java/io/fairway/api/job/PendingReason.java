@@ -21,6 +21,116 @@ public record PendingReason(Code code, String message, Map<String, Long> details
     }
 
     /**
+     * The detail that says which round gave a reason ({@link #asOfRound()}): the engine adds it to every reason with
+     * numbers that a round gives.
+     */
+    public static final String AS_OF_ROUND = "asOfRound";
+
+    /**
+     * The round that gave this reason, when the engine stamped it: a reason is as of the round that found it. A later
+     * round that reaches the same answer for the job (the same code and the same sentence, only the numbers in it
+     * moved: {@link #sameAnswer}) leaves the job this reason, so its numbers are those of that round, not of the
+     * latest one (as Kueue's Pending condition message is as of the last time the workload was evaluated).
+     *
+     * @return the round number, or -1 when the reason carries none
+     */
+    public long asOfRound() {
+        Long r = details.get(AS_OF_ROUND);
+        return r == null ? -1 : r;
+    }
+
+    /**
+     * @param round a round number
+     * @return this reason stamped with the round that gave it ({@link #asOfRound()}), or this reason itself when it
+     *     has no numbers or is stamped already
+     */
+    public PendingReason asOf(long round) {
+        if (details.isEmpty() || details.containsKey(AS_OF_ROUND)) {
+            return this;
+        }
+        Map<String, Long> d = new java.util.LinkedHashMap<>(details);
+        d.put(AS_OF_ROUND, round);
+        return new PendingReason(code, message, d);
+    }
+
+    /**
+     * Whether {@code other} gives the same answer: the same code, the same named numbers, and the same sentence but
+     * for the numbers in it (a number being a run of digits that does not continue a name, such as the {@code 16} of
+     * {@code "needs 16 GPUs"} but not the {@code 7} of {@code "team-7"}). A reason without numbers is the same answer
+     * only as an equal reason. The round a reason is from ({@link #AS_OF_ROUND}) is not compared.
+     *
+     * @param other another reason, or null
+     * @return true when both say the same thing, perhaps with older numbers
+     */
+    public boolean sameAnswer(PendingReason other) {
+        if (other == this) {
+            return true;
+        }
+        if (other == null || other.code != code) {
+            return false;
+        }
+        int own = details.size() - (details.containsKey(AS_OF_ROUND) ? 1 : 0);
+        int theirs = other.details.size() - (other.details.containsKey(AS_OF_ROUND) ? 1 : 0);
+        if (own != theirs) {
+            return false;
+        }
+        if (own == 0) {
+            return message.equals(other.message);
+        }
+        for (String k : details.keySet()) {
+            if (!k.equals(AS_OF_ROUND) && !other.details.containsKey(k)) {
+                return false;
+            }
+        }
+        return message.equals(other.message) || sameButNumbers(message, other.message);
+    }
+
+    /** Compares two sentences with every number (a digit run not continuing a name) counted as equal to any other. */
+    private static boolean sameButNumbers(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            char x = a.charAt(i);
+            char y = b.charAt(j);
+            boolean nx = startsNumber(a, i);
+            boolean ny = startsNumber(b, j);
+            if (nx != ny) {
+                return false;
+            }
+            if (nx) {
+                i = skipNumber(a, i);
+                j = skipNumber(b, j);
+                continue;
+            }
+            if (x != y) {
+                return false;
+            }
+            i++;
+            j++;
+        }
+        return i == a.length() && j == b.length();
+    }
+
+    private static boolean startsNumber(String s, int i) {
+        if (!Character.isDigit(s.charAt(i))) {
+            return false;
+        }
+        if (i == 0) {
+            return true;
+        }
+        char p = s.charAt(i - 1);
+        return !(Character.isLetterOrDigit(p) || p == '-' || p == '_' || p == '.' || p == '/');
+    }
+
+    private static int skipNumber(String s, int i) {
+        while (i < s.length() && (Character.isDigit(s.charAt(i))
+                || s.charAt(i) == '.' && i + 1 < s.length() && Character.isDigit(s.charAt(i + 1)))) {
+            i++;
+        }
+        return i;
+    }
+
+    /**
      * @param code the code
      * @param message the message
      * @return a reason without numbers

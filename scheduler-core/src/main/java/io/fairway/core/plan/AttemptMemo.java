@@ -55,6 +55,11 @@ final class AttemptMemo {
         String clusterQueue() {
             return clusterQueue;
         }
+
+        /** @return the job's pod sets */
+        List<PodSet> podSets() {
+            return podSets;
+        }
     }
 
     /** A preemption search's key: the attempt's, and where the job ranks among the candidates it may take. */

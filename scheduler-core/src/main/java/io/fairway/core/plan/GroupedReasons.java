@@ -42,6 +42,12 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
     private final Set<String> removed = new HashSet<>();
     private Map<String, PendingReason> view;
     private boolean sealed;
+    private final KeptReasons kept;
+
+    /** @param kept which reasons a job keeps */
+    GroupedReasons(KeptReasons kept) {
+        this.kept = kept;
+    }
 
     /** @return this map, read-only from now on (puts and removes throw) */
     public synchronized GroupedReasons sealed() {
@@ -116,9 +122,10 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
     /**
      * The jobs of a run whose reason differs from the run's, until {@code s} says stop. Jobs given one reason share
      * the object: each distinct object is compared once, and a job that carries the run's own reason object costs an
-     * identity check. @return false when {@code s} stopped the walk
+     * identity check; an equal reason, or one the kept-reasons rule lets the job keep, is not listed. @return false
+     * when {@code s} stopped the walk
      */
-    private static boolean walkRun(Run r, Step s) {
+    private boolean walkRun(Run r, Step s) {
         PendingReason differs = null; // the last object found to differ from the run's reason
         PendingReason same = null; // the last object found equal to it
         boolean skips = !r.skip().isEmpty();
@@ -127,7 +134,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             if (had == r.reason() || had == same || skips && r.skip().containsKey(j.id())) {
                 continue;
             }
-            if (had == differs || !r.reason().equals(had)) {
+            if (had == differs || !kept.stands(r.reason(), had)) {
                 differs = had;
                 if (!s.take(j.id(), j, r.reason())) {
                     return false;

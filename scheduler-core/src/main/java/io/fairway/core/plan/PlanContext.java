@@ -158,6 +158,7 @@ public final class PlanContext implements PolicyContext {
         if (memory != null && snapshot.provisioning().reservations().isEmpty()) {
             startState = plan.state();
             plan.quota.resetTreeChanges();
+            memory.startingCapacity(plan.cap);
         }
     }
 
@@ -196,6 +197,14 @@ public final class PlanContext implements PolicyContext {
     /** @return true when the policy was told the previous answers stand: jobs it left alone keep their reasons */
     boolean answersStood() {
         return answersStood;
+    }
+
+    /**
+     * @return true when a job whose answer is the same as the one it carries, with moved numbers, keeps its reason:
+     *     the engine remembers rounds and the configuration is the previous round's
+     */
+    boolean keepsReasons() {
+        return memory != null && memory.configKept();
     }
 
     /** @return true when the policy gave no reason to a job or a group */
@@ -302,6 +311,9 @@ public final class PlanContext implements PolicyContext {
                 keepForLender(job, before);
                 return fail(job, before);
             }
+            if (remembered && placementStillFails(job, cqName, key) != null) {
+                return fail(job, memo.failedAdmission(key, plan.state()).reason());
+            }
         }
         Attempt a = tryAdmit(job, Assignment.fullCounts(job.spec()));
         if (key != null && !a.admitted() && a.reason() != null) {
@@ -316,6 +328,29 @@ public final class PlanContext implements PolicyContext {
             keepForLender(job, a.reason());
         }
         return a;
+    }
+
+    /**
+     * A remembered failure to place that still stands on the starting plan although capacity or quota changed: the
+     * job's quota fits as it did, and the room it needs is still not free anywhere it could go
+     * ({@link RoundMemory.Round#placementStillFails}). Records the answer in the round's memo.
+     *
+     * @return the remembered reason, or null when the attempt must be made
+     */
+    private PendingReason placementStillFails(JobStatus job, String cqName, AttemptMemo.AttemptKey key) {
+        PendingReason r = memory.placementStillFails(key);
+        if (r == null) {
+            return null;
+        }
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        Map<String, Integer> counts = Assignment.fullCounts(job.spec());
+        Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts));
+        if (ar.reason() != null) {
+            return null; // its quota no longer fits: the answer is a quota failure, made afresh
+        }
+        memory.answeredAfterCheck();
+        memo.admissionFailed(key, plan.state(), r);
+        return r;
     }
 
     /**

@@ -15,7 +15,8 @@ import io.fairway.core.snapshot.PendingIndex;
 /**
  * A plan as the policy left it: preemptions, admissions, and a reason for every pending job that is not
  * admitted. Jobs the policy never looked at get one "not reached" reason shared per ClusterQueue; a reason is
- * only listed when it differs from the one the job already carries. A group of the pending index that the
+ * only listed when it differs from the one the job already carries, and is stamped with the round that gave it
+ * ({@link KeptReasons}: in remembering rounds, a job whose answer is the same with moved numbers keeps its reason). A group of the pending index that the
  * policy answered with one reason ({@link PlanContext#leaveWaiting(io.fairway.api.spi.PendingGroup, int,
  * PendingReason)}) and whose jobs all carry that reason already costs nothing: a deep queue of jobs that cannot
  * fit is reported in time proportional to its groups, not its jobs.
@@ -52,7 +53,8 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
      * @return its output
      */
     public static PlanOutput of(PlanContext ctx) {
-        GroupedReasons reasons = new GroupedReasons();
+        KeptReasons kept = new KeptReasons(ctx.plan().snapshot.round(), ctx.keepsReasons());
+        GroupedReasons reasons = new GroupedReasons(kept);
         Map<String, PendingReason> notReached = new HashMap<>();
         TentativePlan plan = ctx.plan();
         Map<String, io.fairway.core.snapshot.Provisioning.Reservation> reservations = plan.snapshot.provisioning().reservations();
@@ -86,14 +88,14 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
                 if (r == null) {
                     r = notReached.computeIfAbsent(cq, PlanOutput::notReached);
                 }
-                if (r != j.pendingReason() && !r.equals(j.pendingReason())) {
-                    reasons.putIndividual(j.id(), r);
+                if (!kept.stands(r, j.pendingReason())) {
+                    reasons.putIndividual(j.id(), kept.stamp(r));
                 }
             }
             // the rest of the group, answered with one reason: nothing to report when every job carries it already
             // (the round drops the reasons of jobs it admits, should a policy admit one it also answered in bulk)
-            if (from < jobs.size() && !bulkReason.equals(g.commonReason())) {
-                reasons.putRun(jobs.subList(from, jobs.size()), bulkReason, reservations);
+            if (from < jobs.size() && !kept.stands(bulkReason, g.commonReason())) {
+                reasons.putRun(jobs.subList(from, jobs.size()), kept.stamp(bulkReason), reservations);
             }
         }
         Map<String, Long> renewals = new LinkedHashMap<>(plan.leaseRenewals);

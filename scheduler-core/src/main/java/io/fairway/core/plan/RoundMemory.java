@@ -28,8 +28,12 @@ import java.util.Map;
  * up as a changed dependency, so the memory can never answer from a state that is not the current one.
  *
  * <p>A quota failure (no flavor of the ClusterQueue has the quota) depends on the configuration and the job's
- * cohort tree; a failure to place, and a failed preemption search, on those and the capacity — whose reasons quote
- * the cluster's free GPUs, so the capacity is one dependency for the whole cluster. Answers are kept per
+ * cohort tree; a failure to place, and a failed preemption search, on those and the capacity of each flavor of the
+ * job's ClusterQueue: every node, and the holding jobs on the nodes the flavor selects (in a cluster with topology
+ * levels, on every node of such a cluster the flavor has nodes in). Their reasons quote cluster-wide numbers; a
+ * reason is as of the round that found it, so an answer given again may quote older numbers, never another answer.
+ * A failure to place for lack of room now also stands after its capacity changed while the room it needs is still
+ * not free ({@link Round#placementStillFails}). Answers are kept per
  * {@link AttemptMemo.AttemptKey} (ClusterQueue, namespace, pod sets, sensitivity), and for searches per key and
  * priority (with the submission time and sequence where the candidates depend on them).
  *
@@ -43,10 +47,13 @@ public final class RoundMemory {
     private static final int MAX_LAYERS = 8;
 
     private final Object[] config;
-    private final Object[] capacity;
+    private final Map<String, Object[]> parts;
+    private final Object[] allNodes;
+    private final long nodeEpoch;
     private final Map<String, Object[]> trees;
     private final long configEpoch;
-    private final long capacityEpoch;
+    private final Map<String, Long> partEpochs;
+    private final Map<String, Long> partNodeEpochs;
     private final Map<String, Long> treeEpochs;
     private final long lastEpoch;
     /** Answers, newest layer first; an answer in a newer layer hides the older ones of its key. */
@@ -57,15 +64,19 @@ public final class RoundMemory {
     /** How many attempts of the round that made this memory were answered from the one before. */
     private final int answered;
 
-    private RoundMemory(Object[] config, Object[] capacity, Map<String, Object[]> trees, long configEpoch, long capacityEpoch,
+    private RoundMemory(Object[] config, Map<String, Object[]> parts, Object[] allNodes, long nodeEpoch, Map<String, Object[]> trees,
+                        long configEpoch, Map<String, Long> partEpochs, Map<String, Long> partNodeEpochs,
                         Map<String, Long> treeEpochs, long lastEpoch, List<Map<Object, Answer>> layers, PendingJobs index,
                         boolean decidedNothing, int answered) {
         this.answered = answered;
         this.config = config;
-        this.capacity = capacity;
+        this.parts = parts;
+        this.allNodes = allNodes;
+        this.nodeEpoch = nodeEpoch;
         this.trees = trees;
         this.configEpoch = configEpoch;
-        this.capacityEpoch = capacityEpoch;
+        this.partEpochs = partEpochs;
+        this.partNodeEpochs = partNodeEpochs;
         this.treeEpochs = treeEpochs;
         this.lastEpoch = lastEpoch;
         this.layers = layers;
@@ -73,8 +84,12 @@ public final class RoundMemory {
         this.decidedNothing = decidedNothing;
     }
 
-    /** A failed attempt and the epochs it depended on ({@code capacity} -1: it did not depend on capacity). */
-    record Answer(PendingReason reason, long admissions, long config, long tree, long capacity) {
+    /**
+     * A failed attempt and the epochs it depended on: the configuration, the cohort tree, and (null: it did not read
+     * the capacity) the capacity of each part its ClusterQueue's flavors place on ({@link Round#parts}), with the
+     * epochs of those parts' nodes alone.
+     */
+    record Answer(PendingReason reason, long admissions, long config, long tree, long[] capacity, long[] nodes) {
     }
 
     /** A preemption search's key across rounds. */
@@ -114,10 +129,22 @@ public final class RoundMemory {
         private final RoundMemory previous;
         private final Snapshot snapshot;
         private final Object[] config;
-        private final Object[] capacity;
+        private final Map<String, Object[]> parts = new HashMap<>();
+        /** Flavors every node carries: their part is the whole cluster's. */
+        private final java.util.Set<String> sharesWhole = new java.util.HashSet<>();
+        private final Object[] allNodes;
+        private final long nodeEpoch;
         private final Map<String, Object[]> trees;
         private final long configEpoch;
-        private final long capacityEpoch;
+        private final Map<String, Long> partEpochs = new HashMap<>();
+        private final Map<String, Long> partNodeEpochs = new HashMap<>();
+        /** Per ClusterQueue: the capacity parts its flavors place on. */
+        private final Map<String, String[]> partsOf = new HashMap<>();
+        /** Per part: the nodes in it (for the free room on the starting plan). */
+        private final Map<String, List<Node>> nodesIn = new HashMap<>();
+        /** Per part: free GPUs on the starting plan, in all its schedulable nodes and on the freest one. */
+        private final Map<String, long[]> startingFree = new HashMap<>();
+        private io.fairway.core.placement.CapacityPlan startingCapacity;
         private final Map<String, Long> treeEpochs = new HashMap<>();
         private final Map<String, String> rootOf = new HashMap<>();
         private final Map<Object, Answer> added = new HashMap<>();
@@ -134,21 +161,106 @@ public final class RoundMemory {
                     s.localQueues(), s.provisioning().reservations(), s.provisioning().pools().isEmpty()};
             List<Node> nodes = s.nodes();
             List<JobStatus> holding = s.holding();
-            Object[] cap = new Object[nodes.size() + 2 * holding.size()];
-            int i = 0;
+            // The capacity in parts: the whole cluster, and per flavor the nodes it places on (its clusters whole where
+            // they define topology levels: the topology search weighs whole domains) with the holding jobs on them.
+            List<String> partNames = new ArrayList<>();
+            partNames.add(WHOLE);
+            List<io.fairway.api.model.ResourceFlavor> flavors = new ArrayList<>(s.flavors().values());
+            for (io.fairway.api.model.ResourceFlavor f : flavors) {
+                partNames.add(FLAVOR + f.name());
+            }
+            java.util.Set<String> leveled = new java.util.HashSet<>();
+            s.clusters().forEach((name, c) -> {
+                if (!c.topologyLevels().isEmpty()) {
+                    leveled.add(name);
+                }
+            });
+            List<java.util.Set<String>> leveledOf = new ArrayList<>(); // per flavor: leveled clusters it has a node in
+            for (int k = 0; k < flavors.size(); k++) {
+                leveledOf.add(new java.util.HashSet<>());
+            }
             for (Node n : nodes) {
-                cap[i++] = n;
+                for (int k = 0; k < flavors.size(); k++) {
+                    if (leveled.contains(n.cluster()) && matches(flavors.get(k), n)) {
+                        leveledOf.get(k).add(n.cluster());
+                    }
+                }
+            }
+            List<List<Object>> partCap = new ArrayList<>();
+            List<List<Node>> partNodeList = new ArrayList<>();
+            for (int k = 0; k < partNames.size(); k++) {
+                partCap.add(new ArrayList<>());
+                partNodeList.add(new ArrayList<>());
+            }
+            // Every part depends on every node (a placement reads whether its cluster has nodes at all, and the never-fits
+            // answers read node sizes), and on the holding jobs on its own nodes: finishes and starts elsewhere leave it.
+            Map<String, java.util.BitSet> partsOfNode = new HashMap<>();
+            for (Node n : nodes) {
+                java.util.BitSet b = new java.util.BitSet();
+                b.set(0);
+                for (int k = 0; k < flavors.size(); k++) {
+                    if (matches(flavors.get(k), n) || leveledOf.get(k).contains(n.cluster())) {
+                        b.set(k + 1);
+                    }
+                }
+                partsOfNode.put(n.name(), b);
+                for (int k = b.nextSetBit(0); k >= 0; k = b.nextSetBit(k + 1)) {
+                    partNodeList.get(k).add(n);
+                }
+            }
+            Object[] allNodes = nodes.toArray();
+            // A flavor every node carries depends on what the whole cluster does: it shares the whole cluster's part
+            // (a superset of what it reads), which is then listed once.
+            boolean[] whole = new boolean[partNames.size()];
+            boolean anyOwn = false;
+            for (int k = 1; k < partNames.size(); k++) {
+                whole[k] = partNodeList.get(k).size() == nodes.size();
+                anyOwn |= !whole[k];
+            }
+            for (int k = 0; k < partNames.size(); k++) {
+                if (k == 0 || !whole[k]) {
+                    partCap.get(k).addAll(java.util.Arrays.asList(allNodes));
+                }
             }
             Map<String, List<Object>> perTree = new HashMap<>();
+            java.util.BitSet touched = new java.util.BitSet();
             for (JobStatus j : holding) {
-                cap[i++] = j.spec();
-                cap[i++] = j.admission();
+                touched.clear();
+                touched.set(0);
+                if (anyOwn && j.admission() != null && j.admission().placement() != null) {
+                    String last = null;
+                    for (io.fairway.api.decision.MemberPlacement m : j.admission().placement().members()) {
+                        if (!m.node().equals(last)) {
+                            last = m.node();
+                            java.util.BitSet b = partsOfNode.get(m.node());
+                            if (b != null) {
+                                touched.or(b);
+                            } else { // a node the snapshot does not list: count the job in every part
+                                touched.set(0, partNames.size());
+                            }
+                        }
+                    }
+                }
+                for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
+                    if (k == 0 || !whole[k]) {
+                        partCap.get(k).add(j.spec());
+                        partCap.get(k).add(j.admission());
+                    }
+                }
                 List<Object> t = perTree.computeIfAbsent(root(j.admission() == null ? null : j.admission().clusterQueue()), k -> new ArrayList<>());
                 t.add(j.spec());
                 t.add(j.admission());
                 t.add(j.state());
             }
-            this.capacity = cap;
+            for (int k = 0; k < partNames.size(); k++) {
+                if (k == 0 || !whole[k]) {
+                    parts.put(partNames.get(k), partCap.get(k).toArray());
+                } else {
+                    sharesWhole.add(partNames.get(k));
+                }
+                nodesIn.put(partNames.get(k), partNodeList.get(k));
+            }
+            this.allNodes = allNodes;
             this.trees = new HashMap<>();
             perTree.forEach((k, v) -> trees.put(k, v.toArray()));
             boolean same = previous != null;
@@ -158,11 +270,28 @@ public final class RoundMemory {
                 configEpoch = ++lastEpoch;
                 same = false;
             }
-            if (previous != null && sameRefs(previous.capacity, capacity)) {
-                capacityEpoch = previous.capacityEpoch;
-            } else {
-                capacityEpoch = ++lastEpoch;
-                same = false;
+            for (String part : partNames) {
+                if (sharesWhole.contains(part)) {
+                    continue;
+                }
+                Object[] before = previous == null ? null : previous.parts.get(part);
+                Long epoch = previous == null ? null : previous.partEpochs.get(part);
+                if (before != null && epoch != null && sameRefs(before, parts.get(part))) {
+                    partEpochs.put(part, epoch);
+                } else {
+                    partEpochs.put(part, ++lastEpoch);
+                    same = false;
+                }
+            }
+            for (String part : sharesWhole) { // epochs are never reused across parts: a change of sharing is a change
+                partEpochs.put(part, partEpochs.get(WHOLE));
+            }
+            // the nodes, one epoch for every part
+            long nodeEpoch = previous != null && previous.allNodes != null && sameRefs(previous.allNodes, allNodes)
+                    ? previous.nodeEpoch : ++lastEpoch;
+            this.nodeEpoch = nodeEpoch;
+            for (String part : partNames) {
+                partNodeEpochs.put(part, nodeEpoch);
             }
             if (previous != null) { // trees nobody holds quota in any more
                 for (Map.Entry<String, Object[]> e : previous.trees.entrySet()) {
@@ -182,6 +311,16 @@ public final class RoundMemory {
                 }
             }
             this.unchanged = same;
+        }
+
+        /** Counts an attempt answered from the memory after the caller's own check ({@link #placementStillFails}). */
+        void answeredAfterCheck() {
+            answered++;
+        }
+
+        /** @return true when the configuration is the previous round's (its epoch was kept) */
+        boolean configKept() {
+            return previous != null && configEpoch == previous.configEpoch;
         }
 
         /** @return the cohort tree a ClusterQueue belongs to: its root cohort, or the queue itself */
@@ -253,7 +392,91 @@ public final class RoundMemory {
 
         private boolean valid(Answer a, String clusterQueue) {
             return a != null && a.config() == configEpoch && a.tree() == treeEpoch(clusterQueue)
-                    && (a.capacity() == -1 || a.capacity() == capacityEpoch);
+                    && (a.capacity() == null || java.util.Arrays.equals(a.capacity(), epochs(clusterQueue, partEpochs)));
+        }
+
+        /**
+         * @return the capacity parts a ClusterQueue's jobs are placed on: one per flavor of its resource groups, or the
+         *     whole cluster when one of them is not defined
+         */
+        String[] parts(String clusterQueue) {
+            String[] p = partsOf.get(clusterQueue);
+            if (p == null) {
+                ClusterQueue cq = snapshot.clusterQueues().get(clusterQueue);
+                java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+                boolean known = cq != null;
+                if (cq != null) {
+                    for (io.fairway.api.model.ResourceGroup g : cq.resourceGroups()) {
+                        for (io.fairway.api.model.FlavorQuotas f : g.flavors()) {
+                            known &= snapshot.flavors().containsKey(f.flavor());
+                            names.add(FLAVOR + f.flavor());
+                        }
+                    }
+                }
+                p = known ? names.toArray(new String[0]) : new String[] {WHOLE};
+                partsOf.put(clusterQueue, p);
+            }
+            return p;
+        }
+
+        private long[] epochs(String clusterQueue, Map<String, Long> of) {
+            String[] p = parts(clusterQueue);
+            long[] e = new long[p.length];
+            for (int i = 0; i < p.length; i++) {
+                e[i] = of.get(p[i]);
+            }
+            return e;
+        }
+
+        /**
+         * The capacity of the round's starting plan, for the check of remembered "not now" placement failures.
+         *
+         * @param cap the starting plan's capacity (read, never changed, while the plan is the starting plan)
+         */
+        void startingCapacity(io.fairway.core.placement.CapacityPlan cap) {
+            this.startingCapacity = cap;
+        }
+
+        /**
+         * A remembered failure to place a single pod set of {@code m} members of {@code g} GPUs each, for lack of room
+         * now (no topology constraint), in a ClusterQueue of one flavor, still fails when that flavor's nodes are the
+         * same and the free GPUs on them now are too few for it: no node has {@code g} free, or all of them together
+         * fewer than {@code m * g}. Room freed that is still too small does not change that answer. (With its quota
+         * fitting, which the caller checks, the attempt fails for placement with the same code; only the numbers its
+         * reason quotes may have moved, and the job keeps the reason as of the round that gave it.)
+         */
+        private boolean stillTooBig(Answer a, AttemptMemo.AttemptKey key) {
+            if (startingCapacity == null || a.capacity() == null || a.reason().code() != PendingReason.Code.INSUFFICIENT_CAPACITY
+                    || key.podSets().size() != 1 || parts(key.clusterQueue()).length != 1
+                    || !java.util.Arrays.equals(a.nodes(), epochs(key.clusterQueue(), partNodeEpochs))) {
+                return false;
+            }
+            io.fairway.api.job.PodSet ps = key.podSets().get(0);
+            long g = ps.resources().get(io.fairway.api.model.Resources.GPU);
+            if (g <= 0 || !io.fairway.api.job.TopologyRequest.NONE.equals(ps.topology())) {
+                return false;
+            }
+            for (String part : parts(key.clusterQueue())) {
+                long[] free = startingFree.computeIfAbsent(part, this::freeOnStartingPlan);
+                if (g <= free[1] && (long) ps.count() * g <= free[0]) {
+                    return false; // it might fit there now
+                }
+            }
+            return true;
+        }
+
+        private long[] freeOnStartingPlan(String part) {
+            long total = 0;
+            long largest = 0;
+            for (Node n : nodesIn.get(part)) {
+                Integer i = n.unschedulable() ? null : startingCapacity.nodeIndex(n.name());
+                if (i != null) {
+                    long f = startingCapacity.freeGpuCount(i);
+                    total += f;
+                    largest = Math.max(largest, f);
+                }
+            }
+            return new long[] {total, largest};
         }
 
         /**
@@ -270,6 +493,19 @@ public final class RoundMemory {
         }
 
         /**
+         * A remembered failure to place, for lack of room now, that stands although the capacity (or the quota) changed
+         * since: the caller checks that the job's quota still fits (then the placement is tried on the same flavor's
+         * nodes), and this checks that it still cannot be placed there ({@link #stillTooBig}).
+         *
+         * @param key an admission's key, on the round's starting plan
+         * @return the remembered reason, or null
+         */
+        PendingReason placementStillFails(AttemptMemo.AttemptKey key) {
+            Answer a = find(key);
+            return a == null || a.config() != configEpoch || !stillTooBig(a, key) ? null : a.reason();
+        }
+
+        /**
          * A quota failure's answer, asked after the plan changed: it stands while the plan has not changed the quota of
          * the job's cohort tree (the caller checks that), whatever it did elsewhere, since a quota failure reads
          * nothing but the configuration and that tree's usage.
@@ -279,7 +515,7 @@ public final class RoundMemory {
          */
         PendingReason quotaAdmission(AttemptMemo.AttemptKey key) {
             Answer a = find(key);
-            if (a == null || a.capacity() != -1 || !valid(a, key.clusterQueue())) {
+            if (a == null || a.capacity() != null || !valid(a, key.clusterQueue())) {
                 return null;
             }
             answered++;
@@ -304,7 +540,9 @@ public final class RoundMemory {
          * @param quotaOnly true when it failed for quota (it did not read the capacity)
          */
         void admissionFailed(AttemptMemo.AttemptKey key, PendingReason reason, boolean quotaOnly) {
-            added.put(key, new Answer(reason, 0, configEpoch, treeEpoch(key.clusterQueue()), quotaOnly ? -1 : capacityEpoch));
+            String cq = key.clusterQueue();
+            added.put(key, new Answer(reason.asOf(snapshot.round()), 0, configEpoch, treeEpoch(cq), quotaOnly ? null : epochs(cq, partEpochs),
+                    quotaOnly ? null : epochs(cq, partNodeEpochs)));
         }
 
         /** @return the failed search of that key on a starting plan equal to this round's, or null */
@@ -318,7 +556,9 @@ public final class RoundMemory {
         }
 
         void searchFailed(SearchKey key, PendingReason reason, long admissions) {
-            added.put(key, new Answer(reason, admissions, configEpoch, treeEpoch(key.attempt().clusterQueue()), capacityEpoch));
+            String cq = key.attempt().clusterQueue();
+            added.put(key, new Answer(reason.asOf(snapshot.round()), admissions, configEpoch, treeEpoch(cq), epochs(cq, partEpochs),
+                    epochs(cq, partNodeEpochs)));
         }
 
         /**
@@ -348,7 +588,8 @@ public final class RoundMemory {
                     layers = List.of(merge(layers));
                 }
             }
-            return new RoundMemory(config, capacity, trees, configEpoch, capacityEpoch, Map.copyOf(treeEpochs), lastEpoch,
+            return new RoundMemory(config, parts, allNodes, nodeEpoch, trees, configEpoch, Map.copyOf(partEpochs), Map.copyOf(partNodeEpochs),
+                    Map.copyOf(treeEpochs), lastEpoch,
                     List.copyOf(layers), snapshot.pendingIndex(), decidedNothing, answered);
         }
 
@@ -369,6 +610,20 @@ public final class RoundMemory {
             }
             return m;
         }
+    }
+
+    /** The part of the capacity that is the whole cluster; flavors' parts are named {@code FLAVOR + name}. */
+    static final String WHOLE = "";
+    static final String FLAVOR = "flavor/";
+
+    /** @return true when the node carries every label the flavor selects nodes by */
+    private static boolean matches(io.fairway.api.model.ResourceFlavor f, Node n) {
+        for (Map.Entry<String, String> e : f.nodeLabels().entrySet()) {
+            if (!e.getValue().equals(n.labels().get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean sameRefs(Object[] a, Object[] b) {

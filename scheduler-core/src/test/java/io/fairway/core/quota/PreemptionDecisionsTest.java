@@ -39,6 +39,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * each preemption with its reason, every pending reason — must hash to the value recorded before the preemption
  * search was optimised. A change in any victim, admission, placement or reason changes the hash. Running the same
  * scenario twice must give the same transcript (determinism).
+ *
+ * <p>The hashed transcript lists every reason that changed in full, as rounds decided from scratch list them; the
+ * engine's remembering rounds (the default) leave a job whose answer is the same with the reason as of the round that
+ * found it, so they list fewer. They must make the same decisions: the scenario is run that way too, and its
+ * admissions and preemptions must be the hashed run's, line for line.
  */
 class PreemptionDecisionsTest {
 
@@ -49,6 +54,8 @@ class PreemptionDecisionsTest {
         Transcript first = run(policy, 7, false, PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
         Transcript again = run(policy, 7, false, PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
         assertThat(again.text).as("same snapshots, configuration and seed: same decisions").isEqualTo(first.text);
+        assertThat(decisions(run(policy, 7, false, first.rules(), true).text)).as("remembering rounds decide alike")
+                .isEqualTo(decisions(first.text));
         assertThat(first.preemptions).as("the scenario exercises preemption").isGreaterThan(20);
         assertThat(first.refusedSearches).as("and searches that find no victims").isGreaterThan(20);
         assertThat(first.sha256).as(policy + ": " + first.preemptions + " preemptions, " + first.refusedSearches + " refused").isEqualTo(EXPECTED.get(policy));
@@ -73,6 +80,8 @@ class PreemptionDecisionsTest {
         Transcript first = run(policy, 7, false, PreemptionPolicy.CohortRules.KUEUE);
         Transcript again = run(policy, 7, false, PreemptionPolicy.CohortRules.KUEUE);
         assertThat(again.text).as("same snapshots, configuration and seed: same decisions").isEqualTo(first.text);
+        assertThat(decisions(run(policy, 7, false, first.rules(), true).text)).as("remembering rounds decide alike")
+                .isEqualTo(decisions(first.text));
         assertThat(first.preemptions).as("the scenario exercises preemption").isGreaterThan(20);
         assertThat(first.sha256).as(policy + ": " + first.preemptions + " preemptions, " + first.refusedSearches + " refused")
                 .isEqualTo(EXPECTED_KUEUE.get(policy));
@@ -84,7 +93,7 @@ class PreemptionDecisionsTest {
             "priority", "00b2799a15eca3f6075938ddd3a21b03df28461b4aa6e0cedca3c667dcafc1f5",
             "strict-fifo", "e8eada53c4f07314c06bfe29de7ee179f5f138e48dfef781de9ba6b07b5a129b");
 
-    record Transcript(String text, String sha256, int preemptions, int refusedSearches) {
+    record Transcript(String text, String sha256, int preemptions, int refusedSearches, PreemptionPolicy.CohortRules rules) {
     }
 
     @ParameterizedTest(name = "{0}")
@@ -105,9 +114,28 @@ class PreemptionDecisionsTest {
         return run(policy, seed, validate, PreemptionPolicy.CohortRules.KUEUE);
     }
 
+    /** @return the transcript's decision lines (rounds, admissions, preemptions), without the pending reasons */
+    private static String decisions(String text) {
+        StringBuilder b = new StringBuilder();
+        for (String line : text.split("\n")) {
+            if (!line.startsWith("wait ")) {
+                b.append(line).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     static Transcript run(String policy, long seed, boolean validate, PreemptionPolicy.CohortRules rules) {
+        return run(policy, seed, validate, rules, false);
+    }
+
+    /**
+     * @param remember true for the engine's remembering rounds, false for rounds from scratch (every changed number of
+     *     a reason listed: the transcript the hashes were recorded on)
+     */
+    static Transcript run(String policy, long seed, boolean validate, PreemptionPolicy.CohortRules rules, boolean remember) {
         AtomicLong now = new AtomicLong(1_000);
-        Scheduler.Builder b = Scheduler.builder().policy(policy).clock(now::get).seed(seed)
+        Scheduler.Builder b = Scheduler.builder().policy(policy).clock(now::get).seed(seed).rememberRounds(remember)
                 .cluster(new ClusterSpec(Node.DEFAULT_CLUSTER, List.of(ClusterSpec.RACK_LABEL)))
                 .flavor(ResourceFlavor.of("default"));
         for (int i = 0; i < 48; i++) {
@@ -190,7 +218,7 @@ class PreemptionDecisionsTest {
             s.submitAll(batch);
         }
         assertThat(s.checkInvariants()).isEmpty();
-        return new Transcript(text.toString(), sha256(text.toString()), preemptions, refused);
+        return new Transcript(text.toString(), sha256(text.toString()), preemptions, refused, rules);
     }
 
     /** A job of 1, 2, 4, 8 GPUs (one member) or a 2 × 8 GPU gang in one rack, with a priority 0-99. */

@@ -1,0 +1,72 @@
+package io.fairway.core.plan;
+
+import io.fairway.api.job.PendingReason;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Which pending reasons a round changes, and how it stamps the ones it gives. A reason is as of the round that found
+ * it ({@link PendingReason#asOfRound()}): a round lists a job's reason as changed only when its answer differs from
+ * the one the job carries. Deciding every round from scratch, "differs" means any difference but the stamp; in the
+ * engine's remembering rounds with an unchanged configuration, it means a different answer
+ * ({@link PendingReason#sameAnswer}): a job whose answer is the same but whose numbers moved keeps the reason object
+ * it carries, with the numbers of the round that gave it. Decisions are never affected: the answer (admitted or not,
+ * and the reason's code) is the round's own; only the numbers quoted may be older.
+ */
+final class KeptReasons {
+    private final long round;
+    private final boolean keep;
+    private final Map<PendingReason, PendingReason> stamped = new IdentityHashMap<>();
+
+    /**
+     * @param round the round's number (the stamp of the reasons it gives)
+     * @param keep true when a job keeps a reason that gives the same answer with older numbers
+     */
+    KeptReasons(long round, boolean keep) {
+        this.round = round;
+        this.keep = keep;
+    }
+
+    /**
+     * @param given the reason the round gives (stamped or not)
+     * @param carried the reason the job carries, or null
+     * @return true when the job keeps the reason it carries
+     */
+    boolean stands(PendingReason given, PendingReason carried) {
+        if (given == carried) {
+            return true;
+        }
+        if (carried == null) {
+            return false;
+        }
+        return keep ? given.sameAnswer(carried) : sameButStamp(given, carried);
+    }
+
+    /** @return the reason stamped with this round (one stamped object per reason object) */
+    PendingReason stamp(PendingReason r) {
+        if (r.details().isEmpty() || r.details().containsKey(PendingReason.AS_OF_ROUND)) {
+            return r;
+        }
+        return stamped.computeIfAbsent(r, x -> x.asOf(round));
+    }
+
+    /** Equal but for the round each is from. */
+    static boolean sameButStamp(PendingReason a, PendingReason b) {
+        if (a.code() != b.code() || !a.message().equals(b.message())) {
+            return false;
+        }
+        Map<String, Long> x = a.details();
+        Map<String, Long> y = b.details();
+        int nx = x.size() - (x.containsKey(PendingReason.AS_OF_ROUND) ? 1 : 0);
+        int ny = y.size() - (y.containsKey(PendingReason.AS_OF_ROUND) ? 1 : 0);
+        if (nx != ny) {
+            return false;
+        }
+        for (Map.Entry<String, Long> e : x.entrySet()) {
+            if (!e.getKey().equals(PendingReason.AS_OF_ROUND) && !e.getValue().equals(y.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
