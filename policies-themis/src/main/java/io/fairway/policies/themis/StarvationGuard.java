@@ -58,8 +58,9 @@ final class StarvationGuard {
     /**
      * With {@link Config#overdueReserve()}: the oldest overdue waiting job ({@link Config#overdueFactor()}) that did not
      * fit on the free GPUs gets room as the worst app does in {@link #reserve}: just enough expired leases that nobody
-     * kept are revoked (the best-off apps' first) when they make a whole place for it, and it starts; otherwise the nodes
-     * where leases (expired or not) will make that place are gathered for it. Only the oldest: the others wait their turn.
+     * kept, of jobs that checkpoint, are revoked (the best-off apps' first) when they make a whole place for it, and it
+     * starts; otherwise the nodes where such leases (expired or not) will make that place are gathered for it. Only the
+     * oldest: the others wait their turn.
      *
      * @param r the round, after {@link Round#startOverdue}
      * @param why reasons by app, for the jobs left waiting
@@ -89,7 +90,10 @@ final class StarvationGuard {
             for (JobStatus v : r.revocable) {
                 expired.add(v.id());
             }
-            Predicate<JobStatus> notKept = v -> !r.kept.contains(v.id()) && r.apps.containsKey(v.spec().jobSet());
+            // only jobs that checkpoint make room: revoking one that does not would throw its work away, and the job it
+            // made room for could be revoked in turn for the next overdue job, and so on without end
+            Predicate<JobStatus> notKept = v -> !r.kept.contains(v.id()) && r.apps.containsKey(v.spec().jobSet())
+                    && v.spec().checkpointing() != null;
             Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus v) -> r.apps.get(v.spec().jobSet()).rho())
                     .thenComparing(JobOrder.SEQUENCE);
             List<JobStatus> victims = Leases.room(r, job, counts, v -> expired.contains(v.id()) && notKept.test(v), bestOffFirst);

@@ -42,7 +42,7 @@ class ThemisDecisionsTest {
     @CsvSource({
         // the defaults, re-recorded when overdue jobs got room from the guard (overdueReserve) and the overdue bound went
         // from 4 to 2 times the work ahead
-        "'', 11, 0, 798 ed90f5aec622fc76",
+        "'', 11, 0, 436 5cf489c9c08f811d",
         "'', 12, 120, 531 25331e7ba2e545d2",
         // the defaults before that (worstJobFirst, the guard from rho 2): the decisions recorded before, unchanged
         "overdueFactor=4;overdueReserve=false, 11, 0, 326 2165764d909318f1",

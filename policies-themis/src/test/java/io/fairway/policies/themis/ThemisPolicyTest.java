@@ -407,8 +407,23 @@ class ThemisPolicyTest {
                 .isGreaterThan(5L * 3_600_000L);
     }
 
+    /**
+     * The same stream without checkpoints: the overdue guard never revokes a job that does not checkpoint (its work
+     * would be thrown away, and the job it made room for could be revoked for the next overdue one, without end): the
+     * long job waits for the short jobs to finish, every job finishes, and none is preempted for it.
+     */
+    @Test
+    void theOverdueGuardNeverRevokesAJobThatDoesNotCheckpoint() {
+        MiniSim sim = streamWithALongJob(Map.of("overdueReserve", "true"), null);
+        assertThat(sim.log).noneMatch(l -> l.contains("overdue"));
+        assertThat(firstStart(sim)).isPositive();
+    }
+
     private static long firstStartOfTheLongJob(Map<String, String> params) {
-        io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
+        return firstStart(streamWithALongJob(params, new io.fairway.api.job.Checkpointing(60, 0, 0)));
+    }
+
+    private static MiniSim streamWithALongJob(Map<String, String> params, io.fairway.api.job.Checkpointing ck) {
         MiniSim sim = new MiniSim(themis(params), 1, 1, GpuTopology.pcie4("V100"), 1);
         List<JobSpec> jobs = new java.util.ArrayList<>();
         jobs.add(MiniSim.job("long", "long", 4, 3_600));
@@ -423,6 +438,10 @@ class ThemisPolicyTest {
         sim.run(48L * 3600 * 1000);
         assertThat(sim.violations).isEmpty();
         assertThat(sim.finished).hasSize(jobs.size());
+        return sim;
+    }
+
+    private static long firstStart(MiniSim sim) {
         for (String line : sim.log) {
             if (line.contains(" Admit[jobId=long,")) {
                 return Long.parseLong(line.substring(0, line.indexOf(' ')));
