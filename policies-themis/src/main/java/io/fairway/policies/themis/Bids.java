@@ -87,7 +87,11 @@ final class Bids {
             List<Item> all = new ArrayList<>(keep);
             all.addAll(start);
             if (r.config.worstJobFirst() && all.size() > 1) {
-                worstJobFirst(all, r.horizon);
+                if (r.config.worstJobAboveRho() > 0) {
+                    worstJobsAboveFirst(all, r.horizon, r.config.worstJobAboveRho());
+                } else {
+                    worstJobFirst(all, r.horizon);
+                }
             }
             if (!all.isEmpty()) {
                 r.items.put(app.name(), all);
@@ -110,6 +114,25 @@ final class Bids {
             JobView j = items.get(i).job();
             double rem = items.get(i).keep() ? j.remainingIfRevoked() : j.remaining();
             keyed[i] = new Keyed(-FinishTimeEstimator.jobRho(j, horizon + rem), i, items.get(i));
+        }
+        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
+        for (int i = 0; i < keyed.length; i++) {
+            items.set(i, keyed[i].item());
+        }
+    }
+
+    /**
+     * {@link #worstJobFirst} for the jobs whose own ρ (if they get nothing for another lease) has reached
+     * {@code aboveRho} only: those come first, worst first; the others keep the order before, after them.
+     */
+    static void worstJobsAboveFirst(List<Item> items, double horizon, double aboveRho) {
+        record Keyed(double key, int pos, Item item) {
+        }
+        Keyed[] keyed = new Keyed[items.size()];
+        for (int i = 0; i < keyed.length; i++) {
+            JobView j = items.get(i).job();
+            double rho = FinishTimeEstimator.jobRho(j, horizon + (items.get(i).keep() ? j.remainingIfRevoked() : j.remaining()));
+            keyed[i] = new Keyed(rho < aboveRho ? 0 : -rho, i, items.get(i));
         }
         java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
         for (int i = 0; i < keyed.length; i++) {

@@ -272,7 +272,7 @@ final class Round {
         for (JobView j : all) {
             if (!j.holding() && !Bids.neverFits(j.status())) {
                 // its own run counts when it is known: a long job is not overdue before it has waited about as long
-                double own = j.status().spec().estimatedSeconds() > 0 ? j.remaining() : 0;
+                double own = j.status().spec().estimatedSeconds() > 0 ? config.overdueOwnRun() * j.remaining() : 0;
                 double allowed = factor * ahead / gpus + own;
                 long at = j.status().stateSinceMillis() + (long) Math.ceil(allowed * 1000);
                 if (now > at) {

@@ -56,6 +56,66 @@ final class StarvationGuard {
     }
 
     /**
+     * With {@link Config#overdueReserve()}: the oldest overdue waiting job ({@link Config#overdueFactor()}) that did not
+     * fit on the free GPUs gets room as the worst app does in {@link #reserve}: just enough expired leases that nobody
+     * kept, of jobs that checkpoint, are revoked (the best-off apps' first) when they make a whole place for it, and it
+     * starts; otherwise the nodes where such leases (expired or not) will make that place are gathered for it. Only the
+     * oldest: the others wait their turn.
+     *
+     * @param r the round, after {@link Round#startOverdue}
+     * @param why reasons by app, for the jobs left waiting
+     */
+    static void protectOverdue(Round r, Map<String, String> why) {
+        Config config = r.config;
+        if (!config.overdueReserve() || !config.reserve() || config.infiniteLeases()) {
+            return;
+        }
+        for (JobView j : r.overdue) {
+            if (r.admitted.contains(j.id())) {
+                continue;
+            }
+            String app = j.status().spec().jobSet();
+            Item item = null;
+            for (Item it : r.items.getOrDefault(app, List.of())) {
+                if (!it.keep() && it.job().id().equals(j.id())) {
+                    item = it;
+                }
+            }
+            if (item == null) {
+                continue;
+            }
+            JobStatus job = j.status();
+            Map<String, Integer> counts = item.elasticPodSet() == null ? Bids.fullCounts(job.spec()) : item.counts(item.minMembers());
+            Set<String> expired = new HashSet<>();
+            for (JobStatus v : r.revocable) {
+                expired.add(v.id());
+            }
+            // only jobs that checkpoint make room: revoking one that does not would throw its work away, and the job it
+            // made room for could be revoked in turn for the next overdue job, and so on without end
+            Predicate<JobStatus> notKept = v -> !r.kept.contains(v.id()) && r.apps.containsKey(v.spec().jobSet())
+                    && v.spec().checkpointing() != null;
+            Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus v) -> r.apps.get(v.spec().jobSet()).rho())
+                    .thenComparing(JobOrder.SEQUENCE);
+            List<JobStatus> victims = Leases.room(r, job, counts, v -> expired.contains(v.id()) && notKept.test(v), bestOffFirst);
+            if (victims == null) {
+                gather(r, app, item, expired, notKept, why);
+                return;
+            }
+            for (JobStatus v : victims) {
+                r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for job %s, overdue", job.id()));
+                r.revocable.remove(v);
+            }
+            if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
+                r.pool -= item.minCost();
+                why.put(app, "has an overdue job: it was started on GPUs of expired leases");
+            }
+            r.dropItems();
+            r.items.values().removeIf(List::isEmpty);
+            return;
+        }
+    }
+
+    /**
      * Node-aware starvation guard for the worst app with a waiting job. When its smallest job cannot be placed on the
      * free GPUs, nodes are chosen that can host its members once the GPUs of better-off apps (lower ρ) on them are
      * freed: the nodes with the most free GPUs, then the most GPUs held under expired leases, then under running

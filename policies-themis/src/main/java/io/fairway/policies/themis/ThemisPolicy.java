@@ -46,6 +46,10 @@ import java.util.Map;
  * starts; otherwise those nodes drain (their expired leases are neither renewed nor offered, and jobs placed there get
  * leases that expire at once) while the rest of the cluster is auctioned as usual.
  *
+ * <p>A waiting job overtaken for long is <em>overdue</em> ({@link Config#overdueFactor()}): overdue jobs start before the
+ * auction, oldest first, when they fit on the free GPUs; with {@link Config#overdueReserve()} the oldest one that does
+ * not fit gets room as the worst app does (just enough expired leases revoked, else nodes gathered for it).
+ *
  * <p>With {@link Config#earlyRevoke()} a waiting job shorter than a lease that does not fit on the free GPUs need not
  * wait for leases to expire: leases of better-off apps' jobs are revoked before expiry when the ρ the waiting app
  * would gain (the wait saved ÷ its T_id) exceeds the ρ the holders lose (work since their last checkpoint, restore,
@@ -92,10 +96,53 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      * @param worstJobFirst true: an app hands the GPUs it bids for to its jobs worst-off first (each job's own ρ if it
      *     waits another lease), kept and waiting jobs alike, so it may give its own expired lease to a worse-off job of
      *     its own; false: it keeps its running jobs first, then starts its waiting jobs shortest first
+     * @param worstJobAboveRho with {@code worstJobFirst}, only the jobs whose own ρ (if they wait another lease) has
+     *     reached this come first, worst first; the app's other jobs follow in the order without it (kept jobs, then
+     *     waiting ones shortest first). 0: every job by its ρ
+     * @param overdueOwnRun how much of its own remaining run a job that announces one may wait on top of the overdue
+     *     bound's share of the work ahead of it (1: all of it, 0: none)
+     * @param overdueReserve true: when the oldest overdue job does not fit on the free GPUs, the starvation guard makes
+     *     room for it as it does for the worst app (just enough expired leases revoked, else nodes gathered); false:
+     *     overdue jobs only start first when they fit
      */
     public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
                          boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
-                         boolean perJob, double overdueFactor, boolean worstJobFirst) {
+                         boolean perJob, double overdueFactor, boolean worstJobFirst, double worstJobAboveRho, double overdueOwnRun,
+                         boolean overdueReserve) {
+        /** The ρ from which an app's jobs come first, worst first, by default. */
+        public static final double DEFAULT_WORST_JOB_ABOVE_RHO = 0.0;
+
+        /** How much of its own run a job may wait on top of the overdue bound, by default. */
+        public static final double DEFAULT_OVERDUE_OWN_RUN = 1.0;
+
+        /** Whether the guard makes room for the oldest overdue job, by default. */
+        public static final boolean DEFAULT_OVERDUE_RESERVE = true;
+
+        /**
+         * With the default {@code worstJobAboveRho}, {@code overdueOwnRun} and {@code overdueReserve}.
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param reserve the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @param earlyRevoke early revocation for short jobs
+         * @param reserveAboveRho the worst app's ρ from which the guard acts
+         * @param perJob the per-job term
+         * @param overdueFactor the overdue bound
+         * @param worstJobFirst an app's worst-off jobs first
+         */
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
+                      boolean perJob, double overdueFactor, boolean worstJobFirst) {
+            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
+                    reserveAboveRho, perJob, overdueFactor, worstJobFirst, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
+                    DEFAULT_OVERDUE_RESERVE);
+        }
+
         /** Whether an app hands the GPUs it wins to its worst-off jobs first, by default. */
         public static final boolean DEFAULT_WORST_JOB_FIRST = true;
 
@@ -106,7 +153,8 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
          * them, early revocation for the worst app.
          */
         public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 2.0,
-                true, 4.0, DEFAULT_WORST_JOB_FIRST);
+                true, 2.0, DEFAULT_WORST_JOB_FIRST, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
+                    DEFAULT_OVERDUE_RESERVE);
 
 
         /**
@@ -159,7 +207,7 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         public static final boolean DEFAULTS_PER_JOB = true;
 
         /** The overdue factor by default. */
-        public static final double DEFAULT_OVERDUE_FACTOR = 4.0;
+        public static final double DEFAULT_OVERDUE_FACTOR = 2.0;
 
         /**
          * With early revocation (true) and the guard from ρ = {@value #DEFAULT_RESERVE_ABOVE_RHO}.
@@ -207,6 +255,10 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
                     "policy themis: reserveAboveRho must be >= 0, was %s", reserveAboveRho);
             InvalidSpecException.check(overdueFactor >= 0, "policy.themis.overdueFactor", overdueFactor,
                     "policy themis: overdueFactor must be >= 0 (or infinite), was %s", overdueFactor);
+            InvalidSpecException.check(worstJobAboveRho >= 0 && !Double.isNaN(worstJobAboveRho), "policy.themis.worstJobAboveRho", worstJobAboveRho,
+                    "policy themis: worstJobAboveRho must be >= 0, was %s", worstJobAboveRho);
+            InvalidSpecException.check(overdueOwnRun >= 0 && !Double.isInfinite(overdueOwnRun), "policy.themis.overdueOwnRun", overdueOwnRun,
+                    "policy themis: overdueOwnRun must be a finite number >= 0, was %s", overdueOwnRun);
         }
 
         /** @return true when leases never expire */
@@ -222,25 +274,25 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         /** @param v f @return a copy */
         public Config withF(double v) {
             return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst);
+                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
             return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst);
+                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
             return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst);
+                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
         }
 
         /** @param v reservation @return a copy */
         public Config withReserve(boolean v) {
             return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst);
+                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
         }
     }
 
@@ -328,15 +380,16 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
         Bids.buildItems(r);
         r.startOverdue();
+        Map<String, String> why = new HashMap<>();
+        StarvationGuard.protectOverdue(r, why);
         List<String> rank = worstFirst(r);
         String worst = worstWithDemand(r, rank);
         keepForAppsWorseThan(r, rank, worst);
         if (worst != null) {
             rank = new ArrayList<>(rank.subList(rank.indexOf(worst), rank.size()));
         }
-        Map<String, String> why = new HashMap<>();
         boolean guarantee = StarvationGuard.protect(r, rank, worst, why);
-        if (r.pool == 0) {
+        if (r.pool <= 0) { // nothing left to offer (the guard's starts may have taken more than the estimate of what was free)
             r.explainRest(Map.of());
             return;
         }

@@ -40,7 +40,8 @@ import java.util.TreeSet;
 public final class ThemisProvider implements PolicyProvider {
     /** The parameter names accepted. */
     public static final Set<String> PARAMETERS = Set.of("f", "leaseMinutes", "hiddenPayments", "estimate", "reserve", "method", "revokeWithoutCheckpoint",
-            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho", "perJob", "overdueFactor", "worstJobFirst");
+            "renewUnlessWorse", "earlyRevoke", "reserveAboveRho", "perJob", "overdueFactor", "worstJobFirst",
+            "worstJobAboveRho", "overdueOwnRun", "overdueReserve");
 
     @Override
     public String name() {
@@ -99,7 +100,10 @@ public final class ThemisProvider implements PolicyProvider {
             overdue = v.equals("infinite") || v.equals("inf") || v.equals("never") ? Double.POSITIVE_INFINITY : number(p, "overdueFactor", overdue);
         }
         boolean worstJobFirst = bool(p, "worstJobFirst", d.worstJobFirst());
-        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above, perJob, overdue, worstJobFirst);
+        double worstJobAboveRho = number(p, "worstJobAboveRho", d.worstJobAboveRho());
+        double overdueOwnRun = number(p, "overdueOwnRun", d.overdueOwnRun());
+        return new ThemisPolicy.Config(f, lease, hidden, est, reserve, method, revokeAll, renew, early, above, perJob, overdue, worstJobFirst,
+                worstJobAboveRho, overdueOwnRun, bool(p, "overdueReserve", d.overdueReserve()));
     }
 
     private static double number(Map<String, String> p, String key, double dflt) {

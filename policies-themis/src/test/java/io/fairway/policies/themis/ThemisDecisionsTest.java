@@ -40,13 +40,16 @@ class ThemisDecisionsTest {
 
     @ParameterizedTest(name = "{0}, seed {1}, checkpoints every {2} s")
     @CsvSource({
-        // the defaults, re-recorded when an app's worst-off jobs came first (worstJobFirst) and the guard's threshold went
-        // from rho 3 to 2
-        "'', 11, 0, 326 2165764d909318f1",
-        "'', 12, 120, 315 f14a3489cbb0f336",
+        // the defaults, re-recorded when overdue jobs got room from the guard (overdueReserve) and the overdue bound went
+        // from 4 to 2 times the work ahead
+        "'', 11, 0, 436 5cf489c9c08f811d",
+        "'', 12, 120, 531 25331e7ba2e545d2",
+        // the defaults before that (worstJobFirst, the guard from rho 2): the decisions recorded before, unchanged
+        "overdueFactor=4;overdueReserve=false, 11, 0, 326 2165764d909318f1",
+        "overdueFactor=4;overdueReserve=false, 12, 120, 315 f14a3489cbb0f336",
         // the defaults before that: the decisions recorded before, unchanged
-        "worstJobFirst=false;reserveAboveRho=3, 11, 0, 300 147861aa15f02e75",
-        "worstJobFirst=false;reserveAboveRho=3, 12, 120, 299 31742b1d24043c3a",
+        "worstJobFirst=false;reserveAboveRho=3;overdueFactor=4;overdueReserve=false, 11, 0, 300 147861aa15f02e75",
+        "worstJobFirst=false;reserveAboveRho=3;overdueFactor=4;overdueReserve=false, 12, 120, 299 31742b1d24043c3a",
         "perJob=false;overdueFactor=infinite;worstJobFirst=false;reserveAboveRho=3, 11, 120, 254 1c6a62554be19336",
     })
     void theDecisionsAreTheRecordedOnes(String params, long seed, double checkpointSeconds, String recorded) throws NoSuchAlgorithmException {

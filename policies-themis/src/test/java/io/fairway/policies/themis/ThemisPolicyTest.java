@@ -41,7 +41,20 @@ class ThemisPolicyTest {
                 PartialAllocationAuction.Method.GREEDY, true, false, false, 1.5));
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
         assertThat(p.config().perJob()).isTrue();
-        assertThat(p.config().overdueFactor()).isEqualTo(4.0);
+        assertThat(p.config().overdueFactor()).isEqualTo(2.0);
+        assertThat(p.config().overdueReserve()).isTrue();
+        ThemisPolicy before = (ThemisPolicy) themis(Map.of("overdueFactor", "4", "overdueReserve", "false", "worstJobAboveRho", "1.5",
+                "overdueOwnRun", "0.5"));
+        assertThat(before.config().overdueFactor()).isEqualTo(4.0);
+        assertThat(before.config().overdueReserve()).isFalse();
+        assertThat(before.config().worstJobAboveRho()).isEqualTo(1.5);
+        assertThat(before.config().overdueOwnRun()).isEqualTo(0.5);
+        assertThatThrownBy(() -> themis(Map.of("overdueReserve", "maybe"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("overdueReserve must be true or false");
+        assertThatThrownBy(() -> themis(Map.of("worstJobAboveRho", "-1"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("worstJobAboveRho must be >= 0");
+        assertThatThrownBy(() -> themis(Map.of("overdueOwnRun", "-0.5"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("overdueOwnRun must be a finite number >= 0");
         ThemisPolicy paper = (ThemisPolicy) themis(Map.of("perJob", "false", "overdueFactor", "infinite"));
         assertThat(paper.config().perJob()).isFalse();
         assertThat(paper.config().overdueFactor()).isInfinite();
@@ -362,7 +375,9 @@ class ThemisPolicyTest {
         io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
         Map<Boolean, Long> shortDone = new java.util.HashMap<>();
         for (boolean worstJobFirst : List.of(true, false)) {
-            MiniSim sim = new MiniSim(themis(Map.of("worstJobFirst", Boolean.toString(worstJobFirst))), 1, 1, GpuTopology.pcie4("V100"), 1);
+            // without the overdue guard, which would otherwise make room for the short job after its overdue bound
+            MiniSim sim = new MiniSim(themis(Map.of("worstJobFirst", Boolean.toString(worstJobFirst), "overdueReserve", "false")), 1, 1,
+                    GpuTopology.pcie4("V100"), 1);
             for (JobSpec j : List.of(MiniSim.job("a-long", "a", 4, 20_000), MiniSim.job("a-short", "a", 4, 60))) {
                 sim.submitAt(j.id().equals("a-long") ? 0 : 60_000, new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(),
                         j.priority(), 0, j.podSets(), j.estimatedSeconds(), j.sensitivity(), ck));
@@ -375,5 +390,63 @@ class ThemisPolicyTest {
         assertThat(shortDone.get(true)).as("worst job first: after the first lease, about 10 minutes").isLessThan(15L * 60_000);
         assertThat(shortDone.get(false)).as("running job kept: after the long job").isGreaterThan(20_000_000L);
         assertThat(((ThemisPolicy) themis(Map.of())).config().worstJobFirst()).as("the default").isTrue();
+    }
+
+    /**
+     * One 4-GPU node; at t = 0 a 1-hour 4-GPU job and a stream of 30-minute 1-GPU jobs, one every 450 s for 6 hours,
+     * each its own app. The short apps' ρ grows far faster than the long job's, so every auction goes to them and the
+     * node never has 4 GPUs free at once. The long job is overdue after its own hour (nothing was submitted before
+     * it); with {@code overdueReserve} the guard then gathers the node for it and it starts within about a lease;
+     * without, being overdue only lets it start when it fits on free GPUs, and it waits for the stream to end.
+     */
+    @Test
+    void theOldestOverdueJobGetsRoomWhenItDoesNotFit() {
+        assertThat(firstStartOfTheLongJob(Map.of("overdueReserve", "true"))).as("with the overdue guard")
+                .isLessThan(3_600_000L + 2 * 600_000L + 60_000L);
+        assertThat(firstStartOfTheLongJob(Map.of("overdueReserve", "false"))).as("without: until the stream ends")
+                .isGreaterThan(5L * 3_600_000L);
+    }
+
+    /**
+     * The same stream without checkpoints: the overdue guard never revokes a job that does not checkpoint (its work
+     * would be thrown away, and the job it made room for could be revoked for the next overdue one, without end): the
+     * long job waits for the short jobs to finish, every job finishes, and none is preempted for it.
+     */
+    @Test
+    void theOverdueGuardNeverRevokesAJobThatDoesNotCheckpoint() {
+        MiniSim sim = streamWithALongJob(Map.of("overdueReserve", "true"), null);
+        assertThat(sim.log).noneMatch(l -> l.contains("overdue"));
+        assertThat(firstStart(sim)).isPositive();
+    }
+
+    private static long firstStartOfTheLongJob(Map<String, String> params) {
+        return firstStart(streamWithALongJob(params, new io.fairway.api.job.Checkpointing(60, 0, 0)));
+    }
+
+    private static MiniSim streamWithALongJob(Map<String, String> params, io.fairway.api.job.Checkpointing ck) {
+        MiniSim sim = new MiniSim(themis(params), 1, 1, GpuTopology.pcie4("V100"), 1);
+        List<JobSpec> jobs = new java.util.ArrayList<>();
+        jobs.add(MiniSim.job("long", "long", 4, 3_600));
+        for (int i = 0; i < 6 * 8; i++) {
+            jobs.add(MiniSim.job("s" + i, "short-" + i, 1, 1_800));
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            JobSpec j = jobs.get(i);
+            sim.submitAt(i == 0 ? 0 : (i - 1) * 450_000L, new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0,
+                    j.podSets(), j.estimatedSeconds(), j.sensitivity(), ck));
+        }
+        sim.run(48L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.finished).hasSize(jobs.size());
+        return sim;
+    }
+
+    private static long firstStart(MiniSim sim) {
+        for (String line : sim.log) {
+            if (line.contains(" Admit[jobId=long,")) {
+                return Long.parseLong(line.substring(0, line.indexOf(' ')));
+            }
+        }
+        throw new AssertionError("the long job never started");
     }
 }
