@@ -85,6 +85,33 @@ public record PendingReason(Code code, String message, Map<String, Long> details
         return message.equals(other.message) || sameButNumbers(message, other.message);
     }
 
+    /**
+     * Whether {@code other} is this reason found in another round: equal code, sentence and details, the round each
+     * is from ({@link #AS_OF_ROUND}) aside.
+     *
+     * @param other another reason, or null
+     * @return true when both are the same reason but for their rounds
+     */
+    public boolean equalsButRound(PendingReason other) {
+        if (other == this) {
+            return true;
+        }
+        if (other == null || other.code != code || !message.equals(other.message)) {
+            return false;
+        }
+        int own = details.size() - (details.containsKey(AS_OF_ROUND) ? 1 : 0);
+        int theirs = other.details.size() - (other.details.containsKey(AS_OF_ROUND) ? 1 : 0);
+        if (own != theirs) {
+            return false;
+        }
+        for (Map.Entry<String, Long> e : details.entrySet()) {
+            if (!e.getKey().equals(AS_OF_ROUND) && !e.getValue().equals(other.details.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Compares two sentences with every number (a digit run not continuing a name) counted as equal to any other. */
     private static boolean sameButNumbers(String a, String b) {
         int i = 0;

@@ -39,7 +39,7 @@ final class KeptReasons {
         if (carried == null) {
             return false;
         }
-        return keep ? given.sameAnswer(carried) : sameButStamp(given, carried);
+        return keep ? given.sameAnswer(carried) : given.equalsButRound(carried);
     }
 
     /** @return the reason stamped with this round (one stamped object per reason object) */
@@ -48,25 +48,5 @@ final class KeptReasons {
             return r;
         }
         return stamped.computeIfAbsent(r, x -> x.asOf(round));
-    }
-
-    /** Equal but for the round each is from. */
-    static boolean sameButStamp(PendingReason a, PendingReason b) {
-        if (a.code() != b.code() || !a.message().equals(b.message())) {
-            return false;
-        }
-        Map<String, Long> x = a.details();
-        Map<String, Long> y = b.details();
-        int nx = x.size() - (x.containsKey(PendingReason.AS_OF_ROUND) ? 1 : 0);
-        int ny = y.size() - (y.containsKey(PendingReason.AS_OF_ROUND) ? 1 : 0);
-        if (nx != ny) {
-            return false;
-        }
-        for (Map.Entry<String, Long> e : x.entrySet()) {
-            if (!e.getKey().equals(PendingReason.AS_OF_ROUND) && !e.getValue().equals(y.get(e.getKey()))) {
-                return false;
-            }
-        }
-        return true;
     }
 }
