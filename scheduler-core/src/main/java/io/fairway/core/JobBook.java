@@ -125,8 +125,23 @@ final class JobBook {
         return def.equals(named) && j.priority() == def.value() ? j : j.withPriorityClass(def);
     }
 
+    /**
+     * The pod set list last given to {@link #shared} and its kept copy: a batch of jobs built from one template gives
+     * equal lists one after another, and comparing with the last one costs less than hashing and looking it up.
+     */
+    private List<PodSet> lastPodSetsGiven;
+    private List<PodSet> lastPodSetsShared;
+
+    private List<PodSet> sharedPodSets(List<PodSet> given) {
+        if (given != lastPodSetsGiven && !given.equals(lastPodSetsShared)) {
+            lastPodSetsShared = podSetLists.intern(given);
+        }
+        lastPodSetsGiven = given;
+        return lastPodSetsShared;
+    }
+
     private JobSpec shared(JobSpec j, long submitTimeMillis) {
-        List<PodSet> podSets = podSetLists.intern(j.podSets());
+        List<PodSet> podSets = sharedPodSets(j.podSets());
         String namespace = names.intern(j.namespace());
         String queue = names.intern(j.queue());
         String owner = j.owner().isEmpty() ? j.owner() : names.intern(j.owner());

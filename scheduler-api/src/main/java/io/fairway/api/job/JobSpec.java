@@ -44,33 +44,56 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
 
     /** Validates. */
     public JobSpec {
-        InvalidSpecException.requireName("job.id", id);
+        // the common case (plain ASCII names, the default namespace, one pod set) is checked without building field
+        // names or matching patterns; anything else goes through the full checks, which name the field on failure
+        if (!plainName(id)) {
+            InvalidSpecException.requireName("job.id", id);
+        }
         namespace = namespace == null || namespace.isBlank() ? DEFAULT_NAMESPACE : namespace;
-        InvalidSpecException.requireDnsLabel("job[" + id + "].namespace", namespace);
-        InvalidSpecException.check(queue != null && !queue.isBlank(), "job[" + id + "].queue", queue, "job %s: queue (LocalQueue name) is required", id);
-        InvalidSpecException.requireName("job[" + id + "].queue", queue);
+        if (!namespace.equals(DEFAULT_NAMESPACE)) {
+            InvalidSpecException.requireDnsLabel("job[" + id + "].namespace", namespace);
+        }
+        if (!plainName(queue)) {
+            InvalidSpecException.check(queue != null && !queue.isBlank(), "job[" + id + "].queue", queue, "job %s: queue (LocalQueue name) is required",
+                    id);
+            InvalidSpecException.requireName("job[" + id + "].queue", queue);
+        }
         jobSet = jobSet == null || jobSet.isBlank() ? id : jobSet;
-        InvalidSpecException.requireName("job[" + id + "].jobSet", jobSet);
+        if (!plainName(jobSet)) {
+            InvalidSpecException.requireName("job[" + id + "].jobSet", jobSet);
+        }
         owner = owner == null ? "" : owner;
-        if (!owner.isEmpty()) {
+        if (!owner.isEmpty() && !plainName(owner)) {
             InvalidSpecException.requireName("job[" + id + "].owner", owner);
         }
-        InvalidSpecException.check(submitTimeMillis >= 0, "job[" + id + "].submitTimeMillis", submitTimeMillis,
-                "job %s: submitTimeMillis must be >= 0, was %d", id, submitTimeMillis);
+        if (submitTimeMillis < 0) {
+            InvalidSpecException.check(false, "job[" + id + "].submitTimeMillis", submitTimeMillis,
+                    "job %s: submitTimeMillis must be >= 0, was %d", id, submitTimeMillis);
+        }
         if (podSets != null) {
             int i = 0;
             for (PodSet p : podSets) { // List.contains(null) throws on immutable lists
-                InvalidSpecException.requireNonNull("job[" + id + "].podSets[" + i++ + "]", p);
+                if (p == null) {
+                    InvalidSpecException.requireNonNull("job[" + id + "].podSets[" + i + "]", p);
+                }
+                i++;
             }
         }
         podSets = List.copyOf(podSets == null ? List.of() : podSets);
-        InvalidSpecException.check(!podSets.isEmpty(), "job[" + id + "].podSets", podSets, "job %s: at least one pod set is required", id);
-        Set<String> names = new HashSet<>();
-        for (PodSet p : podSets) {
-            InvalidSpecException.check(names.add(p.name()), "job[" + id + "].podSets", p.name(), "job %s: pod set \"%s\" appears twice", id, p.name());
+        if (podSets.isEmpty()) {
+            InvalidSpecException.check(false, "job[" + id + "].podSets", podSets, "job %s: at least one pod set is required", id);
         }
-        InvalidSpecException.check(estimatedSeconds >= 0 && Double.isFinite(estimatedSeconds), "job[" + id + "].estimatedSeconds",
-                estimatedSeconds, "job %s: estimatedSeconds must be >= 0, was %s", id, estimatedSeconds);
+        if (podSets.size() > 1) {
+            Set<String> names = new HashSet<>();
+            for (PodSet p : podSets) {
+                InvalidSpecException.check(names.add(p.name()), "job[" + id + "].podSets", p.name(), "job %s: pod set \"%s\" appears twice", id,
+                        p.name());
+            }
+        }
+        if (!(estimatedSeconds >= 0 && Double.isFinite(estimatedSeconds))) {
+            InvalidSpecException.check(false, "job[" + id + "].estimatedSeconds", estimatedSeconds, "job %s: estimatedSeconds must be >= 0, was %s",
+                    id, estimatedSeconds);
+        }
         sensitivity = sensitivity == null ? PlacementSensitivity.NONE : sensitivity;
     }
 
@@ -92,6 +115,25 @@ public record JobSpec(String id, String namespace, String queue, String jobSet, 
     public JobSpec(String id, String namespace, String queue, String jobSet, String owner, int priority, long submitTimeMillis,
                    List<PodSet> podSets, double estimatedSeconds, PlacementSensitivity sensitivity, Checkpointing checkpointing) {
         this(id, namespace, queue, jobSet, owner, priority, submitTimeMillis, podSets, estimatedSeconds, sensitivity, checkpointing, null);
+    }
+
+    /**
+     * @return true when {@code s} certainly passes {@link InvalidSpecException#requireName}: not null, at most
+     *         {@link InvalidSpecException#MAX_NAME_LENGTH} printable ASCII characters, not all spaces (false: check fully)
+     */
+    private static boolean plainName(String s) {
+        if (s == null || s.isEmpty() || s.length() > InvalidSpecException.MAX_NAME_LENGTH) {
+            return false;
+        }
+        boolean visible = false;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                return false;
+            }
+            visible |= c != ' ';
+        }
+        return visible;
     }
 
     /** @return false when its priority class is not preemptible: no preemption path may take it */

@@ -93,6 +93,29 @@ class JobSpecValidationTest {
     }
 
     @Test
+    void everyNameIsCheckedWhateverItsCharacters() {
+        String tooLong = "q".repeat(InvalidSpecException.MAX_NAME_LENGTH + 1);
+        assertThatThrownBy(() -> JobSpec.builder("j\u0001").queue("lq").members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job.id"));
+        assertThatThrownBy(() -> JobSpec.builder("j1").queue("lq\u007f").members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job[j1].queue"));
+        assertThatThrownBy(() -> JobSpec.builder("j1").queue("   ").members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job[j1].queue"));
+        assertThatThrownBy(() -> JobSpec.builder("j1").queue(tooLong).members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job[j1].queue"));
+        assertThatThrownBy(() -> JobSpec.builder("j1").queue("lq").jobSet("set\u200b").members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job[j1].jobSet"));
+        assertThatThrownBy(() -> JobSpec.builder("j1").queue("lq").owner("al\nice").members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job[j1].owner"));
+        assertThatThrownBy(() -> JobSpec.builder("j1").namespace("Default").queue("lq").members(1, ONE_GPU).build())
+                .isInstanceOfSatisfying(InvalidSpecException.class, e -> assertThat(e.field()).isEqualTo("job[j1].namespace"));
+        // printable names beyond ASCII, and spaces inside a name, are names
+        JobSpec j = JobSpec.builder("j\u00e9").namespace("team-a").queue("lq \u00e9quipe").owner("ren\u00e9e").members(1, ONE_GPU).build();
+        assertThat(j.queue()).isEqualTo("lq \u00e9quipe");
+        assertThat(j.namespace()).isEqualTo("team-a");
+    }
+
+    @Test
     void blankIdNegativeTimesAndEstimatesAreRefused() {
         assertThatThrownBy(() -> JobSpec.builder(" ").queue("lq").members(1, ONE_GPU).build()).hasMessageContaining("job.id");
         assertThatThrownBy(() -> JobSpec.builder("j1").queue("lq").members(1, ONE_GPU).submitTimeMillis(-5).build())

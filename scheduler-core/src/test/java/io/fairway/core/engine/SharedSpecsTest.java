@@ -42,4 +42,24 @@ class SharedSpecsTest {
         s.runRound(); // no node carries team=ml: both wait
         assertThat(s.checkInvariants()).isEmpty();
     }
+
+    @Test
+    void jobsWithDifferentPodSetsInOneBatchKeepTheirOwnAndEqualOnesShareOne() {
+        Scheduler s = Fixtures.cluster("best-effort-fifo", 8, null, Fixtures.h100("n0")).build();
+        JobSpec a = parsed("a");
+        JobSpec small = JobSpec.builder("small").queue(Fixtures.LQ).podSet(PodSet.of("workers", 1, Resources.builder().cpu(1).gpus(1).build()))
+                .build();
+        JobSpec b = parsed("b");
+        JobSpec big = JobSpec.builder("big").queue(Fixtures.LQ).podSet(PodSet.of("workers", 4, Resources.builder().cpu(1).gpus(1).build()))
+                .build();
+        s.submitAll(List.of(a, small, b, big));
+        s.submitAll(List.of(parsed("c"))); // a later batch, after a job with other pod sets
+        for (JobSpec given : List.of(a, small, b, big)) {
+            assertThat(s.status(given.id()).orElseThrow().spec().podSets()).as(given.id()).isEqualTo(given.podSets());
+        }
+        List<PodSet> keptA = s.status("a").orElseThrow().spec().podSets();
+        assertThat(s.status("b").orElseThrow().spec().podSets()).isSameAs(keptA);
+        assertThat(s.status("c").orElseThrow().spec().podSets()).isSameAs(keptA);
+        assertThat(s.status("big").orElseThrow().spec().podSets()).isNotSameAs(s.status("small").orElseThrow().spec().podSets());
+    }
 }
