@@ -80,7 +80,11 @@ class ManagerFailoverTest {
     }
 
     private Store sqlite() {
-        return new Store("jdbc:sqlite:" + dir.resolve("jobs.db").toAbsolutePath());
+        return sqlite("jobs.db");
+    }
+
+    private Store sqlite(String file) {
+        return new Store("jdbc:sqlite:" + dir.resolve(file).toAbsolutePath());
     }
 
     private static Store postgres() {
@@ -104,9 +108,15 @@ class ManagerFailoverTest {
 
     @Test
     void withoutFencingAStaleLeaderActsAndTheCheckSeesIt() throws Exception {
-        Report r = failoverLoop(sqlite(), 2, true, 11L);
-        System.out.println("failover loop WITHOUT fencing: " + describe(r));
-        assertThat(r.pauses()).isEqualTo(2);
+        // Whether a resumed leader runs a pass before its own lease check finds the new holder is a race: in a loop
+        // where the check came first nothing stale happens. Up to three loops (each on a store of its own) are run;
+        // one must show the stale leader's writes.
+        Report r = null;
+        for (int attempt = 0; attempt < 3 && (r == null || !r.broken()); attempt++) {
+            r = failoverLoop(sqlite("unfenced-" + attempt + ".db"), 2, true, 11L + attempt);
+            System.out.println("failover loop WITHOUT fencing (loop " + (attempt + 1) + "): " + describe(r));
+            assertThat(r.pauses()).isEqualTo(2);
+        }
         assertThat(r.broken()).as("a stale leader acting beside the new one is seen: " + describe(r)).isTrue();
     }
 
