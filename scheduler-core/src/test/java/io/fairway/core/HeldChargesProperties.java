@@ -108,13 +108,7 @@ class HeldChargesProperties {
                 case 8 -> {
                     what = "node cordoned or removed";
                     if (!live.isEmpty()) {
-                        String name = live.get(r.nextInt(live.size()));
-                        if (r.nextBoolean()) {
-                            s.clusters().cordon(name, r.nextBoolean());
-                        } else {
-                            running.removeAll(s.clusters().removeNode(name));
-                            live.remove(name);
-                        }
+                        cordonOrRemove(s, r, live, running);
                     }
                 }
                 case 9 -> {
@@ -181,5 +175,21 @@ class HeldChargesProperties {
         s.runRound();
         assertThat(st.heldCharges.rebuilds()).as("a cordoned node is a new node: rebuilt").isEqualTo(rebuilds + 1);
         assertThat(s.status("j1").map(j -> j.state() == JobState.PENDING || j.state().holdsResources()).orElse(false)).isTrue();
+    }
+
+    /**
+     * One of the live nodes, picked at random, cordoned (drained or not) or removed with the jobs it ran.
+     *
+     * @param live the live nodes' names (a removed one leaves it)
+     * @param running the running jobs' ids (the removed node's jobs leave it)
+     */
+    static void cordonOrRemove(Scheduler s, SplittableRandom r, List<String> live, List<String> running) {
+        String name = live.get(r.nextInt(live.size()));
+        if (r.nextBoolean()) {
+            s.clusters().cordon(name, r.nextBoolean());
+        } else {
+            running.removeAll(s.clusters().removeNode(name));
+            live.remove(name);
+        }
     }
 }

@@ -72,13 +72,7 @@ class UsageSharesProperties {
                     if (live.isEmpty()) {
                         break;
                     }
-                    String name = live.get(r.nextInt(live.size()));
-                    if (r.nextBoolean()) {
-                        s.clusters().cordon(name, r.nextBoolean());
-                    } else {
-                        running.removeAll(s.clusters().removeNode(name));
-                        live.remove(name);
-                    }
+                    HeldChargesProperties.cordonOrRemove(s, r, live, running);
                 }
             }
             EngineState st = s.state();
