@@ -229,7 +229,7 @@ class IncrementalRoundsProperties {
             JobStatus o = theirs.get(j.id());
             ours.put(j.id(), j.state() + " " + j.admission());
             expected.put(j.id(), o == null ? "missing" : o.state() + " " + o.admission());
-            if (o != null && !sameButStamp(j.pendingReason(), o.pendingReason()) && !knownStaleNeverFits(j.pendingReason())) {
+            if (o != null && !sameButStamp(j.pendingReason(), o.pendingReason())) {
                 assertThat(j.pendingReason() != null && j.pendingReason().sameAnswer(o.pendingReason()))
                         .as("%s waits for the same answer (%s): %s / %s", j.id(), what, j.pendingReason(), o.pendingReason()).isTrue();
                 assertThat(j.pendingReason().asOfRound()).as("%s keeps a reason from an earlier round, %s", j.id(), what)
@@ -238,16 +238,6 @@ class IncrementalRoundsProperties {
         }
         assertThat(ours).as("every job's state and admission, %s", what).isEqualTo(expected);
         assertThat(theirs.keySet()).as("jobs, %s", what).isEqualTo(ours.keySet());
-    }
-
-    /**
-     * A known defect, left open: after the node set changes, a waiting job whose reason said its gang is larger than
-     * any topology domain "even empty" can keep that reason while a round from scratch gives another (the same decision:
-     * it waits). Seed 6775688352745819844 of {@link #incrementalRoundsDecideAsRoundsFromScratch} shows it (best-effort
-     * FIFO, a node added and one removed). Until it is fixed, such a reason is not compared; the decision still is.
-     */
-    private static boolean knownStaleNeverFits(io.fairway.api.job.PendingReason r) {
-        return r != null && r.code() == io.fairway.api.job.PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN;
     }
 
     /** Equal but for the round each is from ({@code asOfRound}); null only as null. */

@@ -121,6 +121,20 @@ public final class Placer {
         return new Outcome(null, reason);
     }
 
+    /**
+     * Whether a job of these pod sets may be placed as a whole in one domain of a level all of them require
+     * ({@link PlacementStrategy#TOPOLOGY_AWARE}, in every cluster that defines the level). Such a placement reads more
+     * than the nodes its flavors select: which domains it tries, and whether its failure is "not now" or "never",
+     * follow the free GPUs of each domain of the level counted over every node of the cluster, whatever flavor each
+     * carries (and in every such cluster, also one none of the job's flavors has a node in).
+     *
+     * @param podSets a job's pod sets
+     * @return true when the job's placement reads the free room of whole domains of every cluster with topology levels
+     */
+    public static boolean placesWholeJobInOneDomain(List<PodSet> podSets) {
+        return WholeJobDomain.sharedLevelName(podSets) != null;
+    }
+
     private PendingReason placePodSet(CapacityPlan.ClusterIndex ci, PodSet ps, int m, ResourceFlavor flavor,
                                       List<MemberPlacement> out, List<Taken> taken, int pinLevel, int pinDomain) {
         long[] req = vectors.computeIfAbsent(ps.resources(), cap.resources::vector);

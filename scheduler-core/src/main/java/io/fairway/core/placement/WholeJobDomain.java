@@ -4,6 +4,7 @@ import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.Node;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,19 +22,28 @@ final class WholeJobDomain {
      * with all its pod sets in one domain of that level, not each pod set in a domain of its own.
      */
     static int sharedLevel(JobSpec job, CapacityPlan.ClusterIndex ci) {
-        if (job.podSets().size() < 2) {
-            return -1;
+        String level = sharedLevelName(job.podSets());
+        return level == null ? -1 : ci.levels.indexOf(level);
+    }
+
+    /**
+     * @param podSets a job's pod sets
+     * @return the topology level every one of several pod sets requires (not the host, not an NVLink domain), or null
+     */
+    static String sharedLevelName(List<PodSet> podSets) {
+        if (podSets.size() < 2) {
+            return null;
         }
         String level = null;
-        for (PodSet ps : job.podSets()) {
+        for (PodSet ps : podSets) {
             TopologyRequest t = ps.topology();
             if (!t.required() || t.sameNvlinkDomain() || t.level() == null || Node.HOSTNAME_LABEL.equals(t.level())
                     || level != null && !level.equals(t.level())) {
-                return -1;
+                return null;
             }
             level = t.level();
         }
-        return ci.levels.indexOf(level);
+        return level;
     }
 
     /** @return the GPUs of all the job's members */

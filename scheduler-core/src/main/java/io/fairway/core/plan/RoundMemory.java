@@ -30,7 +30,10 @@ import java.util.Map;
  * <p>A quota failure (no flavor of the ClusterQueue has the quota) depends on the configuration and the job's
  * cohort tree; a failure to place, and a failed preemption search, on those and the capacity of each flavor of the
  * job's ClusterQueue: every node, and the holding jobs on the nodes the flavor selects (in a cluster with topology
- * levels, on every node of such a cluster the flavor has nodes in). Their reasons quote cluster-wide numbers; a
+ * levels, on every node of such a cluster the flavor has nodes in); for a job whose pod sets all require one topology
+ * level, which is placed whole in one domain of it, also on the holding jobs on every node of every cluster with
+ * topology levels (the domains it tries, and so whether it fails for now or for ever, follow their free GPUs over all
+ * the nodes, whichever flavor each carries). Their reasons quote cluster-wide numbers; a
  * reason is as of the round that found it, so an answer given again may quote older numbers, never another answer.
  * A failure to place for lack of room now also stands after its capacity changed while the room it needs is still
  * not free ({@link Round#placementStillFails}). Answers are kept per
@@ -169,6 +172,8 @@ public final class RoundMemory {
             for (io.fairway.api.model.ResourceFlavor f : flavors) {
                 partNames.add(FLAVOR + f.name());
             }
+            int leveledPart = partNames.size(); // every cluster with topology levels, whole: see wholeJobParts
+            partNames.add(LEVELED);
             java.util.Set<String> leveled = new java.util.HashSet<>();
             s.clusters().forEach((name, c) -> {
                 if (!c.topologyLevels().isEmpty()) {
@@ -202,6 +207,9 @@ public final class RoundMemory {
                     if (matches(flavors.get(k), n) || leveledOf.get(k).contains(n.cluster())) {
                         b.set(k + 1);
                     }
+                }
+                if (leveled.contains(n.cluster())) {
+                    b.set(leveledPart);
                 }
                 partsOfNode.put(n.name(), b);
                 for (int k = b.nextSetBit(0); k >= 0; k = b.nextSetBit(k + 1)) {
@@ -390,9 +398,9 @@ public final class RoundMemory {
             return null;
         }
 
-        private boolean valid(Answer a, String clusterQueue) {
-            return a != null && a.config() == configEpoch && a.tree() == treeEpoch(clusterQueue)
-                    && (a.capacity() == null || java.util.Arrays.equals(a.capacity(), epochs(clusterQueue, partEpochs)));
+        private boolean valid(Answer a, AttemptMemo.AttemptKey key) {
+            return a != null && a.config() == configEpoch && a.tree() == treeEpoch(key.clusterQueue())
+                    && (a.capacity() == null || java.util.Arrays.equals(a.capacity(), epochs(key, partEpochs)));
         }
 
         /**
@@ -429,6 +437,24 @@ public final class RoundMemory {
         }
 
         /**
+         * The epochs of the capacity an attempt of this key reads: the parts of its ClusterQueue's flavors, and for a
+         * job placed whole in one domain of a level all its pod sets require, also every cluster with topology levels
+         * whole ({@link io.fairway.core.placement.Placer#placesWholeJobInOneDomain}). Such a placement picks the domains
+         * to try by their free GPUs over all the cluster's nodes, so the room that other flavors' jobs take or free
+         * there decides between a "never fits" answer and a "not now" one, even in a cluster where none of the job's
+         * flavors has a node.
+         */
+        private long[] epochs(AttemptMemo.AttemptKey key, Map<String, Long> of) {
+            long[] e = epochs(key.clusterQueue(), of);
+            if (!io.fairway.core.placement.Placer.placesWholeJobInOneDomain(key.podSets())) {
+                return e;
+            }
+            long[] withLeveled = java.util.Arrays.copyOf(e, e.length + 1);
+            withLeveled[e.length] = of.get(LEVELED);
+            return withLeveled;
+        }
+
+        /**
          * The capacity of the round's starting plan, for the check of remembered "not now" placement failures.
          *
          * @param cap the starting plan's capacity (read, never changed, while the plan is the starting plan)
@@ -448,7 +474,7 @@ public final class RoundMemory {
         private boolean stillTooBig(Answer a, AttemptMemo.AttemptKey key) {
             if (startingCapacity == null || a.capacity() == null || a.reason().code() != PendingReason.Code.INSUFFICIENT_CAPACITY
                     || key.podSets().size() != 1 || parts(key.clusterQueue()).length != 1
-                    || !java.util.Arrays.equals(a.nodes(), epochs(key.clusterQueue(), partNodeEpochs))) {
+                    || !java.util.Arrays.equals(a.nodes(), epochs(key, partNodeEpochs))) {
                 return false;
             }
             io.fairway.api.job.PodSet ps = key.podSets().get(0);
@@ -485,7 +511,7 @@ public final class RoundMemory {
          */
         PendingReason admission(AttemptMemo.AttemptKey key) {
             Answer a = find(key);
-            if (!valid(a, key.clusterQueue())) {
+            if (!valid(a, key)) {
                 return null;
             }
             answered++;
@@ -515,7 +541,7 @@ public final class RoundMemory {
          */
         PendingReason quotaAdmission(AttemptMemo.AttemptKey key) {
             Answer a = find(key);
-            if (a == null || a.capacity() != null || !valid(a, key.clusterQueue())) {
+            if (a == null || a.capacity() != null || !valid(a, key)) {
                 return null;
             }
             answered++;
@@ -541,14 +567,14 @@ public final class RoundMemory {
          */
         void admissionFailed(AttemptMemo.AttemptKey key, PendingReason reason, boolean quotaOnly) {
             String cq = key.clusterQueue();
-            added.put(key, new Answer(reason.asOf(snapshot.round()), 0, configEpoch, treeEpoch(cq), quotaOnly ? null : epochs(cq, partEpochs),
-                    quotaOnly ? null : epochs(cq, partNodeEpochs)));
+            added.put(key, new Answer(reason.asOf(snapshot.round()), 0, configEpoch, treeEpoch(cq), quotaOnly ? null : epochs(key, partEpochs),
+                    quotaOnly ? null : epochs(key, partNodeEpochs)));
         }
 
         /** @return the failed search of that key on a starting plan equal to this round's, or null */
         Answer search(SearchKey key) {
             Answer a = find(key);
-            if (!valid(a, key.attempt().clusterQueue())) {
+            if (!valid(a, key.attempt())) {
                 return null;
             }
             answered++;
@@ -557,8 +583,8 @@ public final class RoundMemory {
 
         void searchFailed(SearchKey key, PendingReason reason, long admissions) {
             String cq = key.attempt().clusterQueue();
-            added.put(key, new Answer(reason.asOf(snapshot.round()), admissions, configEpoch, treeEpoch(cq), epochs(cq, partEpochs),
-                    epochs(cq, partNodeEpochs)));
+            added.put(key, new Answer(reason.asOf(snapshot.round()), admissions, configEpoch, treeEpoch(cq), epochs(key.attempt(), partEpochs),
+                    epochs(key.attempt(), partNodeEpochs)));
         }
 
         /**
@@ -615,6 +641,8 @@ public final class RoundMemory {
     /** The part of the capacity that is the whole cluster; flavors' parts are named {@code FLAVOR + name}. */
     static final String WHOLE = "";
     static final String FLAVOR = "flavor/";
+    /** The part that is every cluster with topology levels, whole (what a placement whole in one domain reads). */
+    static final String LEVELED = "leveled";
 
     /** @return true when the node carries every label the flavor selects nodes by */
     private static boolean matches(io.fairway.api.model.ResourceFlavor f, Node n) {
