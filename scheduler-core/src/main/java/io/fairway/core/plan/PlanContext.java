@@ -345,8 +345,8 @@ public final class PlanContext implements PolicyContext {
      */
     @Override
     public PendingReason standingAnswer(PendingGroup group, boolean preempting) {
-        if (startState < 0 || !keepsReasons() || group.jobs().isEmpty()) {
-            return null;
+        if (startState < 0 || preempting && !onStartingPlan() || !keepsReasons() || group.jobs().isEmpty()) {
+            return null; // a search is answered from the memory on the starting plan only
         }
         JobStatus job = group.jobs().get(0);
         PendingReason carried = job.pendingReason();
@@ -356,7 +356,7 @@ public final class PlanContext implements PolicyContext {
         }
         String cqName = queues.resolve(job);
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
-        if (!cqName.equals(group.clusterQueue()) || preempting && !onStartingPlan()) {
+        if (!cqName.equals(group.clusterQueue())) {
             return null;
         }
         AttemptMemo.AttemptKey key = memo.attemptKey(cqName, job);
