@@ -193,6 +193,17 @@ public final class FairSharePolicy implements SchedulingPolicy {
                         preempting || fairness != null ? j.spec().priority() : 0);
             }
             PendingReason failed = failedShapes.get(c.shape);
+            if (failed == null && fairness == null && c.index == 0) {
+                // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
+                failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
+                if (failed != null) {
+                    failedShapes.put(c.shape, failed);
+                    if (!dq.isEmpty()) {
+                        order.add(new Ranked(r.queue, key(ctx, q, shares, dq)));
+                    }
+                    continue; // the group keeps the reasons it carries
+                }
+            }
             if (failed == null) {
                 Attempt a = OrderedPolicy.admit(ctx, j, preempting);
                 if (!a.admitted() && fairness != null) {

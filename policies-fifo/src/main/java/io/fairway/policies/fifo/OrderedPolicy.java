@@ -91,6 +91,15 @@ public class OrderedPolicy implements SchedulingPolicy {
                 c.shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), preempting ? j.spec().priority() : 0);
             }
             PendingReason failed = failedShapes.get(c.shape);
+            if (failed == null && c.index == 0) {
+                failed = standing(ctx, c.group, j, preempting);
+                if (failed != null) {
+                    failedShapes.put(c.shape, failed);
+                    if (!isStrict(q)) {
+                        continue; // the group keeps the reasons it carries
+                    }
+                }
+            }
             if (failed == null) {
                 Attempt a = admit(ctx, j, preempting);
                 if (a.admitted()) {
@@ -170,6 +179,20 @@ public class OrderedPolicy implements SchedulingPolicy {
             load();
             return true;
         }
+    }
+
+    /**
+     * The engine's standing answer for a group whose first job is next ({@link PolicyContext#standingAnswer}), when
+     * {@link #admit} would make no attempt but the two it covers: the job is not elastic (no smaller sizes), and where
+     * the queue preempts, no elastic job holds resources (nothing to shrink first).
+     *
+     * @return the failure {@link #admit} would return, or null to make the attempts
+     */
+    static PendingReason standing(PolicyContext ctx, PendingGroup group, JobStatus j, boolean preempting) {
+        if (j.spec().isElastic() || preempting && !ctx.holdingElastic().isEmpty()) {
+            return null;
+        }
+        return ctx.standingAnswer(group, preempting);
     }
 
     /**

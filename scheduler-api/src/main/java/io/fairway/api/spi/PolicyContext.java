@@ -111,6 +111,50 @@ public interface PolicyContext {
     }
 
     /**
+     * The answer a group's first job would get, when the engine can give it without an attempt: its
+     * {@link #tryAdmit(JobStatus)} and, when {@code preempting}, its {@link #tryAdmitPreempting(JobStatus)} would
+     * both fail, change nothing in the plan (no capacity, quota or admission number used, nothing kept for a
+     * lender), and give an answer the group's jobs already carry (the same code and sentence, numbers aside: the
+     * reason of the round that found it). The engine knows this from what it remembers of earlier rounds: the same
+     * attempt failed before and nothing it depended on has changed since (the configuration, the quota usage in
+     * the job's cohort tree, the capacity of the nodes its flavors place on, and the preemption candidates), on the
+     * plan as it is now.
+     *
+     * <p>On a non-null answer the group's jobs keep the reasons they carry: the policy may skip both attempts and
+     * need not call {@link #leaveWaiting(PendingGroup, int, PendingReason)} for the group (it may, with the answer
+     * or anything else; the last call counts). It should treat the answer as the failure the attempts would have
+     * returned (for instance, remember that the shape does not fit). A skipped group costs the policy nothing but
+     * this call, and the round nothing to report.
+     *
+     * <p>The answer covers these two attempts only. A policy that does more for a job that does not fit (tries
+     * smaller sizes, shrinks elastic jobs, preempts candidates of its own with
+     * {@link #tryAdmitPreemptingAmong}) must still do that, or not ask. And it must ask at the moment it would
+     * attempt the group, not ahead of its walk: an admission or preemption earlier in the walk changes the plan,
+     * and the answer is for the plan as it is when asked. A policy whose order or actions depend on values that
+     * change with time may ask, since the answer is about the attempts alone; it decides as before what to do
+     * with a job that does not fit.
+     *
+     * <pre>{@code
+     * PendingReason stood = ctx.standingAnswer(group, preempting);
+     * if (stood != null) {
+     *     failedShapes.put(shape, stood);   // as if both attempts had failed with it
+     *     continue;                         // the group keeps its reasons
+     * }
+     * Attempt a = ctx.tryAdmit(group.jobs().get(0));
+     * }</pre>
+     *
+     * <p>This default answers null (make the attempts): a context without the engine's memory decides everything.
+     *
+     * @param group a group of {@link #pendingGroups()}, none of whose jobs was admitted in this plan
+     * @param preempting whether the policy would go on to {@link #tryAdmitPreempting(JobStatus)} after a failed
+     *     {@link #tryAdmit(JobStatus)}
+     * @return the failure both attempts would return, or null when the policy must make them
+     */
+    default PendingReason standingAnswer(PendingGroup group, boolean preempting) {
+        return null;
+    }
+
+    /**
      * Records one reason for the jobs of a group from a position on (the jobs behind one that does not fit).
      *
      * @param group a group of {@link #pendingGroups()}

@@ -141,6 +141,27 @@ final class PendingView {
     }
 
     /**
+     * @return true when every job of the group carries {@code reason} (the same object): the group is one of
+     *     {@link #groups()} as the index holds it, and the index found its jobs sharing that reason
+     */
+    boolean carriesOne(PendingGroup group, PendingReason reason) {
+        return group instanceof GroupView v && v.source() != null && groupViews != null && v.source().commonReason() == reason;
+    }
+
+    /**
+     * Leaves a group whose jobs all carry {@code carried} with it, as {@link #leaveWaiting} with that reason would.
+     *
+     * @return false when the group is not one of {@link #groups()} as the index holds it, or carries no one reason
+     */
+    boolean markStood(PendingGroup group, PendingReason carried) {
+        if (!carriesOne(group, carried)) {
+            return false;
+        }
+        bulk.put(((GroupView) group).source(), new Bulk(0, carried));
+        return true;
+    }
+
+    /**
      * Records one reason for a group's jobs from a position on, when the group is one of {@link #groups()} as the
      * index holds it.
      *

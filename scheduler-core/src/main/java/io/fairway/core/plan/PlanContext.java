@@ -331,6 +331,88 @@ public final class PlanContext implements PolicyContext {
     }
 
     /**
+     * The answer a group's first job would get from {@link #tryAdmit(JobStatus)} and, where {@code preempting},
+     * {@link #tryAdmitPreempting(JobStatus)}, when the engine can tell without making either attempt that it is a
+     * failure that changes nothing in the plan and that the group's jobs keep the reason they carry. Then the group
+     * is left with its reasons ({@link PendingView#markStood}) and the answer is recorded as the attempts would
+     * record it (the round's memo, the count of answered attempts). See {@link PolicyContext#standingAnswer}.
+     *
+     * <p>What stands, exactly as the attempts would answer: on the round's starting plan, a failed admission (and
+     * search) the memory holds for the job's key with every epoch it depended on unchanged, and, for an admission
+     * only, a failure already made on the plan as it is now (the round's memo) or a remembered quota failure in a
+     * cohort tree the plan has not changed. Never: an elastic job, a search that used admission numbers, a quota
+     * failure that would keep capacity for a lender, a job whose answer differs from the one it carries.
+     */
+    @Override
+    public PendingReason standingAnswer(PendingGroup group, boolean preempting) {
+        if (startState < 0 || preempting && !onStartingPlan() || !keepsReasons() || group.jobs().isEmpty()) {
+            return null; // a search is answered from the memory on the starting plan only
+        }
+        JobStatus job = group.jobs().get(0);
+        PendingReason carried = job.pendingReason();
+        if (carried == null || job.spec().isElastic() || !pending.carriesOne(group, carried)
+                || precheck(job, Assignment.fullCounts(job.spec())) != null) {
+            return null;
+        }
+        String cqName = queues.resolve(job);
+        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        if (!cqName.equals(group.clusterQueue())) {
+            return null;
+        }
+        AttemptMemo.AttemptKey key = memo.attemptKey(cqName, job);
+        int answered = 0;
+        AttemptMemo.Failed made = memo.failedAdmission(key, plan.state());
+        PendingReason admission;
+        if (made != null) {
+            admission = made.reason();
+        } else {
+            RoundMemory.Answer a = onStartingPlan() || (startState >= 0 && treeAsAtStart(cqName)) ? memory.peek(key, cqName) : null;
+            if (a == null || !onStartingPlan() && a.capacity() != null) {
+                return null; // after the plan changed only a quota failure stands, in a tree the plan left as it was
+            }
+            admission = a.reason();
+            answered++;
+        }
+        if (admission.code() == PendingReason.Code.QUOTA && cq.cohort() != null && !keptFor.containsKey(cqName)
+                && cq.preemption().reclaimWithinCohort() != io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.ANY
+                && cq.preemption().cohortRules() != io.fairway.api.model.PreemptionPolicy.CohortRules.FAIRWAY_STRICT) {
+            return null; // the failure might keep capacity for this lender: a change to the plan
+        }
+        PendingReason answer = admission;
+        if (preempting && !cq.preemption().equals(io.fairway.api.model.PreemptionPolicy.NEVER)) {
+            boolean newer = cq.preemption().withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
+            RoundMemory.SearchKey sk = new RoundMemory.SearchKey(key, job.spec().priority(),
+                    newer ? job.spec().submitTimeMillis() : 0, newer ? job.sequence() : 0);
+            RoundMemory.Answer s = memory.peek(sk, cqName);
+            if (s == null || s.admissions() != 0) {
+                return null; // not remembered, or its replay would use admission numbers
+            }
+            answer = s.reason();
+            answered++;
+        }
+        if (answer != carried && !answer.sameAnswer(carried) || !pending.markStood(group, carried)) {
+            return null;
+        }
+        if (made == null) {
+            memo.admissionFailed(key, plan.state(), admission);
+        }
+        memory.countAnswered(answered);
+        standing++;
+        return answer;
+    }
+
+    /** How many groups {@link #standingAnswer} answered in this round. */
+    private int standing;
+
+    /**
+     * @return how many pending groups the policy left alone on a standing answer in this round
+     *     ({@link #standingAnswer}), for tests and diagnostics
+     */
+    public int standingAnswers() {
+        return standing;
+    }
+
+    /**
      * A remembered failure to place that still stands on the starting plan although capacity or quota changed: the
      * job's quota fits as it did, and the room it needs is still not free anywhere it could go
      * ({@link RoundMemory.Round#placementStillFails}). Records the answer in the round's memo.

@@ -581,6 +581,25 @@ public final class RoundMemory {
             return a;
         }
 
+        /**
+         * The remembered failure of an admission or a search that still stands on a starting plan equal to this
+         * round's, read without counting it as answered ({@link PlanContext#standingAnswer}: counted by
+         * {@link #countAnswered} once the whole answer is known to stand).
+         *
+         * @param key an {@link AttemptMemo.AttemptKey} or a {@link SearchKey}
+         * @param clusterQueue the key's ClusterQueue
+         * @return the answer, or null
+         */
+        Answer peek(Object key, String clusterQueue) {
+            Answer a = find(key);
+            return valid(a, clusterQueue) ? a : null;
+        }
+
+        /** Counts attempts answered from the memory without being made ({@link #peek}). */
+        void countAnswered(int attempts) {
+            answered += attempts;
+        }
+
         void searchFailed(SearchKey key, PendingReason reason, long admissions) {
             String cq = key.attempt().clusterQueue();
             added.put(key, new Answer(reason.asOf(snapshot.round()), admissions, configEpoch, treeEpoch(cq), epochs(key.attempt(), partEpochs),
