@@ -66,6 +66,42 @@ final class Bids {
     record Option(int cost, double valuation, List<Choice> choices) {
     }
 
+    /**
+     * The choices of an option: the first {@code n} choices an app has made so far, then one more. {@link #options}
+     * appends to its list of choices made and never changes one, so an option reads that prefix in place rather than
+     * copying it for every bundle size of every bidder.
+     */
+    static final class PrefixAndLast extends java.util.AbstractList<Choice> implements java.util.RandomAccess {
+        private final List<Choice> made;
+        private final int n;
+        private final Choice last;
+
+        /**
+         * @param made the choices made so far (only ever appended to)
+         * @param n how many of them come first
+         * @param last the choice after them
+         */
+        PrefixAndLast(List<Choice> made, int n, Choice last) {
+            this.made = made;
+            this.n = n;
+            this.last = last;
+        }
+
+        @Override
+        public Choice get(int i) {
+            if (i == n) {
+                return last;
+            }
+            java.util.Objects.checkIndex(i, n);
+            return made.get(i);
+        }
+
+        @Override
+        public int size() {
+            return n + 1;
+        }
+    }
+
     /** Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first. */
     static void buildItems(Round r) {
         for (AppView app : r.apps.values()) {
@@ -238,9 +274,7 @@ final class Bids {
                 double v = none / FinishTimeEstimator.rhoWith(app, runs, speeds, r.horizon);
                 if (v > bestV + 1e-12) {
                     bestV = v;
-                    List<Choice> cs = new ArrayList<>(chosen);
-                    cs.add(new Choice(it, m));
-                    out.add(new Option(prefix + it.cost(m), v, cs));
+                    out.add(new Option(prefix + it.cost(m), v, new PrefixAndLast(chosen, chosen.size(), new Choice(it, m))));
                 }
             }
             runs[x] = true;
@@ -299,17 +333,36 @@ final class Bids {
     }
 
     /** What a placement search depends on, per pod set: its member count and what each member asks for. */
-    private record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
+    record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
                                List<io.fairway.api.model.Toleration> tolerations, io.fairway.api.job.TopologyRequest topology,
                                io.fairway.api.model.NodeAffinity affinity) {
     }
 
-    /** A job's shape at some counts: equal shapes get the same placement (a record: no text built per job). */
-    record ShapeKey(String namespace, io.fairway.api.job.PlacementSensitivity sensitivity, List<PodSetShape> podSets) {
+    /**
+     * A job's shape at some counts: equal shapes get the same placement (no text built per job). The pod sets' shapes
+     * are kept in an array and compared element by element: the same equality as a list of them, without a list and
+     * its iterators for every job of the round.
+     */
+    record ShapeKey(String namespace, io.fairway.api.job.PlacementSensitivity sensitivity, PodSetShape[] podSets) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ShapeKey k && java.util.Objects.equals(namespace, k.namespace)
+                    && java.util.Objects.equals(sensitivity, k.sensitivity) && java.util.Arrays.equals(podSets, k.podSets);
+        }
+
+        @Override
+        public int hashCode() {
+            return (java.util.Objects.hashCode(namespace) * 31 + java.util.Objects.hashCode(sensitivity)) * 31 + java.util.Arrays.hashCode(podSets);
+        }
+
+        @Override
+        public String toString() {
+            return "ShapeKey[" + namespace + ", " + sensitivity + ", " + java.util.Arrays.toString(podSets) + "]";
+        }
     }
 
     /** @param counts members per pod set, or null for every pod set at its full count */
-    private static ShapeKey shapeKey(JobSpec spec, Map<String, Integer> counts) {
+    static ShapeKey shapeKey(JobSpec spec, Map<String, Integer> counts) {
         List<PodSet> pss = spec.podSets();
         PodSetShape[] shapes = new PodSetShape[pss.size()];
         for (int i = 0; i < shapes.length; i++) {
@@ -317,6 +370,6 @@ final class Bids {
             Integer c = counts == null ? Integer.valueOf(ps.count()) : counts.get(ps.name());
             shapes[i] = new PodSetShape(c == null ? -1 : c, ps.resources(), ps.nodeSelector(), ps.tolerations(), ps.topology(), ps.affinity());
         }
-        return new ShapeKey(spec.namespace(), spec.sensitivity(), List.of(shapes));
+        return new ShapeKey(spec.namespace(), spec.sensitivity(), shapes);
     }
 }
