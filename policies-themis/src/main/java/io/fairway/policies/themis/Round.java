@@ -527,6 +527,18 @@ final class Round {
      * and so does this.
      */
     static String twoDecimals(double x) {
+        if (x > 0 && x < 1e9) {
+            // Far from a tie of the hundredths, x and the decimal Double.toString writes for it (within half an ulp)
+            // round to the same hundredths, so the digits need not be written first. Near a tie: the digits decide.
+            double y = x * 100;
+            double below = Math.floor(y);
+            double f = y - below;
+            if (Math.abs(f - 0.5) > 8 * Math.ulp(y)) {
+                long h = (long) below + (f > 0.5 ? 1 : 0);
+                long fraction = h % 100;
+                return (h / 100) + (fraction < 10 ? ".0" : ".") + fraction;
+            }
+        }
         if (Double.isNaN(x) || Double.isInfinite(x)) {
             return String.format(Locale.ROOT, "%.2f", x);
         }
