@@ -102,6 +102,13 @@ final class Bids {
         }
     }
 
+    /** Kept jobs by sequence (one comparator for the round rather than one per app). */
+    private static final Comparator<Item> KEPT_ORDER = Comparator.comparing(i -> i.job().status(), JobOrder.SEQUENCE);
+
+    /** Waiting jobs shortest remaining first, then by sequence. */
+    private static final Comparator<Item> WAITING_ORDER = Comparator.comparingDouble((Item i) -> i.job().remaining())
+            .thenComparing(i -> i.job().status(), JobOrder.SEQUENCE);
+
     /** Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first. */
     static void buildItems(Round r) {
         for (AppView app : r.apps.values()) {
@@ -118,8 +125,8 @@ final class Bids {
                     }
                 }
             }
-            keep.sort(Comparator.comparing(i -> i.job().status(), JobOrder.SEQUENCE));
-            start.sort(Comparator.comparingDouble((Item i) -> i.job().remaining()).thenComparing(i -> i.job().status(), JobOrder.SEQUENCE));
+            keep.sort(KEPT_ORDER);
+            start.sort(WAITING_ORDER);
             List<Item> all = new ArrayList<>(keep);
             all.addAll(start);
             if (r.config.worstJobFirst() && all.size() > 1) {
@@ -143,17 +150,37 @@ final class Bids {
      * first). The order is stable, so an app's items are sorted on keys computed once.
      */
     static void worstJobFirst(List<Item> items, double horizon) {
-        record Keyed(double key, int pos, Item item) {
-        }
-        Keyed[] keyed = new Keyed[items.size()];
-        for (int i = 0; i < keyed.length; i++) {
+        double[] keys = new double[items.size()];
+        for (int i = 0; i < keys.length; i++) {
             JobView j = items.get(i).job();
             double rem = items.get(i).keep() ? j.remainingIfRevoked() : j.remaining();
-            keyed[i] = new Keyed(-FinishTimeEstimator.jobRho(j, horizon + rem), i, items.get(i));
+            keys[i] = -FinishTimeEstimator.jobRho(j, horizon + rem);
         }
-        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
-        for (int i = 0; i < keyed.length; i++) {
-            items.set(i, keyed[i].item());
+        sortStablyByKey(items, keys);
+    }
+
+    /**
+     * Sorts an app's items by their keys ascending, ties in the order before: an insertion sort on the keys (stable,
+     * so the order of {@code Comparator.comparingDouble(key).thenComparingInt(position)}), without a record per item;
+     * an app has a handful of items.
+     */
+    static void sortStablyByKey(List<Item> items, double[] keys) {
+        int n = keys.length;
+        Item[] its = items.toArray(new Item[0]);
+        for (int i = 1; i < n; i++) {
+            double k = keys[i];
+            Item it = its[i];
+            int p = i - 1;
+            while (p >= 0 && Double.compare(keys[p], k) > 0) {
+                keys[p + 1] = keys[p];
+                its[p + 1] = its[p];
+                p--;
+            }
+            keys[p + 1] = k;
+            its[p + 1] = it;
+        }
+        for (int i = 0; i < n; i++) {
+            items.set(i, its[i]);
         }
     }
 
@@ -162,18 +189,13 @@ final class Bids {
      * {@code aboveRho} only: those come first, worst first; the others keep the order before, after them.
      */
     static void worstJobsAboveFirst(List<Item> items, double horizon, double aboveRho) {
-        record Keyed(double key, int pos, Item item) {
-        }
-        Keyed[] keyed = new Keyed[items.size()];
-        for (int i = 0; i < keyed.length; i++) {
+        double[] keys = new double[items.size()];
+        for (int i = 0; i < keys.length; i++) {
             JobView j = items.get(i).job();
             double rho = FinishTimeEstimator.jobRho(j, horizon + (items.get(i).keep() ? j.remainingIfRevoked() : j.remaining()));
-            keyed[i] = new Keyed(rho < aboveRho ? 0 : -rho, i, items.get(i));
+            keys[i] = rho < aboveRho ? 0 : -rho;
         }
-        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
-        for (int i = 0; i < keyed.length; i++) {
-            items.set(i, keyed[i].item());
-        }
+        sortStablyByKey(items, keys);
     }
 
     private static Item pendingItem(Round r, JobView j) {

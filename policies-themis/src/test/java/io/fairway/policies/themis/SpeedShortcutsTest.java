@@ -27,7 +27,8 @@ import net.jqwik.api.constraints.Size;
  * rounded without a BigDecimal), the bundle sizes a bidder is reported with (one pass instead of two streams), the
  * submission order the overdue bound walks (keys read once), an item's position in its app (by the view itself), an
  * option's choices (read in place from the app's choices so far instead of copied) and the key of a job's shape (pod
- * sets in an array instead of a list).
+ * sets in an array instead of a list) and an app's items worst job first (an insertion sort on the keys instead of a
+ * record per item and a comparator).
  */
 class SpeedShortcutsTest {
     @Property(tries = 3000)
@@ -163,5 +164,25 @@ class SpeedShortcutsTest {
             b.podSet(io.fairway.api.job.PodSet.of("side", 1, Resources.builder().gpus(1).build()));
         }
         return b.estimatedSeconds(600).build();
+    }
+
+    @Property(tries = 1000)
+    void anAppsItemsSortedOnTheirKeysAreInTheComparatorsOrder(
+            @ForAll @Size(max = 10) List<@net.jqwik.api.constraints.IntRange(min = 0, max = 6) Integer> keyPicks) {
+        double[] choices = {-2.5, -1, -0.0, 0.0, 1, 1, Double.NaN}; // ties, both zeros, and NaN, as Double.compare orders them
+        List<Bids.Item> items = new ArrayList<>();
+        double[] keys = new double[keyPicks.size()];
+        record Keyed(double key, int pos, Bids.Item item) {
+        }
+        List<Keyed> expected = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+            Bids.Item it = new Bids.Item(null, false, null, 0, 0, 0, i, 1, 1); // fixedGpus tells items apart
+            items.add(it);
+            keys[i] = choices[keyPicks.get(i)];
+            expected.add(new Keyed(keys[i], i, it));
+        }
+        expected.sort(Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos)); // the form it replaces
+        Bids.sortStablyByKey(items, keys);
+        assertThat(items).containsExactlyElementsOf(expected.stream().map(Keyed::item).toList());
     }
 }
