@@ -66,6 +66,49 @@ final class Bids {
     record Option(int cost, double valuation, List<Choice> choices) {
     }
 
+    /**
+     * The choices of an option: the first {@code n} choices an app has made so far, then one more. {@link #options}
+     * appends to its list of choices made and never changes one, so an option reads that prefix in place rather than
+     * copying it for every bundle size of every bidder.
+     */
+    static final class PrefixAndLast extends java.util.AbstractList<Choice> implements java.util.RandomAccess {
+        private final List<Choice> made;
+        private final int n;
+        private final Choice last;
+
+        /**
+         * @param made the choices made so far (only ever appended to)
+         * @param n how many of them come first
+         * @param last the choice after them
+         */
+        PrefixAndLast(List<Choice> made, int n, Choice last) {
+            this.made = made;
+            this.n = n;
+            this.last = last;
+        }
+
+        @Override
+        public Choice get(int i) {
+            if (i == n) {
+                return last;
+            }
+            java.util.Objects.checkIndex(i, n);
+            return made.get(i);
+        }
+
+        @Override
+        public int size() {
+            return n + 1;
+        }
+    }
+
+    /** Kept jobs by sequence (one comparator for the round rather than one per app). */
+    private static final Comparator<Item> KEPT_ORDER = Comparator.comparing(i -> i.job().status(), JobOrder.SEQUENCE);
+
+    /** Waiting jobs shortest remaining first, then by sequence. */
+    private static final Comparator<Item> WAITING_ORDER = Comparator.comparingDouble((Item i) -> i.job().remaining())
+            .thenComparing(i -> i.job().status(), JobOrder.SEQUENCE);
+
     /** Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first. */
     static void buildItems(Round r) {
         for (AppView app : r.apps.values()) {
@@ -82,8 +125,8 @@ final class Bids {
                     }
                 }
             }
-            keep.sort(Comparator.comparing(i -> i.job().status(), JobOrder.SEQUENCE));
-            start.sort(Comparator.comparingDouble((Item i) -> i.job().remaining()).thenComparing(i -> i.job().status(), JobOrder.SEQUENCE));
+            keep.sort(KEPT_ORDER);
+            start.sort(WAITING_ORDER);
             List<Item> all = new ArrayList<>(keep);
             all.addAll(start);
             if (r.config.worstJobFirst() && all.size() > 1) {
@@ -107,17 +150,37 @@ final class Bids {
      * first). The order is stable, so an app's items are sorted on keys computed once.
      */
     static void worstJobFirst(List<Item> items, double horizon) {
-        record Keyed(double key, int pos, Item item) {
-        }
-        Keyed[] keyed = new Keyed[items.size()];
-        for (int i = 0; i < keyed.length; i++) {
+        double[] keys = new double[items.size()];
+        for (int i = 0; i < keys.length; i++) {
             JobView j = items.get(i).job();
             double rem = items.get(i).keep() ? j.remainingIfRevoked() : j.remaining();
-            keyed[i] = new Keyed(-FinishTimeEstimator.jobRho(j, horizon + rem), i, items.get(i));
+            keys[i] = -FinishTimeEstimator.jobRho(j, horizon + rem);
         }
-        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
-        for (int i = 0; i < keyed.length; i++) {
-            items.set(i, keyed[i].item());
+        sortStablyByKey(items, keys);
+    }
+
+    /**
+     * Sorts an app's items by their keys ascending, ties in the order before: an insertion sort on the keys (stable,
+     * so the order of {@code Comparator.comparingDouble(key).thenComparingInt(position)}), without a record per item;
+     * an app has a handful of items.
+     */
+    static void sortStablyByKey(List<Item> items, double[] keys) {
+        int n = keys.length;
+        Item[] its = items.toArray(new Item[0]);
+        for (int i = 1; i < n; i++) {
+            double k = keys[i];
+            Item it = its[i];
+            int p = i - 1;
+            while (p >= 0 && Double.compare(keys[p], k) > 0) {
+                keys[p + 1] = keys[p];
+                its[p + 1] = its[p];
+                p--;
+            }
+            keys[p + 1] = k;
+            its[p + 1] = it;
+        }
+        for (int i = 0; i < n; i++) {
+            items.set(i, its[i]);
         }
     }
 
@@ -126,18 +189,13 @@ final class Bids {
      * {@code aboveRho} only: those come first, worst first; the others keep the order before, after them.
      */
     static void worstJobsAboveFirst(List<Item> items, double horizon, double aboveRho) {
-        record Keyed(double key, int pos, Item item) {
-        }
-        Keyed[] keyed = new Keyed[items.size()];
-        for (int i = 0; i < keyed.length; i++) {
+        double[] keys = new double[items.size()];
+        for (int i = 0; i < keys.length; i++) {
             JobView j = items.get(i).job();
             double rho = FinishTimeEstimator.jobRho(j, horizon + (items.get(i).keep() ? j.remainingIfRevoked() : j.remaining()));
-            keyed[i] = new Keyed(rho < aboveRho ? 0 : -rho, i, items.get(i));
+            keys[i] = rho < aboveRho ? 0 : -rho;
         }
-        java.util.Arrays.sort(keyed, Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos));
-        for (int i = 0; i < keyed.length; i++) {
-            items.set(i, keyed[i].item());
-        }
+        sortStablyByKey(items, keys);
     }
 
     private static Item pendingItem(Round r, JobView j) {
@@ -238,9 +296,7 @@ final class Bids {
                 double v = none / FinishTimeEstimator.rhoWith(app, runs, speeds, r.horizon);
                 if (v > bestV + 1e-12) {
                     bestV = v;
-                    List<Choice> cs = new ArrayList<>(chosen);
-                    cs.add(new Choice(it, m));
-                    out.add(new Option(prefix + it.cost(m), v, cs));
+                    out.add(new Option(prefix + it.cost(m), v, new PrefixAndLast(chosen, chosen.size(), new Choice(it, m))));
                 }
             }
             runs[x] = true;
@@ -299,17 +355,36 @@ final class Bids {
     }
 
     /** What a placement search depends on, per pod set: its member count and what each member asks for. */
-    private record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
+    record PodSetShape(int count, io.fairway.api.model.Resources resources, Map<String, String> nodeSelector,
                                List<io.fairway.api.model.Toleration> tolerations, io.fairway.api.job.TopologyRequest topology,
                                io.fairway.api.model.NodeAffinity affinity) {
     }
 
-    /** A job's shape at some counts: equal shapes get the same placement (a record: no text built per job). */
-    record ShapeKey(String namespace, io.fairway.api.job.PlacementSensitivity sensitivity, List<PodSetShape> podSets) {
+    /**
+     * A job's shape at some counts: equal shapes get the same placement (no text built per job). The pod sets' shapes
+     * are kept in an array and compared element by element: the same equality as a list of them, without a list and
+     * its iterators for every job of the round.
+     */
+    record ShapeKey(String namespace, io.fairway.api.job.PlacementSensitivity sensitivity, PodSetShape[] podSets) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ShapeKey k && java.util.Objects.equals(namespace, k.namespace)
+                    && java.util.Objects.equals(sensitivity, k.sensitivity) && java.util.Arrays.equals(podSets, k.podSets);
+        }
+
+        @Override
+        public int hashCode() {
+            return (java.util.Objects.hashCode(namespace) * 31 + java.util.Objects.hashCode(sensitivity)) * 31 + java.util.Arrays.hashCode(podSets);
+        }
+
+        @Override
+        public String toString() {
+            return "ShapeKey[" + namespace + ", " + sensitivity + ", " + java.util.Arrays.toString(podSets) + "]";
+        }
     }
 
     /** @param counts members per pod set, or null for every pod set at its full count */
-    private static ShapeKey shapeKey(JobSpec spec, Map<String, Integer> counts) {
+    static ShapeKey shapeKey(JobSpec spec, Map<String, Integer> counts) {
         List<PodSet> pss = spec.podSets();
         PodSetShape[] shapes = new PodSetShape[pss.size()];
         for (int i = 0; i < shapes.length; i++) {
@@ -317,6 +392,6 @@ final class Bids {
             Integer c = counts == null ? Integer.valueOf(ps.count()) : counts.get(ps.name());
             shapes[i] = new PodSetShape(c == null ? -1 : c, ps.resources(), ps.nodeSelector(), ps.tolerations(), ps.topology(), ps.affinity());
         }
-        return new ShapeKey(spec.namespace(), spec.sensitivity(), List.of(shapes));
+        return new ShapeKey(spec.namespace(), spec.sensitivity(), shapes);
     }
 }

@@ -239,12 +239,13 @@ final class StarvationGuard {
      */
     private static void earlyForShortJobs(Round r, List<String> rank, String worst, Map<String, String> why) {
         List<Item> shortJobs = new ArrayList<>();
+        boolean noneAdmitted = r.admitted.isEmpty(); // then no job id need be looked up (thousands of apps per round)
         for (String a : rank) {
             if (r.apps.get(a) == null) {
                 continue;
             }
             for (Item it : r.items.get(a)) {
-                if (!it.keep() && !r.admitted.contains(it.job().id())) {
+                if (!it.keep() && (noneAdmitted || !r.admitted.contains(it.job().id()))) {
                     if (it.job().remaining() <= r.horizon && !r.fitsNow(it)) {
                         shortJobs.add(it);
                     }

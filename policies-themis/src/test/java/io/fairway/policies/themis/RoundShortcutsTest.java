@@ -23,6 +23,17 @@ class RoundShortcutsTest {
         assertThat(Round.twoDecimals(x)).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
     }
 
+    @Property(tries = 3000)
+    void twoDecimalsIsWhatTheFormatterWritesAFewUlpsFromHalves(@ForAll @DoubleRange(min = 0, max = 1e9) double x,
+                                                              @ForAll @net.jqwik.api.constraints.IntRange(min = -40, max = 40) int ulps) {
+        // where the hundredths computed from x and from the digits Double.toString writes could differ
+        double half = (Math.floor(x * 100) + 0.5) / 100;
+        for (int i = 0; i < Math.abs(ulps); i++) {
+            half = ulps > 0 ? Math.nextUp(half) : Math.nextDown(half);
+        }
+        assertThat(Round.twoDecimals(half)).as("%s", half).isEqualTo(String.format(Locale.ROOT, "%.2f", half));
+    }
+
     @Property(tries = 500)
     void twoDecimalsIsWhatTheFormatterWritesNearHalves(@ForAll @DoubleRange(min = 0, max = 1000) double x) {
         double half = Math.floor(x * 100) / 100 + 0.005; // ties of the third decimal, where rounding modes differ

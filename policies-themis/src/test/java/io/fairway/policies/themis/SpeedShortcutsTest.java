@@ -25,7 +25,10 @@ import net.jqwik.api.constraints.Size;
 /**
  * The round's faster forms give what the plain forms they replace give: the ρ a waiting job's reason shows (digits
  * rounded without a BigDecimal), the bundle sizes a bidder is reported with (one pass instead of two streams), the
- * submission order the overdue bound walks (keys read once), and an item's position in its app (by the view itself).
+ * submission order the overdue bound walks (keys read once), an item's position in its app (by the view itself), an
+ * option's choices (read in place from the app's choices so far instead of copied) and the key of a job's shape (pod
+ * sets in an array instead of a list) and an app's items worst job first (an insertion sort on the keys instead of a
+ * record per item and a comparator).
  */
 class SpeedShortcutsTest {
     @Property(tries = 3000)
@@ -104,5 +107,82 @@ class SpeedShortcutsTest {
         assertThat(sim.scheduler.status("a-0").orElseThrow().pendingReason().message())
                 .isEqualTo(sim.scheduler.status("a-2").orElseThrow().pendingReason().message())
                 .isNotEqualTo(sim.scheduler.status("b-0").orElseThrow().pendingReason().message());
+    }
+
+    @Property(tries = 500)
+    void anOptionsChoicesReadInPlaceAreTheCopiedOnes(@ForAll @Size(min = 1, max = 12) List<@IntRange(min = 0, max = 4) Integer> members,
+                                                    @ForAll @Size(max = 12) List<@IntRange(min = 0, max = 12) Integer> optionsAt) {
+        // options() appends one choice per item; an option taken after n of them had the n choices plus one more
+        List<Bids.Choice> made = new ArrayList<>();
+        List<List<Bids.Choice>> inPlace = new ArrayList<>();
+        List<List<Bids.Choice>> copied = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            Bids.Item it = new Bids.Item(null, false, "w", 0, 4, 1, 0, 1, 1);
+            for (int at : optionsAt) {
+                if (at == i) {
+                    Bids.Choice last = new Bids.Choice(it, members.get(i));
+                    inPlace.add(new Bids.PrefixAndLast(made, made.size(), last));
+                    List<Bids.Choice> cs = new ArrayList<>(made); // the form it replaces
+                    cs.add(last);
+                    copied.add(cs);
+                }
+            }
+            made.add(new Bids.Choice(it, members.get(i)));
+        }
+        assertThat(inPlace).hasSameSizeAs(copied);
+        for (int k = 0; k < inPlace.size(); k++) {
+            assertThat(inPlace.get(k)).containsExactlyElementsOf(copied.get(k));
+            assertThat(inPlace.get(k).stream().allMatch(c -> c.item().keep())).isEqualTo(copied.get(k).stream().allMatch(c -> c.item().keep()));
+        }
+    }
+
+    @Property(tries = 500)
+    void twoJobsShareAPlacementSearchExactlyWhenTheListFormOfTheirShapesIsEqual(@ForAll @IntRange(min = 0, max = 63) int a,
+                                                                              @ForAll @IntRange(min = 0, max = 63) int b) {
+        Bids.ShapeKey ka = Bids.shapeKey(shapedJob(a), null);
+        Bids.ShapeKey kb = Bids.shapeKey(shapedJob(b), null);
+        List<Object> la = List.of(ka.namespace(), ka.sensitivity(), List.of(ka.podSets())); // the form it replaces
+        List<Object> lb = List.of(kb.namespace(), kb.sensitivity(), List.of(kb.podSets()));
+        assertThat(ka.equals(kb)).as("%d vs %d", a, b).isEqualTo(la.equals(lb));
+        if (ka.equals(kb)) {
+            assertThat(ka.hashCode()).isEqualTo(kb.hashCode());
+        }
+        assertThat(la.equals(lb)).isEqualTo(shapeBits(a) == shapeBits(b));
+    }
+
+    /** The bits of a job's id that make its shape (bit 5, the job's name, does not). */
+    private static int shapeBits(int bits) {
+        return bits & 31;
+    }
+
+    /** A job whose namespace, model, pod sets, members and GPUs per member come from the bits. */
+    private static JobSpec shapedJob(int bits) {
+        JobSpec.Builder b = JobSpec.builder("j" + (bits >> 5)).namespace((bits & 1) == 0 ? "ns-a" : "ns-b").queue("lq").jobSet("a")
+                .sensitivity(io.fairway.api.job.PlacementSensitivity.forModel((bits & 2) == 0 ? "vgg16" : "resnet50"))
+                .podSet(io.fairway.api.job.PodSet.of("main", 1 + ((bits >> 2) & 1), Resources.builder().gpus(1 + ((bits >> 3) & 1)).build()));
+        if ((bits & 16) != 0) {
+            b.podSet(io.fairway.api.job.PodSet.of("side", 1, Resources.builder().gpus(1).build()));
+        }
+        return b.estimatedSeconds(600).build();
+    }
+
+    @Property(tries = 1000)
+    void anAppsItemsSortedOnTheirKeysAreInTheComparatorsOrder(
+            @ForAll @Size(max = 10) List<@net.jqwik.api.constraints.IntRange(min = 0, max = 6) Integer> keyPicks) {
+        double[] choices = {-2.5, -1, -0.0, 0.0, 1, 1, Double.NaN}; // ties, both zeros, and NaN, as Double.compare orders them
+        List<Bids.Item> items = new ArrayList<>();
+        double[] keys = new double[keyPicks.size()];
+        record Keyed(double key, int pos, Bids.Item item) {
+        }
+        List<Keyed> expected = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+            Bids.Item it = new Bids.Item(null, false, null, 0, 0, 0, i, 1, 1); // fixedGpus tells items apart
+            items.add(it);
+            keys[i] = choices[keyPicks.get(i)];
+            expected.add(new Keyed(keys[i], i, it));
+        }
+        expected.sort(Comparator.comparingDouble(Keyed::key).thenComparingInt(Keyed::pos)); // the form it replaces
+        Bids.sortStablyByKey(items, keys);
+        assertThat(items).containsExactlyElementsOf(expected.stream().map(Keyed::item).toList());
     }
 }
