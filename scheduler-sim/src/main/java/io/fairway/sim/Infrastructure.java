@@ -52,6 +52,14 @@ final class Infrastructure {
     private long last;
     private long presentGpus;
     private double nodeGpuMillis;
+    /**
+     * Kept by change (a node coming or going, a placement starting or ending on it) rather than recounted over every
+     * node after each round: the free GPUs of the present nodes, those of them on nodes with fewer free than the
+     * largest node holds (stranded), and the present pool nodes.
+     */
+    private long freeGpus;
+    private long strandedGpus;
+    private int poolNodes;
 
     Infrastructure(ClusterModel cluster, long seed) {
         this.cluster = cluster;
@@ -77,6 +85,27 @@ final class Infrastructure {
         peak = live.size();
         for (Live l : live.values()) {
             presentGpus += l.node().gpus().size();
+            tally(l.node().name(), +1);
+        }
+    }
+
+    /** Adds ({@code +1}) or takes away ({@code -1}) one node's part in the kept tallies, as its state now is. */
+    private void tally(String node, int sign) {
+        Live l = live.get(node);
+        if (l == null) {
+            return;
+        }
+        if (l.pool()) {
+            poolNodes += sign;
+        }
+        int cap = l.node().gpus().size();
+        if (cap == 0) {
+            return;
+        }
+        int f = Math.max(0, cap - usedGpus.getOrDefault(node, 0));
+        freeGpus += sign * (long) f;
+        if (f < maxNodeGpus) {
+            strandedGpus += sign * (long) f;
         }
     }
 
@@ -144,7 +173,9 @@ final class Infrastructure {
         n = new Node(n.name(), n.cluster(), labels, n.taints(), n.capacity(), n.gpus(), false);
         requested--;
         provisioned++;
+        tally(name, -1);
         live.put(name, new Live(n, type.pricePerHour(), requestedAt, true));
+        tally(name, +1);
         presentGpus += n.gpus().size();
         peak = Math.max(peak, live.size());
         return n;
@@ -167,6 +198,7 @@ final class Infrastructure {
 
     /** A node goes away (deprovisioned or interrupted): its bill closes. */
     void nodeGone(String name, long now) {
+        tally(name, -1);
         Live l = live.remove(name);
         if (l != null) {
             presentGpus -= l.node().gpus().size();
@@ -195,7 +227,9 @@ final class Infrastructure {
     /** A job starts (or changes size) on a placement. */
     void place(Placement p, long requestedGpus, boolean start) {
         for (MemberPlacement m : p.members()) {
+            tally(m.node(), -1);
             usedGpus.merge(m.node(), m.gpus().size(), Integer::sum);
+            tally(m.node(), +1);
         }
         if (start && p.gpuCount() > 1) {
             multiGpu++;
@@ -218,7 +252,9 @@ final class Infrastructure {
             return;
         }
         for (MemberPlacement m : p.members()) {
+            tally(m.node(), -1);
             usedGpus.computeIfPresent(m.node(), (k, v) -> v - m.gpus().size() <= 0 ? null : v - m.gpus().size());
+            tally(m.node(), +1);
         }
     }
 
@@ -226,9 +262,29 @@ final class Infrastructure {
     void record(long now, java.util.Collection<String> jobsWaitingForNodes) {
         waitingJobs = jobsWaitingForNodes.size();
         waited.addAll(jobsWaitingForNodes);
+        fragNow = freeGpus == 0 ? -1 : (double) strandedGpus / freeGpus;
+        InfraMetrics.NodeCount c = new InfraMetrics.NodeCount(now, live.size(), poolNodes, requested);
+        if (counts.isEmpty() || !sameCount(counts.get(counts.size() - 1), c)) {
+            if (!counts.isEmpty() && counts.get(counts.size() - 1).timeMillis() == now) {
+                counts.set(counts.size() - 1, c);
+            } else {
+                counts.add(c);
+            }
+        }
+    }
+
+    /**
+     * The kept tallies as {free, stranded, pool nodes}, and the same recounted over every present node (the form they
+     * replace), for tests.
+     */
+    long[][] talliesKeptAndRecounted() {
         long free = 0;
         long stranded = 0;
+        long pool = 0;
         for (Live l : live.values()) {
+            if (l.pool()) {
+                pool++;
+            }
             int cap = l.node().gpus().size();
             if (cap == 0) {
                 continue;
@@ -239,21 +295,7 @@ final class Infrastructure {
                 stranded += f;
             }
         }
-        fragNow = free == 0 ? -1 : (double) stranded / free;
-        int pool = 0;
-        for (Live l : live.values()) {
-            if (l.pool()) {
-                pool++;
-            }
-        }
-        InfraMetrics.NodeCount c = new InfraMetrics.NodeCount(now, live.size(), pool, requested);
-        if (counts.isEmpty() || !sameCount(counts.get(counts.size() - 1), c)) {
-            if (!counts.isEmpty() && counts.get(counts.size() - 1).timeMillis() == now) {
-                counts.set(counts.size() - 1, c);
-            } else {
-                counts.add(c);
-            }
-        }
+        return new long[][] {{freeGpus, strandedGpus, poolNodes}, {free, stranded, pool}};
     }
 
     private static boolean sameCount(InfraMetrics.NodeCount a, InfraMetrics.NodeCount b) {

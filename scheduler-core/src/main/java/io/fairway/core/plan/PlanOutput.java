@@ -94,7 +94,7 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
             }
             // the rest of the group, answered with one reason: nothing to report when every job carries it already
             // (the round drops the reasons of jobs it admits, should a policy admit one it also answered in bulk)
-            if (from < jobs.size() && !kept.stands(bulkReason, g.commonReason())) {
+            if (from < jobs.size() && !kept.stands(bulkReason, g.commonReason()) && !keptByAll(ctx, kept, bulkReason, g)) {
                 reasons.putRun(jobs.subList(from, jobs.size()), kept.stamp(bulkReason), reservations);
             }
         }
@@ -102,5 +102,16 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         renewals.keySet().removeAll(plan.preempted.keySet());
         return new PlanOutput(new ArrayList<>(plan.preempted.values()), new ArrayList<>(plan.admitted.values()), reasons, renewals,
                 new ArrayList<>(plan.resized.values()), plan.wakeAt, plan.quota, ctx.plannedByEngineOnly());
+    }
+
+    /**
+     * Whether every job of the group keeps its reason against {@code reason} although they carry different objects
+     * (given in different rounds): in remembering rounds a job keeps a reason that gives the same answer, and the
+     * group's jobs all give its {@link PendingIndex.Group#commonAnswer() common answer}, so one comparison stands for
+     * a walk over its jobs that would list none of them.
+     */
+    static boolean keptByAll(PlanContext ctx, KeptReasons kept, PendingReason reason, PendingIndex.Group g) {
+        PendingReason answer = g.commonAnswer();
+        return answer != null && ctx.keepsReasons() && kept.stands(reason, answer);
     }
 }

@@ -253,6 +253,8 @@ public final class PendingIndex implements PendingJobs {
         private final JobStatus[] jobs;
         private final PendingReason commonReason;
         private final List<JobStatus> view;
+        /** A reason every job's reason gives the same answer as ({@link PendingReason#sameAnswer}), or null. */
+        private PendingReason commonAnswer;
 
         private Group(Key key, JobStatus[] jobs, PendingReason commonReason) {
             this.key = key;
@@ -310,6 +312,19 @@ public final class PendingIndex implements PendingJobs {
             return commonReason;
         }
 
+        /**
+         * A reason that every job's reason gives the same answer as ({@link PendingReason#sameAnswer}: the same code
+         * and sentence, perhaps with other numbers or from another round), known only for the groups of an index the
+         * engine keeps ({@link Builder}), which follows it as jobs come, go and change reasons. Giving the same answer
+         * is an equivalence, so a reason that gives this one's answer gives every job's, and one that does not gives
+         * none's: a round can tell whether a whole group keeps its reasons with one comparison.
+         *
+         * @return that reason, or null when the jobs' answers differ, one carries no reason, or it is not known
+         */
+        public PendingReason commonAnswer() {
+            return commonAnswer;
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Group g && key.equals(g.key) && Arrays.equals(jobs, g.jobs);
@@ -355,9 +370,63 @@ public final class PendingIndex implements PendingJobs {
             boolean gone;
             /** The freeze that last listed it. */
             long listedIn;
+            /**
+             * The answer its jobs are counted against, or null (not known: counted again at the next freeze); and
+             * how many present jobs carry a reason that does not give it ({@link PendingReason#sameAnswer}). Kept
+             * by change: each job that comes, goes or changes its reason costs one comparison, not a pass.
+             */
+            PendingReason answer;
+            int odd;
 
             MutableGroup(Key key) {
                 this.key = key;
+            }
+
+            /** @return true when the reason gives the group's counted answer */
+            private boolean givesAnswer(PendingReason r) {
+                return r != null && (r == answer || answer.sameAnswer(r));
+            }
+
+            /** Counts a job's reason entering ({@code +1}) or leaving ({@code -1}) the group. */
+            private void countAnswer(JobStatus j, int sign) {
+                if (answer != null && !givesAnswer(j.pendingReason())) {
+                    odd += sign;
+                }
+            }
+
+            /**
+             * The counted answer when every present job gives it; recounted from the jobs when it is not known or no
+             * job gives it any longer (after a round that changed every job's answer, say). @return it, or null
+             */
+            PendingReason commonAnswer() {
+                if (live == 0) {
+                    return null;
+                }
+                if (answer == null || odd == live) {
+                    answer = null;
+                    odd = 0;
+                    PendingReason same = null; // jobs given one reason share the object: one comparison per object
+                    for (int i = 0; i < size; i++) {
+                        if (jobs[i] == null) {
+                            continue;
+                        }
+                        PendingReason r = jobs[i].pendingReason();
+                        if (answer == null) {
+                            if (r == null) {
+                                return null; // recounted at the next freeze
+                            }
+                            answer = r;
+                            same = r;
+                        } else if (r != same) {
+                            if (givesAnswer(r)) {
+                                same = r;
+                            } else {
+                                odd++;
+                            }
+                        }
+                    }
+                }
+                return odd == 0 ? answer : null;
             }
 
             /** @return the slot with the job's keys (possibly a hole), or {@code -(insertion point) - 1} */
@@ -385,6 +454,10 @@ public final class PendingIndex implements PendingJobs {
                 int i = find(j);
                 if (i >= 0) {
                     boolean added = jobs[i] == null;
+                    if (!added) {
+                        countAnswer(jobs[i], -1);
+                    }
+                    countAnswer(j, +1);
                     jobs[i] = j;
                     if (added) {
                         live++;
@@ -412,6 +485,7 @@ public final class PendingIndex implements PendingJobs {
                 submitted[at] = j.spec().submitTimeMillis();
                 sequence[at] = j.sequence();
                 live++;
+                countAnswer(j, +1);
                 return true;
             }
 
@@ -421,12 +495,22 @@ public final class PendingIndex implements PendingJobs {
                 if (i < 0 || jobs[i] == null) {
                     return false;
                 }
+                countAnswer(jobs[i], -1);
                 jobs[i] = null;
                 live--;
                 if (live == 0) {
                     size = 0;
+                    answer = null;
+                    odd = 0;
                 }
                 return true;
+            }
+
+            /** Writes a job's next status in its slot {@code i}. */
+            void restateAt(int i, JobStatus now) {
+                countAnswer(jobs[i], -1);
+                countAnswer(now, +1);
+                jobs[i] = now;
             }
 
             /** @return the jobs present, in order (and the holes closed) */
@@ -501,7 +585,7 @@ public final class PendingIndex implements PendingJobs {
                 replace(old, now);
                 return;
             }
-            g.jobs[i] = now;
+            g.restateAt(i, now);
             g.frozen = null;
             last = null;
         }
@@ -537,6 +621,7 @@ public final class PendingIndex implements PendingJobs {
             for (MutableGroup g : order) {
                 if (g.frozen == null) {
                     g.frozen = Group.of(g.key, g.compact(), true);
+                    g.frozen.commonAnswer = g.commonAnswer();
                 }
             }
             order.sort((a, b) -> GROUP_ORDER.compare(a.frozen.head(), b.frozen.head()));
