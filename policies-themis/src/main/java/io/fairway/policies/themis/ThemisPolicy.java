@@ -147,13 +147,14 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         public static final boolean DEFAULT_WORST_JOB_FIRST = true;
 
         /**
-         * The defaults: f = 0 (every app with demand bids), 10-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
+         * The defaults: f = 0 (every app with demand bids), 15-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
          * checkpointing revocable at the price of their work (a revocation restarts them from zero, and that loss counts in the
          * holder's ρ, so it happens only for an app whose ρ is worse even then), leases renewed unless a worse-off app needs
-         * them, early revocation for the worst app.
+         * them, early revocation for the worst app, a job overdue once it has waited 1.5 × the cluster time of the work
+         * submitted before it plus its own run, and room made for the oldest overdue job.
          */
-        public static final Config DEFAULTS = new Config(0.0, 10, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 2.0,
-                true, 2.0, DEFAULT_WORST_JOB_FIRST, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
+        public static final Config DEFAULTS = new Config(0.0, 15, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 2.0,
+                true, 1.5, DEFAULT_WORST_JOB_FIRST, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
                     DEFAULT_OVERDUE_RESERVE);
 
 
@@ -206,8 +207,8 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         /** Whether the per-job term is on by default. */
         public static final boolean DEFAULTS_PER_JOB = true;
 
-        /** The overdue factor by default. */
-        public static final double DEFAULT_OVERDUE_FACTOR = 2.0;
+        /** The overdue factor by default (the same as in {@link #DEFAULTS}). */
+        public static final double DEFAULT_OVERDUE_FACTOR = 1.5;
 
         /**
          * With early revocation (true) and the guard from ρ = {@value #DEFAULT_RESERVE_ABOVE_RHO}.

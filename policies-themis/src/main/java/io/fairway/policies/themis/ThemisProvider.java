@@ -13,7 +13,7 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@code f} — the fairness knob in [0, 1]; the (1 − f) fraction of apps with the worst ρ bid (default 0: every app with
  *       demand bids; fairness then comes from the proportional-fair auction, the starvation guard and early revocation);</li>
- *   <li>{@code leaseMinutes} — lease length in minutes of the scheduler clock, or {@code infinite} (default 10);</li>
+ *   <li>{@code leaseMinutes} — lease length in minutes of the scheduler clock, or {@code infinite} (default 15);</li>
  *   <li>{@code hiddenPayments} — {@code true|false}: winners keep only the fraction c_i of their bundle (default true);</li>
  *   <li>{@code estimate} — {@code progress|elapsed}: how job progress is estimated (default progress);</li>
  *   <li>{@code reserve} — {@code true|false}: gather GPUs for the worst app's gang rather than starve it (default true);</li>
@@ -28,7 +28,8 @@ import java.util.TreeSet;
  *   <li>{@code reserveAboveRho} — a number ≥ 0: the starvation guard acts only once the worst app's ρ has reached it
  *       (default 2; 0: always);</li>
  *   <li>{@code perJob} — {@code true|false}: an app's ρ is at least its worst job's (default true);</li>
- *   <li>{@code overdueFactor} — a number ≥ 0 or {@code infinite}: the bound on how long a job may be overtaken (default 4);</li>
+ *   <li>{@code overdueFactor} — a number ≥ 0 or {@code infinite}: the bound on how long a job may be overtaken, in
+ *       multiples of the cluster time of the work submitted before it (default 1.5);</li>
  *   <li>{@code worstJobFirst} — {@code true|false}: an app hands the GPUs it wins to its worst-off jobs first, its own expired
  *       leases included (default true).</li>
  * </ul>
@@ -50,7 +51,7 @@ public final class ThemisProvider implements PolicyProvider {
 
     @Override
     public String description() {
-        return "Themis: finish-time-fair partial allocation auctions among the (1-f) worst-rho apps, with leases (f=0, 10 min)";
+        return "Themis: finish-time-fair partial allocation auctions among the (1-f) worst-rho apps, with leases (f=0, 15 min)";
     }
 
     @Override

@@ -40,17 +40,20 @@ class ThemisDecisionsTest {
 
     @ParameterizedTest(name = "{0}, seed {1}, checkpoints every {2} s")
     @CsvSource({
-        // the defaults, re-recorded when overdue jobs got room from the guard (overdueReserve) and the overdue bound went
-        // from 4 to 2 times the work ahead
-        "'', 11, 0, 436 5cf489c9c08f811d",
-        "'', 12, 120, 531 25331e7ba2e545d2",
+        // the defaults, re-recorded when leases went from 10 to 15 minutes and the overdue bound from 2 to 1.5 times the
+        // work ahead (chosen together on the tuning seeds: shorter first-start waits, fewer revocations)
+        "'', 11, 0, 254 8d4082b7368f0dac",
+        "'', 12, 120, 509 3a137582dd4da224",
+        // the defaults before that (overdueReserve, the overdue bound 2): the decisions recorded before, unchanged
+        "leaseMinutes=10;overdueFactor=2, 11, 0, 436 5cf489c9c08f811d",
+        "leaseMinutes=10;overdueFactor=2, 12, 120, 531 25331e7ba2e545d2",
         // the defaults before that (worstJobFirst, the guard from rho 2): the decisions recorded before, unchanged
-        "overdueFactor=4;overdueReserve=false, 11, 0, 326 2165764d909318f1",
-        "overdueFactor=4;overdueReserve=false, 12, 120, 315 f14a3489cbb0f336",
+        "leaseMinutes=10;overdueFactor=4;overdueReserve=false, 11, 0, 326 2165764d909318f1",
+        "leaseMinutes=10;overdueFactor=4;overdueReserve=false, 12, 120, 315 f14a3489cbb0f336",
         // the defaults before that: the decisions recorded before, unchanged
-        "worstJobFirst=false;reserveAboveRho=3;overdueFactor=4;overdueReserve=false, 11, 0, 300 147861aa15f02e75",
-        "worstJobFirst=false;reserveAboveRho=3;overdueFactor=4;overdueReserve=false, 12, 120, 299 31742b1d24043c3a",
-        "perJob=false;overdueFactor=infinite;worstJobFirst=false;reserveAboveRho=3, 11, 120, 254 1c6a62554be19336",
+        "leaseMinutes=10;worstJobFirst=false;reserveAboveRho=3;overdueFactor=4;overdueReserve=false, 11, 0, 300 147861aa15f02e75",
+        "leaseMinutes=10;worstJobFirst=false;reserveAboveRho=3;overdueFactor=4;overdueReserve=false, 12, 120, 299 31742b1d24043c3a",
+        "leaseMinutes=10;perJob=false;overdueFactor=infinite;worstJobFirst=false;reserveAboveRho=3, 11, 120, 254 1c6a62554be19336",
     })
     void theDecisionsAreTheRecordedOnes(String params, long seed, double checkpointSeconds, String recorded) throws NoSuchAlgorithmException {
         assertThat(digest(params, seed, checkpointSeconds)).isEqualTo(recorded);

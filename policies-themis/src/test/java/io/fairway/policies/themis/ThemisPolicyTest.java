@@ -27,7 +27,8 @@ class ThemisPolicyTest {
         ThemisPolicy p = (ThemisPolicy) themis(Map.of());
         assertThat(p.config()).isEqualTo(ThemisPolicy.Config.DEFAULTS);
         assertThat(p.config().f()).isEqualTo(0.0);
-        assertThat(p.config().leaseMillis()).isEqualTo(600_000);
+        assertThat(p.config().leaseMillis()).isEqualTo(900_000);
+        assertThat(p.config().overdueFactor()).isEqualTo(1.5);
         assertThat(p.config().hiddenPayments()).isTrue();
         assertThat(p.config().estimate()).isEqualTo(ThemisPolicy.Estimate.PROGRESS);
     }
@@ -41,7 +42,7 @@ class ThemisPolicyTest {
                 PartialAllocationAuction.Method.GREEDY, true, false, false, 1.5));
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
         assertThat(p.config().perJob()).isTrue();
-        assertThat(p.config().overdueFactor()).isEqualTo(2.0);
+        assertThat(p.config().overdueFactor()).isEqualTo(1.5);
         assertThat(p.config().overdueReserve()).isTrue();
         ThemisPolicy before = (ThemisPolicy) themis(Map.of("overdueFactor", "4", "overdueReserve", "false", "worstJobAboveRho", "1.5",
                 "overdueOwnRun", "0.5"));
@@ -186,20 +187,20 @@ class ThemisPolicyTest {
         assertThat(r.decisions()).filteredOn(d -> d instanceof Admit).extracting(Decision::jobId).containsExactlyInAnyOrder("rigid", "el");
         Admit el = (Admit) r.decisions().stream().filter(d -> d.jobId().equals("el")).findFirst().orElseThrow();
         assertThat(el.counts().get("main")).isEqualTo(2);
-        assertThat(el.leaseExpiresAtMillis()).isEqualTo(600_000);
+        assertThat(el.leaseExpiresAtMillis()).as("a default lease: 15 minutes").isEqualTo(900_000);
         assertThat(sim.scheduler.checkInvariants()).isEmpty();
     }
 
     @Test
     void leasesEndJustAfterACheckpoint() {
-        // checkpoints every 420 s of work, full speed from 0: a 10-minute lease would end at 600 s of work, mid-interval;
-        // it is stretched to the checkpoint at 840 s, plus a 2 s margin
+        // checkpoints every 420 s of work, full speed from 0: a default 15-minute lease would end at 900 s of work,
+        // mid-interval; it is stretched to the checkpoint at 1,260 s, plus a 2 s margin
         MiniSim sim = new MiniSim(themis(Map.of()), 1, 1, GpuTopology.pcie4("V100"), 1);
         JobSpec j = MiniSim.job("ck", "c", 4, 3600);
         sim.scheduler.submit(new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(), j.priority(), 0, j.podSets(),
                 j.estimatedSeconds(), io.fairway.api.job.PlacementSensitivity.NONE, new io.fairway.api.job.Checkpointing(420, 0, 0)));
         RoundResult r = sim.scheduler.runRound();
-        assertThat(((Admit) r.decisions().get(0)).leaseExpiresAtMillis()).isEqualTo(842_000);
+        assertThat(((Admit) r.decisions().get(0)).leaseExpiresAtMillis()).isEqualTo(1_262_000);
     }
 
     /**
@@ -258,7 +259,10 @@ class ThemisPolicyTest {
     }
 
     private static RoundResult gangRound(Map<String, String> params) {
-        MiniSim sim = new MiniSim(themis(params), 1, 4, GpuTopology.pcie4("V100"), 1);
+        // the scenario's leases are 10 minutes long (it was written when that was the default)
+        Map<String, String> p = new java.util.HashMap<>(params);
+        p.putIfAbsent("leaseMinutes", "10");
+        MiniSim sim = new MiniSim(themis(p), 1, 4, GpuTopology.pcie4("V100"), 1);
         io.fairway.api.job.Checkpointing ck = new io.fairway.api.job.Checkpointing(60, 0, 0);
         List<JobSpec> small = new java.util.ArrayList<>();
         for (int i = 0; i < 16; i++) {
@@ -376,7 +380,8 @@ class ThemisPolicyTest {
         Map<Boolean, Long> shortDone = new java.util.HashMap<>();
         for (boolean worstJobFirst : List.of(true, false)) {
             // without the overdue guard, which would otherwise make room for the short job after its overdue bound
-            MiniSim sim = new MiniSim(themis(Map.of("worstJobFirst", Boolean.toString(worstJobFirst), "overdueReserve", "false")), 1, 1,
+            MiniSim sim = new MiniSim(themis(Map.of("worstJobFirst", Boolean.toString(worstJobFirst), "overdueReserve", "false",
+                    "leaseMinutes", "10")), 1, 1,
                     GpuTopology.pcie4("V100"), 1);
             for (JobSpec j : List.of(MiniSim.job("a-long", "a", 4, 20_000), MiniSim.job("a-short", "a", 4, 60))) {
                 sim.submitAt(j.id().equals("a-long") ? 0 : 60_000, new JobSpec(j.id(), j.namespace(), j.queue(), j.jobSet(), j.owner(),
