@@ -114,8 +114,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             // Within a round capacity and quota only shrink: no later job of this shape fits either.
             if (isStrict(q)) {
                 ctx.leaveWaiting(j, failed);
-                PendingReason behind = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + j.id()
-                        + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + failed.message());
+                PendingReason behind = waitingBehind(j, cq, failed);
                 blockReason.put(cq, behind);
                 if (c.index + 1 < c.group.jobs().size()) {
                     ctx.leaveWaiting(c.group, c.index + 1, behind);
@@ -124,6 +123,22 @@ public class OrderedPolicy implements SchedulingPolicy {
                 ctx.leaveWaiting(c.group, c.index, failed);
             }
         }
+    }
+
+    /**
+     * The reason of the jobs behind a StrictFIFO head that does not fit. It quotes the head's reason, so it carries
+     * that reason's numbers and the round it is from ({@link PendingReason#asOfRound()}): when the head's answer is one
+     * an earlier round found (with that round's numbers), the jobs behind it give the same answer as of that round,
+     * rather than older numbers presented as this round's.
+     *
+     * @param head the head of the queue
+     * @param cq its ClusterQueue
+     * @param failed why the head does not fit
+     * @return the reason of the jobs behind it
+     */
+    static PendingReason waitingBehind(JobStatus head, String cq, PendingReason failed) {
+        return new PendingReason(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting behind " + head.id()
+                + ", the head of StrictFIFO ClusterQueue " + cq + ", which does not fit: " + failed.message(), failed.details());
     }
 
     /**

@@ -66,7 +66,7 @@ class PreemptionDecisionsTest {
             "fair-sharing", "de767420f83711d6ff11394f90c831b4febd737ad92fc046a34371b7ec133c03",
             "best-effort-fifo", "d41a35599c7b3ba69914ea796a146817c22099c550d8f377c0cf9b2204950e19",
             "priority", "767320e26a54637bcac885d23c3a01a76b7cb0ebfc3d19def0b4e7ab7712a932",
-            "strict-fifo", "f5c999ecc37199641eb8d40bd10c951200314065c3d3bd22cf72f11490e30c36");
+            "strict-fifo", "2ee1d8fa61bfb8cd61734277c41821b50d75eb9a143cbeae5d56d2f8dacc2977");
 
     /**
      * The same scenario under Kueue's cohort rules (the default), recorded when they became the default: reclaim
@@ -91,7 +91,7 @@ class PreemptionDecisionsTest {
             "fair-sharing", "45e5cac99488cb33e7c1867f7490781c15cba68b53116fe49f22b87ea120e9b7",
             "best-effort-fifo", "50be90d5559090ab5d1aee0025749ced9bc8bea5db28240381236031f6d77fb2",
             "priority", "00b2799a15eca3f6075938ddd3a21b03df28461b4aa6e0cedca3c667dcafc1f5",
-            "strict-fifo", "e8eada53c4f07314c06bfe29de7ee179f5f138e48dfef781de9ba6b07b5a129b");
+            "strict-fifo", "dd09d1a726275c43cc451c7741b5c4ba1fc56050a01b7719ed90d62eaa72623c");
 
     record Transcript(String text, String sha256, int preemptions, int refusedSearches, PreemptionPolicy.CohortRules rules) {
     }
