@@ -587,12 +587,12 @@ public final class RoundMemory {
          * {@link #countAnswered} once the whole answer is known to stand).
          *
          * @param key an {@link AttemptMemo.AttemptKey} or a {@link SearchKey}
-         * @param clusterQueue the key's ClusterQueue
          * @return the answer, or null
          */
-        Answer peek(Object key, String clusterQueue) {
+        Answer peek(Object key) {
             Answer a = find(key);
-            return valid(a, clusterQueue) ? a : null;
+            AttemptMemo.AttemptKey attempt = key instanceof SearchKey s ? s.attempt() : (AttemptMemo.AttemptKey) key;
+            return valid(a, attempt) ? a : null;
         }
 
         /** Counts attempts answered from the memory without being made ({@link #peek}). */
