@@ -9,6 +9,7 @@ import io.fairway.core.admission.QuotaBook;
 import io.fairway.core.placement.CapacityPlan;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -75,36 +76,44 @@ public final class HeldCharges {
         }
     }
 
-    /** Applies the changes noted since the last round, one by one, in the order they happened. */
+    /**
+     * Applies the changes noted since the last round: each changed job's last status is compared with what it was
+     * charged as; every job that holds less or differently is given back first, and only then is what each holds now
+     * charged. Capacity sums do not depend on the order, but a GPU is one bit: followed one by one in the order the
+     * engine applied them, a change that takes a GPU another job gives back later in the same batch (a resize that
+     * grows onto GPUs a preemption of the same round frees, applied before that preemption) would have the give-back
+     * clear the bit the newer holder set, and the next round would see that GPU free while a job holds it.
+     */
     private void follow() {
+        Map<String, JobStatus> last = new LinkedHashMap<>();
         for (int i = 0; i < log.size(); i += 2) {
-            apply(log.get(i), log.get(i + 1));
-        }
-        log.clear();
-    }
-
-    private void apply(JobStatus before, JobStatus after) {
-        boolean held = before != null && before.state().holdsResources();
-        boolean holds = after != null && after.state().holdsResources();
-        if (held && holds && before.spec() == after.spec() && before.admission() == after.admission()) {
-            JobStatus was = charged.get(before.id());
-            if (was != null) {
-                charged.put(after.id(), after);
-                return;
+            JobStatus before = log.get(i);
+            JobStatus after = log.get(i + 1);
+            if (before != null || after != null) {
+                last.put(after != null ? after.id() : before.id(), after);
             }
         }
-        if (held) {
-            JobStatus was = charged.remove(before.id());
+        log.clear();
+        List<JobStatus> toCharge = new ArrayList<>();
+        for (Map.Entry<String, JobStatus> e : last.entrySet()) {
+            JobStatus after = e.getValue();
+            boolean holds = after != null && after.state().holdsResources();
+            JobStatus was = charged.get(e.getKey());
+            if (was != null && holds && was.spec() == after.spec() && was.admission() == after.admission()) {
+                charged.put(e.getKey(), after); // holds as charged (a start, say): nothing to do
+                continue;
+            }
             if (was != null) {
+                charged.remove(e.getKey());
                 TentativePlan.chargeInPlace(cap, quota, was.spec(), was.admission(), -1);
                 changes++;
             }
-        }
-        if (holds) {
-            JobStatus was = charged.put(after.id(), after);
-            if (was != null) { // charged under another status the engine did not report: give that back first
-                TentativePlan.chargeInPlace(cap, quota, was.spec(), was.admission(), -1);
+            if (holds) {
+                toCharge.add(after);
             }
+        }
+        for (JobStatus after : toCharge) {
+            charged.put(after.id(), after);
             TentativePlan.chargeInPlace(cap, quota, after.spec(), after.admission(), +1);
             changes++;
         }

@@ -366,7 +366,7 @@ public final class PlanContext implements PolicyContext {
         if (made != null) {
             admission = made.reason();
         } else {
-            RoundMemory.Answer a = onStartingPlan() || (startState >= 0 && treeAsAtStart(cqName)) ? memory.peek(key, key) : null;
+            RoundMemory.Answer a = onStartingPlan() || (startState >= 0 && treeAsAtStart(cqName)) ? memory.peek(key) : null;
             if (a == null || !onStartingPlan() && a.capacity() != null) {
                 return null; // after the plan changed only a quota failure stands, in a tree the plan left as it was
             }
@@ -383,7 +383,7 @@ public final class PlanContext implements PolicyContext {
             boolean newer = cq.preemption().withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
             RoundMemory.SearchKey sk = new RoundMemory.SearchKey(key, job.spec().priority(),
                     newer ? job.spec().submitTimeMillis() : 0, newer ? job.sequence() : 0);
-            RoundMemory.Answer s = memory.peek(sk, key);
+            RoundMemory.Answer s = memory.peek(sk);
             if (s == null || s.admissions() != 0) {
                 return null; // not remembered, or its replay would use admission numbers
             }

@@ -587,11 +587,11 @@ public final class RoundMemory {
          * {@link #countAnswered} once the whole answer is known to stand).
          *
          * @param key an {@link AttemptMemo.AttemptKey} or a {@link SearchKey}
-         * @param attempt the admission the key is of (the key itself, or a search's attempt)
          * @return the answer, or null
          */
-        Answer peek(Object key, AttemptMemo.AttemptKey attempt) {
+        Answer peek(Object key) {
             Answer a = find(key);
+            AttemptMemo.AttemptKey attempt = key instanceof SearchKey s ? s.attempt() : (AttemptMemo.AttemptKey) key;
             return valid(a, attempt) ? a : null;
         }
 

@@ -68,7 +68,6 @@ public final class Validator {
      * @return what holds
      */
     public static Outcome validate(Snapshot snapshot, List<Preempt> preemptions, List<Admit> resizes, List<Admit> admissions) {
-        PlanContext ctx = new PlanContext(snapshot, false);
         Map<String, JobStatus> holding = new HashMap<>();
         for (JobStatus j : snapshot.holding()) {
             holding.put(j.id(), j);
@@ -86,21 +85,7 @@ public final class Validator {
                 }
             }
         }
-        List<Preempt> okPreempt = new ArrayList<>();
-        List<String> refused = new ArrayList<>();
-        for (Preempt p : preemptions) {
-            JobStatus j = holding.get(p.jobId());
-            if (j != null && !j.spec().preemptible()) {
-                refused.add("preempt " + p.jobId() + ": its priority class " + j.spec().priorityClass().name() + " is not preemptible");
-            } else if (j == null || !ctx.preempt(j, p.reason())) {
-                refused.add("preempt " + p.jobId() + ": the job holds no resources");
-            } else {
-                okPreempt.add(p);
-            }
-        }
-        List<Admit> okResizes = new ArrayList<>();
-        // Shrinks first: a job grown into GPUs another job gave up by shrinking in the same plan is checked after
-        // that shrink, whatever order the policy made them in.
+        // Shrinks first, in the policy's order otherwise (a refusal names the first resize that could not fit).
         List<Admit> ordered = new ArrayList<>();
         List<Admit> grows = new ArrayList<>();
         for (Admit r : resizes) {
@@ -110,19 +95,59 @@ public final class Validator {
             (shrinkOnly ? ordered : grows).add(r);
         }
         ordered.addAll(grows);
-        for (Admit r : ordered) {
-            JobStatus j = holding.get(r.jobId());
-            if (j == null || !ctx.preempt(j, "")) {
-                refused.add("resize " + r.jobId() + ": the job holds no resources");
-                continue;
+        // Every resized job gives back what it held before any resize is checked: resized jobs may trade GPUs (one
+        // grows into what another leaves in the same plan, both ways), which no order of one-by-one checks accepts.
+        // A refused resize keeps the job where it was, which may take back room an accepted resize used: the check
+        // is then made again without the refused resizes, until none is refused (at most once per resize).
+        Map<String, String> refusedResizes = new LinkedHashMap<>();
+        PlanContext ctx;
+        List<Preempt> okPreempt;
+        List<String> refused;
+        List<Admit> okResizes;
+        while (true) {
+            ctx = new PlanContext(snapshot, false);
+            okPreempt = new ArrayList<>();
+            refused = new ArrayList<>();
+            for (Preempt p : preemptions) {
+                JobStatus j = holding.get(p.jobId());
+                if (j != null && !j.spec().preemptible()) {
+                    refused.add("preempt " + p.jobId() + ": its priority class " + j.spec().priorityClass().name() + " is not preemptible");
+                } else if (j == null || !ctx.preempt(j, p.reason())) {
+                    refused.add("preempt " + p.jobId() + ": the job holds no resources");
+                } else {
+                    okPreempt.add(p);
+                }
             }
-            String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue(), new java.util.HashSet<>(j.admission().placement().members()));
-            if (err != null) {
-                refused.add("resize " + r.jobId() + ": " + err);
-                ctx.plan().restore(j.id());
-            } else {
-                okResizes.add(r);
+            List<Admit> tried = new ArrayList<>();
+            for (Admit r : ordered) {
+                JobStatus j = holding.get(r.jobId());
+                if (refusedResizes.containsKey(r.jobId())) {
+                    continue;
+                }
+                if (j == null || !ctx.preempt(j, "")) {
+                    refusedResizes.put(r.jobId(), "the job holds no resources");
+                    continue;
+                }
+                tried.add(r);
             }
+            okResizes = new ArrayList<>();
+            boolean more = false;
+            for (Admit r : tried) {
+                JobStatus j = holding.get(r.jobId());
+                String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue(), new java.util.HashSet<>(j.admission().placement().members()));
+                if (err != null) {
+                    refusedResizes.put(r.jobId(), err);
+                    more = true;
+                } else {
+                    okResizes.add(r);
+                }
+            }
+            if (!more) {
+                break;
+            }
+        }
+        for (Map.Entry<String, String> e : refusedResizes.entrySet()) {
+            refused.add("resize " + e.getKey() + ": " + e.getValue());
         }
         List<Admit> ok = new ArrayList<>();
         Map<String, String> refusedAdmissions = new LinkedHashMap<>();
