@@ -176,8 +176,7 @@ public interface PolicyContext {
 
     /**
      * The jobs that hold resources: quota reserved (admission checks pending), admitted, or running — the
-     * candidates for preemption, resizing and lease renewal. (Named {@code running()} until 0.1.0-SNAPSHOT of 25 Nov 2026: it always
-     * returned all three states.)
+     * candidates for preemption, resizing and lease renewal.
      *
      * @return jobs holding resources, in submission order
      */
