@@ -232,7 +232,7 @@ public class ThemisAuctionBenchmark {
         /** Apps × GPUs. */
         @Param({"1000x256", "10000x4096"})
         public String size;
-        /** {@code defaults}, or {@code paper}: the per-job term and the overdue bound off (the defaults until this session). */
+        /** {@code defaults}, or {@code paper}: the per-job term and the overdue bound off (the behaviour of the Themis paper). */
         @Param({"defaults"})
         public String config;
         Snapshot snapshot;

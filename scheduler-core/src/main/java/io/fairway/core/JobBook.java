@@ -103,11 +103,6 @@ final class JobBook {
     }
 
     /**
-     * @param j a submitted spec
-     * @param submitTimeMillis its submission time (the clock's when it came without one)
-     * @return the spec with that time and its pod sets and names shared with the engine's other jobs (one copy at most)
-     */
-    /**
      * A job names its priority class; what the class means is the operator's: the definition replaces whatever the
      * submitted job carried, so a job cannot make itself non-preemptible.
      *
@@ -140,6 +135,11 @@ final class JobBook {
         return lastPodSetsShared;
     }
 
+    /**
+     * @param j a submitted spec
+     * @param submitTimeMillis its submission time (the clock's when it came without one)
+     * @return the spec with that time and its pod sets and names shared with the engine's other jobs (one copy at most)
+     */
     private JobSpec shared(JobSpec j, long submitTimeMillis) {
         List<PodSet> podSets = sharedPodSets(j.podSets());
         String namespace = names.intern(j.namespace());

@@ -32,6 +32,10 @@ import io.fairway.core.snapshot.PlacementStrategy;
  * Scheduler again = Scheduler.restore(SchedulerState.fromBytes(saved), Scheduler.builder().policy("priority").clock(clock));
  * }</pre>
  *
+ * <p>{@link #fromBytes} reads untrusted bytes safely (an allow-list of the classes a state is made of, with depth
+ * and size limits); {@link Scheduler#restore} then checks the state is consistent (every job's nodes, GPUs and
+ * queues exist, no GPU held twice, capacity not exceeded) and refuses it otherwise.
+ *
  * @param seed the seed
  * @param placement the placement strategy
  * @param usageHalfLifeMillis the usage half-life
@@ -48,10 +52,6 @@ import io.fairway.core.snapshot.PlacementStrategy;
  * @param jobs every job, in submission order
  * @param decayedUsage usage history per ClusterQueue
  * @param provisioning quota reservations, node requests in flight, empty pool nodes
- *
- * <p>{@link #fromBytes} reads untrusted bytes safely (an allow-list of the classes a state is made of, with depth
- * and size limits); {@link Scheduler#restore} then checks the state is consistent (every job's nodes, GPUs and
- * queues exist, no GPU held twice, capacity not exceeded) and refuses it otherwise.
  */
 public record SchedulerState(long seed, PlacementStrategy placement, long usageHalfLifeMillis, long round, long nextSequence, long usageUpdatedAt,
                              List<ClusterSpec> clusters, List<ResourceFlavor> flavors, List<Cohort> cohorts, List<ClusterQueue> clusterQueues,

@@ -54,8 +54,9 @@ final class ClusterExecutors {
         };
     }
 
-    /** Every executor but the silent ones polls the hub and acknowledges what it gets. */
     /**
+     * Every executor but the silent ones polls the hub and acknowledges what it gets.
+     *
      * @param scheduler the scheduler under test
      */
     void poll(Scheduler scheduler) {

@@ -225,7 +225,6 @@ public final class ApiRules {
         }
     }
 
-    /** JSON helpers: RFC 7386 merge patch, and comparison that treats null members as absent. */
     /**
      * kube-apiserver's rules for a new pod ({@code validatePodCreate}): a pod with scheduling gates may not name its
      * node ({@code spec.nodeName}), since a bound pod skips the scheduler and its gates.
@@ -310,6 +309,7 @@ public final class ApiRules {
         return errs;
     }
 
+    /** JSON helpers: RFC 7386 merge patch, and comparison that treats null members as absent. */
     static final class Json {
         private Json() {
         }

@@ -214,10 +214,6 @@ class ThemisPolicyTest {
     }
 
     /**
-     * The same gang, once with the guard acting at any ρ and once only from a ρ of 1000: the guard's revocations (their
-     * reason names the worst app) happen in the first case only.
-     */
-    /**
      * An embedder with a wall clock who leaves {@code submitTimeMillis} unset (0: "at submission") gets finish-time
      * estimates that count from the submission, not from the clock's epoch: a job that has just arrived has ρ near 1.
      * (Before the engine stamped the time, such a job had waited "56 years": every app's ρ was in the millions and a
@@ -241,6 +237,10 @@ class ThemisPolicyTest {
         assertThat(Double.parseDouble(m.group(1))).as(reason).isBetween(1.0, 1.1);
     }
 
+    /**
+     * The same gang, once with the guard acting at any ρ and once only from a ρ of 1000: the guard's revocations (their
+     * reason names the worst app) happen in the first case only.
+     */
     @Test
     void theGuardActsOnlyOnceTheWorstAppsRhoReachesReserveAboveRho() {
         List<String> always = gangReasons(gangRoundResult(Map.of("reserveAboveRho", "0")));

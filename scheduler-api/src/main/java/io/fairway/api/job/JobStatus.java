@@ -6,6 +6,15 @@ import io.fairway.api.decision.Admit;
  * A job as the scheduler sees it at one moment: its spec, its state, and either why it waits or how it was
  * admitted.
  *
+ * <p>A job's life cycle is a chain of the transitions below, each returning the next status; the engine makes
+ * every change of state through them:
+ * <pre>
+ *   submitted ──admitted/reserved──▶ QUOTA_RESERVED / ADMITTED ──started──▶ RUNNING ──ended──▶ SUCCEEDED / FAILED
+ *      ▲  │                                   │                               │
+ *      │  └──────────────ended (cancel)───────┼───────────────────────────────┴──▶ CANCELLED
+ *      └───────────requeued (preempted, node lost) / rejected by an admission check
+ * </pre>
+ *
  * @param spec the job as submitted (with its current priority)
  * @param state its state
  * @param pendingReason why it waits (non-null exactly when {@code state == PENDING})
@@ -16,15 +25,6 @@ import io.fairway.api.decision.Admit;
  * @param attainedGpuMillis GPU-milliseconds of service it has received so far (GPUs held × time running)
  * @param runningMillis milliseconds it has spent running so far, over all its runs
  * @param progress the fraction of its work done (0..1) as last reported, or -1 when unknown
- *
- * <p>A job's life cycle is a chain of the transitions below, each returning the next status; the engine makes
- * every change of state through them:
- * <pre>
- *   submitted ──admitted/reserved──▶ QUOTA_RESERVED / ADMITTED ──started──▶ RUNNING ──ended──▶ SUCCEEDED / FAILED
- *      ▲  │                                   │                               │
- *      │  └──────────────ended (cancel)───────┼───────────────────────────────┴──▶ CANCELLED
- *      └───────────requeued (preempted, node lost) / rejected by an admission check
- * </pre>
  */
 public record JobStatus(JobSpec spec, JobState state, PendingReason pendingReason, Admit admission,
                         long stateSinceMillis, int preemptions, long sequence, long attainedGpuMillis,

@@ -115,10 +115,8 @@ public interface PolicyContext {
      * {@link #tryAdmit(JobStatus)} and, when {@code preempting}, its {@link #tryAdmitPreempting(JobStatus)} would
      * both fail, change nothing in the plan (no capacity, quota or admission number used, nothing kept for a
      * lender), and give an answer the group's jobs already carry (the same code and sentence, numbers aside: the
-     * reason of the round that found it). The engine knows this from what it remembers of earlier rounds: the same
-     * attempt failed before and nothing it depended on has changed since (the configuration, the quota usage in
-     * the job's cohort tree, the capacity of the nodes its flavors place on, and the preemption candidates), on the
-     * plan as it is now.
+     * reason of the round that found it). The engine knows this from what it remembers of earlier rounds
+     * (docs/concepts/engine.md, "Skipping groups whose answers stand").
      *
      * <p>On a non-null answer the group's jobs keep the reasons they carry: the policy may skip both attempts and
      * need not call {@link #leaveWaiting(PendingGroup, int, PendingReason)} for the group (it may, with the answer
@@ -176,8 +174,7 @@ public interface PolicyContext {
 
     /**
      * The jobs that hold resources: quota reserved (admission checks pending), admitted, or running — the
-     * candidates for preemption, resizing and lease renewal. (Named {@code running()} until 0.1.0-SNAPSHOT of 25 Nov 2026: it always
-     * returned all three states.)
+     * candidates for preemption, resizing and lease renewal.
      *
      * @return jobs holding resources, in submission order
      */

@@ -99,10 +99,6 @@ public final class CapacityPlan {
      * @param nodes the nodes, in the snapshot's order
      * @param clusterSpecs topology levels per cluster (a cluster missing here has none)
      */
-    /**
-     * @param nodes every node, in order
-     * @param clusterSpecs cluster specs by name
-     */
     public CapacityPlan(List<Node> nodes, Map<String, ClusterSpec> clusterSpecs) {
         this(nodes, clusterSpecs, new ResourceIndex());
     }

@@ -15,35 +15,13 @@ import java.util.Map;
 /**
  * What the engine remembers from one round to the next: the failed attempts of the rounds so far, each with the
  * epochs of what it depended on, so that a repeated attempt whose dependencies did not change is answered without
- * being made again.
+ * being made again (a round's cost then follows what changed, not how many jobs wait).
  *
- * <p><b>Dependencies and epochs.</b> An attempt made on the round's starting plan (before the plan changed anything)
- * reads only that starting plan, which the snapshot determines: the configuration (flavors, clusters, cohorts,
- * ClusterQueues, reservations, the placement strategy), the capacity (the nodes and every holding job's placement)
- * and, per cohort tree (a root cohort with everything under it, or a ClusterQueue without a cohort), the quota
- * and the preemption candidates (the holding jobs charged to it: spec, admission, state). Each of these has an
- * epoch. A round compares each dependency with the previous round's (by identity of the engine's immutable
- * objects, and by equality for the configuration) and keeps its epoch when nothing changed, or gives it a new one.
- * Nothing outside the snapshot is trusted: a reconfiguration, a restore, a change made while a round ran — all show
- * up as a changed dependency, so the memory can never answer from a state that is not the current one.
- *
- * <p>A quota failure (no flavor of the ClusterQueue has the quota) depends on the configuration and the job's
- * cohort tree; a failure to place, and a failed preemption search, on those and the capacity of each flavor of the
- * job's ClusterQueue: every node, and the holding jobs on the nodes the flavor selects (in a cluster with topology
- * levels, on every node of such a cluster the flavor has nodes in); for a job whose pod sets all require one topology
- * level, which is placed whole in one domain of it, also on the holding jobs on every node of every cluster with
- * topology levels (the domains it tries, and so whether it fails for now or for ever, follow their free GPUs over all
- * the nodes, whichever flavor each carries). Their reasons quote cluster-wide numbers; a
- * reason is as of the round that found it, so an answer given again may quote older numbers, never another answer.
- * A failure to place for lack of room now also stands after its capacity changed while the room it needs is still
- * not free ({@link Round#placementStillFails}). Answers are kept per
- * {@link AttemptMemo.AttemptKey} (ClusterQueue, namespace, pod sets, sensitivity), and for searches per key and
- * priority (with the submission time and sequence where the candidates depend on them).
- *
- * <p>The memory is immutable once made: a round reads one ({@link #begin}) and makes the next
- * ({@link Round#finish}); two rounds computed at once cannot disturb each other. A round that starts with no memory
- * (a dry run through {@code Rounds.run(snapshot, policy)}) decides everything from scratch — with the same result,
- * which a property test checks on random histories.
+ * <p>Immutable once made: a round reads one ({@link #begin}) and makes the next ({@link Round#finish}), so two rounds
+ * computed at once cannot disturb each other. A round without one (a dry run through {@code Rounds.run(snapshot,
+ * policy)}) decides everything from scratch, with the same result. Answers are kept per {@link AttemptMemo.AttemptKey};
+ * a placement failure for lack of room also stands while that room is still not free ({@link Round#placementStillFails}).
+ * The dependencies, their epochs and which answers stand: docs/concepts/engine.md, "Rounds that remember".
  */
 public final class RoundMemory {
     /** Layers of answers above which they are merged into one (dropping answers no epoch can match again). */

@@ -24,8 +24,10 @@ import java.util.Map;
  * <p>Immutable once built. A snapshot built from a plain list of pending jobs groups them on first use.
  */
 public final class PendingIndex implements PendingJobs {
-    /** Kueue order within a group (one priority): submission time, then the order the scheduler accepted the jobs. */
-    /** The order of a group's jobs and of the groups by their first jobs: {@link JobOrder#SUBMISSION}. */
+    /**
+     * The order of a group's jobs and of the groups by their first jobs: {@link JobOrder#SUBMISSION} (submission time,
+     * then the order the scheduler accepted the jobs; Kueue's order within one priority).
+     */
     public static final Comparator<JobStatus> GROUP_ORDER = JobOrder.SUBMISSION;
 
     private final List<JobStatus> source;

@@ -47,7 +47,11 @@ class CtlCommandTest {
     }
 
     static Run ctlAt(ServedSimulation at, String... args) {
-        StringWriter out = new StringWriter();
+        return ctlAt(at, new StringWriter(), args);
+    }
+
+    /** Runs {@code ctl} writing its output to {@code out} as it goes (a test can read it while the command runs). */
+    static Run ctlAt(ServedSimulation at, StringWriter out, String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = FairwayCommand.newCommandLine();
         cl.setOut(new PrintWriter(out, true));
@@ -151,15 +155,31 @@ class CtlCommandTest {
     }
 
     private static void watchUntilDone(ServedSimulation own) throws Exception {
-        CompletableFuture<Run> watch = CompletableFuture.supplyAsync(() -> ctlAt(own, "watch", "a2"));
-        CompletableFuture<Run> watchJson = CompletableFuture.supplyAsync(() -> ctlAt(own, "watch", "b1", "-o", "json"));
-        Thread.sleep(300); // let both streams open; the run resumes either way and the streams report the rest
+        StringWriter text = new StringWriter();
+        StringWriter json = new StringWriter();
+        CompletableFuture<Run> watch = CompletableFuture.supplyAsync(() -> ctlAt(own, text, "watch", "a2"));
+        CompletableFuture<Run> watchJson = CompletableFuture.supplyAsync(() -> ctlAt(own, json, "watch", "b1", "-o", "json"));
+        // a stream subscribes to the events before it sends its snapshot: once both printed theirs, none of the
+        // events after the hold can be missed
+        awaitOutput(text, "job set a2: ");
+        awaitOutput(json, "\"event\":\"snapshot\"");
         own.control().resume();
         Run r = watch.get(60, TimeUnit.SECONDS);
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).contains("SUCCEEDED").contains("job set a2 done: {\"SUCCEEDED\":1}");
+        assertThat(r.out()).contains("job set a2 done: {\"SUCCEEDED\":1}");
+        assertThat(r.out().lines()).as("a2's end, streamed as it happened").anyMatch(l -> l.matches("\\s*[0-9.]+s?\\s+a2\\s+SUCCEEDED\\b.*"));
         Run j = watchJson.get(60, TimeUnit.SECONDS);
         assertThat(j.exit()).isZero();
+        assertThat(j.out().lines()).as("b1's end, streamed as it happened").anyMatch(l -> l.startsWith("{\"event\":\"job\"") && l.contains("\"SUCCEEDED\""));
         assertThat(j.out().lines().reduce((a, b) -> b).orElseThrow()).contains("\"event\":\"end\"").contains("\"allSucceeded\":true");
+    }
+
+    /** Waits (at most a minute) until a running command has printed {@code text}. */
+    private static void awaitOutput(StringWriter out, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (!out.toString().contains(text)) {
+            assertThat(System.nanoTime() - deadline).as("waiting for \"%s\" in: %s", text, out).isNegative();
+            Thread.sleep(10);
+        }
     }
 }
