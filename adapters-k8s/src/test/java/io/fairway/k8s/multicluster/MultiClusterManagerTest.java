@@ -1,5 +1,6 @@
 package io.fairway.k8s.multicluster;
 
+import static io.fairway.k8s.Poll.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
@@ -28,7 +29,8 @@ class MultiClusterManagerTest {
 
     private String policy = "best-effort-fifo";
 
-    private String queues(int gpuQuota) {
+    /** @return the manager tests' queues: ClusterQueue {@code research} (512 cores, {@code gpuQuota} GPUs) and LocalQueue {@code ml/gpu} */
+    static String queues(String policy, int gpuQuota) {
         return """
                 policy: %s
                 flavors:
@@ -62,7 +64,7 @@ class MultiClusterManagerTest {
         }
         Map<String, io.fabric8.kubernetes.client.KubernetesClient> clients = new LinkedHashMap<>();
         workerApis.forEach((w, api) -> clients.put(w, api.client));
-        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueuesConfig.parse("test", queues(gpuQuota)), now::get,
+        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueuesConfig.parse("test", queues(policy, gpuQuota)), now::get,
                 new MultiClusterManager.Settings(GRACE, Duration.ofSeconds(10), null, "test-manager"));
         managers.add(m);
         return m;
@@ -278,13 +280,19 @@ class MultiClusterManagerTest {
         assertThat(m2.scheduler().clusters().clusterOf(NS + "/train")).isEqualTo(worker);
     }
 
-    @Test
-    void aJobThatEndedWhileNoManagerWatchedIsNotRunAgain() {
+    /** A first manager (workers eu and us) copies job {@code train} into a worker and stops; returns that worker. */
+    private String copiedByAManagerThatStopped() {
         MultiClusterManager m1 = manager(64, "eu", "us");
         managerApi.submit(NS, "train", "gpu", 8, true);
         pass(m1);
         String worker = copiesOf("train").get(0);
         m1.close();
+        return worker;
+    }
+
+    @Test
+    void aJobThatEndedWhileNoManagerWatchedIsNotRunAgain() {
+        String worker = copiedByAManagerThatStopped();
         workerApis.get(worker).complete(NS, "train");
 
         MultiClusterManager m2 = manager(64);
@@ -298,11 +306,7 @@ class MultiClusterManagerTest {
 
     @Test
     void aRestartedManagerWaitsForSilentWorkersBeforeAdmitting() {
-        MultiClusterManager m1 = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m1);
-        String worker = copiesOf("train").get(0);
-        m1.close();
+        String worker = copiedByAManagerThatStopped();
         workerApis.get(worker).stop();
 
         MultiClusterManager m2 = manager(64);
@@ -386,20 +390,6 @@ class MultiClusterManagerTest {
         pass(m);
         assertThat(copiesOf("train")).isEmpty();
         assertThat(m.status(NS, "train")).isEmpty();
-    }
-
-    /** Polls until the condition holds, failing after 15 s (leader election runs on the wall clock). */
-    private static void until(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("timed out waiting until " + what).isLessThan(deadline);
-            try {
-                Thread.sleep(25);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 
     private static MultiClusterManager.LeaderElection election(String candidate) {
