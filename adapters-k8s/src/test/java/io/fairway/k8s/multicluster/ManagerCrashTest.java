@@ -115,7 +115,7 @@ class ManagerCrashTest {
                     submit(HttpClient.newHttpClient(), url, token, acked, Duration.ofSeconds(60));
                     List<Thread> clients = new ArrayList<>();
                     for (int c = 0; c < 2; c++) {
-                        Thread t = new Thread(() -> submitUntilStopped(url, token, stop, acked));
+                        Thread t = new Thread(() -> JobSetPosts.postUntilStopped(url, token, JOBS_PER_SET, SETS_PER_CLIENT, 0, stop, acked, REFUSED, FAILED));
                         t.start();
                         clients.add(t);
                     }
@@ -161,23 +161,6 @@ class ManagerCrashTest {
                 }
             }
             return new Report(acked.size(), missing, twice, incomplete, copies);
-        }
-    }
-
-    private static void submitUntilStopped(String url, String token, AtomicBoolean stop, Set<String> acked) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        for (int n = 0; n < SETS_PER_CLIENT && !stop.get(); n++) {
-            try {
-                if (!submit(http, url, token, acked, Duration.ofSeconds(5))) {
-                    return;
-                }
-            } catch (IOException e) {
-                FAILED.add(String.valueOf(e));
-                return; // the manager died under the request: not acknowledged
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
         }
     }
 

@@ -178,7 +178,7 @@ class ManagerFailoverTest {
                 AtomicBoolean stop = new AtomicBoolean();
                 List<Thread> clients = new ArrayList<>();
                 for (Replica r : live) {
-                    Thread t = new Thread(() -> submitUntilStopped(r.url, token, stop, acked));
+                    Thread t = new Thread(() -> JobSetPosts.postUntilStopped(r.url, token, JOBS_PER_SET, SETS_PER_CLIENT, 20, stop, acked, REFUSED, null));
                     t.start();
                     clients.add(t);
                 }
@@ -331,23 +331,6 @@ class ManagerFailoverTest {
 
     private static void signal(Process p, String signal) throws Exception {
         new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
-    }
-
-    private static void submitUntilStopped(String url, String token, AtomicBoolean stop, Set<String> acked) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        for (int n = 0; n < SETS_PER_CLIENT && !stop.get(); n++) {
-            try {
-                if (!submit(http, url, token, acked, Duration.ofSeconds(5))) {
-                    return;
-                }
-                Thread.sleep(20);
-            } catch (IOException e) {
-                return; // the replica died under the request (or is paused): not acknowledged
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
     }
 
     /** @return true when the job set was acknowledged (its jobs are then in {@code acked}) */
