@@ -90,12 +90,7 @@ class ManagerCrashTest {
         Random random = new Random(seed);
         Set<String> acked = ConcurrentHashMap.newKeySet();
         try (MockApi manager = new MockApi(); MockApi worker = new MockApi(counting)) {
-            for (int n = 0; n < NODES; n++) {
-                worker.node("node-" + n, 0);
-            }
-            Path managerConfig = ManagerRuns.kubeconfig(dir, manager, "manager");
-            Path workerConfig = ManagerRuns.kubeconfig(dir, worker, "worker");
-            List<String> cmd = command(files, db, managerConfig, workerConfig, broken);
+            List<String> cmd = command(files, db, ManagerRuns.Kubeconfigs.write(dir, manager, worker, NODES), broken);
             String token = ManagerRuns.token(SECRET.getBytes(StandardCharsets.UTF_8), "crash-client");
             for (int i = 0; i <= iterations; i++) {
                 boolean last = i == iterations;
@@ -170,13 +165,13 @@ class ManagerCrashTest {
         return JobSetPosts.post(http, url, token, JOBS_PER_SET, acked, REFUSED, timeout);
     }
 
-    private List<String> command(ManagerRuns.ProcessFiles files, Path db, Path managerConfig, Path workerConfig, boolean broken) {
+    private List<String> command(ManagerRuns.ProcessFiles files, Path db, ManagerRuns.Kubeconfigs clusters, boolean broken) {
         List<String> cmd = ManagerRuns.java("512m", List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         if (broken) {
             cmd.add("-Dfairway.store.testOnlyAckBeforeDurable=true");
         }
-        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", files.queues().toString(), "--manager-kubeconfig", managerConfig.toString(),
-                "--worker", "eu=" + workerConfig, "--namespace", "ml", "--grace-seconds", "5", "--period-ms", "100",
+        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", files.queues().toString(), "--manager-kubeconfig", clusters.manager().toString(),
+                "--worker", "eu=" + clusters.worker(), "--namespace", "ml", "--grace-seconds", "5", "--period-ms", "100",
                 "--store", db.toString(), "--submit-port", "0", "--auth-key", files.key().toString(), "--permissions", files.permissions().toString()));
         return cmd;
     }

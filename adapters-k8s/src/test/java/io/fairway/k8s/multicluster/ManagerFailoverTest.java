@@ -157,12 +157,7 @@ class ManagerFailoverTest {
         int started = 0;
         List<Replica> all = new ArrayList<>();
         try (MockApi manager = new MockApi(); MockApi worker = new MockApi(counting)) {
-            for (int n = 0; n < NODES; n++) {
-                worker.node("node-" + n, 0);
-            }
-            Path managerConfig = ManagerRuns.kubeconfig(dir, manager, "manager");
-            Path workerConfig = ManagerRuns.kubeconfig(dir, worker, "worker");
-            List<String> cmd = command(files, store, managerConfig, workerConfig, noFencing);
+            List<String> cmd = command(files, store, ManagerRuns.Kubeconfigs.write(dir, manager, worker, NODES), noFencing);
             // one replica first (it creates the schema), then the other
             List<Replica> live = new ArrayList<>();
             live.add(start(cmd, "replica-" + started++, all));
@@ -339,14 +334,14 @@ class ManagerFailoverTest {
         return JobSetPosts.post(http, url, token, JOBS_PER_SET, acked, REFUSED, timeout);
     }
 
-    private List<String> command(ManagerRuns.ProcessFiles files, Store store, Path managerConfig, Path workerConfig, boolean noFencing) {
+    private List<String> command(ManagerRuns.ProcessFiles files, Store store, ManagerRuns.Kubeconfigs clusters, boolean noFencing) {
         List<String> cmd = ManagerRuns.java("384m", List.of("-Dorg.slf4j.simpleLogger.logFile=System.err", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-Dorg.slf4j.simpleLogger.log.io.fairway.k8s.multicluster=info"));
         if (noFencing) {
             cmd.add("-Dfairway.manager.testOnlyNoFencing=true");
         }
-        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", files.queues().toString(), "--manager-kubeconfig", managerConfig.toString(),
-                "--worker", "eu=" + workerConfig, "--namespace", "ml", "--period-ms", "100",
+        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", files.queues().toString(), "--manager-kubeconfig", clusters.manager().toString(),
+                "--worker", "eu=" + clusters.worker(), "--namespace", "ml", "--period-ms", "100",
                 // a worker is declared lost only after 30 s of silence: on a loaded machine a new leader's executor can
                 // be starved for seconds (it polls only within the renew deadline of the leader's last Lease check),
                 // and a worker declared lost has its copies deleted and made again — a worker loss, not a failover

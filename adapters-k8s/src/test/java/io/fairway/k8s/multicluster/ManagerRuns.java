@@ -92,6 +92,17 @@ final class ManagerRuns {
         }
     }
 
+    /** The kubeconfigs of a manager process's cluster and of its one worker. */
+    record Kubeconfigs(Path manager, Path worker) {
+        /** Gives the worker {@code nodes} nodes without GPUs and writes both kubeconfigs into {@code dir}. */
+        static Kubeconfigs write(Path dir, MockApi manager, MockApi worker, int nodes) throws IOException {
+            for (int n = 0; n < nodes; n++) {
+                worker.node("node-" + n, 0);
+            }
+            return new Kubeconfigs(kubeconfig(dir, manager, "manager"), kubeconfig(dir, worker, "worker"));
+        }
+    }
+
     /** @return a kubeconfig {@code name.kubeconfig} in {@code dir} for this mock cluster, namespace {@code ml} */
     static Path kubeconfig(Path dir, MockApi api, String name) throws IOException {
         return Files.writeString(dir.resolve(name + ".kubeconfig"), """

@@ -202,10 +202,9 @@ class MultiClusterManagerTest {
 
     @Test
     void aLostWorkersJobIsReadmittedElsewhereAndItsStaleCopyDeletedWhenItComesBack() throws Exception {
-        MultiClusterManager m = manager(64, "eu", "us", "ap");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m);
-        String first = copiesOf("train").get(0);
+        Copied c = trainCopied("eu", "us", "ap");
+        MultiClusterManager m = c.manager();
+        String first = c.worker();
         long firstEpoch = Long.parseLong(annotation(workerApis.get(first).job(NS, "train"), MultiClusterManager.EPOCH_ANNOTATION));
         workerApis.get(first).running(NS, "train");
         pass(m);
@@ -259,10 +258,9 @@ class MultiClusterManagerTest {
 
     @Test
     void aRestartedManagerAdoptsTheCopiesInTheWorkersInsteadOfRunningJobsAgain() {
-        MultiClusterManager m1 = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m1);
-        String worker = copiesOf("train").get(0);
+        Copied c = trainCopied("eu", "us");
+        MultiClusterManager m1 = c.manager();
+        String worker = c.worker();
         String copyUid = workerApis.get(worker).job(NS, "train").getMetadata().getUid();
         workerApis.get(worker).running(NS, "train");
         pass(m1);
@@ -282,12 +280,21 @@ class MultiClusterManagerTest {
 
     /** A first manager (workers eu and us) copies job {@code train} into a worker and stops; returns that worker. */
     private String copiedByAManagerThatStopped() {
-        MultiClusterManager m1 = manager(64, "eu", "us");
+        Copied c = trainCopied("eu", "us");
+        c.manager().close();
+        return c.worker();
+    }
+
+    /** A manager and the worker it copied job {@code train} into. */
+    private record Copied(MultiClusterManager manager, String worker) {
+    }
+
+    /** @return a manager on these workers (64 GPUs of quota) that was given job {@code train} and copied it in its first pass */
+    private Copied trainCopied(String... workers) {
+        MultiClusterManager m = manager(64, workers);
         managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m1);
-        String worker = copiesOf("train").get(0);
-        m1.close();
-        return worker;
+        pass(m);
+        return new Copied(m, copiesOf("train").get(0));
     }
 
     @Test
@@ -338,10 +345,9 @@ class MultiClusterManagerTest {
 
     @Test
     void aJobThatFailsInItsWorkerIsMarkedFailed() {
-        MultiClusterManager m = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m);
-        String worker = copiesOf("train").get(0);
+        Copied c = trainCopied("eu", "us");
+        MultiClusterManager m = c.manager();
+        String worker = c.worker();
         workerApis.get(worker).client.batch().v1().jobs().inNamespace(NS).withName("train")
                 .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).withStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
                         .withFailed(1).withConditions(new io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder().withType("Failed")
