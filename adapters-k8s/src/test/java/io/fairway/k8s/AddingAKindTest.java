@@ -13,25 +13,13 @@ import io.fairway.k8s.integration.Integrations;
 import io.fairway.k8s.integration.Specs;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The SPI example of docs/guides/kubernetes.md ("Adding a kind"): {@link SleeperIntegration}, listed in the test
  * resources' {@code META-INF/services}, is found by ServiceLoader, enabled by name, and queues its kind end to end.
  */
-class AddingAKindTest {
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
-
+class AddingAKindTest extends AdapterTestBase {
     @Test
     void theExampleIntegrationIsFoundByServiceLoaderAndQueuesItsKind() {
         assertThat(Integrations.available()).containsKey("example.com/v1.Sleeper");
@@ -45,8 +33,7 @@ class AddingAKindTest {
                         "name", "sleep", "image", "busybox", "resources", Map.of("requests", Map.of("cpu", "2")))))))),
                 GenericKubernetesResource.class);
         cluster.client.genericKubernetesResources(kind.context).inNamespace("default").resource(sleeper).create();
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(JobLifecycleTest.PREEMPTING))
-                .integrations(List.of("example.com/v1.Sleeper")).build(), null).start();
+        start(JobLifecycleTest.PREEMPTING, AdapterOptions.builder().integrations(List.of("example.com/v1.Sleeper")));
         assertThat(adapter.integrations()).containsExactly("example.com/v1.Sleeper");
         reconcileUntil(adapter, () -> !Specs.boolAt(now(kind), "/spec/suspend", true), "the Sleeper is admitted");
         assertThat(Specs.at(now(kind), "/spec/template/spec/nodeSelector/fairway.io~1pool").asText()).isEqualTo("general");

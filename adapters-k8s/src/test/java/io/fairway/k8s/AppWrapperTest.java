@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,18 +32,8 @@ import org.junit.jupiter.api.Test;
  * restored exactly; resumed; finished when {@code status.phase} is Succeeded. The RBAC in
  * deploy/integrations/appwrapper.yaml grants exactly the verbs used on AppWrappers.
  */
-class AppWrapperTest {
-    private final MockCluster cluster = new MockCluster();
+class AppWrapperTest extends AdapterTestBase {
     private final RbacAudit audit = new RbacAudit();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
 
     @Test
     void anAppWrapperIsAdmittedThroughPodSetInfosPreemptedRestoredExactlyResumedAndFinished() throws Exception {
@@ -64,8 +53,7 @@ class AppWrapperTest {
                         audit.record(request);
                     }
                 })));
-        adapter = new FairwayAdapter(audited, AdapterOptions.builder().queues(MockCluster.config(WorkloadKindsTest.KINDS))
-                .integrations(List.of("batch/v1.Job", s.integration.name())).build(), null).start();
+        start(audited, AdapterOptions.builder().queues(MockCluster.config(WorkloadKindsTest.KINDS)).integrations(List.of("batch/v1.Job", s.integration.name())));
         reconcileUntil(adapter, () -> !s.suspended(), "the AppWrapper is admitted");
         JsonNode info = Specs.at(s.now(), "/spec/components/0/podSetInfos/0");
         assertThat(info.path("nodeSelector").path("fairway.io/pool").asText()).isEqualTo("gpu");

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fairway.api.job.JobState;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,32 +16,8 @@ import org.junit.jupiter.api.Test;
  * admitted; the third stays suspended, with an Event and an annotation saying why, and is admitted when one
  * finishes.
  */
-class CedanaScenarioTest {
-    static final String QUEUES = """
-            flavors:
-              - name: default
-            clusterQueues:
-              - name: cluster-queue
-                resourceGroups:
-                  - coveredResources: [cpu]
-                    flavors:
-                      - name: default
-                        resources:
-                          - {name: cpu, nominalQuota: 64}
-            localQueues:
-              - {name: user-queue, namespace: default, clusterQueue: cluster-queue}
-            """;
-
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
+class CedanaScenarioTest extends AdapterTestBase {
+    static final String QUEUES = QueuesYaml.flavor("default").clusterQueue("cluster-queue").quota("cpu", "64").localQueue("user-queue", "default").yaml();
 
     @Test
     void thirdJobWaitsForQuotaWithAReasonAndRunsWhenOneFinishes() {
@@ -52,7 +27,7 @@ class CedanaScenarioTest {
         for (String j : List.of("sample-job-1", "sample-job-2", "sample-job-3")) {
             cluster.createJob(cluster.jobBuilder("default", j, "user-queue", 1, "32", 0, true).build());
         }
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(QUEUES)).build(), null).start();
+        start(QUEUES);
 
         reconcileUntil(adapter, () -> !suspended(cluster.job("default", "sample-job-1")) && !suspended(cluster.job("default", "sample-job-2"))
                 && cluster.job("default", "sample-job-3").getMetadata().getAnnotations() != null

@@ -10,26 +10,10 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fairway.api.job.JobState;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** What other pods use, cordoned and lost nodes, elastic Jobs, Kueue's label, and a namespace scope. */
-class ClusterChangesTest {
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
-
-    private void start(AdapterOptions.Builder b) {
-        adapter = new FairwayAdapter(cluster.newClient(), b.queues(MockCluster.config(CedanaScenarioTest.QUEUES)).build(), null).start();
-    }
-
+class ClusterChangesTest extends AdapterTestBase {
     private String node(String job) {
         return AdmissionRecord.parse(cluster.job("default", job).getMetadata().getAnnotations().get(Keys.ADMISSION_ANNOTATION)).members().get(0).node();
     }
@@ -112,7 +96,7 @@ class ClusterChangesTest {
         java.nio.file.Files.writeString(file, CedanaScenarioTest.QUEUES.replace("nominalQuota: 64", "nominalQuota: 32"));
         cluster.createJob(cluster.jobBuilder("default", "job-1", "user-queue", 1, "32", 0, true).build());
         cluster.createJob(cluster.jobBuilder("default", "job-2", "user-queue", 1, "32", 0, true).build());
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().configFile(file).build(), null).start();
+        start(cluster.newClient(), AdapterOptions.builder().configFile(file));
         reconcileUntil(adapter, () -> !suspended(cluster.job("default", "job-1")), "job-1 is admitted under 32 cores");
         for (int i = 0; i < 3; i++) {
             adapter.reconcileOnce();

@@ -22,28 +22,13 @@ import org.junit.jupiter.api.Test;
  * same way (its {@code parallelism}).
  */
 class ElasticGangTest extends AdapterTestBase {
-    private static final String QUEUES = """
-            flavors:
-              - name: default
-            clusterQueues:
-              - name: cq
-                preemption: {withinClusterQueue: LowerPriority}
-                resourceGroups:
-                  - coveredResources: [cpu]
-                    flavors:
-                      - name: default
-                        resources:
-                          - {name: cpu, nominalQuota: 64}
-            localQueues:
-              - {name: user-queue, namespace: default, clusterQueue: cq}
-            """;
+    private static final String QUEUES = QueuesYaml.flavor("default").preemptLowerPriority().quota("cpu", "64").localQueue("user-queue", "default").yaml();
 
     private void start() {
         cluster.node("a", 64, 256, 0, Map.of());
         cluster.client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata().withName("urgent").endMetadata()
                 .withValue(1000).build()).create();
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(QUEUES))
-                .integrations(List.of("batch/v1.Job", "ray.io/v1.RayCluster")).build(), null).start();
+        start(QUEUES, AdapterOptions.builder().integrations(List.of("batch/v1.Job", "ray.io/v1.RayCluster")));
     }
 
     private static ResourceDefinitionContext rayClusters() {

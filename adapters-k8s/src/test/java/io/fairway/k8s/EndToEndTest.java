@@ -13,42 +13,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Nodes and suspended Jobs on the mock API server → the adapter admits within quota, gates the pods and binds each
  * to its chosen node → the pods run and succeed → the next Job is admitted.
  */
-class EndToEndTest {
-    static final String QUEUES = """
-            flavors:
-              - name: h100
-                nodeLabels: {fairway.io/pool: gpu}
-                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
-            clusterQueues:
-              - name: research
-                resourceGroups:
-                  - coveredResources: [cpu, nvidia.com/gpu]
-                    flavors:
-                      - name: h100
-                        resources:
-                          - {name: cpu, nominalQuota: 64}
-                          - {name: nvidia.com/gpu, nominalQuota: 16}
-            localQueues:
-              - {name: gpu, namespace: ml, clusterQueue: research}
-            """;
-
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
+class EndToEndTest extends AdapterTestBase {
+    static final String QUEUES = QueuesYaml.flavor("h100").pool("gpu", "nvidia.com/gpu").clusterQueue("research").quota("cpu", "64")
+            .quota("nvidia.com/gpu", "16").localQueue("gpu", "ml").yaml();
 
     @Test
     void admitsGatesBindsAndMovesOn() {
@@ -62,7 +35,7 @@ class EndToEndTest {
         Job originalA = cluster.job("ml", "train-a");
         // train-b is created unsuspended: the adapter suspends it at once.
         cluster.createJob(cluster.jobBuilder("ml", "train-b", "gpu", 1, "4", 4, false).build());
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(QUEUES)).build(), null).start();
+        start(QUEUES);
 
         reconcileUntil(adapter, () -> !suspended(cluster.job("ml", "train-a")) && suspended(cluster.job("ml", "train-b")),
                 "train-a is admitted and train-b suspended");

@@ -11,43 +11,12 @@ import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fairway.api.job.JobState;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Jobs that cannot be queued, that are deleted while pending, and that are preempted. */
-class JobLifecycleTest {
-    static final String PREEMPTING = """
-            flavors:
-              - name: general
-                nodeLabels: {fairway.io/pool: general}
-                tolerations: [{key: fairway.io/batch, operator: Exists, effect: NoSchedule}]
-            clusterQueues:
-              - name: cq
-                preemption: {withinClusterQueue: LowerPriority}
-                resourceGroups:
-                  - coveredResources: [cpu]
-                    flavors:
-                      - name: general
-                        resources:
-                          - {name: cpu, nominalQuota: 32}
-            localQueues:
-              - {name: q, namespace: default, clusterQueue: cq}
-            """;
-
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
-
-    private void start(String yaml) {
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(yaml)).build(), null).start();
-    }
+class JobLifecycleTest extends AdapterTestBase {
+    static final String PREEMPTING = QueuesYaml.flavor("general").pool("general", "fairway.io/batch").preemptLowerPriority().quota("cpu", "32")
+            .localQueue("q", "default").yaml();
 
     private String reason(String name) {
         Map<String, String> a = cluster.job("default", name).getMetadata().getAnnotations();

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fairway.k8s.audit.RuleServer;
 import io.fairway.config.QueuesConfig;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,20 +168,9 @@ final class MockCluster implements AutoCloseable {
         }, what);
     }
 
-    /** Polls until the condition holds, failing after 15 s. */
+    /** Polls until the condition holds, failing after 15 s ({@link Poll#until}). */
     static void until(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            try {
-                Thread.sleep(25);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting until " + what, e);
-            }
-        }
+        Poll.until(condition, what);
     }
 
     /** @return a kubeconfig file in {@code dir} pointing at this mock API server */

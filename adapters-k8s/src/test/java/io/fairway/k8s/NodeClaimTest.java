@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,20 +23,8 @@ import org.junit.jupiter.api.Test;
  * job not admitted under quota claims nothing, and a restarted adapter finds its claims instead of making more.
  * The test plays Karpenter's part: it creates the Node of a claim and removes it when the claim is deleted.
  */
-class NodeClaimTest {
-    static final String QUEUES = """
-            flavors:
-              - name: default
-            clusterQueues:
-              - name: cluster-queue
-                resourceGroups:
-                  - coveredResources: [cpu]
-                    flavors:
-                      - name: default
-                        resources:
-                          - {name: cpu, nominalQuota: 64}
-            localQueues:
-              - {name: user-queue, namespace: default, clusterQueue: cluster-queue}
+class NodeClaimTest extends AdapterTestBase {
+    static final String QUEUES = CedanaScenarioTest.QUEUES + """
             nodePools:
               - name: cpu-pool
                 provisioningDelaySeconds: 60
@@ -50,22 +37,12 @@ class NodeClaimTest {
                   - {name: c-large-spot, cpu: "48", memory: 192Gi, pricePerHour: 2.5, capacityType: spot}
             """;
 
-    private final MockCluster cluster = new MockCluster();
     private final AtomicLong now = new AtomicLong(System.currentTimeMillis());
-    private FairwayAdapter adapter;
 
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
-
-    private FairwayAdapter adapter() {
-        return new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(QUEUES))
-                .nodeClassRef(new AdapterOptions.NodeClassRef("karpenter.k8s.aws", "EC2NodeClass", "gpu-nodes"))
-                .clock(now::get).build(), null).start();
+    /** Starts the adapter (again, after a restart) on the test's clock, making claims of the EC2NodeClass {@code gpu-nodes}. */
+    private void start() {
+        start(QUEUES, AdapterOptions.builder().nodeClassRef(new AdapterOptions.NodeClassRef("karpenter.k8s.aws", "EC2NodeClass", "gpu-nodes"))
+                .clock(now::get));
     }
 
     private List<GenericKubernetesResource> claims() {
@@ -98,7 +75,7 @@ class NodeClaimTest {
     void aGangThatFitsNoNodeGetsANodeClaimRunsOnItsNodeAndTheIdleNodeGoesAfterTheConsolidationDelay() {
         cluster.node("node-a", 16, 64, 0, Map.of());
         cluster.createJob(cluster.jobBuilder("default", "train", "user-queue", 2, "24", 0, true).build());
-        adapter = adapter();
+        start();
 
         reconcileUntil(adapter, () -> claims().size() == 1, "a NodeClaim is made for the gang");
         GenericKubernetesResource claim = claims().get(0);
@@ -168,7 +145,7 @@ class NodeClaimTest {
         cluster.node("node-a", 16, 64, 0, Map.of());
         cluster.createJob(cluster.jobBuilder("default", "first", "user-queue", 2, "24", 0, true).build());
         cluster.createJob(cluster.jobBuilder("default", "second", "user-queue", 1, "32", 0, true).build());
-        adapter = adapter();
+        start();
 
         reconcileUntil(adapter, () -> claims().size() == 1 && adapter.status("default", "second").map(s -> s.pendingReason() != null
                 && s.pendingReason().code().name().equals("QUOTA")).orElse(false), "the first claims a node, the second waits for quota");
@@ -186,12 +163,12 @@ class NodeClaimTest {
     void aRestartedAdapterFindsItsNodeClaimsAndTheNodeMatchedByTheClaimsStatusTakesTheGang() {
         cluster.node("node-a", 16, 64, 0, Map.of());
         cluster.createJob(cluster.jobBuilder("default", "train", "user-queue", 2, "24", 0, true).build());
-        adapter = adapter();
+        start();
         reconcileUntil(adapter, () -> claims().size() == 1, "a NodeClaim is made");
         String name = claims().get(0).getMetadata().getName();
         adapter.close();
 
-        adapter = adapter();
+        start();
         for (int i = 0; i < 5; i++) {
             adapter.reconcileOnce();
         }

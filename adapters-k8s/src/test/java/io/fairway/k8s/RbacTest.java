@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * scenario (leader election, ConfigMap configuration, admission, pod binding, Events, PriorityClass, preemption,
  * deletion) is allowed by it, and every verb it grants is used.
  */
-class RbacTest {
+class RbacTest extends AdapterTestBase {
     private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
     /** The namespaced install: writes only in the managed namespace ({@code team-a} in the file, {@code default} here). */
     private static final Path NAMESPACED_RBAC = Path.of("..", "deploy", "namespaced", "rbac.yaml");
@@ -70,19 +69,9 @@ class RbacTest {
               - {name: kinds, namespace: default, clusterQueue: kinds}
             """;
 
-    private final MockCluster cluster = new MockCluster();
     private final Set<Access> accesses = ConcurrentHashMap.newKeySet();
     private boolean allKinds;
     private final List<KindScenario> kinds = new ArrayList<>();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
 
     @Test
     void theDeployedRbacAllowsExactlyWhatTheControllerDoes() throws IOException {
@@ -154,12 +143,11 @@ class RbacTest {
                         accesses.add(access(request));
                     }
                 })));
-        adapter = new FairwayAdapter(audited, AdapterOptions.builder()
+        start(audited, AdapterOptions.builder()
                 .namespace(namespace)
                 .configMap("fairway-system", "fairway-queues", null)
                 .leaderElection("fairway-system", "fairway-controller", "audited")
-                .leaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200))
-                .build(), null).start();
+                .leaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200)));
         until(adapter::isLeader, "the audited adapter leads");
 
         reconcileUntil(adapter, () -> !suspended(cluster.job("default", "low")), "low is admitted");

@@ -11,7 +11,6 @@ import io.fairway.api.job.JobState;
 import io.fairway.k8s.integration.Specs;
 import io.fairway.k8s.unifiedjob.UnifiedJobController;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,33 +18,9 @@ import org.junit.jupiter.api.Test;
  * {@code fairway.io/v1alpha1.UnifiedJob}: a UnifiedJob and a plain Job share one ClusterQueue's quota and one node,
  * and the Job the UnifiedJob controller creates is not queued a second time as a Job of its own.
  */
-class SharedEngineTest {
-    private static final String CONFIG = """
-            integrations: [batch/v1.Job, fairway.io/v1alpha1.UnifiedJob]
-            flavors:
-              - name: general
-            clusterQueues:
-              - name: cq
-                resourceGroups:
-                  - coveredResources: [cpu]
-                    flavors:
-                      - name: general
-                        resources:
-                          - {name: cpu, nominalQuota: 8}
-            localQueues:
-              - {name: q, namespace: default, clusterQueue: cq}
-            """;
-
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
+class SharedEngineTest extends AdapterTestBase {
+    private static final String CONFIG = QueuesYaml.flavor("general").before("integrations: [batch/v1.Job, fairway.io/v1alpha1.UnifiedJob]\n")
+            .quota("cpu", "8").localQueue("q", "default").yaml();
 
     private GenericKubernetesResource unifiedJob(String name) {
         return cluster.client.genericKubernetesResources(UnifiedJobController.resource()).inNamespace("default").withName(name).get();
@@ -55,7 +30,7 @@ class SharedEngineTest {
     void aUnifiedJobAndAPlainJobShareTheQuotaAndTheUnderlyingJobIsNotQueuedTwice() {
         cluster.node("n1", 16, 64, 0, Map.of());
         cluster.createJob(cluster.jobBuilder("default", "plain", "q", 1, "5", 0, true).build());
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(CONFIG)).build(), null).start();
+        start(CONFIG);
         reconcileUntil(adapter, () -> !MockCluster.suspended(cluster.job("default", "plain")), "the plain Job is admitted");
 
         ObjectNode o = Specs.MAPPER.createObjectNode();
@@ -99,7 +74,7 @@ class SharedEngineTest {
         String jobUid = cluster.job("default", "elastic").getMetadata().getUid();
         java.util.List<String> podUids = cluster.pods("default", "elastic").stream().map(p -> p.getMetadata().getUid()).sorted().toList();
         adapter.close();
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(CONFIG)).build(), null).start();
+        start(CONFIG);
         for (int i = 0; i < 4; i++) {
             adapter.reconcileOnce();
         }

@@ -13,7 +13,6 @@ import io.fairway.api.job.JobState;
 import io.fairway.k8s.integration.Integrations;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,23 +20,11 @@ import org.junit.jupiter.api.Test;
  * admitted one's edit that would change what was admitted is refused with a Warning Event naming the field, and the
  * adapter keeps acting on the admitted spec.
  */
-class SpecEditTest {
-    private final MockCluster cluster = new MockCluster();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
-
+class SpecEditTest extends AdapterTestBase {
     private void start() {
         cluster.node("n1", 64, 256, 0, Map.of("fairway.io/pool", "general"));
         cluster.node("n2", 64, 256, 0, Map.of("fairway.io/pool", "general"));
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder().queues(MockCluster.config(JobLifecycleTest.PREEMPTING)).build(),
-                null).start();
+        start(JobLifecycleTest.PREEMPTING);
     }
 
     private void editJob(String name, java.util.function.UnaryOperator<io.fabric8.kubernetes.api.model.batch.v1.Job> edit) {
@@ -95,9 +82,7 @@ class SpecEditTest {
         cluster.node("n1", 64, 512, 8, Map.of("fairway.io/pool", "gpu"));
         KindScenario js = new KindScenario(cluster, "jobset");
         // 2 GPUs of quota: the example's 2 x 2 workers (4 GPUs) wait
-        adapter = new FairwayAdapter(cluster.newClient(), AdapterOptions.builder()
-                .queues(MockCluster.config(WorkloadKindsTest.KINDS.replace("nominalQuota: 8}", "nominalQuota: 2}")))
-                .integrations(List.of(js.integration.name())).build(), null).start();
+        start(WorkloadKindsTest.KINDS.replace("nominalQuota: 8}", "nominalQuota: 2}"), AdapterOptions.builder().integrations(List.of(js.integration.name())));
         String name = js.integration.name();
         reconcileUntil(adapter, () -> Kube.annotation(js.now(), Keys.PENDING_REASON_ANNOTATION) != null, "the JobSet waits");
         assertThat(adapter.status(name, "team-a", "pytorch-jobset").orElseThrow().spec().podSets()).extracting(p -> p.count()).containsExactly(1, 4);

@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,26 +34,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * restored exactly (its spec again what the author wrote), resumed, and finished. Every field the adapter patched
  * on the object is one the kind's API reference documents (the allow-list below cites it).
  */
-class WorkloadKindsTest {
-    static final String KINDS = """
-            flavors:
-              - name: gpu
-                nodeLabels: {fairway.io/pool: gpu}
-                tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
-            clusterQueues:
-              - name: cq
-                preemption: {withinClusterQueue: LowerPriority}
-                resourceGroups:
-                  - coveredResources: [cpu, memory, nvidia.com/gpu]
-                    flavors:
-                      - name: gpu
-                        resources:
-                          - {name: cpu, nominalQuota: 64}
-                          - {name: memory, nominalQuota: 1Ti}
-                          - {name: nvidia.com/gpu, nominalQuota: 8}
-            localQueues:
-              - {name: gpu, namespace: team-a, clusterQueue: cq}
-            """;
+class WorkloadKindsTest extends AdapterTestBase {
+    static final String KINDS = QueuesYaml.flavor("gpu").pool("gpu", "nvidia.com/gpu").preemptLowerPriority().quota("cpu", "64")
+            .quota("memory", "1Ti").quota("nvidia.com/gpu", "8").localQueue("gpu", "team-a").yaml();
     /** Paths any kind's object may be patched at: Fairway's own annotations (metadata, documented for every object). */
     private static final String ANNOTATIONS = "/metadata/annotations/fairway\\.io~1[a-z-]+";
     /** PodSpec fields admission writes, or removes on preemption (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#PodSpec). */
@@ -71,17 +53,7 @@ class WorkloadKindsTest {
             "TrainJob", List.of("/spec/suspend", "/spec/runtimePatches(/\\d+/(manager|trainingRuntimeSpec/template/spec/replicatedJobs/\\d+/"
                     + "(name|template/spec/template/spec/(nodeSelector/.+|tolerations/\\d+/(key|operator|value|effect)|schedulingGates/\\d+/name))))?"));
 
-    private final MockCluster cluster = new MockCluster();
     private final List<String[]> patches = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private FairwayAdapter adapter;
-
-    @AfterEach
-    void stop() {
-        if (adapter != null) {
-            adapter.close();
-        }
-        cluster.close();
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"jobset", "pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob", "mpijob", "trainjob"})
@@ -101,8 +73,7 @@ class WorkloadKindsTest {
                         }
                     }
                 })));
-        adapter = new FairwayAdapter(audited, AdapterOptions.builder().queues(MockCluster.config(KINDS)).integrations(List.of("batch/v1.Job", s.integration.name()))
-                .build(), null).start();
+        start(audited, AdapterOptions.builder().queues(MockCluster.config(KINDS)).integrations(List.of("batch/v1.Job", s.integration.name())));
         String integration = s.integration.name();
         reconcileUntil(adapter, () -> !s.suspended(), "the " + example + " is admitted");
 

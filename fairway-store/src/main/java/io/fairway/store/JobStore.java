@@ -392,21 +392,8 @@ public final class JobStore implements AutoCloseable {
      * @return the jobs cancelled now
      */
     public List<String> cancel(String queue, String jobSet, Collection<String> jobIds, String by, long nowMillis) {
-        List<String> ids = List.copyOf(jobIds);
-        return await(enqueue(c -> {
-            List<String> live = liveIds(c, queue, jobSet, ids);
-            try (PreparedStatement up = c.prepareStatement("UPDATE jobs SET state = 'CANCELLED' WHERE id = ?");
-                 PreparedStatement ev = insertEvent(c)) {
-                for (String id : live) {
-                    up.setString(1, id);
-                    up.addBatch();
-                    addEvent(ev, queue, jobSet, id, "CANCELLED", nowMillis, "cancelled by " + by);
-                }
-                up.executeBatch();
-                ev.executeBatch();
-            }
-            return live;
-        }));
+        return updateLive(queue, jobSet, jobIds, "UPDATE jobs SET state = 'CANCELLED' WHERE id = ?", (up, id) -> up.setString(1, id),
+                "CANCELLED", nowMillis, "cancelled by " + by);
     }
 
     /**
@@ -422,16 +409,35 @@ public final class JobStore implements AutoCloseable {
      * @return the jobs changed
      */
     public List<String> reprioritize(String queue, String jobSet, Collection<String> jobIds, int priority, String by, long nowMillis) {
+        return updateLive(queue, jobSet, jobIds, "UPDATE jobs SET priority = ? WHERE id = ?", (up, id) -> {
+            up.setInt(1, priority);
+            up.setString(2, id);
+        }, "REPRIORITIZED", nowMillis, "priority set to " + priority + " by " + by);
+    }
+
+    /** Binds one job's id (and what else the update sets) to an update statement. */
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement update, String jobId) throws SQLException;
+    }
+
+    /**
+     * Runs {@code sql} on each of the job set's jobs that have not ended (the given ones, or all when {@code jobIds}
+     * is empty) and writes an event of {@code type} with {@code message} for each, in one transaction; returns once
+     * committed.
+     *
+     * @return the jobs updated
+     */
+    private List<String> updateLive(String queue, String jobSet, Collection<String> jobIds, String sql, Binder binder, String type,
+                                    long nowMillis, String message) {
         List<String> ids = List.copyOf(jobIds);
         return await(enqueue(c -> {
             List<String> live = liveIds(c, queue, jobSet, ids);
-            try (PreparedStatement up = c.prepareStatement("UPDATE jobs SET priority = ? WHERE id = ?");
-                 PreparedStatement ev = insertEvent(c)) {
+            try (PreparedStatement up = c.prepareStatement(sql); PreparedStatement ev = insertEvent(c)) {
                 for (String id : live) {
-                    up.setInt(1, priority);
-                    up.setString(2, id);
+                    binder.bind(up, id);
                     up.addBatch();
-                    addEvent(ev, queue, jobSet, id, "REPRIORITIZED", nowMillis, "priority set to " + priority + " by " + by);
+                    addEvent(ev, queue, jobSet, id, type, nowMillis, message);
                 }
                 up.executeBatch();
                 ev.executeBatch();

@@ -3,33 +3,19 @@ package io.fairway.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Several managers sharing one store: each {@link JobStore} here is opened separately on the same database, as two
  * processes would. A leader's writes are refused once a later term was claimed; the leader reads every change any of
  * them committed, by sequence number.
  */
-class JobStoreLeadershipTest {
-    @TempDir
-    Path dir;
-
-    /** @return the settings of a fresh, empty store named {@code name} */
-    JobStore.Settings settings(String name) {
-        return JobStore.Settings.sqlite(dir.resolve(name + ".db"));
-    }
-
+class JobStoreLeadershipTest extends StoreTestBase {
     private static List<JobStore.NewJob> jobs(String prefix, int n) {
-        List<JobStore.NewJob> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(new JobStore.NewJob("ml/" + prefix + i, 0, "{\"n\":" + i + "}"));
-        }
-        return out;
+        return jobs("ml", prefix, n, i -> 0);
     }
 
     @Test

@@ -1,31 +1,11 @@
 package io.fairway.store;
 
-import static org.assertj.core.api.Assumptions.assumeThat;
-
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
-
 /**
- * {@link JobStoreTest}'s cases on PostgreSQL, each in a schema of its own. Needs {@code $FAIRWAY_PG_URL} (e.g.
- * {@code jdbc:postgresql://127.0.0.1:5432/fairway_test?user=fairway&password=fairway}); skipped without it, and failed
- * without it when {@code $FAIRWAY_REQUIRE_POSTGRES} is 1 (CI sets both, after starting the server).
+ * {@link JobStoreTest}'s cases on PostgreSQL, each in a schema of its own ({@link PostgresSchemas}: needs
+ * {@code $FAIRWAY_PG_URL}; failed without it when {@code $FAIRWAY_REQUIRE_POSTGRES} is 1).
  */
 class JobStorePostgresTest extends JobStoreTest {
-    private static final AtomicInteger SCHEMAS = new AtomicInteger();
-    private final String run = "t" + Long.toString(System.nanoTime(), 36);
-
-    @BeforeEach
-    void needsPostgres() {
-        String url = System.getenv("FAIRWAY_PG_URL");
-        if ("1".equals(System.getenv("FAIRWAY_REQUIRE_POSTGRES")) && (url == null || url.isBlank())) {
-            throw new AssertionError("FAIRWAY_REQUIRE_POSTGRES=1 but FAIRWAY_PG_URL is not set");
-        }
-        assumeThat(url).as("FAIRWAY_PG_URL is not set: the PostgreSQL store is not tested").isNotBlank();
-    }
-
-    @Override
-    JobStore.Settings settings(String name) {
-        String url = System.getenv("FAIRWAY_PG_URL");
-        return JobStore.Settings.parse(url + (url.contains("?") ? "&" : "?") + "currentSchema=" + run + "_" + name + "_" + SCHEMAS.incrementAndGet());
+    JobStorePostgresTest() {
+        postgres = new PostgresSchemas("t");
     }
 }

@@ -3,29 +3,15 @@ package io.fairway.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class JobStoreTest {
-    @TempDir
-    Path dir;
-
-    /** @return the settings of a fresh, empty store named {@code name} */
-    JobStore.Settings settings(String name) {
-        return JobStore.Settings.sqlite(dir.resolve(name + ".db"));
-    }
-
+class JobStoreTest extends StoreTestBase {
     private static List<JobStore.NewJob> jobs(String prefix, int n) {
-        List<JobStore.NewJob> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(new JobStore.NewJob("default/" + prefix + i, i % 3, "{\"n\":" + i + "}"));
-        }
-        return out;
+        return jobs("default", prefix, n, i -> i % 3);
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 
 /**
  * Pages of pending jobs in the engine's order within a ClusterQueue (Kueue's: priority, then submission — the order
@@ -93,20 +94,8 @@ final class PendingPages {
         if (!view.snapshot.clusterQueues().containsKey(cq)) {
             throw ApiException.notFound("no ClusterQueue '" + VisibilityJson.clip(cq) + "'");
         }
-        List<List<JobStatus>> groups = clusterQueueGroups(cq);
-        ObjectNode o = VisibilityJson.object();
-        o.put("clusterQueue", cq);
-        o.put("total", total(groups));
-        o.put("offset", offset);
-        o.put("limit", limit);
-        ArrayNode items = o.putArray("items");
-        int pos = offset;
-        for (JobStatus j : page(groups, offset, limit)) {
-            ObjectNode item = item(j, cq, ++pos);
-            item.put("positionInLocalQueue", ahead(localQueueGroups(j.spec().localQueueKey()), j) + 1);
-            items.add(item);
-        }
-        return o;
+        return pendingPage("clusterQueue", cq, clusterQueueGroups(cq), offset, limit, cq, "positionInLocalQueue",
+                j -> ahead(localQueueGroups(j.spec().localQueueKey()), j));
     }
 
     ObjectNode localQueuePage(String namespace, String name, int offset, int limit) {
@@ -117,16 +106,27 @@ final class PendingPages {
         }
         List<List<JobStatus>> groups = localQueueGroups(key);
         List<List<JobStatus>> cqGroups = clusterQueueGroups(lq.clusterQueue());
+        return pendingPage("localQueue", key, groups, offset, limit, lq.clusterQueue(), "positionInClusterQueue", j -> ahead(cqGroups, j));
+    }
+
+    /**
+     * @param field what the page is of ({@code clusterQueue} or {@code localQueue}), with {@code queue} its name
+     * @param groups the queue's pending jobs in order
+     * @param otherPosition the field of each job's position in the other queue, {@code otherAhead} the jobs ahead of it there
+     * @return the page from {@code offset}: the queue, the total, the offset and limit, and the jobs with both positions
+     */
+    private ObjectNode pendingPage(String field, String queue, List<List<JobStatus>> groups, int offset, int limit, String clusterQueue,
+                                   String otherPosition, ToIntFunction<JobStatus> otherAhead) {
         ObjectNode o = VisibilityJson.object();
-        o.put("localQueue", key);
+        o.put(field, queue);
         o.put("total", total(groups));
         o.put("offset", offset);
         o.put("limit", limit);
         ArrayNode items = o.putArray("items");
         int pos = offset;
         for (JobStatus j : page(groups, offset, limit)) {
-            ObjectNode item = item(j, lq.clusterQueue(), ++pos);
-            item.put("positionInClusterQueue", ahead(cqGroups, j) + 1);
+            ObjectNode item = item(j, clusterQueue, ++pos);
+            item.put(otherPosition, otherAhead.applyAsInt(j) + 1);
             items.add(item);
         }
         return o;

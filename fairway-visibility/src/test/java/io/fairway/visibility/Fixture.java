@@ -94,4 +94,19 @@ final class Fixture {
         assertThat(e.get("message").asText()).isNotBlank();
         return e;
     }
+
+    /**
+     * Checks that each GET of {@code api} + a case's path is refused with 400 and an error naming the parameter and
+     * its value.
+     *
+     * @param cases each {path, parameter, value}
+     */
+    static void assertBadParameters(String api, String[][] cases) throws Exception {
+        for (String[] c : cases) {
+            JsonNode e = error("GET", api + c[0], null, 400);
+            assertThat(e.get("parameter").asText()).as(c[0]).isEqualTo(c[1]);
+            assertThat(e.get("value").asText()).as(c[0]).isEqualTo(c[2]);
+            assertThat(e.get("message").asText()).as(c[0]).contains(c[1]);
+        }
+    }
 }

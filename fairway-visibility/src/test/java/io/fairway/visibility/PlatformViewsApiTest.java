@@ -1,5 +1,6 @@
 package io.fairway.visibility;
 
+import static io.fairway.visibility.Fixture.assertBadParameters;
 import static io.fairway.visibility.Fixture.error;
 import static io.fairway.visibility.Fixture.get;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,12 +93,7 @@ class PlatformViewsApiTest {
             {"/events?type=EXPLODED", "type", "EXPLODED"},
             {"/events?after=1&before=5", "before", "5"},
         };
-        for (String[] c : cases) {
-            JsonNode e = error("GET", api + c[0], null, 400);
-            assertThat(e.get("parameter").asText()).as(c[0]).isEqualTo(c[1]);
-            assertThat(e.get("value").asText()).as(c[0]).isEqualTo(c[2]);
-            assertThat(e.get("message").asText()).as(c[0]).contains(c[1]);
-        }
+        assertBadParameters(api, cases);
         assertThat(error("GET", api + "/flavors/none", null, 404).get("message").asText()).contains("none");
     }
 

@@ -1,5 +1,6 @@
 package io.fairway.visibility;
 
+import static io.fairway.visibility.Fixture.assertBadParameters;
 import static io.fairway.visibility.Fixture.error;
 import static io.fairway.visibility.Fixture.get;
 import static io.fairway.visibility.Fixture.send;
@@ -244,12 +245,7 @@ class VisibilityApiContractTest {
             {"/jobs?jobSet=", "jobSet", ""},
             {"/jobs?jobSet=" + "x".repeat(300), "jobSet", "x".repeat(64) + "..."},
         };
-        for (String[] c : cases) {
-            JsonNode e = error("GET", api + c[0], null, 400);
-            assertThat(e.get("parameter").asText()).as(c[0]).isEqualTo(c[1]);
-            assertThat(e.get("value").asText()).as(c[0]).isEqualTo(c[2]);
-            assertThat(e.get("message").asText()).as(c[0]).contains(c[1]);
-        }
+        assertBadParameters(api, cases);
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Posts small job sets to a manager's submission API, as the crash and failover tests' clients do. */
 final class JobSetPosts {
@@ -41,5 +42,35 @@ final class JobSetPosts {
             acked.add(id.asText());
         }
         return true;
+    }
+
+    /**
+     * One client's burst: posts job sets of {@code jobs} one-CPU jobs, {@code pauseMillis} apart, until {@code stop}
+     * is set, {@code maxSets} were posted, one is refused or a request fails (the manager died under it, or is paused:
+     * not acknowledged).
+     *
+     * @param failed where a failed request is noted, or null
+     */
+    static void postUntilStopped(String url, String token, int jobs, int maxSets, long pauseMillis, AtomicBoolean stop, Set<String> acked,
+                                 List<String> refused, List<String> failed) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        for (int n = 0; n < maxSets && !stop.get(); n++) {
+            try {
+                if (!post(http, url, token, jobs, acked, refused, Duration.ofSeconds(5))) {
+                    return;
+                }
+                if (pauseMillis > 0) {
+                    Thread.sleep(pauseMillis);
+                }
+            } catch (IOException e) {
+                if (failed != null) {
+                    failed.add(String.valueOf(e));
+                }
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }

@@ -2,24 +2,13 @@ package io.fairway.k8s.multicluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fairway.store.JobStore;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -28,8 +17,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,8 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ManagerCrashTest {
     private static final String SECRET = "crash-test-secret-0123456789abcdef-0123";
-    private static final Pattern API = Pattern.compile("submission API on (http://\\S+)");
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** Job sets each client submits at most per start; each set holds {@link #JOBS_PER_SET} one-CPU jobs. */
     private static final int SETS_PER_CLIENT = 40;
     private static final int JOBS_PER_SET = 4;
@@ -62,24 +47,12 @@ class ManagerCrashTest {
     Path dir;
 
     /** Counts each successful create of a Job (a copy) in the worker, by the engine's job id. */
-    static final class CountingDispatcher extends KubernetesCrudDispatcher {
+    static final class CountingDispatcher extends ManagerRuns.CopyWatch {
         final Map<String, Integer> creates = new ConcurrentHashMap<>();
 
         @Override
-        public MockResponse handleCreate(RecordedRequest request) {
-            String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
-            MockResponse r = super.handleCreate(request);
-            if (r.code() / 100 == 2 && request.getPath().contains("/jobs")) {
-                try {
-                    String id = JSON.readTree(body).path("metadata").path("annotations").path(MultiClusterManager.JOB_ID_ANNOTATION).asText("");
-                    if (!id.isEmpty()) {
-                        creates.merge(id, 1, Integer::sum);
-                    }
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-            return r;
+        void copied(String jobId) {
+            creates.merge(jobId, 1, Integer::sum);
         }
     }
 
@@ -109,29 +82,7 @@ class ManagerCrashTest {
     }
 
     private Report crashLoop(int iterations, boolean broken, long seed) throws Exception {
-        Path queues = Files.writeString(dir.resolve("queues.yaml"), """
-                policy: best-effort-fifo
-                flavors:
-                  - name: default
-                clusterQueues:
-                  - name: all
-                    resourceGroups:
-                      - coveredResources: [cpu]
-                        flavors:
-                          - name: default
-                            resources:
-                              - {name: cpu, nominalQuota: 100000}
-                localQueues:
-                  - {name: batch, namespace: ml, clusterQueue: all}
-                """);
-        Path perms = Files.writeString(dir.resolve("permissions.yaml"), """
-                queues:
-                  - name: batch
-                    permissions:
-                      - subjects: [{kind: Group, name: ml}]
-                        verbs: [submit, cancel, reprioritize, watch]
-                """);
-        Path key = Files.writeString(dir.resolve("jwt.key"), SECRET);
+        ManagerRuns.ProcessFiles files = ManagerRuns.ProcessFiles.write(dir, SECRET);
         Path db = dir.resolve("jobs.db");
         assertThat(NODES * 96).as("room in the worker for every job the loop can submit")
                 .isGreaterThanOrEqualTo(iterations * (1 + 2 * SETS_PER_CLIENT) * JOBS_PER_SET);
@@ -139,21 +90,16 @@ class ManagerCrashTest {
         Random random = new Random(seed);
         Set<String> acked = ConcurrentHashMap.newKeySet();
         try (MockApi manager = new MockApi(); MockApi worker = new MockApi(counting)) {
-            for (int n = 0; n < NODES; n++) {
-                worker.node("node-" + n, 0);
-            }
-            Path managerConfig = kubeconfig(manager, "manager");
-            Path workerConfig = kubeconfig(worker, "worker");
-            List<String> cmd = command(queues, perms, key, db, managerConfig, workerConfig, broken);
-            String token = token();
+            List<String> cmd = command(files, db, ManagerRuns.Kubeconfigs.write(dir, manager, worker, NODES), broken);
+            String token = ManagerRuns.token(SECRET.getBytes(StandardCharsets.UTF_8), "crash-client");
             for (int i = 0; i <= iterations; i++) {
                 boolean last = i == iterations;
                 Path log = dir.resolve("manager-" + i + ".log");
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
                 try {
-                    String url = awaitApi(p, log);
+                    String url = ManagerRuns.awaitApi(p, log, 60, "the manager");
                     if (last) {
-                        awaitDispatched(worker, acked, db);
+                        ManagerRuns.awaitDispatched(worker, acked, "jdbc:sqlite:file:" + db + "?mode=ro", 10);
                         p.destroy(); // SIGTERM: the shutdown hook closes the store
                         p.waitFor(30, TimeUnit.SECONDS);
                         break;
@@ -164,7 +110,7 @@ class ManagerCrashTest {
                     submit(HttpClient.newHttpClient(), url, token, acked, Duration.ofSeconds(60));
                     List<Thread> clients = new ArrayList<>();
                     for (int c = 0; c < 2; c++) {
-                        Thread t = new Thread(() -> submitUntilStopped(url, token, stop, acked));
+                        Thread t = new Thread(() -> JobSetPosts.postUntilStopped(url, token, JOBS_PER_SET, SETS_PER_CLIENT, 0, stop, acked, REFUSED, FAILED));
                         t.start();
                         clients.add(t);
                     }
@@ -183,12 +129,7 @@ class ManagerCrashTest {
                 }
             }
             int copies = counting.creates.size();
-            Map<String, Integer> twice = new TreeMap<>();
-            counting.creates.forEach((id, n) -> {
-                if (n > 1) {
-                    twice.put(id, n);
-                }
-            });
+            Map<String, Integer> twice = ManagerRuns.copiedTwice(counting.creates);
             List<String> missing = new ArrayList<>();
             List<String> incomplete = new ArrayList<>();
             try (JobStore store = JobStore.open(JobStore.Settings.sqlite(db))) {
@@ -218,110 +159,20 @@ class ManagerCrashTest {
         }
     }
 
-    private static void submitUntilStopped(String url, String token, AtomicBoolean stop, Set<String> acked) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        for (int n = 0; n < SETS_PER_CLIENT && !stop.get(); n++) {
-            try {
-                if (!submit(http, url, token, acked, Duration.ofSeconds(5))) {
-                    return;
-                }
-            } catch (IOException e) {
-                FAILED.add(String.valueOf(e));
-                return; // the manager died under the request: not acknowledged
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
     /** @return true when the job set was acknowledged (its jobs are then in {@code acked}) */
     private static boolean submit(HttpClient http, String url, String token, Set<String> acked, Duration timeout)
             throws IOException, InterruptedException {
         return JobSetPosts.post(http, url, token, JOBS_PER_SET, acked, REFUSED, timeout);
     }
 
-    /**
-     * Waits until every acknowledged job has a copy in the worker and its LEASED event in the store (read beside the
-     * running manager), or no copy came for 10 s (at most 120 s).
-     */
-    private static void awaitDispatched(MockApi worker, Set<String> acked, Path db) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        int seen = -1;
-        long quietSince = System.nanoTime();
-        while (System.nanoTime() < deadline) {
-            Set<String> names = new java.util.HashSet<>();
-            worker.jobs().forEach(j -> names.add(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()));
-            if (names.containsAll(acked) && leased(db).containsAll(acked)) {
-                return;
-            }
-            if (names.size() != seen) {
-                seen = names.size();
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(10)) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-    }
-
-    /** @return the jobs with a LEASED event in the store, read-only while the manager writes it */
-    private static Set<String> leased(Path db) throws java.sql.SQLException {
-        Set<String> out = new java.util.HashSet<>();
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:file:" + db + "?mode=ro");
-             java.sql.Statement st = c.createStatement();
-             java.sql.ResultSet rs = st.executeQuery("SELECT DISTINCT job_id FROM events WHERE type = 'LEASED'")) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
-    }
-
-    private static String awaitApi(Process p, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            String out = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
-            Matcher m = API.matcher(out);
-            if (m.find()) {
-                return m.group(1);
-            }
-            if (!p.isAlive()) {
-                throw new AssertionError("the manager exited: " + out);
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the manager did not start its API in 60 s: " + Files.readString(log, StandardCharsets.UTF_8));
-    }
-
-    private List<String> command(Path queues, Path perms, Path key, Path db, Path managerConfig, Path workerConfig, boolean broken) {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path")));
+    private List<String> command(ManagerRuns.ProcessFiles files, Path db, ManagerRuns.Kubeconfigs clusters, boolean broken) {
+        List<String> cmd = ManagerRuns.java("512m", List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         if (broken) {
             cmd.add("-Dfairway.store.testOnlyAckBeforeDurable=true");
         }
-        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", queues.toString(), "--manager-kubeconfig", managerConfig.toString(),
-                "--worker", "eu=" + workerConfig, "--namespace", "ml", "--grace-seconds", "5", "--period-ms", "100",
-                "--store", db.toString(), "--submit-port", "0", "--auth-key", key.toString(), "--permissions", perms.toString()));
+        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", files.queues().toString(), "--manager-kubeconfig", clusters.manager().toString(),
+                "--worker", "eu=" + clusters.worker(), "--namespace", "ml", "--grace-seconds", "5", "--period-ms", "100",
+                "--store", db.toString(), "--submit-port", "0", "--auth-key", files.key().toString(), "--permissions", files.permissions().toString()));
         return cmd;
-    }
-
-    private Path kubeconfig(MockApi api, String name) throws IOException {
-        return Files.writeString(dir.resolve(name + ".kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "%s"}}]
-                users: [{name: u, user: {token: test}}]
-                contexts: [{name: c, context: {cluster: c, user: u, namespace: ml}}]
-                current-context: c
-                """.formatted(api.url()));
-    }
-
-    private static String token() throws Exception {
-        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder().subject("crash-client").claim("groups", List.of("ml"))
-                .expirationTime(new Date(System.currentTimeMillis() + 3_600_000)).build());
-        jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
-        return jwt.serialize();
     }
 }

@@ -3,12 +3,6 @@ package io.fairway.k8s.multicluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fairway.store.JobStore;
 import java.io.IOException;
@@ -22,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +26,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,8 +42,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ManagerFailoverTest {
     private static final String SECRET = "failover-test-secret-0123456789abcdef-01";
-    private static final Pattern API = Pattern.compile("submission API on (http://\\S+)");
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String LEASE_NS = "ml";
     private static final String LEASE = "fairway-manager";
     /** Job sets each client submits at most per kill; one client per replica; {@link #JOBS_PER_SET} one-CPU jobs each. */
@@ -155,47 +144,20 @@ class ManagerFailoverTest {
     }
 
     private Report failoverLoop(Store store, int iterations, boolean noFencing, long seed) throws Exception {
-        Path queues = Files.writeString(dir.resolve("queues.yaml"), """
-                policy: best-effort-fifo
-                flavors:
-                  - name: default
-                clusterQueues:
-                  - name: all
-                    resourceGroups:
-                      - coveredResources: [cpu]
-                        flavors:
-                          - name: default
-                            resources:
-                              - {name: cpu, nominalQuota: 100000}
-                localQueues:
-                  - {name: batch, namespace: ml, clusterQueue: all}
-                """);
-        Path perms = Files.writeString(dir.resolve("permissions.yaml"), """
-                queues:
-                  - name: batch
-                    permissions:
-                      - subjects: [{kind: Group, name: ml}]
-                        verbs: [submit, cancel, reprioritize, watch]
-                """);
-        Path key = Files.writeString(dir.resolve("jwt.key"), SECRET);
+        ManagerRuns.ProcessFiles files = ManagerRuns.ProcessFiles.write(dir, SECRET);
         assertThat(NODES * 96).as("room in the worker for every job the loop can submit")
                 .isGreaterThanOrEqualTo((iterations + 1) * 2 * (1 + SETS_PER_CLIENT) * JOBS_PER_SET);
         ManagerCrashTest.CountingDispatcher counting = new ManagerCrashTest.CountingDispatcher();
         Random random = new Random(seed);
         Set<String> acked = ConcurrentHashMap.newKeySet();
-        String token = token();
+        String token = ManagerRuns.token(SECRET.getBytes(StandardCharsets.UTF_8), "failover-client");
         int pauses = 0;
         int stopped = 0;
         int takeovers = 0;
         int started = 0;
         List<Replica> all = new ArrayList<>();
         try (MockApi manager = new MockApi(); MockApi worker = new MockApi(counting)) {
-            for (int n = 0; n < NODES; n++) {
-                worker.node("node-" + n, 0);
-            }
-            Path managerConfig = kubeconfig(manager, "manager");
-            Path workerConfig = kubeconfig(worker, "worker");
-            List<String> cmd = command(queues, perms, key, store, managerConfig, workerConfig, noFencing);
+            List<String> cmd = command(files, store, ManagerRuns.Kubeconfigs.write(dir, manager, worker, NODES), noFencing);
             // one replica first (it creates the schema), then the other
             List<Replica> live = new ArrayList<>();
             live.add(start(cmd, "replica-" + started++, all));
@@ -211,7 +173,7 @@ class ManagerFailoverTest {
                 AtomicBoolean stop = new AtomicBoolean();
                 List<Thread> clients = new ArrayList<>();
                 for (Replica r : live) {
-                    Thread t = new Thread(() -> submitUntilStopped(r.url, token, stop, acked));
+                    Thread t = new Thread(() -> JobSetPosts.postUntilStopped(r.url, token, JOBS_PER_SET, SETS_PER_CLIENT, 20, stop, acked, REFUSED, null));
                     t.start();
                     clients.add(t);
                 }
@@ -248,7 +210,7 @@ class ManagerFailoverTest {
                 live.add(start(cmd, "replica-" + started++, all));
             }
             // the last leader dispatches everything acknowledged
-            awaitDispatched(worker, acked, store);
+            ManagerRuns.awaitDispatched(worker, acked, store.url(), 15);
             for (Replica r : live) {
                 r.process.destroy(); // SIGTERM: the shutdown hook closes the store
             }
@@ -279,12 +241,7 @@ class ManagerFailoverTest {
 
     private Report report(Store store, Set<String> acked, ManagerCrashTest.CountingDispatcher counting, Set<String> copiesAtEnd, int takeovers,
                           int pauses, int stopped) throws Exception {
-        Map<String, Integer> twice = new TreeMap<>();
-        counting.creates.forEach((id, n) -> {
-            if (n > 1) {
-                twice.put(id, n);
-            }
-        });
+        Map<String, Integer> twice = ManagerRuns.copiedTwice(counting.creates);
         List<String> missing = new ArrayList<>();
         List<String> incomplete = new ArrayList<>();
         List<String> withoutCopy = new ArrayList<>();
@@ -336,7 +293,7 @@ class ManagerFailoverTest {
         Process p = pb.start();
         Replica r = new Replica(name, p, null);
         all.add(r);
-        Replica up = new Replica(name, p, awaitApi(p, log));
+        Replica up = new Replica(name, p, ManagerRuns.awaitApi(p, log, 90, "the replica"));
         all.set(all.size() - 1, up);
         return up;
     }
@@ -371,111 +328,26 @@ class ManagerFailoverTest {
         new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
     }
 
-    private static void submitUntilStopped(String url, String token, AtomicBoolean stop, Set<String> acked) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        for (int n = 0; n < SETS_PER_CLIENT && !stop.get(); n++) {
-            try {
-                if (!submit(http, url, token, acked, Duration.ofSeconds(5))) {
-                    return;
-                }
-                Thread.sleep(20);
-            } catch (IOException e) {
-                return; // the replica died under the request (or is paused): not acknowledged
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
     /** @return true when the job set was acknowledged (its jobs are then in {@code acked}) */
     private static boolean submit(HttpClient http, String url, String token, Set<String> acked, Duration timeout)
             throws IOException, InterruptedException {
         return JobSetPosts.post(http, url, token, JOBS_PER_SET, acked, REFUSED, timeout);
     }
 
-    /** Waits until every acknowledged job has a copy and a LEASED event, or nothing moved for 15 s (at most 120 s). */
-    private static void awaitDispatched(MockApi worker, Set<String> acked, Store store) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        int seen = -1;
-        long quietSince = System.nanoTime();
-        while (System.nanoTime() < deadline) {
-            Set<String> names = new HashSet<>();
-            worker.jobs().forEach(j -> names.add(j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()));
-            if (names.containsAll(acked) && leased(store).containsAll(acked)) {
-                return;
-            }
-            if (names.size() != seen) {
-                seen = names.size();
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(15)) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-    }
-
-    private static Set<String> leased(Store store) throws java.sql.SQLException {
-        Set<String> out = new HashSet<>();
-        try (Connection c = DriverManager.getConnection(store.url()); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT DISTINCT job_id FROM events WHERE type = 'LEASED'")) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
-    }
-
-    private static String awaitApi(Process p, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            String out = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
-            Matcher m = API.matcher(out);
-            if (m.find()) {
-                return m.group(1);
-            }
-            if (!p.isAlive()) {
-                throw new AssertionError("the replica exited: " + out);
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the replica did not start its API in 90 s: " + Files.readString(log, StandardCharsets.UTF_8));
-    }
-
-    private List<String> command(Path queues, Path perms, Path key, Store store, Path managerConfig, Path workerConfig, boolean noFencing) {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dorg.slf4j.simpleLogger.logFile=System.err", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dorg.slf4j.simpleLogger.log.io.fairway.k8s.multicluster=info", "-cp", System.getProperty("java.class.path")));
+    private List<String> command(ManagerRuns.ProcessFiles files, Store store, ManagerRuns.Kubeconfigs clusters, boolean noFencing) {
+        List<String> cmd = ManagerRuns.java("384m", List.of("-Dorg.slf4j.simpleLogger.logFile=System.err", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-Dorg.slf4j.simpleLogger.log.io.fairway.k8s.multicluster=info"));
         if (noFencing) {
             cmd.add("-Dfairway.manager.testOnlyNoFencing=true");
         }
-        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", queues.toString(), "--manager-kubeconfig", managerConfig.toString(),
-                "--worker", "eu=" + workerConfig, "--namespace", "ml", "--period-ms", "100",
+        cmd.addAll(List.of(MultiClusterManager.class.getName(), "--config", files.queues().toString(), "--manager-kubeconfig", clusters.manager().toString(),
+                "--worker", "eu=" + clusters.worker(), "--namespace", "ml", "--period-ms", "100",
                 // a worker is declared lost only after 30 s of silence: on a loaded machine a new leader's executor can
                 // be starved for seconds (it polls only within the renew deadline of the leader's last Lease check),
                 // and a worker declared lost has its copies deleted and made again — a worker loss, not a failover
                 "--grace-seconds", "30",
                 "--leader-elect", LEASE_NS + "/" + LEASE, "--lease-duration-ms", "4000", "--renew-deadline-ms", "3000", "--retry-period-ms", "500",
-                "--store", store.url(), "--submit-port", "0", "--auth-key", key.toString(), "--permissions", perms.toString()));
+                "--store", store.url(), "--submit-port", "0", "--auth-key", files.key().toString(), "--permissions", files.permissions().toString()));
         return cmd;
-    }
-
-    private Path kubeconfig(MockApi api, String name) throws IOException {
-        return Files.writeString(dir.resolve(name + ".kubeconfig"), """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "%s"}}]
-                users: [{name: u, user: {token: test}}]
-                contexts: [{name: c, context: {cluster: c, user: u, namespace: ml}}]
-                current-context: c
-                """.formatted(api.url()));
-    }
-
-    private static String token() throws Exception {
-        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder().subject("failover-client")
-                .claim("groups", List.of("ml")).expirationTime(new Date(System.currentTimeMillis() + 3_600_000)).build());
-        jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
-        return jwt.serialize();
     }
 }

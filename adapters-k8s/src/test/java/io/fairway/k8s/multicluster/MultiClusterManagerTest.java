@@ -1,5 +1,6 @@
 package io.fairway.k8s.multicluster;
 
+import static io.fairway.k8s.Poll.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
@@ -28,7 +29,8 @@ class MultiClusterManagerTest {
 
     private String policy = "best-effort-fifo";
 
-    private String queues(int gpuQuota) {
+    /** @return the manager tests' queues: ClusterQueue {@code research} (512 cores, {@code gpuQuota} GPUs) and LocalQueue {@code ml/gpu} */
+    static String queues(String policy, int gpuQuota) {
         return """
                 policy: %s
                 flavors:
@@ -62,7 +64,7 @@ class MultiClusterManagerTest {
         }
         Map<String, io.fabric8.kubernetes.client.KubernetesClient> clients = new LinkedHashMap<>();
         workerApis.forEach((w, api) -> clients.put(w, api.client));
-        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueuesConfig.parse("test", queues(gpuQuota)), now::get,
+        MultiClusterManager m = new MultiClusterManager(managerApi.client, clients, QueuesConfig.parse("test", queues(policy, gpuQuota)), now::get,
                 new MultiClusterManager.Settings(GRACE, Duration.ofSeconds(10), null, "test-manager"));
         managers.add(m);
         return m;
@@ -200,10 +202,9 @@ class MultiClusterManagerTest {
 
     @Test
     void aLostWorkersJobIsReadmittedElsewhereAndItsStaleCopyDeletedWhenItComesBack() throws Exception {
-        MultiClusterManager m = manager(64, "eu", "us", "ap");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m);
-        String first = copiesOf("train").get(0);
+        Copied c = trainCopied("eu", "us", "ap");
+        MultiClusterManager m = c.manager();
+        String first = c.worker();
         long firstEpoch = Long.parseLong(annotation(workerApis.get(first).job(NS, "train"), MultiClusterManager.EPOCH_ANNOTATION));
         workerApis.get(first).running(NS, "train");
         pass(m);
@@ -257,10 +258,9 @@ class MultiClusterManagerTest {
 
     @Test
     void aRestartedManagerAdoptsTheCopiesInTheWorkersInsteadOfRunningJobsAgain() {
-        MultiClusterManager m1 = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m1);
-        String worker = copiesOf("train").get(0);
+        Copied c = trainCopied("eu", "us");
+        MultiClusterManager m1 = c.manager();
+        String worker = c.worker();
         String copyUid = workerApis.get(worker).job(NS, "train").getMetadata().getUid();
         workerApis.get(worker).running(NS, "train");
         pass(m1);
@@ -278,13 +278,28 @@ class MultiClusterManagerTest {
         assertThat(m2.scheduler().clusters().clusterOf(NS + "/train")).isEqualTo(worker);
     }
 
+    /** A first manager (workers eu and us) copies job {@code train} into a worker and stops; returns that worker. */
+    private String copiedByAManagerThatStopped() {
+        Copied c = trainCopied("eu", "us");
+        c.manager().close();
+        return c.worker();
+    }
+
+    /** A manager and the worker it copied job {@code train} into. */
+    private record Copied(MultiClusterManager manager, String worker) {
+    }
+
+    /** @return a manager on these workers (64 GPUs of quota) that was given job {@code train} and copied it in its first pass */
+    private Copied trainCopied(String... workers) {
+        MultiClusterManager m = manager(64, workers);
+        managerApi.submit(NS, "train", "gpu", 8, true);
+        pass(m);
+        return new Copied(m, copiesOf("train").get(0));
+    }
+
     @Test
     void aJobThatEndedWhileNoManagerWatchedIsNotRunAgain() {
-        MultiClusterManager m1 = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m1);
-        String worker = copiesOf("train").get(0);
-        m1.close();
+        String worker = copiedByAManagerThatStopped();
         workerApis.get(worker).complete(NS, "train");
 
         MultiClusterManager m2 = manager(64);
@@ -298,11 +313,7 @@ class MultiClusterManagerTest {
 
     @Test
     void aRestartedManagerWaitsForSilentWorkersBeforeAdmitting() {
-        MultiClusterManager m1 = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m1);
-        String worker = copiesOf("train").get(0);
-        m1.close();
+        String worker = copiedByAManagerThatStopped();
         workerApis.get(worker).stop();
 
         MultiClusterManager m2 = manager(64);
@@ -334,10 +345,9 @@ class MultiClusterManagerTest {
 
     @Test
     void aJobThatFailsInItsWorkerIsMarkedFailed() {
-        MultiClusterManager m = manager(64, "eu", "us");
-        managerApi.submit(NS, "train", "gpu", 8, true);
-        pass(m);
-        String worker = copiesOf("train").get(0);
+        Copied c = trainCopied("eu", "us");
+        MultiClusterManager m = c.manager();
+        String worker = c.worker();
         workerApis.get(worker).client.batch().v1().jobs().inNamespace(NS).withName("train")
                 .edit(j -> new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder(j).withStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
                         .withFailed(1).withConditions(new io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder().withType("Failed")
@@ -386,20 +396,6 @@ class MultiClusterManagerTest {
         pass(m);
         assertThat(copiesOf("train")).isEmpty();
         assertThat(m.status(NS, "train")).isEmpty();
-    }
-
-    /** Polls until the condition holds, failing after 15 s (leader election runs on the wall clock). */
-    private static void until(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("timed out waiting until " + what).isLessThan(deadline);
-            try {
-                Thread.sleep(25);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 
     private static MultiClusterManager.LeaderElection election(String candidate) {

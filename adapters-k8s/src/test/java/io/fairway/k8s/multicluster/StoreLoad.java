@@ -2,14 +2,6 @@ package io.fairway.k8s.multicluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fairway.config.QueuesConfig;
 import io.fairway.store.JobStore;
 import io.fairway.submit.JobSets;
@@ -26,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,32 +48,20 @@ public final class StoreLoad {
     }
 
     static String queues(int n) {
-        StringBuilder b = new StringBuilder("""
-                policy: best-effort-fifo
-                flavors:
-                  - name: default
-                clusterQueues:
-                  - name: all
-                    resourceGroups:
-                      - coveredResources: [cpu]
-                        flavors:
-                          - name: default
-                            resources:
-                              - {name: cpu, nominalQuota: 10000000}
-                localQueues:
-                """);
-        for (int i = 0; i < n; i++) {
-            b.append("  - {name: q-").append(i).append(", namespace: ml, clusterQueue: all}\n");
-        }
-        return b.toString();
+        return ManagerRuns.queues(10_000_000, names(n));
     }
 
     static String permissions(int n) {
-        StringBuilder b = new StringBuilder("queues:\n");
+        return ManagerRuns.permissions(names(n), "submit, watch");
+    }
+
+    /** @return the LocalQueues {@code q-0} to {@code q-(n-1)} */
+    private static List<String> names(int n) {
+        List<String> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            b.append("  - name: q-").append(i).append("\n    permissions:\n      - subjects: [{kind: Group, name: ml}]\n        verbs: [submit, watch]\n");
+            out.add("q-" + i);
         }
-        return b.toString();
+        return out;
     }
 
     static String jobSet(String queue, String set, int size) {
@@ -102,31 +81,16 @@ public final class StoreLoad {
     }
 
     static String token() throws Exception {
-        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder().subject("load").claim("groups", List.of("ml"))
-                .expirationTime(new Date(System.currentTimeMillis() + 3_600_000)).build());
-        jwt.sign(new MACSigner(SECRET));
-        return jwt.serialize();
+        return ManagerRuns.token(SECRET, "load");
     }
 
     /** Records when each copy is created in the worker. */
-    static final class Stamping extends KubernetesCrudDispatcher {
+    static final class Stamping extends ManagerRuns.CopyWatch {
         final Map<String, Long> created = new ConcurrentHashMap<>();
 
         @Override
-        public MockResponse handleCreate(RecordedRequest request) {
-            String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
-            MockResponse r = super.handleCreate(request);
-            if (r.code() / 100 == 2 && request.getPath().contains("/jobs")) {
-                try {
-                    String id = JSON.readTree(body).path("metadata").path("annotations").path(MultiClusterManager.JOB_ID_ANNOTATION).asText("");
-                    if (!id.isEmpty()) {
-                        created.put(id, System.nanoTime());
-                    }
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-            return r;
+        void copied(String jobId) {
+            created.put(jobId, System.nanoTime());
         }
     }
 

@@ -41,22 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StoredJobsTest {
     private static final byte[] SECRET = "0123456789abcdef0123456789abcdef-test".getBytes(StandardCharsets.UTF_8);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String QUEUES = """
-            policy: best-effort-fifo
-            flavors:
-              - name: h100
-            clusterQueues:
-              - name: research
-                resourceGroups:
-                  - coveredResources: [cpu, nvidia.com/gpu]
-                    flavors:
-                      - name: h100
-                        resources:
-                          - {name: cpu, nominalQuota: 512}
-                          - {name: nvidia.com/gpu, nominalQuota: 64}
-            localQueues:
-              - {name: gpu, namespace: ml, clusterQueue: research}
-            """;
+    private static final String QUEUES = MultiClusterManagerTest.queues("best-effort-fifo", 64);
     private static final String PERMISSIONS = """
             queues:
               - name: gpu

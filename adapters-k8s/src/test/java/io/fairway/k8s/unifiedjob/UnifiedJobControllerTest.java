@@ -14,6 +14,7 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
+import io.fairway.core.Clock;
 import io.fairway.core.Scheduler;
 import io.fairway.k8s.integration.Specs;
 import io.fairway.k8s.kinds.MiniClusterIntegration;
@@ -47,13 +48,7 @@ class UnifiedJobControllerTest {
         controllerClient = audit.client(server);
         io.fairway.k8s.audit.MockServers.priorityClass(client, "high", 100);
         ResourceFlavor flavor = new ResourceFlavor("default", Map.of("pool", "cpu"), List.of(), List.of());
-        Scheduler engine = Scheduler.builder().clock(now::get).policy("priority")
-                .flavor(flavor)
-                .clusterQueue(ClusterQueue.builder("cq").preemption(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY, null, null))
-                        .quota("default", Resources.builder().cpu(8).build()).build())
-                .localQueue(new LocalQueue("default", "user-queue", "cq"))
-                .node(Node.builder("n1").labels(Map.of("pool", "cpu")).capacity(Resources.builder().cpu(8).build()).build())
-                .build();
+        Scheduler engine = engine(now::get, flavor).policy("priority").build();
         controller = new UnifiedJobController(controllerClient, engine,
                 UnifiedJobController.integrations(List.of("flux-framework.org/v1alpha2.MiniCluster")), List.of(flavor), "default");
         controller.onWrite = written::add;
@@ -245,5 +240,18 @@ class UnifiedJobControllerTest {
         for (GenericKubernetesResource w : written) {
             assertThat(UnifiedJobSchemaTest.errors(Specs.toJson(w))).isEmpty();
         }
+    }
+
+    /**
+     * @return the UnifiedJob tests' engine, but for its policy: ClusterQueue {@code cq} (8 cores of {@code flavor},
+     *         preempting lower priorities), LocalQueue {@code default/user-queue}, node {@code n1} (8 cores, pool cpu)
+     */
+    static Scheduler.Builder engine(Clock clock, ResourceFlavor flavor) {
+        return Scheduler.builder().clock(clock)
+                .flavor(flavor)
+                .clusterQueue(ClusterQueue.builder("cq").preemption(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY, null, null))
+                        .quota("default", Resources.builder().cpu(8).build()).build())
+                .localQueue(new LocalQueue("default", "user-queue", "cq"))
+                .node(Node.builder("n1").labels(Map.of("pool", "cpu")).capacity(Resources.builder().cpu(8).build()).build());
     }
 }

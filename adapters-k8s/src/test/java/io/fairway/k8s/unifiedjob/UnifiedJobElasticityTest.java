@@ -13,12 +13,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fairway.api.job.JobState;
-import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.LocalQueue;
-import io.fairway.api.model.Node;
-import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.ResourceFlavor;
-import io.fairway.api.model.Resources;
 import io.fairway.core.Policies;
 import io.fairway.core.Scheduler;
 import io.fairway.k8s.RestoringPolicy;
@@ -69,13 +64,7 @@ class UnifiedJobElasticityTest {
 
     /** A controller on a fresh engine (what a restart, a failover or an engine rebuild gives), its policy wrapped to restore admissions. */
     private UnifiedJobController controller() {
-        Scheduler engine = Scheduler.builder().clock(now::get).policy(new RestoringPolicy(Policies.create("priority", Map.of())))
-                .flavor(flavor)
-                .clusterQueue(ClusterQueue.builder("cq").preemption(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY, null, null))
-                        .quota("default", Resources.builder().cpu(8).build()).build())
-                .localQueue(new LocalQueue("default", "user-queue", "cq"))
-                .node(Node.builder("n1").labels(Map.of("pool", "cpu")).capacity(Resources.builder().cpu(8).build()).build())
-                .build();
+        Scheduler engine = UnifiedJobControllerTest.engine(now::get, flavor).policy(new RestoringPolicy(Policies.create("priority", Map.of()))).build();
         return new UnifiedJobController(controllerClient, engine, UnifiedJobController.integrations(TYPES), List.of(flavor), "default");
     }
 

@@ -51,6 +51,11 @@ class WebhookServerTest {
     }
 
     private static HttpClient trusting(Certificate cert) throws Exception {
+        return HttpClient.newBuilder().sslContext(trustingContext(cert)).connectTimeout(Duration.ofSeconds(20)).build();
+    }
+
+    /** @return a TLS context that trusts this certificate alone */
+    private static SSLContext trustingContext(Certificate cert) throws Exception {
         KeyStore ts = KeyStore.getInstance(KeyStore.getDefaultType());
         ts.load(null, null);
         ts.setCertificateEntry("webhook", cert);
@@ -58,7 +63,7 @@ class WebhookServerTest {
         tmf.init(ts);
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(null, tmf.getTrustManagers(), null);
-        return HttpClient.newBuilder().sslContext(ctx).connectTimeout(Duration.ofSeconds(20)).build();
+        return ctx;
     }
 
     private HttpResponse<String> post(HttpClient client, String path, byte[] body) throws Exception {
@@ -137,13 +142,7 @@ class WebhookServerTest {
         Certificate cert = TestCerts.write(certs, "localhost", "RSA");
         start(Duration.ofMillis(800));
         HttpClient c = trusting(cert);
-        KeyStore ts = KeyStore.getInstance(KeyStore.getDefaultType());
-        ts.load(null, null);
-        ts.setCertificateEntry("w", cert);
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(ts);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, tmf.getTrustManagers(), null);
+        SSLContext ctx = trustingContext(cert);
         List<SSLSocket> slow = new java.util.ArrayList<>();
         for (int i = 0; i < 8; i++) {
             SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", server.port());
