@@ -419,29 +419,9 @@ final class AdapterLifecycle {
                 }
             }
             Map<String, io.fairway.api.model.Cohort> oldC = byName(old.cohortModels(), io.fairway.api.model.Cohort::name);
-            List<io.fairway.api.model.Cohort> pendingCohorts = new ArrayList<>(now.cohortModels());
-            // parents before children: a cohort is added once its parent is known (or is not a cohort of the model)
-            java.util.Set<String> known = new java.util.HashSet<>(oldC.keySet());
             java.util.Set<String> modelNames = new java.util.HashSet<>(byName(now.cohortModels(), io.fairway.api.model.Cohort::name).keySet());
-            while (!pendingCohorts.isEmpty()) {
-                boolean progressed = false;
-                for (var it = pendingCohorts.iterator(); it.hasNext();) {
-                    io.fairway.api.model.Cohort c = it.next();
-                    if (c.parent() != null && modelNames.contains(c.parent()) && !known.contains(c.parent())) {
-                        continue;
-                    }
-                    if (!oldC.containsKey(c.name())) {
-                        q.addCohort(c);
-                    } else if (!oldC.get(c.name()).equals(c)) {
-                        q.updateCohort(c);
-                    }
-                    known.add(c.name());
-                    it.remove();
-                    progressed = true;
-                }
-                if (!progressed) {
-                    return false;
-                }
+            if (!addOrUpdateCohorts(q, oldC, now.cohortModels(), modelNames)) {
+                return false;
             }
             Map<String, io.fairway.api.model.ClusterQueue> oldQ = byName(old.clusterQueueModels(), io.fairway.api.model.ClusterQueue::name);
             Map<String, io.fairway.api.model.ClusterQueue> newQ = byName(now.clusterQueueModels(), io.fairway.api.model.ClusterQueue::name);
@@ -475,6 +455,39 @@ final class AdapterLifecycle {
             LOG.info("the engine cannot take this change in place ({}); rebuilding it from the API server", e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * Adds the new cohorts and updates the changed ones, parents before children: a cohort is added once its parent is known
+     * (or is not a cohort of the model).
+     *
+     * @return false when some cohorts wait for a parent that never comes (a cycle): the change needs a rebuild
+     */
+    private static boolean addOrUpdateCohorts(io.fairway.core.Queues q, Map<String, io.fairway.api.model.Cohort> oldC,
+                                              List<io.fairway.api.model.Cohort> cohorts, java.util.Set<String> modelNames) {
+        List<io.fairway.api.model.Cohort> pendingCohorts = new ArrayList<>(cohorts);
+        java.util.Set<String> known = new java.util.HashSet<>(oldC.keySet());
+        while (!pendingCohorts.isEmpty()) {
+            boolean progressed = false;
+            for (var it = pendingCohorts.iterator(); it.hasNext();) {
+                io.fairway.api.model.Cohort c = it.next();
+                if (c.parent() != null && modelNames.contains(c.parent()) && !known.contains(c.parent())) {
+                    continue;
+                }
+                if (!oldC.containsKey(c.name())) {
+                    q.addCohort(c);
+                } else if (!oldC.get(c.name()).equals(c)) {
+                    q.updateCohort(c);
+                }
+                known.add(c.name());
+                it.remove();
+                progressed = true;
+            }
+            if (!progressed) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static <T> Map<String, T> byName(List<T> items, java.util.function.Function<T, String> name) {

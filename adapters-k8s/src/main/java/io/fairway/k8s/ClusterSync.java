@@ -39,22 +39,7 @@ final class ClusterSync {
     }
 
     void syncNodes(List<Workload> jobs) {
-        Set<String> managed = new HashSet<>();
-        jobs.forEach(w -> w.kind().integration.podOwners(w.object()).forEach(owner -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), owner))));
-        Map<String, Resources> unmanaged = new HashMap<>();
-        if (state.options.countUnmanagedPods()) {
-            for (Pod p : state.podInformer.getStore().list()) {
-                String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
-                if (node == null || Kube.terminal(p) || managedPod(p, managed)) {
-                    continue;
-                }
-                try {
-                    unmanaged.merge(node, PodResources.of(p), Resources::plus);
-                } catch (InvalidSpecException e) {
-                    LOG.debug("pod {}: unreadable requests: {}", Kube.key(p), e.getMessage());
-                }
-            }
-        }
+        Map<String, Resources> unmanaged = unmanagedUse(jobs);
         Map<String, Node> desired = new LinkedHashMap<>();
         List<io.fabric8.kubernetes.api.model.Node> kubeNodes = new ArrayList<>(state.nodeInformer.getStore().list());
         kubeNodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
@@ -96,6 +81,40 @@ final class ClusterSync {
                 nodeLoss.removeGone(gone);
             }
         }
+        applyToEngine(desired);
+        notices.forEach((node, notice) -> {
+            if (state.modelNodes.containsKey(node)) {
+                nodeLoss.drainOnce(node, notice);
+            }
+        });
+    }
+
+    /** What pods Fairway does not manage use, by node (empty unless the adapter counts unmanaged pods). */
+    private Map<String, Resources> unmanagedUse(List<Workload> jobs) {
+        Set<String> managed = new HashSet<>();
+        jobs.forEach(w -> w.kind().integration.podOwners(w.object()).forEach(owner -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), owner))));
+        Map<String, Resources> unmanaged = new HashMap<>();
+        if (state.options.countUnmanagedPods()) {
+            for (Pod p : state.podInformer.getStore().list()) {
+                String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
+                if (node == null || Kube.terminal(p) || managedPod(p, managed)) {
+                    continue;
+                }
+                try {
+                    unmanaged.merge(node, PodResources.of(p), Resources::plus);
+                } catch (InvalidSpecException e) {
+                    LOG.debug("pod {}: unreadable requests: {}", Kube.key(p), e.getMessage());
+                }
+            }
+        }
+        return unmanaged;
+    }
+
+    /**
+     * Brings the engine's nodes to the desired ones: adds new nodes, cordons or uncordons, and replaces a changed idle node;
+     * a changed node that jobs run on is re-read by a rebuild (at most every {@value #NODE_REBUILD_MIN_INTERVAL_MILLIS} ms).
+     */
+    private void applyToEngine(Map<String, Node> desired) {
         for (Node n : desired.values()) {
             Node cur = state.modelNodes.get(n.name());
             if (cur == null) {
@@ -116,11 +135,6 @@ final class ClusterSync {
                 }
             }
         }
-        notices.forEach((node, notice) -> {
-            if (state.modelNodes.containsKey(node)) {
-                nodeLoss.drainOnce(node, notice);
-            }
-        });
     }
 
     /** Lists Fairway's NodeClaims when node pools are configured (keeping the last list when the API server fails). */

@@ -173,90 +173,103 @@ public final class SubmitServer implements AutoCloseable {
         Principal who = principal(request);
         if (path.equals("/api/v1/jobsets")) {
             post(method);
-            JobSetRequest req = JobSetRequest.parse(new String(body(request), StandardCharsets.UTF_8));
-            List<String> ids = jobSets.submit(who, req);
-            ObjectNode o = JSON.createObjectNode();
-            o.put("queue", req.queue());
-            o.put("jobSetId", req.jobSetId());
-            ArrayNode a = o.putArray("jobIds");
-            ids.forEach(a::add);
-            LOG.info("{} submitted {} jobs to {}/{}", who.name(), ids.size(), req.queue(), req.jobSetId());
-            return o.toString();
+            return submit(request, who);
         }
         if (path.equals("/api/v1/jobsets/cancel") || path.equals("/api/v1/jobsets/reprioritize")) {
             post(method);
-            JsonNode b = json(body(request));
-            String queue = field(b, "queue");
-            String set = field(b, "jobSetId");
-            List<String> ids = new ArrayList<>();
-            JsonNode j = b.get("jobIds");
-            if (j != null && !j.isNull()) {
-                JobSetRequest.check(j.isArray() && j.size() <= JobSetRequest.MAX_JOBS, "jobIds", j, "a list of job ids");
-                j.forEach(x -> ids.add(x.asText()));
-            }
-            List<String> done;
-            if (path.endsWith("cancel")) {
-                done = jobSets.cancel(who, queue, set, ids);
-            } else {
-                JsonNode p = b.get("priority");
-                JobSetRequest.check(p != null && p.isIntegralNumber() && p.canConvertToInt(), "priority", p, "an integer");
-                done = jobSets.reprioritize(who, queue, set, ids, p.asInt());
-            }
-            ObjectNode o = JSON.createObjectNode();
-            ArrayNode a = o.putArray("jobIds");
-            done.forEach(a::add);
-            return o.toString();
+            return changeJobs(request, who, path.endsWith("cancel"));
         }
         String[] parts = path.substring("/api/v1/jobsets/".length()).split("/", -1);
         if (parts.length == 3 && parts[2].equals("events")) {
             if (!method.equals("GET")) {
                 throw new Refused(405, "method not allowed", "use GET");
             }
-            String queue = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-            String set = URLDecoder.decode(parts[1], StandardCharsets.UTF_8);
-            Map<String, String> q = query(request);
-            long from = number(q, "from", 0, 0, Long.MAX_VALUE);
-            long wait = number(q, "wait", 0, 0, MAX_WAIT_SECONDS);
-            int limit = (int) number(q, "limit", 1000, 1, 10_000);
-            long seen = jobSets.store().lastSeq(); // read before the query: a commit after it wakes the wait below at once
-            List<JobStore.Event> events = jobSets.events(who, queue, set, from, limit);
-            if (events.isEmpty() && wait > 0 && waiters.tryAcquire()) {
-                try {
-                    long deadline = System.nanoTime() + wait * 1_000_000_000L;
-                    while (events.isEmpty()) {
-                        long left = (deadline - System.nanoTime()) / 1_000_000;
-                        if (left <= 0 || !jobSets.store().awaitAfter(seen, left)) {
-                            break;
-                        }
-                        seen = jobSets.store().lastSeq();
-                        events = jobSets.events(who, queue, set, from, limit);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    waiters.release();
-                }
-            }
-            ObjectNode o = JSON.createObjectNode();
-            o.put("queue", queue);
-            o.put("jobSetId", set);
-            ArrayNode a = o.putArray("events");
-            long next = from;
-            for (JobStore.Event e : events) {
-                ObjectNode x = a.addObject();
-                x.put("seq", e.seq());
-                if (e.jobId() != null) {
-                    x.put("jobId", e.jobId());
-                }
-                x.put("type", e.type());
-                x.put("atMillis", e.atMillis());
-                x.put("message", e.detail());
-                next = e.seq();
-            }
-            o.put("next", next);
-            return o.toString();
+            return events(request, who, URLDecoder.decode(parts[0], StandardCharsets.UTF_8), URLDecoder.decode(parts[1], StandardCharsets.UTF_8));
         }
         throw new Refused(404, "not found", "no such resource: " + (path.length() > 100 ? path.substring(0, 100) : path));
+    }
+
+    /** POST /api/v1/jobsets: submits a job set; answers its queue, id and the ids of its jobs. */
+    private String submit(Request request, Principal who) {
+        JobSetRequest req = JobSetRequest.parse(new String(body(request), StandardCharsets.UTF_8));
+        List<String> ids = jobSets.submit(who, req);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("queue", req.queue());
+        o.put("jobSetId", req.jobSetId());
+        ArrayNode a = o.putArray("jobIds");
+        ids.forEach(a::add);
+        LOG.info("{} submitted {} jobs to {}/{}", who.name(), ids.size(), req.queue(), req.jobSetId());
+        return o.toString();
+    }
+
+    /** POST /api/v1/jobsets/cancel or /reprioritize: changes the named jobs of a job set (all when none is named); answers their ids. */
+    private String changeJobs(Request request, Principal who, boolean cancel) {
+        JsonNode b = json(body(request));
+        String queue = field(b, "queue");
+        String set = field(b, "jobSetId");
+        List<String> ids = new ArrayList<>();
+        JsonNode j = b.get("jobIds");
+        if (j != null && !j.isNull()) {
+            JobSetRequest.check(j.isArray() && j.size() <= JobSetRequest.MAX_JOBS, "jobIds", j, "a list of job ids");
+            j.forEach(x -> ids.add(x.asText()));
+        }
+        List<String> done;
+        if (cancel) {
+            done = jobSets.cancel(who, queue, set, ids);
+        } else {
+            JsonNode p = b.get("priority");
+            JobSetRequest.check(p != null && p.isIntegralNumber() && p.canConvertToInt(), "priority", p, "an integer");
+            done = jobSets.reprioritize(who, queue, set, ids, p.asInt());
+        }
+        ObjectNode o = JSON.createObjectNode();
+        ArrayNode a = o.putArray("jobIds");
+        done.forEach(a::add);
+        return o.toString();
+    }
+
+    /** GET /api/v1/jobsets/QUEUE/SET/events: a page of the job set's events after {@code from}, waiting up to {@code wait} s for one. */
+    private String events(Request request, Principal who, String queue, String set) {
+        Map<String, String> q = query(request);
+        long from = number(q, "from", 0, 0, Long.MAX_VALUE);
+        long wait = number(q, "wait", 0, 0, MAX_WAIT_SECONDS);
+        int limit = (int) number(q, "limit", 1000, 1, 10_000);
+        long seen = jobSets.store().lastSeq(); // read before the query: a commit after it wakes the wait below at once
+        List<JobStore.Event> events = jobSets.events(who, queue, set, from, limit);
+        if (events.isEmpty() && wait > 0 && waiters.tryAcquire()) {
+            try {
+                long deadline = System.nanoTime() + wait * 1_000_000_000L;
+                while (events.isEmpty()) {
+                    long left = (deadline - System.nanoTime()) / 1_000_000;
+                    if (left <= 0 || !jobSets.store().awaitAfter(seen, left)) {
+                        break;
+                    }
+                    seen = jobSets.store().lastSeq();
+                    events = jobSets.events(who, queue, set, from, limit);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                waiters.release();
+            }
+        }
+        ObjectNode o = JSON.createObjectNode();
+        o.put("queue", queue);
+        o.put("jobSetId", set);
+        ArrayNode a = o.putArray("events");
+        long next = from;
+        for (JobStore.Event e : events) {
+            ObjectNode x = a.addObject();
+            x.put("seq", e.seq());
+            if (e.jobId() != null) {
+                x.put("jobId", e.jobId());
+            }
+            x.put("type", e.type());
+            x.put("atMillis", e.atMillis());
+            x.put("message", e.detail());
+            next = e.seq();
+        }
+        o.put("next", next);
+        return o.toString();
     }
 
     private Principal principal(Request request) {

@@ -141,8 +141,14 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
             p.only();
             return VisibilityJson.ok(jobViews.job(s.get(1)));
         }
+        return VisibilityJson.ok(stateAnswer(scheduler, p, s, jobViews));
+    }
+
+    /** The answers read from one snapshot of the engine's state: queues, cohorts, running and pending jobs, nodes, flavors. */
+    private static Object stateAnswer(Scheduler scheduler, Params p, List<String> s, JobViews jobViews) {
+        String what = s.get(0);
         StateView view = new StateView(scheduler.snapshot());
-        return VisibilityJson.ok(switch (what) {
+        return switch (what) {
             case "cohorts" -> {
                 p.only();
                 yield new QueueViews(view).cohorts();
@@ -194,7 +200,7 @@ final class ApiRouter implements Function<HttpRequest, HttpResponse> {
                 p.only("offset", "limit");
                 yield new NodeViews(view).nodes(p.offset(), p.limit());
             }
-        });
+        };
     }
 
     private ObjectNode info(Scheduler scheduler) {

@@ -411,7 +411,7 @@ public final class Scheduler {
     /**
      * Checks every invariant of ARCHITECTURE.md on the current state: each job in exactly one state and
      * index, no capacity or GPU overcommitted, quota within limits at every level of the cohort tree, gangs
-     * whole, a reason on every pending job. Quota, generalised for reconfiguration: a ClusterQueue or cohort may be
+     * whole, a reason and no admission on every pending job, quota reserved only for pending jobs. Quota, generalised for reconfiguration: a ClusterQueue or cohort may be
      * above its limit only with work that ran there when its quota was lowered (or when the state was restored), and
      * never above what that work used at the start of the last round — a round may not add to an over-use.
      *

@@ -13,14 +13,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import io.fairway.core.snapshot.Provisioning;
 
 /**
  * What {@link Scheduler#restore} checks before it builds anything from a {@link SchedulerState}: the state must
- * be one the engine could have exported. Each job once, in a state that agrees with its admission and reason, with
- * counters and times in range; every job holding resources placed as {@link Invariants#holding} requires (nodes and
- * GPUs that exist, no GPU given twice, no node committed beyond its capacity in any resource) and charged to a
- * ClusterQueue the state has; reservations only for pending jobs; counters and usage history in range.
+ * be one the engine could have exported. What a live engine's state must also satisfy is checked by {@link Invariants},
+ * the one owner of those checks: each job's state agrees with its admission and reason ({@link Invariants#state}),
+ * every job holding resources is placed as {@link Invariants#holding} requires (nodes and GPUs that exist, no GPU given
+ * twice, no node committed beyond its capacity in any resource), quota is reserved only for pending jobs in ClusterQueues
+ * that exist ({@link Invariants#reservations}). Checked here only, as particular to a saved state: each job and node
+ * once, every admission charged to a ClusterQueue the state has, counters, times and usage history in range.
  *
  * <p>Not refused: a ClusterQueue or cohort above its quota. The live engine keeps running work when a quota is
  * lowered under it (nothing new is admitted there until the usage is back within the limit), so an exported state may
@@ -92,7 +93,7 @@ final class StateCheck {
         }
         Set<String> ids = new HashSet<>();
         Set<Long> sequences = new HashSet<>();
-        Map<String, JobStatus> pending = new HashMap<>();
+        Set<String> pending = new HashSet<>();
         List<JobStatus> holding = new ArrayList<>();
         for (JobStatus j : s.jobs()) {
             String id = j.id();
@@ -103,25 +104,12 @@ final class StateCheck {
                 v.add("job " + id + " has sequence " + j.sequence() + ", repeated or outside 0.." + (s.nextSequence() - 1));
             }
             values(j, v);
+            v.addAll(Invariants.state(j));
             JobState st = j.state();
-            if (st == null) {
-                v.add("job " + id + " has no state");
-                continue;
-            }
             if (st == JobState.PENDING) {
-                pending.put(id, j);
-                if (j.admission() != null || j.pendingReason() == null) {
-                    v.add("pending job " + id + " must have a reason and no admission");
-                }
-                continue;
+                pending.add(id);
             }
-            if (!st.holdsResources()) {
-                if (j.admission() != null) {
-                    v.add("job " + id + " is " + st + " but still holds an admission (field admission): an ended job holds nothing");
-                }
-                if (j.pendingReason() != null) {
-                    v.add("job " + id + " is " + st + " but has a pending reason (field pendingReason)");
-                }
+            if (st == null || !st.holdsResources()) {
                 continue;
             }
             holding.add(j);
@@ -130,13 +118,7 @@ final class StateCheck {
             }
         }
         v.addAll(Invariants.holding(s.nodes(), holding));
-        for (Provisioning.Reservation r : s.provisioning().reservations().values()) {
-            if (!pending.containsKey(r.jobId())) {
-                v.add("quota is reserved for job " + r.jobId() + ", which is not pending");
-            } else if (!queues.containsKey(r.clusterQueue())) {
-                v.add("quota is reserved for job " + r.jobId() + " in ClusterQueue " + r.clusterQueue() + ", which the state does not have");
-            }
-        }
+        v.addAll(Invariants.reservations(s.provisioning().reservations().values(), pending, queues.keySet()));
         return v;
     }
 

@@ -150,6 +150,27 @@ class RestoreValidationTest {
     }
 
     @Test
+    void restoreAndTheLiveCheckShareOneOwnerForAJobsStateAndForReservations() {
+        SchedulerState st = runningState();
+        JobStatus a = st.jobs().stream().filter(j -> j.id().equals("a")).findFirst().orElseThrow();
+        SchedulerState bad = withJob(st, "p", j -> new JobStatus(j.spec(), JobState.PENDING, j.pendingReason(), a.admission(), j.stateSinceMillis(), 0,
+                j.sequence(), 0, 0, -1));
+        JobStatus p = bad.jobs().stream().filter(j -> j.id().equals("p")).findFirst().orElseThrow();
+        String why = "pending job p must have a reason and no admission";
+        assertThat(io.fairway.core.validation.Invariants.state(p)).containsExactly(why);
+        assertThat(StateCheck.problems(bad)).contains(why);
+        refused(bad, why);
+
+        io.fairway.core.snapshot.Provisioning.Reservation r = new io.fairway.core.snapshot.Provisioning.Reservation("a", "cq",
+                Map.of("main", "default"), Map.of("main", 1), 1, 0);
+        assertThat(io.fairway.core.validation.Invariants.reservations(List.of(r), java.util.Set.of(), java.util.Set.of("cq")))
+                .containsExactly("quota is reserved for job a, which is not pending");
+        assertThat(io.fairway.core.validation.Invariants.reservations(List.of(r), java.util.Set.of("a"), java.util.Set.of("other")))
+                .containsExactly("quota is reserved for job a in ClusterQueue cq, which the state does not have");
+        assertThat(io.fairway.core.validation.Invariants.reservations(List.of(r), java.util.Set.of("a"), java.util.Set.of("cq"))).isEmpty();
+    }
+
+    @Test
     void anEndedJobHoldingAnAdmissionIsRefused() {
         SchedulerState st = runningState();
         refused(withJob(st, "a", j -> new JobStatus(j.spec(), JobState.SUCCEEDED, null, j.admission(), j.stateSinceMillis(), 0, j.sequence(),

@@ -165,41 +165,7 @@ final class SimulationRun {
             List<io.fairway.api.job.JobSpec> arrivals = new ArrayList<>();
             boolean effective = false;
             for (Event e : batch) {
-                if (e.kind() != TICK) {
-                    nonTickEvents--;
-                }
-                switch (e.kind()) {
-                    case COMPLETION -> effective |= complete((JobTrack) e.payload(), e.runId());
-                    case ACTION -> {
-                        applyAction((ClusterAction) e.payload());
-                        effective = true;
-                    }
-                    case ARRIVAL -> {
-                        @SuppressWarnings("unchecked")
-                        List<JobTrack> ts = (List<JobTrack>) e.payload();
-                        for (JobTrack tr : ts) {
-                            arrivals.add(tr.job.spec());
-                        }
-                        effective = true;
-                    }
-                    case LEASE -> effective |= leaseExpires((JobTrack) e.payload(), e.runId());
-                    case NODES_UP -> {
-                        nodes.nodesUp((NodeEvents.NodesUp) e.payload());
-                        effective = true;
-                    }
-                    case SPOT_NOTICE -> effective |= nodes.spotNotice((String) e.payload());
-                    case SPOT_INTERRUPTION -> effective |= nodes.spotInterruption((String) e.payload());
-                    case WAKE -> {
-                        wakes.remove(e.time());
-                        effective = true;
-                    }
-                    case RETRY -> effective |= actuator.retryStart((ActuatorRetries.Start) e.payload());
-                    case PROVISION_RETRY -> effective |= actuator.retryProvision((ActuatorRetries.ProvisionTry) e.payload());
-                    default -> {
-                        tickScheduled = false;
-                        effective = true;
-                    }
-                }
+                effective |= handle(e, arrivals);
             }
             if (!effective) {
                 watchWakeups(); // a wakeup held back for this event must not be lost with it
@@ -227,6 +193,54 @@ final class SimulationRun {
         }
         progress.progress(1.0);
         hooks.finished(lastTime);
+        return result();
+    }
+
+    /**
+     * Handles one event of a batch; an arrival's jobs go into {@code arrivals}, submitted with the batch.
+     *
+     * @return whether it changed anything to decide on (a stale completion or lease expiry of a job that stopped does not)
+     */
+    private boolean handle(Event e, List<io.fairway.api.job.JobSpec> arrivals) {
+        if (e.kind() != TICK) {
+            nonTickEvents--;
+        }
+        return switch (e.kind()) {
+            case COMPLETION -> complete((JobTrack) e.payload(), e.runId());
+            case ACTION -> {
+                applyAction((ClusterAction) e.payload());
+                yield true;
+            }
+            case ARRIVAL -> {
+                @SuppressWarnings("unchecked")
+                List<JobTrack> ts = (List<JobTrack>) e.payload();
+                for (JobTrack tr : ts) {
+                    arrivals.add(tr.job.spec());
+                }
+                yield true;
+            }
+            case LEASE -> leaseExpires((JobTrack) e.payload(), e.runId());
+            case NODES_UP -> {
+                nodes.nodesUp((NodeEvents.NodesUp) e.payload());
+                yield true;
+            }
+            case SPOT_NOTICE -> nodes.spotNotice((String) e.payload());
+            case SPOT_INTERRUPTION -> nodes.spotInterruption((String) e.payload());
+            case WAKE -> {
+                wakes.remove(e.time());
+                yield true;
+            }
+            case RETRY -> actuator.retryStart((ActuatorRetries.Start) e.payload());
+            case PROVISION_RETRY -> actuator.retryProvision((ActuatorRetries.ProvisionTry) e.payload());
+            default -> {
+                tickScheduled = false;
+                yield true;
+            }
+        };
+    }
+
+    /** The result once the events ran out: the metrics, with utilisation of the GPUs present when node pools come and go. */
+    private SimulationResult result() {
         SimulationResult result = Results.of(policy, input, order, skipped, timeline, totalGpus, events, actuations, presentSteps, busyGpuMillis,
                 lastFinish >= 0 ? lastFinish : lastTime, preemptions, rounds, roundNanos);
         InfraMetrics im = infra.finish(lastTime);

@@ -313,38 +313,11 @@ public final class ConformanceHarness {
                 scheduler.cancel(j.id());
             }
         } else if (op instanceof CancelJobSet c) {
-            String set = pick(c.pick(), jobSetsToPick());
-            if (set != null) {
-                Set<String> members = membersOf(set);
-                Set<String> live = live(members);
-                List<String> returned = scheduler.jobs().cancelJobSet(set);
-                lastEffect = new Effect("cancelJobSet(" + set + ")", members, Set.of(), Map.of(), Set.of(),
-                        sameIds("cancelJobSet(" + set + ") returned", returned, live));
-            }
+            cancelJobSet(c);
         } else if (op instanceof SetJobSetPriority p) {
-            String set = pick(p.pick(), jobSetsToPick());
-            if (set != null) {
-                Set<String> live = live(membersOf(set));
-                int n = scheduler.jobs().setJobSetPriority(set, p.priority());
-                Map<String, Integer> want = new LinkedHashMap<>();
-                live.forEach(id -> want.put(id, p.priority()));
-                List<String> problems = n == live.size() ? List.of()
-                        : List.of("setJobSetPriority(" + set + ") changed " + n + " jobs, " + live.size() + " were live: " + live);
-                lastEffect = new Effect("setJobSetPriority(" + set + ", " + p.priority() + ")", Set.of(), Set.of(), want, Set.of(), problems);
-            }
+            setJobSetPriority(p);
         } else if (op instanceof CancelQueue c) {
-            String cq = pick(c.pick(), world.clusterQueues()).name();
-            Set<String> members = new LinkedHashSet<>();
-            for (JobStatus j : scheduler.jobs().all()) {
-                LocalQueue lq = localQueue(j.spec().localQueueKey());
-                if (lq != null && lq.clusterQueue().equals(cq)) {
-                    members.add(j.id());
-                }
-            }
-            Set<String> live = live(members);
-            List<String> returned = scheduler.jobs().cancelQueue(cq);
-            lastEffect = new Effect("cancelQueue(" + cq + ")", members, Set.of(), Map.of(), Set.of(),
-                    sameIds("cancelQueue(" + cq + ") returned", returned, live));
+            cancelQueue(c);
         } else if (op instanceof StopClusterQueue s) {
             String cq = pick(s.pick(), world.clusterQueues()).name();
             scheduler.queues().stopClusterQueue(cq, s.stopped());
@@ -370,6 +343,48 @@ public final class ConformanceHarness {
         } else {
             throw new IllegalArgumentException("unknown operation " + op);
         }
+    }
+
+    /** Cancels a picked job set; the effect to check is that its jobs all end, as {@code cancelJobSet} returned. */
+    private void cancelJobSet(CancelJobSet c) {
+        String set = pick(c.pick(), jobSetsToPick());
+        if (set != null) {
+            Set<String> members = membersOf(set);
+            Set<String> live = live(members);
+            List<String> returned = scheduler.jobs().cancelJobSet(set);
+            lastEffect = new Effect("cancelJobSet(" + set + ")", members, Set.of(), Map.of(), Set.of(),
+                    sameIds("cancelJobSet(" + set + ") returned", returned, live));
+        }
+    }
+
+    /** Sets a picked job set's priority; the effect to check is that each of its live jobs carries it. */
+    private void setJobSetPriority(SetJobSetPriority p) {
+        String set = pick(p.pick(), jobSetsToPick());
+        if (set != null) {
+            Set<String> live = live(membersOf(set));
+            int n = scheduler.jobs().setJobSetPriority(set, p.priority());
+            Map<String, Integer> want = new LinkedHashMap<>();
+            live.forEach(id -> want.put(id, p.priority()));
+            List<String> problems = n == live.size() ? List.of()
+                    : List.of("setJobSetPriority(" + set + ") changed " + n + " jobs, " + live.size() + " were live: " + live);
+            lastEffect = new Effect("setJobSetPriority(" + set + ", " + p.priority() + ")", Set.of(), Set.of(), want, Set.of(), problems);
+        }
+    }
+
+    /** Cancels the jobs of a picked ClusterQueue; the effect to check is that they all end, as {@code cancelQueue} returned. */
+    private void cancelQueue(CancelQueue c) {
+        String cq = pick(c.pick(), world.clusterQueues()).name();
+        Set<String> members = new LinkedHashSet<>();
+        for (JobStatus j : scheduler.jobs().all()) {
+            LocalQueue lq = localQueue(j.spec().localQueueKey());
+            if (lq != null && lq.clusterQueue().equals(cq)) {
+                members.add(j.id());
+            }
+        }
+        Set<String> live = live(members);
+        List<String> returned = scheduler.jobs().cancelQueue(cq);
+        lastEffect = new Effect("cancelQueue(" + cq + ")", members, Set.of(), Map.of(), Set.of(),
+                sameIds("cancelQueue(" + cq + ") returned", returned, live));
     }
 
     private void runRound() {

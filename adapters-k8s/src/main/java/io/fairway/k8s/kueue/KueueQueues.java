@@ -129,213 +129,23 @@ public final class KueueQueues {
         List<Finding> findings = new ArrayList<>();
         Map<String, String[]> inactive = new TreeMap<>();
         Map<String, String[]> lqNotLoaded = new TreeMap<>();
-
-        // Topologies, and the levels of those the flavors name
-        Map<String, List<String>> topologies = new LinkedHashMap<>();
-        for (JsonNode t : o.topologies()) {
-            List<String> levels = new ArrayList<>();
-            for (JsonNode l : t.at("/spec/levels")) {
-                levels.add(l.path("nodeLabel").asText());
-            }
-            if (!levels.isEmpty() && levels.get(levels.size() - 1).equals(HOSTNAME)) {
-                levels.remove(levels.size() - 1); // the host is implicit in Fairway's levels
-            }
-            topologies.put(name(t), levels);
-            unknownFields(t, "spec", Set.of("levels"), findings);
-        }
-
+        Map<String, List<String>> topologies = topologies(o, findings);
         Map<String, FlavorConfig> flavors = new LinkedHashMap<>();
-        Set<List<String>> levelSets = new LinkedHashSet<>();
         Map<String, String> flavorTopology = new LinkedHashMap<>();
         for (JsonNode f : o.flavors()) {
-            JsonNode spec = f.path("spec");
-            unknownFields(f, "spec", Set.of("nodeLabels", "nodeTaints", "tolerations", "topologyName"), findings);
-            Map<String, String> labels = new TreeMap<>();
-            spec.path("nodeLabels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
-            List<TaintConfig> taints = new ArrayList<>();
-            int ti = 0;
-            for (JsonNode t : spec.path("nodeTaints")) {
-                if (t.has("timeAdded")) {
-                    findings.add(finding(f, "spec.nodeTaints[" + ti + "].timeAdded", "not used (Fairway matches taints by key, value and effect)", false));
-                }
-                ti++;
-                taints.add(new TaintConfig(text(t, "key"), text(t, "value"), text(t, "effect")));
-            }
-            List<TolerationConfig> tolerations = new ArrayList<>();
-            int i = 0;
-            for (JsonNode t : spec.path("tolerations")) {
-                if (t.has("tolerationSeconds")) {
-                    findings.add(finding(f, "spec.tolerations[" + i + "].tolerationSeconds",
-                            "not applied: the toleration is added to admitted pods without it (they tolerate the taint for ever)", false));
-                }
-                tolerations.add(new TolerationConfig(text(t, "key"), t.path("operator").asText("Equal"), text(t, "value"), text(t, "effect")));
-                i++;
-            }
-            String topo = text(spec, "topologyName");
-            if (topo != null) {
-                List<String> levels = topologies.get(topo);
-                if (levels == null) {
-                    findings.add(finding(f, "spec.topologyName", "Topology " + topo + " does not exist; the flavor is used without topology levels", false));
-                } else {
-                    levelSets.add(levels);
-                    flavorTopology.put(name(f), topo);
-                }
-            }
-            try {
-                FlavorConfig fc = new FlavorConfig(name(f), labels, taints, tolerations);
-                fc.validate();
-                flavors.put(name(f), fc);
-            } catch (InvalidSpecException e) {
-                findings.add(finding(f, "spec", "not loaded: " + e.getMessage(), false));
-            }
+            flavor(f, topologies, flavors, flavorTopology, findings);
         }
-        List<String> topologyLevels = base == null ? List.of() : base.topologyLevels();
-        if (levelSets.size() == 1) {
-            topologyLevels = levelSets.iterator().next();
-        } else if (levelSets.size() > 1) {
-            List<String> first = levelSets.iterator().next();
-            topologyLevels = first;
-            for (Map.Entry<String, String> e : flavorTopology.entrySet()) {
-                if (!topologies.get(e.getValue()).equals(first)) {
-                    findings.add(new Finding("ResourceFlavor", null, e.getKey(), "spec.topologyName",
-                            "Fairway places with one set of topology levels per cluster, " + first + "; Topology " + e.getValue() + " ("
-                                    + topologies.get(e.getValue()) + ") is not used", false));
-                }
-            }
-        }
-
-        List<CohortConfig> cohorts = new ArrayList<>();
-        for (JsonNode c : o.cohorts()) {
-            JsonNode spec = c.path("spec");
-            unknownFields(c, "spec", Set.of("parentName", "resourceGroups", "fairSharing"), findings);
-            try {
-                CohortConfig cc = new CohortConfig(name(c), text(spec, "parentName"), groups(spec.path("resourceGroups")), fairSharing(spec));
-                cc.validate();
-                cohorts.add(cc);
-            } catch (InvalidSpecException e) {
-                findings.add(finding(c, "spec", "not loaded: " + e.getMessage(), false));
-            }
-        }
-
+        List<String> topologyLevels = topologyLevels(topologies, flavorTopology, base, findings);
+        List<CohortConfig> cohorts = cohorts(o, findings);
         Map<String, JsonNode> cqSelectors = new LinkedHashMap<>();
         List<ClusterQueueConfig> queues = new ArrayList<>();
         for (JsonNode q : o.clusterQueues()) {
-            JsonNode spec = q.path("spec");
-            String cqName = name(q);
-            unknownFields(q, "spec", Set.of("cohortName", "cohort", "namespaceSelector", "queueingStrategy", "resourceGroups", "preemption",
-                    "fairSharing", "flavorFungibility", "stopPolicy", "admissionChecks", "admissionChecksStrategy", "admissionScope",
-                    "concurrentAdmissionPolicy"), findings);
-            List<String> holdReasons = new ArrayList<>();
-            for (String held : List.of("admissionChecks", "admissionChecksStrategy", "admissionScope", "concurrentAdmissionPolicy")) {
-                JsonNode v = spec.path(held);
-                if (!v.isMissingNode() && !v.isNull() && !(v.isContainerNode() && v.isEmpty())) {
-                    String what = held.startsWith("admissionChecks")
-                            ? "Fairway does not run Kueue's AdmissionChecks (ProvisioningRequest, MultiKueue or others)"
-                            : "Fairway does not implement " + held;
-                    findings.add(finding(q, "spec." + held, what + "; the ClusterQueue admits nothing until the field is removed", true));
-                    holdReasons.add("spec." + held);
-                }
-            }
-            JsonNode ff = spec.path("flavorFungibility");
-            if (ff.has("whenCanPreempt") && !ff.path("whenCanPreempt").asText().equals("TryNextFlavor")) {
-                findings.add(finding(q, "spec.flavorFungibility.whenCanPreempt", "only TryNextFlavor is implemented; used as TryNextFlavor", false));
-            }
-            if (ff.has("preference")) {
-                findings.add(finding(q, "spec.flavorFungibility.preference", "not implemented; ignored", false));
-            }
-            if ("HoldAndDrain".equals(text(spec, "stopPolicy"))) {
-                findings.add(finding(q, "spec.stopPolicy", "HoldAndDrain holds the ClusterQueue; its admitted workloads are not evicted", false));
-            }
-            Set<String> missing = new LinkedHashSet<>();
-            for (JsonNode g : spec.path("resourceGroups")) {
-                for (JsonNode f : g.path("flavors")) {
-                    if (!flavors.containsKey(f.path("name").asText())) {
-                        missing.add(f.path("name").asText());
-                    }
-                }
-            }
-            if (!missing.isEmpty()) {
-                inactive.put(cqName, new String[] {"FlavorNotFound", "Can't admit new workloads: references missing ResourceFlavor(s): "
-                        + String.join(",", missing) + "."});
-                continue; // as Kueue: inactive until the flavors exist
-            }
-            String stop = text(spec, "stopPolicy");
-            if (!holdReasons.isEmpty()) {
-                inactive.put(cqName, new String[] {"Unsupported", "Can't admit new workloads: Fairway does not implement " + String.join(", ", holdReasons) + "."});
-                stop = "Hold";
-            } else if (stop != null && !stop.equals("None")) {
-                inactive.put(cqName, new String[] {"Stopped", "Can't admit new workloads: is stopped."});
-            }
-            String cohort = spec.has("cohortName") ? text(spec, "cohortName") : text(spec, "cohort");
-            PreemptionConfig preemption = null;
-            JsonNode p = spec.path("preemption");
-            if (p.isObject()) {
-                JsonNode bwc = p.path("borrowWithinCohort");
-                Integer threshold = null;
-                JsonNode t = bwc.path("maxPriorityThreshold");
-                if (!t.isMissingNode() && !t.isNull()) {
-                    if (t.isIntegralNumber() && t.canConvertToInt()) {
-                        threshold = t.asInt();
-                    } else {
-                        findings.add(finding(q, "spec.preemption.borrowWithinCohort.maxPriorityThreshold",
-                                "must be a 32-bit integer, was " + t.asText() + "; no threshold is used", false));
-                    }
-                }
-                // maxPriorityThreshold: while borrowing, only workloads of at most this priority are preempted, as in Kueue
-                preemption = new PreemptionConfig(text(p, "withinClusterQueue"), text(p, "reclaimWithinCohort"),
-                        bwc.isObject() && bwc.has("policy") ? new QueuesConfig.BorrowWithinCohortConfig(text(bwc, "policy"), threshold) : null);
-            }
-            FlavorFungibilityConfig fungibility = null;
-            if (ff.has("whenCanBorrow")) {
-                String w = ff.path("whenCanBorrow").asText();
-                fungibility = new FlavorFungibilityConfig(w, null); // MayStopSearch (and its older name Borrow) as the engine reads it
-            }
-            try {
-                // an omitted queueingStrategy is BestEffortFIFO: the API server stores the CRD's default
-                String strategy = spec.hasNonNull("queueingStrategy") ? text(spec, "queueingStrategy") : "BestEffortFIFO";
-                ClusterQueueConfig cq = new ClusterQueueConfig(cqName, cohort, strategy, groups(spec.path("resourceGroups")),
-                        preemption, fairSharing(spec), null, fungibility, priorityFactor(q, findings), stop);
-                cq.validate();
-                queues.add(cq);
-                cqSelectors.put(cqName, spec.get("namespaceSelector"));
-            } catch (InvalidSpecException e) {
-                findings.add(finding(q, "spec", "not loaded: " + e.getMessage(), true));
-                inactive.put(cqName, new String[] {"Invalid", "Can't admit new workloads: " + e.getMessage()});
-            }
+            clusterQueue(q, flavors.keySet(), queues, cqSelectors, inactive, findings);
         }
-
         List<LocalQueueConfig> localQueues = new ArrayList<>();
         for (JsonNode l : o.localQueues()) {
-            JsonNode spec = l.path("spec");
-            String ns = l.at("/metadata/namespace").asText("default");
-            String key = ns + "/" + name(l);
-            unknownFields(l, "spec", Set.of("clusterQueue", "stopPolicy", "fairSharing"), findings);
-            if (spec.has("fairSharing")) {
-                findings.add(finding(l, "spec.fairSharing", "admission fair sharing between LocalQueues is not implemented; ignored", false));
-            }
-            String cq = text(spec, "clusterQueue");
-            String stop = text(spec, "stopPolicy");
-            if (stop != null && !stop.equals("None")) {
-                lqNotLoaded.put(key, new String[] {"Stopped", "LocalQueue is stopped"});
-                if (stop.equals("HoldAndDrain")) {
-                    findings.add(finding(l, "spec.stopPolicy", "HoldAndDrain holds the LocalQueue; its admitted workloads are not evicted", false));
-                }
-                continue;
-            }
-            if (cqSelectors.containsKey(cq) && !Selectors.matches(cqSelectors.get(cq), o.namespaceLabels().getOrDefault(ns, Map.of()))) {
-                lqNotLoaded.put(key, new String[] {"NamespaceNotSelected", "the namespaceSelector of ClusterQueue " + cq + " does not select namespace " + ns});
-                continue;
-            }
-            try {
-                LocalQueueConfig lq = new LocalQueueConfig(name(l), ns, cq);
-                lq.validate();
-                localQueues.add(lq);
-            } catch (InvalidSpecException e) {
-                findings.add(finding(l, "spec", "not loaded: " + e.getMessage(), false));
-                lqNotLoaded.put(key, new String[] {"Invalid", e.getMessage()});
-            }
+            localQueue(l, o, cqSelectors, localQueues, lqNotLoaded, findings);
         }
-
         Map<String, Integer> priorities = new TreeMap<>();
         for (JsonNode w : o.priorityClasses()) {
             if (w.path("value").canConvertToInt()) {
@@ -348,6 +158,246 @@ public final class KueueQueues {
                 base == null ? null : base.integrations());
         c.checkFlavors();
         return new Mapped(c, priorities, findings, inactive, lqNotLoaded);
+    }
+
+    /** Each Topology's levels, without the implicit host level. */
+    private static Map<String, List<String>> topologies(Objects o, List<Finding> findings) {
+        Map<String, List<String>> topologies = new LinkedHashMap<>();
+        for (JsonNode t : o.topologies()) {
+            List<String> levels = new ArrayList<>();
+            for (JsonNode l : t.at("/spec/levels")) {
+                levels.add(l.path("nodeLabel").asText());
+            }
+            if (!levels.isEmpty() && levels.get(levels.size() - 1).equals(HOSTNAME)) {
+                levels.remove(levels.size() - 1); // the host is implicit in Fairway's levels
+            }
+            topologies.put(name(t), levels);
+            unknownFields(t, "spec", Set.of("levels"), findings);
+        }
+        return topologies;
+    }
+
+    /** One ResourceFlavor: into {@code flavors} when valid, its Topology (when it exists) into {@code flavorTopology}. */
+    private static void flavor(JsonNode f, Map<String, List<String>> topologies, Map<String, FlavorConfig> flavors,
+                               Map<String, String> flavorTopology, List<Finding> findings) {
+        JsonNode spec = f.path("spec");
+        unknownFields(f, "spec", Set.of("nodeLabels", "nodeTaints", "tolerations", "topologyName"), findings);
+        Map<String, String> labels = new TreeMap<>();
+        spec.path("nodeLabels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
+        List<TaintConfig> taints = new ArrayList<>();
+        int ti = 0;
+        for (JsonNode t : spec.path("nodeTaints")) {
+            if (t.has("timeAdded")) {
+                findings.add(finding(f, "spec.nodeTaints[" + ti + "].timeAdded", "not used (Fairway matches taints by key, value and effect)", false));
+            }
+            ti++;
+            taints.add(new TaintConfig(text(t, "key"), text(t, "value"), text(t, "effect")));
+        }
+        List<TolerationConfig> tolerations = new ArrayList<>();
+        int i = 0;
+        for (JsonNode t : spec.path("tolerations")) {
+            if (t.has("tolerationSeconds")) {
+                findings.add(finding(f, "spec.tolerations[" + i + "].tolerationSeconds",
+                        "not applied: the toleration is added to admitted pods without it (they tolerate the taint for ever)", false));
+            }
+            tolerations.add(new TolerationConfig(text(t, "key"), t.path("operator").asText("Equal"), text(t, "value"), text(t, "effect")));
+            i++;
+        }
+        String topo = text(spec, "topologyName");
+        if (topo != null) {
+            if (topologies.get(topo) == null) {
+                findings.add(finding(f, "spec.topologyName", "Topology " + topo + " does not exist; the flavor is used without topology levels", false));
+            } else {
+                flavorTopology.put(name(f), topo);
+            }
+        }
+        try {
+            FlavorConfig fc = new FlavorConfig(name(f), labels, taints, tolerations);
+            fc.validate();
+            flavors.put(name(f), fc);
+        } catch (InvalidSpecException e) {
+            findings.add(finding(f, "spec", "not loaded: " + e.getMessage(), false));
+        }
+    }
+
+    /**
+     * The cluster's topology levels: those of the Topology the flavors name (the first when they name several, with a
+     * finding for each other), else the base configuration's.
+     */
+    private static List<String> topologyLevels(Map<String, List<String>> topologies, Map<String, String> flavorTopology, QueuesConfig base,
+                                               List<Finding> findings) {
+        Set<List<String>> levelSets = new LinkedHashSet<>();
+        for (String topo : flavorTopology.values()) {
+            levelSets.add(topologies.get(topo));
+        }
+        if (levelSets.isEmpty()) {
+            return base == null ? List.of() : base.topologyLevels();
+        }
+        List<String> first = levelSets.iterator().next();
+        if (levelSets.size() > 1) {
+            for (Map.Entry<String, String> e : flavorTopology.entrySet()) {
+                if (!topologies.get(e.getValue()).equals(first)) {
+                    findings.add(new Finding("ResourceFlavor", null, e.getKey(), "spec.topologyName",
+                            "Fairway places with one set of topology levels per cluster, " + first + "; Topology " + e.getValue() + " ("
+                                    + topologies.get(e.getValue()) + ") is not used", false));
+                }
+            }
+        }
+        return first;
+    }
+
+    private static List<CohortConfig> cohorts(Objects o, List<Finding> findings) {
+        List<CohortConfig> cohorts = new ArrayList<>();
+        for (JsonNode c : o.cohorts()) {
+            JsonNode spec = c.path("spec");
+            unknownFields(c, "spec", Set.of("parentName", "resourceGroups", "fairSharing"), findings);
+            try {
+                CohortConfig cc = new CohortConfig(name(c), text(spec, "parentName"), groups(spec.path("resourceGroups")), fairSharing(spec));
+                cc.validate();
+                cohorts.add(cc);
+            } catch (InvalidSpecException e) {
+                findings.add(finding(c, "spec", "not loaded: " + e.getMessage(), false));
+            }
+        }
+        return cohorts;
+    }
+
+    /**
+     * One ClusterQueue: into {@code queues} (and its namespace selector into {@code cqSelectors}) when it loads; into
+     * {@code inactive} with Kueue's reason when it names a missing flavor, is stopped or held, or is invalid.
+     */
+    private static void clusterQueue(JsonNode q, Set<String> flavors, List<ClusterQueueConfig> queues, Map<String, JsonNode> cqSelectors,
+                                     Map<String, String[]> inactive, List<Finding> findings) {
+        JsonNode spec = q.path("spec");
+        String cqName = name(q);
+        unknownFields(q, "spec", Set.of("cohortName", "cohort", "namespaceSelector", "queueingStrategy", "resourceGroups", "preemption",
+                "fairSharing", "flavorFungibility", "stopPolicy", "admissionChecks", "admissionChecksStrategy", "admissionScope",
+                "concurrentAdmissionPolicy"), findings);
+        List<String> holdReasons = unsupportedFields(q, findings);
+        JsonNode ff = spec.path("flavorFungibility");
+        if (ff.has("whenCanPreempt") && !ff.path("whenCanPreempt").asText().equals("TryNextFlavor")) {
+            findings.add(finding(q, "spec.flavorFungibility.whenCanPreempt", "only TryNextFlavor is implemented; used as TryNextFlavor", false));
+        }
+        if (ff.has("preference")) {
+            findings.add(finding(q, "spec.flavorFungibility.preference", "not implemented; ignored", false));
+        }
+        if ("HoldAndDrain".equals(text(spec, "stopPolicy"))) {
+            findings.add(finding(q, "spec.stopPolicy", "HoldAndDrain holds the ClusterQueue; its admitted workloads are not evicted", false));
+        }
+        Set<String> missing = new LinkedHashSet<>();
+        for (JsonNode g : spec.path("resourceGroups")) {
+            for (JsonNode f : g.path("flavors")) {
+                if (!flavors.contains(f.path("name").asText())) {
+                    missing.add(f.path("name").asText());
+                }
+            }
+        }
+        if (!missing.isEmpty()) {
+            inactive.put(cqName, new String[] {"FlavorNotFound", "Can't admit new workloads: references missing ResourceFlavor(s): "
+                    + String.join(",", missing) + "."});
+            return; // as Kueue: inactive until the flavors exist
+        }
+        String stop = text(spec, "stopPolicy");
+        if (!holdReasons.isEmpty()) {
+            inactive.put(cqName, new String[] {"Unsupported", "Can't admit new workloads: Fairway does not implement " + String.join(", ", holdReasons) + "."});
+            stop = "Hold";
+        } else if (stop != null && !stop.equals("None")) {
+            inactive.put(cqName, new String[] {"Stopped", "Can't admit new workloads: is stopped."});
+        }
+        String cohort = spec.has("cohortName") ? text(spec, "cohortName") : text(spec, "cohort");
+        PreemptionConfig preemption = preemption(q, findings);
+        FlavorFungibilityConfig fungibility = null;
+        if (ff.has("whenCanBorrow")) {
+            String w = ff.path("whenCanBorrow").asText();
+            fungibility = new FlavorFungibilityConfig(w, null); // MayStopSearch (and its older name Borrow) as the engine reads it
+        }
+        try {
+            // an omitted queueingStrategy is BestEffortFIFO: the API server stores the CRD's default
+            String strategy = spec.hasNonNull("queueingStrategy") ? text(spec, "queueingStrategy") : "BestEffortFIFO";
+            ClusterQueueConfig cq = new ClusterQueueConfig(cqName, cohort, strategy, groups(spec.path("resourceGroups")),
+                    preemption, fairSharing(spec), null, fungibility, priorityFactor(q, findings), stop);
+            cq.validate();
+            queues.add(cq);
+            cqSelectors.put(cqName, spec.get("namespaceSelector"));
+        } catch (InvalidSpecException e) {
+            findings.add(finding(q, "spec", "not loaded: " + e.getMessage(), true));
+            inactive.put(cqName, new String[] {"Invalid", "Can't admit new workloads: " + e.getMessage()});
+        }
+    }
+
+    /** The ClusterQueue fields Fairway does not run, each with a finding that holds the queue: their names ("spec.…"). */
+    private static List<String> unsupportedFields(JsonNode q, List<Finding> findings) {
+        JsonNode spec = q.path("spec");
+        List<String> holdReasons = new ArrayList<>();
+        for (String held : List.of("admissionChecks", "admissionChecksStrategy", "admissionScope", "concurrentAdmissionPolicy")) {
+            JsonNode v = spec.path(held);
+            if (!v.isMissingNode() && !v.isNull() && !(v.isContainerNode() && v.isEmpty())) {
+                String what = held.startsWith("admissionChecks")
+                        ? "Fairway does not run Kueue's AdmissionChecks (ProvisioningRequest, MultiKueue or others)"
+                        : "Fairway does not implement " + held;
+                findings.add(finding(q, "spec." + held, what + "; the ClusterQueue admits nothing until the field is removed", true));
+                holdReasons.add("spec." + held);
+            }
+        }
+        return holdReasons;
+    }
+
+    /** A ClusterQueue's preemption block, null when it has none. */
+    private static PreemptionConfig preemption(JsonNode q, List<Finding> findings) {
+        JsonNode p = q.path("spec").path("preemption");
+        if (!p.isObject()) {
+            return null;
+        }
+        JsonNode bwc = p.path("borrowWithinCohort");
+        Integer threshold = null;
+        JsonNode t = bwc.path("maxPriorityThreshold");
+        if (!t.isMissingNode() && !t.isNull()) {
+            if (t.isIntegralNumber() && t.canConvertToInt()) {
+                threshold = t.asInt();
+            } else {
+                findings.add(finding(q, "spec.preemption.borrowWithinCohort.maxPriorityThreshold",
+                        "must be a 32-bit integer, was " + t.asText() + "; no threshold is used", false));
+            }
+        }
+        // maxPriorityThreshold: while borrowing, only workloads of at most this priority are preempted, as in Kueue
+        return new PreemptionConfig(text(p, "withinClusterQueue"), text(p, "reclaimWithinCohort"),
+                bwc.isObject() && bwc.has("policy") ? new QueuesConfig.BorrowWithinCohortConfig(text(bwc, "policy"), threshold) : null);
+    }
+
+    /**
+     * One LocalQueue: into {@code localQueues} when it loads, else into {@code lqNotLoaded} with the reason (stopped, its
+     * namespace not selected by its ClusterQueue, invalid).
+     */
+    private static void localQueue(JsonNode l, Objects o, Map<String, JsonNode> cqSelectors, List<LocalQueueConfig> localQueues,
+                                   Map<String, String[]> lqNotLoaded, List<Finding> findings) {
+        JsonNode spec = l.path("spec");
+        String ns = l.at("/metadata/namespace").asText("default");
+        String key = ns + "/" + name(l);
+        unknownFields(l, "spec", Set.of("clusterQueue", "stopPolicy", "fairSharing"), findings);
+        if (spec.has("fairSharing")) {
+            findings.add(finding(l, "spec.fairSharing", "admission fair sharing between LocalQueues is not implemented; ignored", false));
+        }
+        String cq = text(spec, "clusterQueue");
+        String stop = text(spec, "stopPolicy");
+        if (stop != null && !stop.equals("None")) {
+            lqNotLoaded.put(key, new String[] {"Stopped", "LocalQueue is stopped"});
+            if (stop.equals("HoldAndDrain")) {
+                findings.add(finding(l, "spec.stopPolicy", "HoldAndDrain holds the LocalQueue; its admitted workloads are not evicted", false));
+            }
+            return;
+        }
+        if (cqSelectors.containsKey(cq) && !Selectors.matches(cqSelectors.get(cq), o.namespaceLabels().getOrDefault(ns, Map.of()))) {
+            lqNotLoaded.put(key, new String[] {"NamespaceNotSelected", "the namespaceSelector of ClusterQueue " + cq + " does not select namespace " + ns});
+            return;
+        }
+        try {
+            LocalQueueConfig lq = new LocalQueueConfig(name(l), ns, cq);
+            lq.validate();
+            localQueues.add(lq);
+        } catch (InvalidSpecException e) {
+            findings.add(finding(l, "spec", "not loaded: " + e.getMessage(), false));
+            lqNotLoaded.put(key, new String[] {"Invalid", e.getMessage()});
+        }
     }
 
     /**

@@ -162,38 +162,65 @@ public final class WorkerExecutor {
         List<String> deleted = new ArrayList<>();
         ExecutorHub.Poll poll = hub.poll(name, BATCH);
         if (poll.rejoinRequired()) {
-            Map<String, Long> running = new TreeMap<>();
-            for (Job c : copies) {
-                String id = Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
-                Long epoch = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
-                if (id != null && epoch != null) {
-                    running.put(id, epoch);
-                }
-            }
-            synced.clear();
-            List<Node> nodes = new ArrayList<>();
-            for (io.fabric8.kubernetes.api.model.Node k : kubeNodes) {
-                Node n = toModel(k);
-                nodes.add(n);
-                synced.put(n.name(), n);
-            }
-            List<String> stop = hub.rejoin(name, nodes, running);
-            LOG.info("worker {} rejoined with {} nodes; stopping {} stale copies {}", name, nodes.size(), stop.size(), stop);
-            for (Job c : copies) {
-                if (stop.contains(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
-                    delete(c, "its run moved on while the worker was lost");
-                    deleted.add(Jobs.key(c));
-                }
-            }
+            rejoin(hub, copies, kubeNodes, deleted);
             copies = listCopies();
             poll = hub.poll(name, BATCH);
         } else {
             syncNodes(s, kubeNodes);
         }
+        int applied = apply(hub, poll.items(), copies, deleted);
+        if (applied > 0) {
+            try {
+                copies = listCopies();
+            } catch (KubernetesClientException e) {
+                return new PollResult(false, applied, deleted);
+            }
+        }
+        if (manager.recovered()) {
+            reportAndClean(s, copies, deleted);
+        }
+        return new PollResult(true, applied, deleted);
+    }
+
+    /**
+     * The worker is back after it was lost: its nodes replace what the engine knew, the copies whose run moved on meanwhile
+     * are deleted (into {@code deleted}).
+     */
+    private void rejoin(ExecutorHub hub, List<Job> copies, List<io.fabric8.kubernetes.api.model.Node> kubeNodes, List<String> deleted) {
+        Map<String, Long> running = new TreeMap<>();
+        for (Job c : copies) {
+            String id = Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
+            Long epoch = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+            if (id != null && epoch != null) {
+                running.put(id, epoch);
+            }
+        }
+        synced.clear();
+        List<Node> nodes = new ArrayList<>();
+        for (io.fabric8.kubernetes.api.model.Node k : kubeNodes) {
+            Node n = toModel(k);
+            nodes.add(n);
+            synced.put(n.name(), n);
+        }
+        List<String> stop = hub.rejoin(name, nodes, running);
+        LOG.info("worker {} rejoined with {} nodes; stopping {} stale copies {}", name, nodes.size(), stop.size(), stop);
+        for (Job c : copies) {
+            if (stop.contains(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
+                delete(c, "its run moved on while the worker was lost");
+                deleted.add(Jobs.key(c));
+            }
+        }
+    }
+
+    /**
+     * Applies the polled work items in order and acks each applied one; the copies it deletes go into {@code deleted}.
+     *
+     * @return how many items were applied
+     */
+    private int apply(ExecutorHub hub, List<ExecutorHub.WorkItem> items, List<Job> copies, List<String> deleted) {
         int applied = 0;
         Set<String> present = new HashSet<>();
         copies.forEach(c -> present.add(Jobs.key(c)));
-        List<ExecutorHub.WorkItem> items = poll.items();
         for (int i = 0; i < items.size(); ) {
             ExecutorHub.WorkItem w = items.get(i);
             if (w.decision() instanceof Admit) {
@@ -228,17 +255,7 @@ public final class WorkerExecutor {
                 LOG.warn("worker {}: could not apply {} (offered again after the ack timeout): {}", name, w.decision(), e.getMessage());
             }
         }
-        if (applied > 0) {
-            try {
-                copies = listCopies();
-            } catch (KubernetesClientException e) {
-                return new PollResult(false, applied, deleted);
-            }
-        }
-        if (manager.recovered()) {
-            reportAndClean(s, copies, deleted);
-        }
-        return new PollResult(true, applied, deleted);
+        return applied;
     }
 
     private List<Job> listCopies() {

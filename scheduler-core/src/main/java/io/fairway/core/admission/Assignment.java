@@ -103,25 +103,12 @@ public final class Assignment {
             PodSet ps = podSets.get(p);
             int m = members(ps, counts);
             Resources res = ps.resources();
-            int nr = res.size();
             List<ResourceGroup> groups = new ArrayList<>(1);
             List<int[]> members = new ArrayList<>(1);
-            for (int r = 0; r < nr; r++) {
-                ResourceGroup g = cq.groupFor(res.name(r));
-                if (g == null) {
-                    return new Result(List.of(), PendingReason.of(PendingReason.Code.RESOURCE_NOT_IN_QUOTA,
-                            "pod set \"" + ps.name() + "\" requests " + res.name(r) + ", for which ClusterQueue " + cq.name() + " has no quota"));
-                }
-                int gi = groups.indexOf(g);
-                if (gi < 0) {
-                    groups.add(g);
-                    members.add(new int[] {r});
-                } else {
-                    int[] old = members.get(gi);
-                    int[] grown = Arrays.copyOf(old, old.length + 1);
-                    grown[old.length] = r;
-                    members.set(gi, grown);
-                }
+            int ungrouped = groupResources(cq, res, groups, members);
+            if (ungrouped >= 0) {
+                return new Result(List.of(), PendingReason.of(PendingReason.Code.RESOURCE_NOT_IN_QUOTA,
+                        "pod set \"" + ps.name() + "\" requests " + res.name(ungrouped) + ", for which ClusterQueue " + cq.name() + " has no quota"));
             }
             List<List<String>> psOrdered = new ArrayList<>(groups.size());
             for (int gi = 0; gi < groups.size(); gi++) {
@@ -163,42 +150,33 @@ public final class Assignment {
                             "pod set \"" + ps.name() + "\": no flavor of ClusterQueue " + cq.name() + " for " + names(res, rs)
                                     + " matches its node selector"));
                 }
-                List<String> order;
-                if (tryNext && !fittingWithoutBorrowing.isEmpty()) {
-                    order = new ArrayList<>(fittingWithoutBorrowing);
-                    for (String f : fitting) {
-                        if (!order.contains(f)) {
-                            order.add(f);
-                        }
-                    }
-                } else {
-                    order = fitting;
-                }
+                List<String> order = tryNext && !fittingWithoutBorrowing.isEmpty() ? withoutBorrowingFirst(fittingWithoutBorrowing, fitting) : fitting;
                 psOrdered.add(nps > 1 ? List.of(order.get(0)) : order);
                 if (nps > 1) {
-                    String first = order.get(0);
-                    for (int r : rs) {
-                        int id = quota.id(first, res.name(r), true);
-                        if (acc == null || acc.length <= id) {
-                            acc = acc == null ? new long[Math.max(id + 1, 8)] : Arrays.copyOf(acc, Math.max(id + 1, acc.length * 2));
-                        }
-                        acc[id] += res.amount(r) * m;
-                    }
+                    acc = charge(acc, quota, order.get(0), res, rs, m);
                 }
             }
             groupResources.add(members);
             ordered.add(psOrdered);
         }
-        if (nps == 1 && groupResources.get(0).size() == 1) {
+        return new Result(choices(job, counts, groupResources, ordered, quota), null);
+    }
+
+    /**
+     * The choices in preference order: one pod set over one group, a choice per fitting flavor; several pod sets, one
+     * choice, each (pod set, group) its first flavor; one pod set over several groups, the combinations in preference
+     * order (the first group's flavor varies slowest), at most {@value #MAX_CHOICES}.
+     */
+    private static List<Choice> choices(JobSpec job, Map<String, Integer> counts, List<List<int[]>> groupResources,
+                                        List<List<List<String>>> ordered, QuotaBook quota) {
+        if (ordered.size() == 1 && groupResources.get(0).size() == 1) {
             List<String> order = ordered.get(0).get(0);
             List<Choice> choices = new ArrayList<>(order.size());
             for (String f : order) {
                 choices.add(choice(job, counts, new String[] {f}, quota));
             }
-            return new Result(choices, null);
+            return choices;
         }
-        // Several pod sets: one choice, each (pod set, group) its first flavor. One pod set over several groups: the
-        // combinations in preference order (the first group's flavor varies slowest), at most MAX_CHOICES.
         List<Choice> choices = new ArrayList<>();
         int[] pick = new int[ordered.stream().mapToInt(List::size).sum()];
         while (choices.size() < MAX_CHOICES) {
@@ -213,7 +191,55 @@ public final class Assignment {
                 break;
             }
         }
-        return new Result(choices, null);
+        return choices;
+    }
+
+    /**
+     * Groups a pod set's resources by the ClusterQueue's resource group they come from, in the order of the resources.
+     *
+     * @return the index of a resource no group has quota for, or -1
+     */
+    private static int groupResources(ClusterQueue cq, Resources res, List<ResourceGroup> groups, List<int[]> members) {
+        for (int r = 0; r < res.size(); r++) {
+            ResourceGroup g = cq.groupFor(res.name(r));
+            if (g == null) {
+                return r;
+            }
+            int gi = groups.indexOf(g);
+            if (gi < 0) {
+                groups.add(g);
+                members.add(new int[] {r});
+            } else {
+                int[] old = members.get(gi);
+                int[] grown = Arrays.copyOf(old, old.length + 1);
+                grown[old.length] = r;
+                members.set(gi, grown);
+            }
+        }
+        return -1;
+    }
+
+    /** TryNextFlavor: the flavors that fit without borrowing first, then the others that fit, each in its group's order. */
+    private static List<String> withoutBorrowingFirst(List<String> fittingWithoutBorrowing, List<String> fitting) {
+        List<String> order = new ArrayList<>(fittingWithoutBorrowing);
+        for (String f : fitting) {
+            if (!order.contains(f)) {
+                order.add(f);
+            }
+        }
+        return order;
+    }
+
+    /** Adds what {@code m} members use of the resources {@code rs} in {@code flavor} to {@code acc} (by quota id, grown as needed). */
+    private static long[] charge(long[] acc, QuotaBook quota, String flavor, Resources res, int[] rs, int m) {
+        for (int r : rs) {
+            int id = quota.id(flavor, res.name(r), true);
+            if (acc == null || acc.length <= id) {
+                acc = acc == null ? new long[Math.max(id + 1, 8)] : Arrays.copyOf(acc, Math.max(id + 1, acc.length * 2));
+            }
+            acc[id] += res.amount(r) * m;
+        }
+        return acc;
     }
 
     private static int[] sizes(List<List<List<String>>> ordered) {

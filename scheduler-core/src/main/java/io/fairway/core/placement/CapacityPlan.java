@@ -142,59 +142,70 @@ public final class CapacityPlan {
             clusters.add(ci);
             List<Integer> members = byCluster.get(c);
             for (int l = 0; l < levels.size(); l++) {
-                // A domain is named by the label values of every level down to this one: it is looked up by
-                // its label value among the children of its parent domain. A node without the label of a level
-                // is a domain of its own there: it is never assumed to share a rack with another.
-                List<Map<String, Integer>> byParent = new ArrayList<>();
-                List<List<Integer>> dn = new ArrayList<>();
-                List<String> names = new ArrayList<>();
-                String level = levels.get(l);
-                for (int i : members) {
-                    int parent = l == 0 ? 0 : ci.domainOf[l - 1][i];
-                    while (byParent.size() <= parent) {
-                        byParent.add(new HashMap<>());
-                    }
-                    String v = this.nodes[i].label(level);
-                    String key = v == null ? "\u0000" + this.nodes[i].name() : v;
-                    Map<String, Integer> ids = byParent.get(parent);
-                    Integer id = ids.get(key);
-                    if (id == null) {
-                        id = dn.size();
-                        ids.put(key, id);
-                        dn.add(new ArrayList<>());
-                        names.add((l == 0 ? "" : ci.domainNames[l - 1][parent] + "/") + (v == null ? "?" + this.nodes[i].name() : v));
-                    }
-                    ci.domainOf[l][i] = id;
-                    dn.get(id).add(i);
-                }
-                ci.domainFree[l] = new long[dn.size()];
-                ci.domainFreeResources[l] = new long[dn.size() * width];
-                ci.domainNodes[l] = new int[dn.size()][];
-                ci.domainNames[l] = names.toArray(new String[0]);
-                for (int d = 0; d < dn.size(); d++) {
-                    ci.domainNodes[l][d] = dn.get(d).stream().mapToInt(Integer::intValue).toArray();
-                }
+                indexLevel(ci, members, l);
             }
             linkDomains(ci, members);
-            for (int i : members) {
-                clusterOf[i] = clusters.size() - 1;
-                ci.members.set(i);
-                ci.maxGpusPerNode = Math.max(ci.maxGpusPerNode, shapes[i].size());
-                ci.maxNvlinkDomain = Math.max(ci.maxNvlinkDomain, shapes[i].largestNvlinkDomain());
-                if (schedulable[i]) {
-                    totalGpus += shapes[i].size();
-                    freeGpus += shapes[i].size();
-                    ci.freeGpus += shapes[i].size();
-                    ci.byFreeGpus[shapes[i].size()].set(i);
-                    if (shapes[i].size() == 0) {
-                        ci.cpuOnly.set(i);
-                    }
-                    for (int l = 0; l < levels.size(); l++) {
-                        int d = ci.domainOf[l][i];
-                        ci.domainFree[l][d] += shapes[i].size();
-                        for (int r = 0; r < width; r++) {
-                            ci.domainFreeResources[l][d * width + r] += free[i * width + r];
-                        }
+            addMembers(ci, members);
+        }
+    }
+
+    /**
+     * Indexes one topology level of a cluster: a domain is named by the label values of every level down to this one, and
+     * looked up by its label value among the children of its parent domain. A node without the label of a level is a
+     * domain of its own there: it is never assumed to share a rack with another.
+     */
+    private void indexLevel(ClusterIndex ci, List<Integer> members, int l) {
+        List<Map<String, Integer>> byParent = new ArrayList<>();
+        List<List<Integer>> dn = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        String level = ci.levels.get(l);
+        for (int i : members) {
+            int parent = l == 0 ? 0 : ci.domainOf[l - 1][i];
+            while (byParent.size() <= parent) {
+                byParent.add(new HashMap<>());
+            }
+            String v = this.nodes[i].label(level);
+            String key = v == null ? "\u0000" + this.nodes[i].name() : v;
+            Map<String, Integer> ids = byParent.get(parent);
+            Integer id = ids.get(key);
+            if (id == null) {
+                id = dn.size();
+                ids.put(key, id);
+                dn.add(new ArrayList<>());
+                names.add((l == 0 ? "" : ci.domainNames[l - 1][parent] + "/") + (v == null ? "?" + this.nodes[i].name() : v));
+            }
+            ci.domainOf[l][i] = id;
+            dn.get(id).add(i);
+        }
+        ci.domainFree[l] = new long[dn.size()];
+        ci.domainFreeResources[l] = new long[dn.size() * width];
+        ci.domainNodes[l] = new int[dn.size()][];
+        ci.domainNames[l] = names.toArray(new String[0]);
+        for (int d = 0; d < dn.size(); d++) {
+            ci.domainNodes[l][d] = dn.get(d).stream().mapToInt(Integer::intValue).toArray();
+        }
+    }
+
+    /** Adds a cluster's nodes to its index, and the schedulable ones' GPUs and free resources to the free counts. */
+    private void addMembers(ClusterIndex ci, List<Integer> members) {
+        for (int i : members) {
+            clusterOf[i] = clusters.size() - 1;
+            ci.members.set(i);
+            ci.maxGpusPerNode = Math.max(ci.maxGpusPerNode, shapes[i].size());
+            ci.maxNvlinkDomain = Math.max(ci.maxNvlinkDomain, shapes[i].largestNvlinkDomain());
+            if (schedulable[i]) {
+                totalGpus += shapes[i].size();
+                freeGpus += shapes[i].size();
+                ci.freeGpus += shapes[i].size();
+                ci.byFreeGpus[shapes[i].size()].set(i);
+                if (shapes[i].size() == 0) {
+                    ci.cpuOnly.set(i);
+                }
+                for (int l = 0; l < ci.levels.size(); l++) {
+                    int d = ci.domainOf[l][i];
+                    ci.domainFree[l][d] += shapes[i].size();
+                    for (int r = 0; r < width; r++) {
+                        ci.domainFreeResources[l][d * width + r] += free[i * width + r];
                     }
                 }
             }

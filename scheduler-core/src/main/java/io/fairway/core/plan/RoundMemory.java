@@ -140,8 +140,6 @@ public final class RoundMemory {
             this.lastEpoch = previous == null ? 0 : previous.lastEpoch;
             this.config = new Object[] {s.placement(), s.flavors(), s.clusters(), s.clusterQueues(), s.cohorts(),
                     s.localQueues(), s.provisioning().reservations(), s.provisioning().pools().isEmpty()};
-            List<Node> nodes = s.nodes();
-            List<JobStatus> holding = s.holding();
             // The capacity in parts: the whole cluster, and per flavor the nodes it places on (its clusters whole where
             // they define topology levels: the topology search weighs whole domains) with the holding jobs on them.
             List<String> partNames = new ArrayList<>();
@@ -150,51 +148,54 @@ public final class RoundMemory {
             for (io.fairway.api.model.ResourceFlavor f : flavors) {
                 partNames.add(FLAVOR + f.name());
             }
-            int leveledPart = partNames.size(); // every cluster with topology levels, whole: see wholeJobParts
-            partNames.add(LEVELED);
-            java.util.Set<String> leveled = new java.util.HashSet<>();
-            s.clusters().forEach((name, c) -> {
-                if (!c.topologyLevels().isEmpty()) {
-                    leveled.add(name);
-                }
-            });
-            List<java.util.Set<String>> leveledOf = new ArrayList<>(); // per flavor: leveled clusters it has a node in
-            for (int k = 0; k < flavors.size(); k++) {
-                leveledOf.add(new java.util.HashSet<>());
+            partNames.add(LEVELED); // every cluster with topology levels, whole: see wholeJobParts
+            Object[] allNodes = s.nodes().toArray();
+            Map<String, List<Object>> perTree = splitIntoParts(s, flavors, partNames, allNodes);
+            this.allNodes = allNodes;
+            this.trees = new HashMap<>();
+            perTree.forEach((k, v) -> trees.put(k, v.toArray()));
+            boolean same = previous != null;
+            if (previous != null && sameConfig(previous.config, config)) {
+                configEpoch = previous.configEpoch;
+            } else {
+                configEpoch = ++lastEpoch;
+                same = false;
             }
-            for (Node n : nodes) {
-                for (int k = 0; k < flavors.size(); k++) {
-                    if (leveled.contains(n.cluster()) && matches(flavors.get(k), n)) {
-                        leveledOf.get(k).add(n.cluster());
-                    }
-                }
+            same &= keepPartEpochs(partNames);
+            // the nodes, one epoch for every part
+            long nodeEpoch = previous != null && previous.allNodes != null && sameRefs(previous.allNodes, allNodes)
+                    ? previous.nodeEpoch : ++lastEpoch;
+            this.nodeEpoch = nodeEpoch;
+            for (String part : partNames) {
+                partNodeEpochs.put(part, nodeEpoch);
             }
+            same &= keepTreeEpochs();
+            this.unchanged = same;
+        }
+
+        /**
+         * Fills {@link #parts}, {@link #sharesWhole} and {@link #nodesIn}: every part depends on every node (a placement
+         * reads whether its cluster has nodes at all, and the never-fits answers read node sizes), and on the holding jobs
+         * on its own nodes: finishes and starts elsewhere leave it.
+         *
+         * @return per cohort tree, what its holding jobs are (spec, admission, state of each)
+         */
+        private Map<String, List<Object>> splitIntoParts(Snapshot s, List<io.fairway.api.model.ResourceFlavor> flavors, List<String> partNames,
+                                                         Object[] allNodes) {
+            List<Node> nodes = s.nodes();
+            Map<String, java.util.BitSet> partsOfNode = partsOfNodes(s, flavors, partNames.size() - 1);
             List<List<Object>> partCap = new ArrayList<>();
             List<List<Node>> partNodeList = new ArrayList<>();
             for (int k = 0; k < partNames.size(); k++) {
                 partCap.add(new ArrayList<>());
                 partNodeList.add(new ArrayList<>());
             }
-            // Every part depends on every node (a placement reads whether its cluster has nodes at all, and the never-fits
-            // answers read node sizes), and on the holding jobs on its own nodes: finishes and starts elsewhere leave it.
-            Map<String, java.util.BitSet> partsOfNode = new HashMap<>();
             for (Node n : nodes) {
-                java.util.BitSet b = new java.util.BitSet();
-                b.set(0);
-                for (int k = 0; k < flavors.size(); k++) {
-                    if (matches(flavors.get(k), n) || leveledOf.get(k).contains(n.cluster())) {
-                        b.set(k + 1);
-                    }
-                }
-                if (leveled.contains(n.cluster())) {
-                    b.set(leveledPart);
-                }
-                partsOfNode.put(n.name(), b);
+                java.util.BitSet b = partsOfNode.get(n.name());
                 for (int k = b.nextSetBit(0); k >= 0; k = b.nextSetBit(k + 1)) {
                     partNodeList.get(k).add(n);
                 }
             }
-            Object[] allNodes = nodes.toArray();
             // A flavor every node carries depends on what the whole cluster does: it shares the whole cluster's part
             // (a superset of what it reads), which is then listed once.
             boolean[] whole = new boolean[partNames.size()];
@@ -210,7 +211,7 @@ public final class RoundMemory {
             }
             Map<String, List<Object>> perTree = new HashMap<>();
             java.util.BitSet touched = new java.util.BitSet();
-            for (JobStatus j : holding) {
+            for (JobStatus j : s.holding()) {
                 touched.clear();
                 touched.set(0);
                 if (anyOwn && j.admission() != null && j.admission().placement() != null) {
@@ -246,16 +247,51 @@ public final class RoundMemory {
                 }
                 nodesIn.put(partNames.get(k), partNodeList.get(k));
             }
-            this.allNodes = allNodes;
-            this.trees = new HashMap<>();
-            perTree.forEach((k, v) -> trees.put(k, v.toArray()));
-            boolean same = previous != null;
-            if (previous != null && sameConfig(previous.config, config)) {
-                configEpoch = previous.configEpoch;
-            } else {
-                configEpoch = ++lastEpoch;
-                same = false;
+            return perTree;
+        }
+
+        /**
+         * Per node, the parts it is in: bit 0 the whole cluster; bit k+1 flavor k's when the flavor places on the node or on
+         * a node of its leveled cluster; bit {@code leveledPart} when its cluster has topology levels.
+         */
+        private static Map<String, java.util.BitSet> partsOfNodes(Snapshot s, List<io.fairway.api.model.ResourceFlavor> flavors, int leveledPart) {
+            java.util.Set<String> leveled = new java.util.HashSet<>();
+            s.clusters().forEach((name, c) -> {
+                if (!c.topologyLevels().isEmpty()) {
+                    leveled.add(name);
+                }
+            });
+            List<java.util.Set<String>> leveledOf = new ArrayList<>(); // per flavor: leveled clusters it has a node in
+            for (int k = 0; k < flavors.size(); k++) {
+                leveledOf.add(new java.util.HashSet<>());
             }
+            for (Node n : s.nodes()) {
+                for (int k = 0; k < flavors.size(); k++) {
+                    if (leveled.contains(n.cluster()) && matches(flavors.get(k), n)) {
+                        leveledOf.get(k).add(n.cluster());
+                    }
+                }
+            }
+            Map<String, java.util.BitSet> partsOfNode = new HashMap<>();
+            for (Node n : s.nodes()) {
+                java.util.BitSet b = new java.util.BitSet();
+                b.set(0);
+                for (int k = 0; k < flavors.size(); k++) {
+                    if (matches(flavors.get(k), n) || leveledOf.get(k).contains(n.cluster())) {
+                        b.set(k + 1);
+                    }
+                }
+                if (leveled.contains(n.cluster())) {
+                    b.set(leveledPart);
+                }
+                partsOfNode.put(n.name(), b);
+            }
+            return partsOfNode;
+        }
+
+        /** Keeps each part's epoch when its dependencies are the previous round's (same references), else a new one. @return true when all were kept */
+        private boolean keepPartEpochs(List<String> partNames) {
+            boolean same = true;
             for (String part : partNames) {
                 if (sharesWhole.contains(part)) {
                     continue;
@@ -272,13 +308,12 @@ public final class RoundMemory {
             for (String part : sharesWhole) { // epochs are never reused across parts: a change of sharing is a change
                 partEpochs.put(part, partEpochs.get(WHOLE));
             }
-            // the nodes, one epoch for every part
-            long nodeEpoch = previous != null && previous.allNodes != null && sameRefs(previous.allNodes, allNodes)
-                    ? previous.nodeEpoch : ++lastEpoch;
-            this.nodeEpoch = nodeEpoch;
-            for (String part : partNames) {
-                partNodeEpochs.put(part, nodeEpoch);
-            }
+            return same;
+        }
+
+        /** Keeps each cohort tree's epoch when its holding jobs are the previous round's, else a new one. @return true when all were kept */
+        private boolean keepTreeEpochs() {
+            boolean same = true;
             if (previous != null) { // trees nobody holds quota in any more
                 for (Map.Entry<String, Object[]> e : previous.trees.entrySet()) {
                     if (!trees.containsKey(e.getKey())) {
@@ -296,7 +331,7 @@ public final class RoundMemory {
                     same = false;
                 }
             }
-            this.unchanged = same;
+            return same;
         }
 
         /** Counts an attempt answered from the memory after the caller's own check ({@link #placementStillFails}). */

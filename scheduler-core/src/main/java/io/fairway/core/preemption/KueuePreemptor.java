@@ -59,26 +59,14 @@ final class KueuePreemptor {
         PreemptionPolicy p = cq.preemption();
         QuotaBook quota = ctx.quota();
         Map<String, Long> demand = demand(ctx, job, cq);
-        Set<String> needed = new java.util.HashSet<>();
-        for (Map.Entry<String, Long> e : demand.entrySet()) {
-            if (e.getValue() > quota.available(cq.name(), e.getKey())) {
-                needed.add(e.getKey());
-            }
-        }
-        if (needed.isEmpty()) {
-            needed.addAll(demand.keySet()); // quota is not short, placement is: the pairs it asks for
-        }
+        Set<String> needed = needed(quota, cq, demand);
         boolean fitsNominal = true;
         boolean underNominal = true;
         for (Map.Entry<String, Long> e : demand.entrySet()) {
             long used = quota.used(cq.name(), e.getKey());
             long nominal = quota.nominal(cq.name(), e.getKey());
-            if (used + e.getValue() > nominal) {
-                fitsNominal = false;
-            }
-            if (needed.contains(e.getKey()) && used >= nominal) {
-                underNominal = false;
-            }
+            fitsNominal &= used + e.getValue() <= nominal;
+            underNominal &= !(needed.contains(e.getKey()) && used >= nominal);
         }
         int prio = job.spec().priority();
         boolean borrowForbidden = p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER;
@@ -87,17 +75,8 @@ final class KueuePreemptor {
         // when it leaves nobody out (the plan is still as the search found it)
         PreemptionIndex.Listing full = candidates(index, cq, job, needed, null, true);
         boolean others = full.has(0) && full.fromMerged(0);
-        boolean anyByNominal = others && fitsNominal;
-        boolean[] attempts;
-        if (!others || (borrowForbidden && !underNominal)) {
-            attempts = new boolean[] {true};
-        } else if (borrowForbidden && !anyByNominal) {
-            attempts = new boolean[] {false, true};
-        } else {
-            attempts = new boolean[] {true, false};
-        }
         long before = ctx.state();
-        for (boolean borrowing : attempts) {
+        for (boolean borrowing : attempts(others, borrowForbidden, underNominal, others && fitsNominal)) {
             // when borrowing, other queues' jobs that may be taken only if the job then ends within its nominal quota
             // are left out
             IntPredicate leftOut = borrowing && !fitsNominal
@@ -128,48 +107,88 @@ final class KueuePreemptor {
                     continue;
                 }
                 victims.add(c, fromOthers && v != Variant.WHILE_BORROWING);
-                if (ctx.fits(job) && ((borrowing && victims.needNominal == 0) || !Preemptor.wouldBorrow(ctx, job, cq))) {
+                if (fitsWith(ctx, job, cq, victims, borrowing)) {
                     fits = true;
                     break;
                 }
             }
             if (!fits) {
-                for (JobStatus v : victims.jobs) {
-                    ctx.restore(v.id());
-                }
-                ctx.restoreState(before);
+                giveBack(ctx, victims, before);
                 continue;
             }
-            // the last victim stays: without it the plan is as it was when the previous check (or, for the first
-            // victim, the caller: the job did not fit the plan as it was) found no room
-            for (int i = victims.jobs.size() - 2; i >= 0; i--) {
-                JobStatus v = victims.jobs.get(i);
-                boolean nn = victims.remove(i);
-                ctx.restore(v.id());
-                if (!(ctx.fits(job) && ((borrowing && victims.needNominal == 0) || !Preemptor.wouldBorrow(ctx, job, cq)))) {
-                    ctx.preemptForSearch(v, "");
-                    victims.add(i, v, nn);
-                }
-            }
+            putBackUnneeded(ctx, job, cq, victims, borrowing);
             Attempt a = ctx.tryAdmit(job);
             if (a.admitted() && (!borrowing || victims.needNominal > 0) && Preemptor.borrows(ctx, job, a.admission())) {
                 ctx.unadmit(job.id());
                 a = Attempt.failure(notFitting);
             }
             if (!a.admitted()) {
-                for (JobStatus v : victims.jobs) {
-                    ctx.restore(v.id());
-                }
-                ctx.restoreState(before);
+                giveBack(ctx, victims, before);
                 continue;
             }
-            for (JobStatus v : victims.jobs) {
-                ctx.explainPreemption(v.id(), Preemptor.describe(v, job, ctx.clusterQueueOf(v), cq.name()));
-            }
+            victims.jobs.forEach(v -> ctx.explainPreemption(v.id(), Preemptor.describe(v, job, ctx.clusterQueueOf(v), cq.name())));
             return a;
         }
         return Attempt.failure(new PendingReason(notFitting.code(), notFitting.message()
                 + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
+    }
+
+    /**
+     * The attempts in order, each whether it allows borrowing: one that allows it when no other queue has candidates or
+     * borrowing is forbidden while the queue is at its nominal quota; without borrowing first when it is forbidden and no
+     * candidate may be taken by nominal entitlement; else borrowing first.
+     */
+    private static boolean[] attempts(boolean others, boolean borrowForbidden, boolean underNominal, boolean anyByNominal) {
+        if (!others || (borrowForbidden && !underNominal)) {
+            return new boolean[] {true};
+        } else if (borrowForbidden && !anyByNominal) {
+            return new boolean[] {false, true};
+        }
+        return new boolean[] {true, false};
+    }
+
+    /** @return the (flavor, resource) pairs of the demand the queue's quota is short of; all of them when none is (placement is short) */
+    private static Set<String> needed(QuotaBook quota, ClusterQueue cq, Map<String, Long> demand) {
+        Set<String> needed = new java.util.HashSet<>();
+        for (Map.Entry<String, Long> e : demand.entrySet()) {
+            if (e.getValue() > quota.available(cq.name(), e.getKey())) {
+                needed.add(e.getKey());
+            }
+        }
+        if (needed.isEmpty()) {
+            needed.addAll(demand.keySet()); // quota is not short, placement is: the pairs it asks for
+        }
+        return needed;
+    }
+
+    /** Whether the job fits with the victims taken so far, borrowing only when the attempt allows it. */
+    private static boolean fitsWith(SearchPlan ctx, JobStatus job, ClusterQueue cq, Victims victims, boolean borrowing) {
+        return ctx.fits(job) && ((borrowing && victims.needNominal == 0) || !Preemptor.wouldBorrow(ctx, job, cq));
+    }
+
+    /**
+     * Makes the set minimal: each victim but the last, latest first, is put back when the job still fits without it. The
+     * last stays: without it the plan is as it was when the previous check (or, for the first victim, the caller: the job
+     * did not fit the plan as it was) found no room.
+     */
+    private static void putBackUnneeded(SearchPlan ctx, JobStatus job, ClusterQueue cq, Victims victims, boolean borrowing) {
+        for (int i = victims.jobs.size() - 2; i >= 0; i--) {
+            JobStatus v = victims.jobs.get(i);
+            boolean nn = victims.remove(i);
+            ctx.restore(v.id());
+            if (!fitsWith(ctx, job, cq, victims, borrowing)) {
+                ctx.preemptForSearch(v, "");
+                victims.add(i, v, nn);
+            }
+        }
+    }
+
+    /** A failed attempt: every victim back in the plan, the plan's state as before the attempt. */
+    private static void giveBack(SearchPlan ctx, Victims victims, long before) {
+        for (JobStatus v : victims.jobs) {
+            ctx.restore(v.id());
+        }
+        ctx.restoreState(before);
     }
 
     /**

@@ -237,14 +237,38 @@ public final class Provisioner {
      */
     public static Outcome run(Snapshot snapshot, PlanOutput plan, Map<String, PendingReason> reasons, long nextRequestId) {
         Provisioning prov = snapshot.provisioning();
-        List<Provision> provisions = new ArrayList<>();
-        List<Deprovision> deprovisions = new ArrayList<>();
-        Map<String, Provisioning.Reservation> reserved = new LinkedHashMap<>();
-        List<Provisioning.Request> requests = new ArrayList<>();
-        Map<String, PendingReason> newReasons = new LinkedHashMap<>();
         if (prov.pools().isEmpty()) {
-            return new Outcome(provisions, deprovisions, reserved, requests, newReasons);
+            return new Outcome(new ArrayList<>(), new ArrayList<>(), new LinkedHashMap<>(), new ArrayList<>(), new LinkedHashMap<>());
         }
+        Outcome out = new Outcome(new ArrayList<>(), new ArrayList<>(), new LinkedHashMap<>(), new ArrayList<>(), new LinkedHashMap<>(),
+                new ArrayList<>());
+        Offers offers = offers(snapshot, prov);
+        Set<String> admitted = new HashSet<>();
+        for (Admit a : plan.admissions()) {
+            admitted.add(a.jobId());
+        }
+        List<Spare> spares = spares(prov, admitted, offers.byName);
+        provisionPending(snapshot, plan, reasons, admitted, spares, offers, nextRequestId, out);
+        Set<String> waitedOn = poolsWaitedOn(prov, admitted, spares, out.requests());
+        // consolidation: empty pool nodes past their delay, unless a request is still waiting on their pool
+        Set<String> usedNow = new HashSet<>();
+        for (Admit a : plan.admissions()) {
+            usedNow.addAll(a.placement().nodes());
+        }
+        removeEmptyNodes(snapshot, usedNow, waitedOn, out.deprovisions());
+        if (out.provisions().isEmpty() && out.reservations().isEmpty() && prov.reservations().isEmpty()) {
+            // under-used nodes, only while no job waits for new nodes: consolidating while scaling up would undo itself
+            Set<String> leaving = new HashSet<>();
+            out.deprovisions().forEach(d -> leaving.add(d.node()));
+            Consolidator.Result c = Consolidator.run(snapshot, plan, waitedOn, usedNow, leaving);
+            out.deprovisions().addAll(c.deprovisions());
+            out.migrations().addAll(c.migrations());
+        }
+        return out;
+    }
+
+    /** Every instance type of every pool, as an offer with the pool's current use. */
+    private static Offers offers(Snapshot snapshot, Provisioning prov) {
         Map<String, Resources> poolUse = poolUsage(snapshot, prov);
         Offers offers = new Offers(snapshot.flavors());
         for (NodePool pool : prov.pools().values()) {
@@ -255,12 +279,21 @@ public final class Provisioner {
                 offers.byName.put(pool.name() + '\u0000' + t.name(), o);
             }
         }
-        Set<String> admitted = new HashSet<>();
-        for (Admit a : plan.admissions()) {
-            admitted.add(a.jobId());
-        }
+        return offers;
+    }
+
+    /**
+     * For each pending job that waits for capacity and whose quota fits: reserves its quota (charged to the plan's) and
+     * hands it a spare node request, or asks for the cheapest nodes that hold it; its new reason says which.
+     */
+    private static void provisionPending(Snapshot snapshot, PlanOutput plan, Map<String, PendingReason> reasons, Set<String> admitted,
+                                         List<Spare> spares, Offers offers, long nextRequestId, Outcome out) {
+        Provisioning prov = snapshot.provisioning();
         QueueResolver queues = new QueueResolver(snapshot);
-        List<Spare> spares = spares(prov, admitted, offers.byName);
+        List<Provision> provisions = out.provisions();
+        Map<String, Provisioning.Reservation> reserved = out.reservations();
+        List<Provisioning.Request> requests = out.requests();
+        Map<String, PendingReason> newReasons = out.reasons();
         long id = nextRequestId;
         for (JobStatus j : snapshot.pending()) {
             if (admitted.contains(j.id()) || prov.reservations().containsKey(j.id())) {
@@ -297,26 +330,13 @@ public final class Provisioner {
                 continue;
             }
             int[] nodesPer = offers.nodes(j, counts, choice.flavors());
-            Offer best = null;
-            int bestNodes = 0;
-            double bestCost = 0;
-            for (int o = 0; o < nodesPer.length; o++) {
-                int nodes = nodesPer[o];
-                Offer offer = offers.list.get(o);
-                if (nodes <= 0 || !offer.withinLimits(nodes)) {
-                    continue;
-                }
-                double cost = nodes * offer.type.pricePerHour();
-                if (best == null || cost < bestCost || (cost == bestCost && nodes < bestNodes)) {
-                    best = offer;
-                    bestNodes = nodes;
-                    bestCost = cost;
-                }
-            }
-            if (best == null) {
+            int o = cheapestOffer(offers, nodesPer);
+            if (o < 0) {
                 newReasons.put(j.id(), PendingReason.of(r.code(), r.message() + "; no node pool has an instance type that holds it within its limits"));
                 continue;
             }
+            Offer best = offers.list.get(o);
+            int bestNodes = nodesPer[o];
             NodePool pool = best.pool.pool;
             choice.charge(plan.quota(), cqName, 1);
             best.add(bestNodes);
@@ -330,6 +350,32 @@ public final class Provisioner {
                     + bestNodes + " node(s) of " + best.type.name() + " from pool " + pool.name(),
                     Map.of("nodes", (long) bestNodes, "provisioningDelayMillis", pool.provisioningDelayMillis())));
         }
+    }
+
+    /** @return the index of the offer that holds the job at the lowest price (then fewest nodes) within its pool's limits, -1 for none */
+    private static int cheapestOffer(Offers offers, int[] nodesPer) {
+        int best = -1;
+        double bestCost = 0;
+        for (int o = 0; o < nodesPer.length; o++) {
+            int nodes = nodesPer[o];
+            Offer offer = offers.list.get(o);
+            if (nodes <= 0 || !offer.withinLimits(nodes)) {
+                continue;
+            }
+            double cost = nodes * offer.type.pricePerHour();
+            if (best < 0 || cost < bestCost || (cost == bestCost && nodes < nodesPer[best])) {
+                best = o;
+                bestCost = cost;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The pools with a node request some job still waits for; a spare request whose jobs changed is listed again in
+     * {@code requests} with them.
+     */
+    private static Set<String> poolsWaitedOn(Provisioning prov, Set<String> admitted, List<Spare> spares, List<Provisioning.Request> requests) {
         Set<String> waitedOn = new HashSet<>(); // pools with a node request some job still waits for
         for (Provisioning.Request r : prov.inFlight()) {
             if (!orphaned(r, prov, admitted)) {
@@ -346,11 +392,12 @@ public final class Provisioner {
                 waitedOn.add(s.request.pool());
             }
         }
-        // consolidation: empty pool nodes past their delay, unless a request is still waiting on their pool
-        Set<String> usedNow = new HashSet<>();
-        for (Admit a : plan.admissions()) {
-            usedNow.addAll(a.placement().nodes());
-        }
+        return waitedOn;
+    }
+
+    /** Deprovisions the empty pool nodes past their pool's consolidation delay, unless a request still waits on their pool. */
+    private static void removeEmptyNodes(Snapshot snapshot, Set<String> usedNow, Set<String> waitedOn, List<Deprovision> deprovisions) {
+        Provisioning prov = snapshot.provisioning();
         Map<String, Node> nodesByName = new HashMap<>();
         for (Node n : snapshot.nodes()) {
             nodesByName.put(n.name(), n);
@@ -365,16 +412,6 @@ public final class Provisioner {
                 deprovisions.add(new Deprovision(n.name(), "empty for " + (snapshot.nowMillis() - e.getValue()) / 1000 + " s (consolidation)"));
             }
         }
-        List<Decision> migrations = new ArrayList<>();
-        if (provisions.isEmpty() && reserved.isEmpty() && prov.reservations().isEmpty()) {
-            // under-used nodes, only while no job waits for new nodes: consolidating while scaling up would undo itself
-            Set<String> leaving = new HashSet<>();
-            deprovisions.forEach(d -> leaving.add(d.node()));
-            Consolidator.Result c = Consolidator.run(snapshot, plan, waitedOn, usedNow, leaving);
-            deprovisions.addAll(c.deprovisions());
-            migrations.addAll(c.migrations());
-        }
-        return new Outcome(provisions, deprovisions, reserved, requests, newReasons, migrations);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.fairway.core.validation;
 
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.MemberPlacement;
+import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.ClusterQueue;
@@ -26,15 +27,17 @@ import java.util.function.Function;
 /**
  * Checks the invariants of the state a snapshot shows, independently of the planning code: no node
  * resource or GPU committed beyond capacity or twice, quota within limits at every level of the cohort tree,
- * gangs placed whole, a reason on every pending job.
+ * gangs placed whole, a reason and no admission on every pending job, quota reserved only for pending jobs.
  *
  * <p>Quota, generalised for reconfiguration: a node of the cohort tree may stay above its limit with work that was
  * running when its quota was lowered (or when a state holding such work was restored), never above what that
  * work used — the allowance the engine keeps, lowered to the usage at the start of each round. Capacity is not
  * generalised: a node that shrinks sends back what no longer fits.
  *
- * <p>{@link #holding} is shared with the check a restored state passes, so a live engine and a restore agree on
- * what a consistent placement is.
+ * <p>The checks of one job's state ({@link #state}), of the placement of the jobs holding resources ({@link #holding})
+ * and of quota reservations ({@link #reservations}) are shared with the check a restored state passes, so a live engine
+ * and a restore agree on what is consistent; that check adds only what is particular to a saved state (counters and
+ * times in range, each job and node once, a ClusterQueue for every admission).
  */
 public final class Invariants {
     private Invariants() {
@@ -70,8 +73,57 @@ public final class Invariants {
             v.add(q);
         }
         for (JobStatus j : s.pending()) {
-            if (j.pendingReason() == null) {
-                v.add("pending job " + j.id() + " has no reason");
+            v.addAll(state(j));
+        }
+        v.addAll(reservations(s.provisioning().reservations().values(), waiting.keySet(), s.clusterQueues().keySet()));
+        return v;
+    }
+
+    /**
+     * A job's state agrees with its admission and reason: a pending job has a reason and no admission; a job that ended has
+     * neither; a job holding resources has its admission, whose placement {@link #holding} checks.
+     *
+     * @param j a job
+     * @return violations, each naming the job and what is wrong; empty when it agrees
+     */
+    public static List<String> state(JobStatus j) {
+        String id = j.id();
+        JobState st = j.state();
+        if (st == null) {
+            return List.of("job " + id + " has no state");
+        }
+        if (st == JobState.PENDING) {
+            return j.admission() != null || j.pendingReason() == null ? List.of("pending job " + id + " must have a reason and no admission")
+                    : List.of();
+        }
+        if (st.holdsResources()) {
+            return List.of();
+        }
+        List<String> v = new ArrayList<>(0);
+        if (j.admission() != null) {
+            v.add("job " + id + " is " + st + " but still holds an admission (field admission): an ended job holds nothing");
+        }
+        if (j.pendingReason() != null) {
+            v.add("job " + id + " is " + st + " but has a pending reason (field pendingReason)");
+        }
+        return v;
+    }
+
+    /**
+     * Quota is reserved only for pending jobs (those waiting for nodes), in ClusterQueues that exist.
+     *
+     * @param reservations the quota reservations
+     * @param pending the ids of the pending jobs (at least those with a reservation)
+     * @param clusterQueues the names of the ClusterQueues
+     * @return violations, each naming the job and what is wrong
+     */
+    public static List<String> reservations(Collection<Provisioning.Reservation> reservations, Set<String> pending, Set<String> clusterQueues) {
+        List<String> v = new ArrayList<>(0);
+        for (Provisioning.Reservation r : reservations) {
+            if (!pending.contains(r.jobId())) {
+                v.add("quota is reserved for job " + r.jobId() + ", which is not pending");
+            } else if (!clusterQueues.contains(r.clusterQueue())) {
+                v.add("quota is reserved for job " + r.jobId() + " in ClusterQueue " + r.clusterQueue() + ", which the state does not have");
             }
         }
         return v;

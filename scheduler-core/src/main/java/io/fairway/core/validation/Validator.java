@@ -72,29 +72,8 @@ public final class Validator {
         for (JobStatus j : snapshot.holding()) {
             holding.put(j.id(), j);
         }
-        // only the admitted jobs are looked up: one pass over the pending list, no index of all of it
-        java.util.Set<String> wanted = new java.util.HashSet<>();
-        for (Admit a : admissions) {
-            wanted.add(a.jobId());
-        }
-        Map<String, JobStatus> pending = new HashMap<>();
-        if (!wanted.isEmpty()) {
-            for (JobStatus j : snapshot.pending()) {
-                if (wanted.contains(j.id())) {
-                    pending.put(j.id(), j);
-                }
-            }
-        }
-        // Shrinks first, in the policy's order otherwise (a refusal names the first resize that could not fit).
-        List<Admit> ordered = new ArrayList<>();
-        List<Admit> grows = new ArrayList<>();
-        for (Admit r : resizes) {
-            JobStatus j = holding.get(r.jobId());
-            boolean shrinkOnly = j != null && j.admission() != null
-                    && new java.util.HashSet<>(j.admission().placement().members()).containsAll(r.placement().members());
-            (shrinkOnly ? ordered : grows).add(r);
-        }
-        ordered.addAll(grows);
+        Map<String, JobStatus> pending = pendingAdmitted(snapshot, admissions);
+        List<Admit> ordered = shrinksFirst(resizes, holding);
         // Every resized job gives back what it held before any resize is checked: resized jobs may trade GPUs (one
         // grows into what another leaves in the same plan, both ways), which no order of one-by-one checks accepts.
         // A refused resize keeps the job where it was, which may take back room an accepted resize used: the check
@@ -108,41 +87,9 @@ public final class Validator {
             ctx = new PlanContext(snapshot, false);
             okPreempt = new ArrayList<>();
             refused = new ArrayList<>();
-            for (Preempt p : preemptions) {
-                JobStatus j = holding.get(p.jobId());
-                if (j != null && !j.spec().preemptible()) {
-                    refused.add("preempt " + p.jobId() + ": its priority class " + j.spec().priorityClass().name() + " is not preemptible");
-                } else if (j == null || !ctx.preempt(j, p.reason())) {
-                    refused.add("preempt " + p.jobId() + ": the job holds no resources");
-                } else {
-                    okPreempt.add(p);
-                }
-            }
-            List<Admit> tried = new ArrayList<>();
-            for (Admit r : ordered) {
-                JobStatus j = holding.get(r.jobId());
-                if (refusedResizes.containsKey(r.jobId())) {
-                    continue;
-                }
-                if (j == null || !ctx.preempt(j, "")) {
-                    refusedResizes.put(r.jobId(), "the job holds no resources");
-                    continue;
-                }
-                tried.add(r);
-            }
+            preempt(ctx, preemptions, holding, okPreempt, refused);
             okResizes = new ArrayList<>();
-            boolean more = false;
-            for (Admit r : tried) {
-                JobStatus j = holding.get(r.jobId());
-                String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue(), new java.util.HashSet<>(j.admission().placement().members()));
-                if (err != null) {
-                    refusedResizes.put(r.jobId(), err);
-                    more = true;
-                } else {
-                    okResizes.add(r);
-                }
-            }
-            if (!more) {
+            if (!checkResizes(ctx, snapshot, ordered, holding, refusedResizes, okResizes)) {
                 break;
             }
         }
@@ -178,6 +125,85 @@ public final class Validator {
             return new Outcome(okPreempt, List.of(), refusedAdmissions, refused, List.of());
         }
         return new Outcome(okPreempt, ok, refusedAdmissions, refused, okResizes);
+    }
+
+    /** The pending jobs the plan admits: one pass over the pending list, no index of all of it. */
+    private static Map<String, JobStatus> pendingAdmitted(Snapshot snapshot, List<Admit> admissions) {
+        java.util.Set<String> wanted = new java.util.HashSet<>();
+        for (Admit a : admissions) {
+            wanted.add(a.jobId());
+        }
+        Map<String, JobStatus> pending = new HashMap<>();
+        if (!wanted.isEmpty()) {
+            for (JobStatus j : snapshot.pending()) {
+                if (wanted.contains(j.id())) {
+                    pending.put(j.id(), j);
+                }
+            }
+        }
+        return pending;
+    }
+
+    /** The resizes, shrinks first, in the policy's order otherwise (a refusal names the first resize that could not fit). */
+    private static List<Admit> shrinksFirst(List<Admit> resizes, Map<String, JobStatus> holding) {
+        List<Admit> ordered = new ArrayList<>();
+        List<Admit> grows = new ArrayList<>();
+        for (Admit r : resizes) {
+            JobStatus j = holding.get(r.jobId());
+            boolean shrinkOnly = j != null && j.admission() != null
+                    && new java.util.HashSet<>(j.admission().placement().members()).containsAll(r.placement().members());
+            (shrinkOnly ? ordered : grows).add(r);
+        }
+        ordered.addAll(grows);
+        return ordered;
+    }
+
+    /** Applies the preemptions to the plan: into {@code ok} those it takes, into {@code refused} why the others are not. */
+    private static void preempt(PlanContext ctx, List<Preempt> preemptions, Map<String, JobStatus> holding, List<Preempt> ok, List<String> refused) {
+        for (Preempt p : preemptions) {
+            JobStatus j = holding.get(p.jobId());
+            if (j != null && !j.spec().preemptible()) {
+                refused.add("preempt " + p.jobId() + ": its priority class " + j.spec().priorityClass().name() + " is not preemptible");
+            } else if (j == null || !ctx.preempt(j, p.reason())) {
+                refused.add("preempt " + p.jobId() + ": the job holds no resources");
+            } else {
+                ok.add(p);
+            }
+        }
+    }
+
+    /**
+     * Releases every resized job not yet refused, then checks each resize on the plan: into {@code ok} those that fit,
+     * into {@code refusedResizes} why the others do not.
+     *
+     * @return true when this pass refused a resize (the check is then made again without it)
+     */
+    private static boolean checkResizes(PlanContext ctx, Snapshot snapshot, List<Admit> ordered, Map<String, JobStatus> holding,
+                                        Map<String, String> refusedResizes, List<Admit> ok) {
+        List<Admit> tried = new ArrayList<>();
+        for (Admit r : ordered) {
+            JobStatus j = holding.get(r.jobId());
+            if (refusedResizes.containsKey(r.jobId())) {
+                continue;
+            }
+            if (j == null || !ctx.preempt(j, "")) {
+                refusedResizes.put(r.jobId(), "the job holds no resources");
+                continue;
+            }
+            tried.add(r);
+        }
+        boolean more = false;
+        for (Admit r : tried) {
+            JobStatus j = holding.get(r.jobId());
+            String err = checkAdmission(ctx, snapshot, j, r, r.clusterQueue(), new java.util.HashSet<>(j.admission().placement().members()));
+            if (err != null) {
+                refusedResizes.put(r.jobId(), err);
+                more = true;
+            } else {
+                ok.add(r);
+            }
+        }
+        return more;
     }
 
     private static String check(PlanContext ctx, Snapshot snapshot, JobStatus job, Admit a) {

@@ -160,57 +160,12 @@ public final class SweepCommand implements Runnable {
         List<String> kinds = kinds();
         List<Boolean> ckpt = checkpointSettings();
         double interval = durationSeconds("--checkpoint-interval", checkpointInterval);
-        if (jobs < 2) {
-            throw new FairwayCommand.UserException("--jobs must be >= 2, was " + jobs);
-        }
-        if (maxGpus < 1) {
-            throw new FairwayCommand.UserException("--max-gpus must be >= 1, was " + maxGpus);
-        }
-        for (Double l : loads) {
-            if (l == null || !(l > 0) || l.isInfinite()) {
-                throw new FairwayCommand.UserException("--loads must be > 0, was " + l);
-            }
-        }
-        int nThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-        if (nThreads < 1) {
-            throw new FairwayCommand.UserException("--threads must be >= 1, was " + nThreads);
-        }
-        List<String> names = new ArrayList<>(Runs.policies(policies, Map.of()));
-        if (!names.contains(subject)) {
-            throw new FairwayCommand.UserException("--subject " + subject + " is not among the policies run: " + String.join(", ", names));
-        }
-        if (names.size() < 2) {
-            throw new FairwayCommand.UserException("a sweep needs at least one policy besides the subject " + subject);
-        }
-        if (Sweep.contentionFifo(names) == null) {
-            names.addAll(Runs.policies(List.of("best-effort-fifo"), Map.of()));
-            out.println("(best-effort-fifo added: its GPU utilisation decides which workloads are contended)");
-        }
+        int nThreads = checkNumbers();
+        List<String> names = policyNames(out);
 
         List<SweepWorkload> plan = new ArrayList<>();
         if (kinds.contains("philly")) {
-            Trace t;
-            String from;
-            if (trace == null) {
-                t = Defaults.trace();
-                from = "Bundled sample " + Traces.SAMPLE_RESOURCE;
-                out.println("(no --trace: philly windows drawn from the bundled " + t.jobs().size() + "-job sample; for the whole Philly "
-                        + "trace, see TRACE-ATTRIBUTION.md and give --trace FILE)");
-            } else {
-                requireFile("--trace", trace);
-                t = Traces.read(trace, null);
-                from = "Trace " + trace;
-            }
-            List<SimJob> eligible = SweepWorkloads.eligible(t, maxGpus);
-            out.printf(Locale.ROOT, "%s: %d jobs, %d of them of at most %d GPUs; windows of %d consecutive jobs%n", from, t.jobs().size(),
-                    eligible.size(), maxGpus, jobs);
-            if (eligible.size() < jobs) {
-                throw new FairwayCommand.UserException((trace == null ? "the bundled sample" : "--trace " + trace) + " has " + eligible.size()
-                        + " jobs of at most " + maxGpus + " GPUs, fewer than --jobs " + jobs);
-            }
-            for (long s : seedList) {
-                plan.addAll(SweepWorkloads.phillyWindows(eligible, s, jobs, maxGpus, loads, ckpt, interval));
-            }
+            plan.addAll(phillyWindows(out, seedList, ckpt, interval));
         }
         if (kinds.contains("themis")) {
             for (long s : seedList) {
@@ -218,18 +173,9 @@ public final class SweepCommand implements Runnable {
             }
         }
         if (kinds.contains("tiresias")) {
-            Path tt = tiresiasTrace;
-            if (tt != null) {
-                requireFile("--tiresias-trace", tt);
-            } else if (trace != null && trace.toAbsolutePath().getParent() != null
-                    && Files.isRegularFile(trace.toAbsolutePath().getParent().resolve(TIRESIAS_FILE))) {
-                tt = trace.toAbsolutePath().getParent().resolve(TIRESIAS_FILE);
-            }
-            if (tt == null) {
-                out.println("(tiresias workload left out: " + (trace == null ? "" : "no " + TIRESIAS_FILE + " beside --trace; ")
-                        + "give --tiresias-trace FILE)");
-            } else {
-                plan.add(SweepWorkloads.fixed("tiresias-60", "tiresias", Traces.read(tt, TraceFormat.TIRESIAS), seedList.get(0)));
+            SweepWorkload t = tiresias(out, seedList);
+            if (t != null) {
+                plan.add(t);
             }
         }
         if (plan.isEmpty()) {
@@ -267,6 +213,87 @@ public final class SweepCommand implements Runnable {
         report(out, rows);
         out.printf(Locale.ROOT, "swept in %.1f s wall time on %d thread(s)%n", wall, nThreads);
         out.flush();
+    }
+
+    /** Checks the numeric options. @return the number of threads to run on */
+    private int checkNumbers() {
+        if (jobs < 2) {
+            throw new FairwayCommand.UserException("--jobs must be >= 2, was " + jobs);
+        }
+        if (maxGpus < 1) {
+            throw new FairwayCommand.UserException("--max-gpus must be >= 1, was " + maxGpus);
+        }
+        for (Double l : loads) {
+            if (l == null || !(l > 0) || l.isInfinite()) {
+                throw new FairwayCommand.UserException("--loads must be > 0, was " + l);
+            }
+        }
+        int nThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (nThreads < 1) {
+            throw new FairwayCommand.UserException("--threads must be >= 1, was " + nThreads);
+        }
+        return nThreads;
+    }
+
+    /** The policies run, checked against the subject; best-effort-fifo added when none is FIFO (it decides contention). */
+    private List<String> policyNames(PrintWriter out) {
+        List<String> names = new ArrayList<>(Runs.policies(policies, Map.of()));
+        if (!names.contains(subject)) {
+            throw new FairwayCommand.UserException("--subject " + subject + " is not among the policies run: " + String.join(", ", names));
+        }
+        if (names.size() < 2) {
+            throw new FairwayCommand.UserException("a sweep needs at least one policy besides the subject " + subject);
+        }
+        if (Sweep.contentionFifo(names) == null) {
+            names.addAll(Runs.policies(List.of("best-effort-fifo"), Map.of()));
+            out.println("(best-effort-fifo added: its GPU utilisation decides which workloads are contended)");
+        }
+        return names;
+    }
+
+    /** The philly workloads: windows of --jobs consecutive jobs of the trace (or the bundled sample), per seed and load. */
+    private List<SweepWorkload> phillyWindows(PrintWriter out, List<Long> seedList, List<Boolean> ckpt, double interval) {
+        Trace t;
+        String from;
+        if (trace == null) {
+            t = Defaults.trace();
+            from = "Bundled sample " + Traces.SAMPLE_RESOURCE;
+            out.println("(no --trace: philly windows drawn from the bundled " + t.jobs().size() + "-job sample; for the whole Philly "
+                    + "trace, see TRACE-ATTRIBUTION.md and give --trace FILE)");
+        } else {
+            requireFile("--trace", trace);
+            t = Traces.read(trace, null);
+            from = "Trace " + trace;
+        }
+        List<SimJob> eligible = SweepWorkloads.eligible(t, maxGpus);
+        out.printf(Locale.ROOT, "%s: %d jobs, %d of them of at most %d GPUs; windows of %d consecutive jobs%n", from, t.jobs().size(),
+                eligible.size(), maxGpus, jobs);
+        if (eligible.size() < jobs) {
+            throw new FairwayCommand.UserException((trace == null ? "the bundled sample" : "--trace " + trace) + " has " + eligible.size()
+                    + " jobs of at most " + maxGpus + " GPUs, fewer than --jobs " + jobs);
+        }
+        List<SweepWorkload> windows = new ArrayList<>();
+        for (long s : seedList) {
+            windows.addAll(SweepWorkloads.phillyWindows(eligible, s, jobs, maxGpus, loads, ckpt, interval));
+        }
+        return windows;
+    }
+
+    /** The tiresias workload, from --tiresias-trace or the file beside --trace; null (and a note) when there is neither. */
+    private SweepWorkload tiresias(PrintWriter out, List<Long> seedList) {
+        Path tt = tiresiasTrace;
+        if (tt != null) {
+            requireFile("--tiresias-trace", tt);
+        } else if (trace != null && trace.toAbsolutePath().getParent() != null
+                && Files.isRegularFile(trace.toAbsolutePath().getParent().resolve(TIRESIAS_FILE))) {
+            tt = trace.toAbsolutePath().getParent().resolve(TIRESIAS_FILE);
+        }
+        if (tt == null) {
+            out.println("(tiresias workload left out: " + (trace == null ? "" : "no " + TIRESIAS_FILE + " beside --trace; ")
+                    + "give --tiresias-trace FILE)");
+            return null;
+        }
+        return SweepWorkloads.fixed("tiresias-60", "tiresias", Traces.read(tt, TraceFormat.TIRESIAS), seedList.get(0));
     }
 
     private void report(PrintWriter out, List<SweepRow> allRows) {

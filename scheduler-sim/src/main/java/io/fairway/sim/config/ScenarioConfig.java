@@ -258,31 +258,8 @@ public record ScenarioConfig(String name, String description, List<String> polic
                         "job %s: a nodeSelector entry needs a label key and a value, got %s=%s", id, k, v));
                 selector = nodeSelector;
             }
-            List<io.fairway.api.model.Toleration> ts = new java.util.ArrayList<>();
-            if (tolerations != null) {
-                for (io.fairway.config.QueuesConfig.TolerationConfig t : tolerations) {
-                    InvalidSpecException.check(t != null, "tolerations", null, "job %s: a toleration is empty", id);
-                    t.validate();
-                    ts.add(t.toModel());
-                }
-            }
-            io.fairway.api.model.NodeAffinity affinity = null;
-            if (nodeAffinity != null && !nodeAffinity.isEmpty()) {
-                List<io.fairway.api.model.NodeAffinity.Term> terms = new java.util.ArrayList<>();
-                for (int i = 0; i < nodeAffinity.size(); i++) {
-                    String f = "nodeAffinity[" + i + "]";
-                    NodeSelectorTermConfig t = nodeAffinity.get(i);
-                    InvalidSpecException.check(t != null && t.matchExpressions() != null && !t.matchExpressions().isEmpty(),
-                            f + ".matchExpressions", t == null ? null : t.matchExpressions(),
-                            "job %s: %s.matchExpressions needs at least one match expression", id, f);
-                    List<io.fairway.api.model.NodeAffinity.Expression> es = new java.util.ArrayList<>();
-                    for (int j = 0; j < t.matchExpressions().size(); j++) {
-                        es.add(t.matchExpressions().get(j).toModel(id, f + ".matchExpressions[" + j + "]"));
-                    }
-                    terms.add(new io.fairway.api.model.NodeAffinity.Term(es));
-                }
-                affinity = new io.fairway.api.model.NodeAffinity(terms);
-            }
+            List<io.fairway.api.model.Toleration> ts = tolerationModels();
+            io.fairway.api.model.NodeAffinity affinity = affinityModel();
             for (int i = 0; i < all.size(); i++) { // the job's own selector, tolerations and affinity hold for each of its pod sets
                 PodSet p = all.get(i);
                 if (affinity != null) {
@@ -312,6 +289,41 @@ public record ScenarioConfig(String name, String description, List<String> polic
                 b.checkpointing(checkpointing.toModel());
             }
             return new SimJob(b.build(), durationSeconds);
+        }
+
+        /** The job's tolerations, each checked. */
+        private List<io.fairway.api.model.Toleration> tolerationModels() {
+            List<io.fairway.api.model.Toleration> ts = new java.util.ArrayList<>();
+            if (tolerations != null) {
+                for (io.fairway.config.QueuesConfig.TolerationConfig t : tolerations) {
+                    InvalidSpecException.check(t != null, "tolerations", null, "job %s: a toleration is empty", id);
+                    t.validate();
+                    ts.add(t.toModel());
+                }
+            }
+            return ts;
+        }
+
+        /** The job's required node affinity, each term checked; null when it has none. */
+        private io.fairway.api.model.NodeAffinity affinityModel() {
+            io.fairway.api.model.NodeAffinity affinity = null;
+            if (nodeAffinity != null && !nodeAffinity.isEmpty()) {
+                List<io.fairway.api.model.NodeAffinity.Term> terms = new java.util.ArrayList<>();
+                for (int i = 0; i < nodeAffinity.size(); i++) {
+                    String f = "nodeAffinity[" + i + "]";
+                    NodeSelectorTermConfig t = nodeAffinity.get(i);
+                    InvalidSpecException.check(t != null && t.matchExpressions() != null && !t.matchExpressions().isEmpty(),
+                            f + ".matchExpressions", t == null ? null : t.matchExpressions(),
+                            "job %s: %s.matchExpressions needs at least one match expression", id, f);
+                    List<io.fairway.api.model.NodeAffinity.Expression> es = new java.util.ArrayList<>();
+                    for (int j = 0; j < t.matchExpressions().size(); j++) {
+                        es.add(t.matchExpressions().get(j).toModel(id, f + ".matchExpressions[" + j + "]"));
+                    }
+                    terms.add(new io.fairway.api.model.NodeAffinity.Term(es));
+                }
+                affinity = new io.fairway.api.model.NodeAffinity(terms);
+            }
+            return affinity;
         }
     }
 

@@ -162,65 +162,42 @@ public final class MultiClusterSimulation {
         return l;
     }
 
+    /** What the executors saw, counted over the run. */
+    private static final class Tally {
+        final Map<String, Integer> runs = new TreeMap<>();
+        final Map<String, Integer> completions = new TreeMap<>();
+        /** Jobs running in the lost cluster when it fenced itself, until they start again elsewhere. */
+        final java.util.Set<String> inLostCluster = new java.util.TreeSet<>();
+        int restartedAfterLoss;
+        int maxConcurrent;
+        int gangRuns;
+        int outside;
+    }
+
     /** @param c the configuration @return what happened */
     public static Result run(Config c) {
         AtomicLong now = new AtomicLong();
         ExecutorHub hub = new ExecutorHub(now::get, 10 * c.stepMillis(), 64, c.graceMillis());
-        Scheduler.Builder b = Scheduler.builder().clock(now::get).actuator(hub).seed(c.seed()).policy(c.policy(), c.policyParameters())
-                .flavor(ResourceFlavor.of("default"));
-        for (String cl : c.clusters()) {
-            b.cluster(new ClusterSpec(cl, List.of(ClusterSpec.RACK_LABEL)));
-            b.nodes(nodesOf(cl, c.nodesPerCluster()));
-        }
         Map<String, Double> targets = new LinkedHashMap<>();
-        double inv = 0;
-        for (double f : c.priorityFactors().values()) {
-            inv += 1 / f;
-        }
-        for (Map.Entry<String, Double> q : c.priorityFactors().entrySet()) {
-            b.clusterQueue(ClusterQueue.builder(q.getKey()).priorityFactor(q.getValue())
-                    .quota("default", Resources.builder().gpus(10_000).cpu(100_000).memoryGiB(1_000_000).build()).build());
-            b.localQueue(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, q.getKey(), q.getKey()));
-            targets.put(q.getKey(), (1 / q.getValue()) / inv);
-        }
-        Scheduler s = b.build();
+        Scheduler s = scheduler(c, now, hub, targets);
         hub.attach(s);
         Map<String, Executor> executors = new TreeMap<>();
         for (String cl : c.clusters()) {
             hub.register(cl);
             executors.put(cl, new Executor(cl, 0));
         }
-        Random rnd = new Random(c.seed());
         Map<String, Long> duration = new TreeMap<>();
         Map<String, String> queueOf = new TreeMap<>();
         List<JobSpec> jobs = new ArrayList<>();
         Map<String, List<JobSpec>> late = new TreeMap<>();
-        for (int i = 0; i < c.jobsPerQueue(); i++) {
-            for (String q : c.priorityFactors().keySet()) {
-                String id = q + "-" + i;
-                int gpus = 1 + rnd.nextInt(2);
-                // every tenth job is a gang of two 4-GPU members, which must land whole in one cluster
-                int members = i % 10 == 9 ? 2 : 1;
-                JobSpec job = JobSpec.builder(id).queue(q).members(members, Resources.builder().gpus(members == 2 ? 4 : gpus).cpu(4).memoryGiB(32).build())
-                        .build();
-                (c.arrivalMillis().getOrDefault(q, 0L) > 0 ? late.computeIfAbsent(q, k -> new ArrayList<>()) : jobs).add(job);
-                duration.put(id, (c.minMinutes() + rnd.nextInt(c.maxMinutes() - c.minMinutes() + 1)) * 60_000L);
-                queueOf.put(id, q);
-            }
-        }
+        generateJobs(c, jobs, late, duration, queueOf);
         s.submitAll(jobs);
 
-        Map<String, Integer> runs = new TreeMap<>();
-        Map<String, Integer> completions = new TreeMap<>();
+        Tally tally = new Tally();
         List<Double> hours = new ArrayList<>();
         Map<String, List<Double>> shares = new LinkedHashMap<>();
         c.priorityFactors().keySet().forEach(q -> shares.put(q, new ArrayList<>()));
         List<String> lost = new ArrayList<>();
-        java.util.Set<String> inLostCluster = new java.util.TreeSet<>();
-        int restartedAfterLoss = 0;
-        int maxConcurrent = 0;
-        int gangRuns = 0;
-        int outside = 0;
         boolean joined = false;
         long limit = 48 * 3_600_000L;
         while (now.get() < limit && (!late.isEmpty() || s.jobs().all().stream().anyMatch(j -> !j.state().isTerminal()))) {
@@ -243,81 +220,133 @@ public final class MultiClusterSimulation {
             }
             s.runRound();
             for (Executor e : executors.values()) {
-                boolean silent = e.cluster.equals(c.lostCluster()) && now.get() >= c.lossAtMillis();
-                if (silent) {
+                if (e.cluster.equals(c.lostCluster()) && now.get() >= c.lossAtMillis()) {
                     if (!e.running.isEmpty() && now.get() - e.lastContact > hub.fenceAfterMillis()) {
-                        inLostCluster.addAll(e.running.keySet());
+                        tally.inLostCluster.addAll(e.running.keySet());
                         e.running.clear(); // fencing: out of contact, so stop everything
                     }
                     continue;
                 }
-                e.lastContact = now.get();
-                ExecutorHub.Poll p = hub.poll(e.cluster, 64);
-                for (ExecutorHub.WorkItem w : p.items()) {
-                    if (w.decision() instanceof Admit a) {
-                        for (String node : a.placement().nodes()) {
-                            if (!node.startsWith(e.cluster + "-")) {
-                                outside++;
-                            }
-                        }
-                        if (a.placement().members().size() > 1) {
-                            gangRuns++;
-                        }
-                    }
-                    if (w.decision() instanceof Admit && !e.running.containsKey(w.jobId()) && s.reportStarted(w.jobId(), w.epoch())) {
-                        e.running.put(w.jobId(), new long[] {w.epoch(), now.get() + duration.get(w.jobId())});
-                        runs.merge(w.jobId(), 1, Integer::sum);
-                        if (inLostCluster.contains(w.jobId())) {
-                            restartedAfterLoss++;
-                            inLostCluster.remove(w.jobId());
-                        }
-                    } else if (w.decision() instanceof Preempt) {
-                        long[] r = e.running.get(w.jobId());
-                        if (r != null && r[0] <= w.epoch()) {
-                            e.running.remove(w.jobId());
-                        }
-                    }
-                    hub.ack(e.cluster, w.id());
-                }
-                for (Map.Entry<String, long[]> r : new ArrayList<>(e.running.entrySet())) {
-                    if (now.get() >= r.getValue()[1]) {
-                        if (s.reportFinished(r.getKey(), r.getValue()[0])) {
-                            completions.merge(r.getKey(), 1, Integer::sum);
-                        }
-                        e.running.remove(r.getKey());
-                    }
-                }
+                serve(e, hub, s, now.get(), duration, tally);
             }
             lost.addAll(hub.checkLiveness());
-            // who runs what, right now
-            Map<String, Integer> where = new TreeMap<>();
-            Map<String, Long> gpusByQueue = new TreeMap<>();
-            long total = 0;
-            for (Executor e : executors.values()) {
-                for (String j : e.running.keySet()) {
-                    where.merge(j, 1, Integer::sum);
-                    long g = s.status(j).orElseThrow().spec().totalGpus();
-                    gpusByQueue.merge(queueOf.get(j), g, Long::sum);
-                    total += g;
-                }
-            }
-            for (int n : where.values()) {
-                maxConcurrent = Math.max(maxConcurrent, n);
-            }
-            if (now.get() % (10 * 60_000L) == 0 && total > 0) {
-                hours.add(now.get() / 3_600_000.0);
-                for (String q : shares.keySet()) {
-                    shares.get(q).add(gpusByQueue.getOrDefault(q, 0L) / (double) total);
-                }
-            }
+            sample(s, now.get(), executors, queueOf, tally, hours, shares);
         }
         Map<String, JobState> finalStates = new TreeMap<>();
         for (JobStatus j : s.jobs().all()) {
             finalStates.put(j.id(), j.state());
         }
-        LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", finalStates.size(), lost, restartedAfterLoss,
+        LOG.info("multi-cluster run: {} jobs, lost {}, {} restarted after the loss, ended at {} h", finalStates.size(), lost, tally.restartedAfterLoss,
                 now.get() / 3_600_000.0);
-        return new Result(hours, shares, targets, runs, completions, maxConcurrent, finalStates, lost, restartedAfterLoss, now.get() / 3_600_000.0,
-                gangRuns, outside);
+        return new Result(hours, shares, targets, tally.runs, tally.completions, tally.maxConcurrent, finalStates, lost, tally.restartedAfterLoss,
+                now.get() / 3_600_000.0, tally.gangRuns, tally.outside);
+    }
+
+    /** The scheduler over the starting clusters, a ClusterQueue per queue; each queue's target share into {@code targets}. */
+    private static Scheduler scheduler(Config c, AtomicLong now, ExecutorHub hub, Map<String, Double> targets) {
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).actuator(hub).seed(c.seed()).policy(c.policy(), c.policyParameters())
+                .flavor(ResourceFlavor.of("default"));
+        for (String cl : c.clusters()) {
+            b.cluster(new ClusterSpec(cl, List.of(ClusterSpec.RACK_LABEL)));
+            b.nodes(nodesOf(cl, c.nodesPerCluster()));
+        }
+        double inv = 0;
+        for (double f : c.priorityFactors().values()) {
+            inv += 1 / f;
+        }
+        for (Map.Entry<String, Double> q : c.priorityFactors().entrySet()) {
+            b.clusterQueue(ClusterQueue.builder(q.getKey()).priorityFactor(q.getValue())
+                    .quota("default", Resources.builder().gpus(10_000).cpu(100_000).memoryGiB(1_000_000).build()).build());
+            b.localQueue(new LocalQueue(JobSpec.DEFAULT_NAMESPACE, q.getKey(), q.getKey()));
+            targets.put(q.getKey(), (1 / q.getValue()) / inv);
+        }
+        return b.build();
+    }
+
+    /**
+     * The jobs, drawn from the seed: into {@code jobs} those of queues that submit at the start, into {@code late} (by
+     * queue) the others; each job's duration and queue.
+     */
+    private static void generateJobs(Config c, List<JobSpec> jobs, Map<String, List<JobSpec>> late, Map<String, Long> duration,
+                                     Map<String, String> queueOf) {
+        Random rnd = new Random(c.seed());
+        for (int i = 0; i < c.jobsPerQueue(); i++) {
+            for (String q : c.priorityFactors().keySet()) {
+                String id = q + "-" + i;
+                int gpus = 1 + rnd.nextInt(2);
+                // every tenth job is a gang of two 4-GPU members, which must land whole in one cluster
+                int members = i % 10 == 9 ? 2 : 1;
+                JobSpec job = JobSpec.builder(id).queue(q).members(members, Resources.builder().gpus(members == 2 ? 4 : gpus).cpu(4).memoryGiB(32).build())
+                        .build();
+                (c.arrivalMillis().getOrDefault(q, 0L) > 0 ? late.computeIfAbsent(q, k -> new ArrayList<>()) : jobs).add(job);
+                duration.put(id, (c.minMinutes() + rnd.nextInt(c.maxMinutes() - c.minMinutes() + 1)) * 60_000L);
+                queueOf.put(id, q);
+            }
+        }
+    }
+
+    /** One poll of a cluster's executor: starts and stops what it is handed, acknowledges, and reports the runs that ended. */
+    private static void serve(Executor e, ExecutorHub hub, Scheduler s, long now, Map<String, Long> duration, Tally tally) {
+        e.lastContact = now;
+        ExecutorHub.Poll p = hub.poll(e.cluster, 64);
+        for (ExecutorHub.WorkItem w : p.items()) {
+            if (w.decision() instanceof Admit a) {
+                for (String node : a.placement().nodes()) {
+                    if (!node.startsWith(e.cluster + "-")) {
+                        tally.outside++;
+                    }
+                }
+                if (a.placement().members().size() > 1) {
+                    tally.gangRuns++;
+                }
+            }
+            if (w.decision() instanceof Admit && !e.running.containsKey(w.jobId()) && s.reportStarted(w.jobId(), w.epoch())) {
+                e.running.put(w.jobId(), new long[] {w.epoch(), now + duration.get(w.jobId())});
+                tally.runs.merge(w.jobId(), 1, Integer::sum);
+                if (tally.inLostCluster.contains(w.jobId())) {
+                    tally.restartedAfterLoss++;
+                    tally.inLostCluster.remove(w.jobId());
+                }
+            } else if (w.decision() instanceof Preempt) {
+                long[] r = e.running.get(w.jobId());
+                if (r != null && r[0] <= w.epoch()) {
+                    e.running.remove(w.jobId());
+                }
+            }
+            hub.ack(e.cluster, w.id());
+        }
+        for (Map.Entry<String, long[]> r : new ArrayList<>(e.running.entrySet())) {
+            if (now >= r.getValue()[1]) {
+                if (s.reportFinished(r.getKey(), r.getValue()[0])) {
+                    tally.completions.merge(r.getKey(), 1, Integer::sum);
+                }
+                e.running.remove(r.getKey());
+            }
+        }
+    }
+
+    /** Who runs what right now: the most executors running one job, and every ten minutes each queue's share of the GPUs in use. */
+    private static void sample(Scheduler s, long now, Map<String, Executor> executors, Map<String, String> queueOf, Tally tally,
+                               List<Double> hours, Map<String, List<Double>> shares) {
+        Map<String, Integer> where = new TreeMap<>();
+        Map<String, Long> gpusByQueue = new TreeMap<>();
+        long total = 0;
+        for (Executor e : executors.values()) {
+            for (String j : e.running.keySet()) {
+                where.merge(j, 1, Integer::sum);
+                long g = s.status(j).orElseThrow().spec().totalGpus();
+                gpusByQueue.merge(queueOf.get(j), g, Long::sum);
+                total += g;
+            }
+        }
+        for (int n : where.values()) {
+            tally.maxConcurrent = Math.max(tally.maxConcurrent, n);
+        }
+        if (now % (10 * 60_000L) == 0 && total > 0) {
+            hours.add(now / 3_600_000.0);
+            for (String q : shares.keySet()) {
+                shares.get(q).add(gpusByQueue.getOrDefault(q, 0L) / (double) total);
+            }
+        }
     }
 }

@@ -157,47 +157,64 @@ public record SweepSummary(String subject, int workloads, int contended, List<Ba
 
         List<Comparison> comparisons = new ArrayList<>();
         for (Map.Entry<String, Map<String, SweepRow>> e : byWorkload.entrySet()) {
-            Map<String, SweepRow> runs = e.getValue();
-            SweepRow s = runs.get(subject);
-            InvalidSpecException.check(s != null, "rows", e.getKey(), "workload %s has no run of %s", e.getKey(), subject);
-            String lowest = null;
-            String bestJct = null;
-            for (String b : baselines) {
-                SweepRow r = runs.get(b);
-                InvalidSpecException.check(r != null, "rows", e.getKey(), "workload %s has no run of %s", e.getKey(), b);
-                if (lowest == null || maxRho(r) < maxRho(runs.get(lowest))) {
-                    lowest = b;
-                }
-                if (bestJct == null || avgJct(r) < avgJct(runs.get(bestJct))) {
-                    bestJct = b;
-                }
-            }
-            comparisons.add(new Comparison(e.getKey(), s.contended(), maxRho(s), lowest, maxRho(runs.get(lowest)),
-                    ratio(maxRho(s), maxRho(runs.get(lowest))), avgJct(s), bestJct, avgJct(runs.get(bestJct)),
-                    ratio(avgJct(s), avgJct(runs.get(bestJct)))));
+            comparisons.add(compare(e.getKey(), e.getValue(), subject, baselines));
         }
         List<Comparison> contended = comparisons.stream().filter(Comparison::contended).toList();
 
         List<Baseline> perBaseline = new ArrayList<>();
         for (String b : baselines) {
-            List<Double> rho = new ArrayList<>();
-            List<String> where = new ArrayList<>();
-            List<Double> jct = new ArrayList<>();
-            for (Comparison c : contended) {
-                Map<String, SweepRow> runs = byWorkload.get(c.workload());
-                double r = ratio(maxRho(runs.get(subject)), maxRho(runs.get(b)));
-                if (!Double.isNaN(r)) {
-                    rho.add(r);
-                    where.add(c.workload());
-                }
-                double j = ratio(avgJct(runs.get(subject)), avgJct(runs.get(b)));
-                if (!Double.isNaN(j)) {
-                    jct.add(j);
-                }
-            }
-            perBaseline.add(new Baseline(b, rho.size(), median(rho), worst(rho), worstAt(rho, where), median(jct), worst(jct)));
+            perBaseline.add(baseline(b, subject, contended, byWorkload));
         }
 
+        Best best = best(contended);
+        List<Target> targets = new ArrayList<>(targets(subject, perBaseline, best));
+        targets.add(starvation(subject, byWorkload, contended));
+        return new SweepSummary(subject, comparisons.size(), contended.size(), perBaseline, best, comparisons, targets);
+    }
+
+    /** One workload's runs: the subject against the baseline of lowest max ρ and the one of lowest average JCT. */
+    private static Comparison compare(String workload, Map<String, SweepRow> runs, String subject, List<String> baselines) {
+        SweepRow s = runs.get(subject);
+        InvalidSpecException.check(s != null, "rows", workload, "workload %s has no run of %s", workload, subject);
+        String lowest = null;
+        String bestJct = null;
+        for (String b : baselines) {
+            SweepRow r = runs.get(b);
+            InvalidSpecException.check(r != null, "rows", workload, "workload %s has no run of %s", workload, b);
+            if (lowest == null || maxRho(r) < maxRho(runs.get(lowest))) {
+                lowest = b;
+            }
+            if (bestJct == null || avgJct(r) < avgJct(runs.get(bestJct))) {
+                bestJct = b;
+            }
+        }
+        return new Comparison(workload, s.contended(), maxRho(s), lowest, maxRho(runs.get(lowest)),
+                ratio(maxRho(s), maxRho(runs.get(lowest))), avgJct(s), bestJct, avgJct(runs.get(bestJct)),
+                ratio(avgJct(s), avgJct(runs.get(bestJct))));
+    }
+
+    /** The subject against one baseline over the contended workloads: medians and worst of the max-ρ and JCT ratios. */
+    private static Baseline baseline(String b, String subject, List<Comparison> contended, Map<String, Map<String, SweepRow>> byWorkload) {
+        List<Double> rho = new ArrayList<>();
+        List<String> where = new ArrayList<>();
+        List<Double> jct = new ArrayList<>();
+        for (Comparison c : contended) {
+            Map<String, SweepRow> runs = byWorkload.get(c.workload());
+            double r = ratio(maxRho(runs.get(subject)), maxRho(runs.get(b)));
+            if (!Double.isNaN(r)) {
+                rho.add(r);
+                where.add(c.workload());
+            }
+            double j = ratio(avgJct(runs.get(subject)), avgJct(runs.get(b)));
+            if (!Double.isNaN(j)) {
+                jct.add(j);
+            }
+        }
+        return new Baseline(b, rho.size(), median(rho), worst(rho), worstAt(rho, where), median(jct), worst(jct));
+    }
+
+    /** The subject against the best baseline of each contended workload. */
+    private static Best best(List<Comparison> contended) {
         List<Double> rho = new ArrayList<>();
         List<String> rhoWhere = new ArrayList<>();
         List<Double> jct = new ArrayList<>();
@@ -220,11 +237,8 @@ public record SweepSummary(String subject, int workloads, int contended, List<Ba
                 jctWhere.add(c.workload());
             }
         }
-        Best best = new Best(contended.size(), equal, within, median(rho), worst(rho), worstAt(rho, rhoWhere), median(jct), worst(jct),
+        return new Best(contended.size(), equal, within, median(rho), worst(rho), worstAt(rho, rhoWhere), median(jct), worst(jct),
                 worstAt(jct, jctWhere));
-        List<Target> targets = new ArrayList<>(targets(subject, perBaseline, best));
-        targets.add(starvation(subject, byWorkload, contended));
-        return new SweepSummary(subject, comparisons.size(), contended.size(), perBaseline, best, comparisons, targets);
     }
 
     /** The baseline whose longest wait bounds the subject's: it starts jobs in arrival order. */
