@@ -32,18 +32,10 @@ public final class AdmissionChecks {
         InvalidSpecException.requireName("admissionCheck.name", name);
         InvalidSpecException.check(delay != null && !delay.isNegative(), "admissionCheck.delay", delay, "delay must be >= 0, was %s", delay);
         long ms = delay.toMillis();
-        return new AdmissionCheck() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public Result evaluate(JobStatus job, Admit reservation, long nowMillis) {
-                long waited = nowMillis - job.stateSinceMillis();
-                return waited >= ms ? Result.ready() : Result.pending("capacity warming up: " + (ms - waited) + " ms left");
-            }
-        };
+        return named(name, (job, nowMillis) -> {
+            long waited = nowMillis - job.stateSinceMillis();
+            return waited >= ms ? AdmissionCheck.Result.ready() : AdmissionCheck.Result.pending("capacity warming up: " + (ms - waited) + " ms left");
+        });
     }
 
     /**
@@ -55,6 +47,16 @@ public final class AdmissionChecks {
      */
     public static AdmissionCheck requireEstimate(String name) {
         InvalidSpecException.requireName("admissionCheck.name", name);
+        return named(name, (job, nowMillis) -> job.spec().estimatedSeconds() > 0 ? AdmissionCheck.Result.ready()
+                : AdmissionCheck.Result.rejected("job " + job.id() + " states no estimatedSeconds; this ClusterQueue requires one"));
+    }
+
+    /** What a built-in check answers for a job at a time (none reads the admission it is asked about). */
+    private interface Rule {
+        AdmissionCheck.Result evaluate(JobStatus job, long nowMillis);
+    }
+
+    private static AdmissionCheck named(String name, Rule rule) {
         return new AdmissionCheck() {
             @Override
             public String name() {
@@ -63,8 +65,7 @@ public final class AdmissionChecks {
 
             @Override
             public Result evaluate(JobStatus job, Admit reservation, long nowMillis) {
-                return job.spec().estimatedSeconds() > 0 ? Result.ready()
-                        : Result.rejected("job " + job.id() + " states no estimatedSeconds; this ClusterQueue requires one");
+                return rule.evaluate(job, nowMillis);
             }
         };
     }

@@ -10,18 +10,15 @@ import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.LocalQueue;
 import io.fairway.api.model.Node;
-import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.plan.RoundMemory;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -34,81 +31,33 @@ import org.junit.jupiter.api.Test;
 class RoundMemoryTest {
     private final AtomicLong now = new AtomicLong(1_000);
 
-    /** Two nodes of 8 GPUs, one ClusterQueue of 16 GPUs that preempts lower priorities. */
     private Scheduler scheduler(SchedulingPolicy policy, boolean remember) {
-        return Scheduler.builder().clock(now::get).policy(policy).rememberRounds(remember)
-                .flavor(ResourceFlavor.of("default"))
-                .clusterQueue(ClusterQueue.builder("cq").preemption(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY,
-                                PreemptionPolicy.ReclaimWithinCohort.NEVER, PreemptionPolicy.BorrowWithinCohort.NEVER))
-                        .quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(16).build()).build())
-                .localQueue(new LocalQueue("default", "lq", "cq"))
-                .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
-                .node(Node.builder("n2").gpus(GpuTopology.nvSwitch8("H100")).build())
-                .build();
+        return RoundFixture.twoNodes(now::get, policy, remember);
     }
 
-    private static JobSpec job(String id, int gpus, int priority) {
-        return JobSpec.builder(id).queue("lq").priority(priority)
-                .podSet(io.fairway.api.job.PodSet.of("main", 1, Resources.builder().gpus(gpus).build())).build();
-    }
+    /** A third-party style policy: every pending job in submission order, preempting where it may (or without preemption). */
+    private static final class EveryJob implements SchedulingPolicy {
+        private final boolean preempting;
 
-    /** Counts the attempts a policy asks its context for. */
-    private static final class Counting implements SchedulingPolicy {
-        final SchedulingPolicy inner;
-        final AtomicInteger attempts = new AtomicInteger();
-
-        Counting(SchedulingPolicy inner) {
-            this.inner = inner;
+        EveryJob(boolean preempting) {
+            this.preempting = preempting;
         }
 
         @Override
         public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public void plan(PolicyContext ctx) {
-            PolicyContext counted = (PolicyContext) Proxy.newProxyInstance(PolicyContext.class.getClassLoader(), new Class<?>[] {PolicyContext.class},
-                    (proxy, m, args) -> {
-                        if (m.getName().startsWith("tryAdmit")) {
-                            attempts.incrementAndGet();
-                        }
-                        try {
-                            return m.invoke(ctx, args);
-                        } catch (java.lang.reflect.InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-            inner.plan(counted);
-        }
-    }
-
-    /** A third-party style policy: every pending job in submission order, preempting where it may. */
-    private static final class WalkEveryJob implements SchedulingPolicy {
-        @Override
-        public String name() {
-            return "walk-every-job";
+            return preempting ? "walk-every-job" : "try-every-job";
         }
 
         @Override
         public void plan(PolicyContext ctx) {
             for (JobStatus j : ctx.pending()) {
-                ctx.tryAdmitPreempting(j);
+                if (preempting) {
+                    ctx.tryAdmitPreempting(j);
+                } else {
+                    ctx.tryAdmit(j);
+                }
             }
         }
-    }
-
-    /** Fills both nodes with priority-100 jobs and queues 20 lower-priority ones of varied sizes; starts the runners. */
-    private static void fillAndQueue(Scheduler s) {
-        s.submitAll(List.of(job("run-1", 8, 100), job("run-2", 8, 100)));
-        s.runRound();
-        s.reportStarted("run-1");
-        s.reportStarted("run-2");
-        List<JobSpec> waiting = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            waiting.add(job("wait-" + i, 1 << (i % 4), i)); // priorities 0..19: none may preempt the runners
-        }
-        s.submitAll(waiting);
     }
 
     private static void sameDecisions(RoundResult a, RoundResult b) {
@@ -150,12 +99,12 @@ class RoundMemoryTest {
 
     @Test
     void aRoundInWhichNothingChangedMakesNoAttemptAgain() {
-        Counting remembering = new Counting(Policies.create("priority", Map.of()));
-        Counting scratch = new Counting(Policies.create("priority", Map.of()));
+        RoundFixture.Counting remembering = new RoundFixture.Counting(Policies.create("priority", Map.of()));
+        RoundFixture.Counting scratch = new RoundFixture.Counting(Policies.create("priority", Map.of()));
         Scheduler a = scheduler(remembering, true);
         Scheduler b = scheduler(scratch, false);
-        fillAndQueue(a);
-        fillAndQueue(b);
+        RoundFixture.fillAndQueue(a);
+        RoundFixture.fillAndQueue(b);
         for (int round = 0; round < 3; round++) { // the first gives the waiting jobs their reasons; then nothing changes
             remembering.attempts.set(0);
             scratch.attempts.set(0);
@@ -172,10 +121,10 @@ class RoundMemoryTest {
 
     @Test
     void aWalkingPolicysRepeatedAttemptsAreAnsweredFromMemoryAndAChangeIsSeenAtOnce() {
-        Scheduler a = scheduler(new WalkEveryJob(), true);
-        Scheduler b = scheduler(new WalkEveryJob(), false);
-        fillAndQueue(a);
-        fillAndQueue(b);
+        Scheduler a = scheduler(new EveryJob(true), true);
+        Scheduler b = scheduler(new EveryJob(true), false);
+        RoundFixture.fillAndQueue(a);
+        RoundFixture.fillAndQueue(b);
         sameDecisions(a.runRound(), b.runRound());
         sameDecisions(a.runRound(), b.runRound());
         assertThat(a.roundMemory().answeredByLastRound()).as("attempts answered from memory in a round where nothing changed")
@@ -227,10 +176,10 @@ class RoundMemoryTest {
                 .localQueue(new LocalQueue("default", "lq", "cq"))
                 .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
                 .build();
-        s.submit(job("old", 8, 0));
+        s.submit(RoundFixture.job("old", 8, 0));
         s.runRound();
         s.reportStarted("old");
-        s.submit(job("new", 8, 0));
+        s.submit(RoundFixture.job("new", 8, 0));
         List<RoundResult> out = new ArrayList<>();
         for (int minute = 0; minute <= 10; minute++) {
             now.set(minute * 60_000L);
@@ -242,24 +191,9 @@ class RoundMemoryTest {
         return out;
     }
 
-    /** Tries every pending job in submission order, without preemption. */
-    private static final class TryEveryJob implements SchedulingPolicy {
-        @Override
-        public String name() {
-            return "try-every-job";
-        }
-
-        @Override
-        public void plan(PolicyContext ctx) {
-            for (JobStatus j : ctx.pending()) {
-                ctx.tryAdmit(j);
-            }
-        }
-    }
-
     /** Four nodes of 8 GPUs; cohorts a and b, each with one ClusterQueue of 8 GPUs that never preempts. */
     private Scheduler twoTrees(boolean remember) {
-        Scheduler.Builder b = Scheduler.builder().clock(now::get).policy(new TryEveryJob()).rememberRounds(remember)
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).policy(new EveryJob(false)).rememberRounds(remember)
                 .flavor(ResourceFlavor.of("default"));
         for (String t : List.of("a", "b")) {
             b.cohort(io.fairway.api.model.Cohort.of("co-" + t, null))
@@ -311,7 +245,7 @@ class RoundMemoryTest {
      * no cohort: {@code cq-a}'s jobs wait for room on the a100 node.
      */
     private Scheduler twoFlavors(boolean remember) {
-        Scheduler.Builder b = Scheduler.builder().clock(now::get).policy(new TryEveryJob()).rememberRounds(remember);
+        Scheduler.Builder b = Scheduler.builder().clock(now::get).policy(new EveryJob(false)).rememberRounds(remember);
         for (String f : List.of("a100", "h100")) {
             b.flavor(new ResourceFlavor(f, Map.of("tier", f), List.of(), List.of()))
                     .clusterQueue(ClusterQueue.builder("cq-" + f).quota(f, Resources.builder().cpu(256).memoryGiB(2048).gpus(64).build()).build())
@@ -351,7 +285,7 @@ class RoundMemoryTest {
 
     /** One flavor, two nodes of 8 GPUs, a ClusterQueue of 64 GPUs that never preempts. */
     private Scheduler roomy(boolean remember) {
-        return Scheduler.builder().clock(now::get).policy(new TryEveryJob()).rememberRounds(remember)
+        return Scheduler.builder().clock(now::get).policy(new EveryJob(false)).rememberRounds(remember)
                 .flavor(ResourceFlavor.of("default"))
                 .clusterQueue(ClusterQueue.builder("cq").quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(64).build()).build())
                 .localQueue(new LocalQueue("default", "lq", "cq"))
@@ -396,9 +330,9 @@ class RoundMemoryTest {
 
     @Test
     void theMemoryIsNotUsedByADryRun() {
-        WalkEveryJob policy = new WalkEveryJob();
+        EveryJob policy = new EveryJob(true);
         Scheduler s = scheduler(policy, true);
-        fillAndQueue(s);
+        RoundFixture.fillAndQueue(s);
         Rounds.Remembered dry = Rounds.run(s.snapshot(), policy, null, false);
         assertThat(dry.memory()).isNull();
         RoundMemory m = Rounds.run(s.snapshot(), policy, null, true).memory();

@@ -3,23 +3,12 @@ package io.fairway.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.api.decision.Admit;
-import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobStatus;
-import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.GpuTopology;
-import io.fairway.api.model.LocalQueue;
-import io.fairway.api.model.Node;
-import io.fairway.api.model.PreemptionPolicy;
-import io.fairway.api.model.ResourceFlavor;
-import io.fairway.api.model.Resources;
 import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
-import java.lang.reflect.Proxy;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -31,76 +20,8 @@ import org.junit.jupiter.api.Test;
 class StandingAnswersTest {
     private final AtomicLong now = new AtomicLong(1_000);
 
-    /** Two nodes of 8 GPUs, one ClusterQueue of 16 GPUs that preempts lower priorities. */
     private Scheduler scheduler(SchedulingPolicy policy, boolean remember) {
-        return Scheduler.builder().clock(now::get).policy(policy).rememberRounds(remember)
-                .flavor(ResourceFlavor.of("default"))
-                .clusterQueue(ClusterQueue.builder("cq").preemption(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY,
-                                PreemptionPolicy.ReclaimWithinCohort.NEVER, PreemptionPolicy.BorrowWithinCohort.NEVER))
-                        .quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(16).build()).build())
-                .localQueue(new LocalQueue("default", "lq", "cq"))
-                .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
-                .node(Node.builder("n2").gpus(GpuTopology.nvSwitch8("H100")).build())
-                .build();
-    }
-
-    private static JobSpec job(String id, int gpus, int priority) {
-        return JobSpec.builder(id).queue("lq").priority(priority)
-                .podSet(io.fairway.api.job.PodSet.of("main", 1, Resources.builder().gpus(gpus).build())).build();
-    }
-
-    /** Counts, through the public SPI, the attempts a policy makes and the groups it leaves on a standing answer. */
-    private static final class Counting implements SchedulingPolicy {
-        final SchedulingPolicy inner;
-        final AtomicInteger attempts = new AtomicInteger();
-        final AtomicInteger standing = new AtomicInteger();
-
-        Counting(SchedulingPolicy inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public void plan(PolicyContext ctx) {
-            PolicyContext counted = (PolicyContext) Proxy.newProxyInstance(PolicyContext.class.getClassLoader(), new Class<?>[] {PolicyContext.class},
-                    (proxy, m, args) -> {
-                        Object r;
-                        try {
-                            r = m.invoke(ctx, args);
-                        } catch (java.lang.reflect.InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                        if (m.getName().startsWith("tryAdmit")) {
-                            attempts.incrementAndGet();
-                        } else if (m.getName().equals("standingAnswer") && r != null) {
-                            standing.incrementAndGet();
-                        }
-                        return r;
-                    });
-            inner.plan(counted);
-        }
-
-        void reset() {
-            attempts.set(0);
-            standing.set(0);
-        }
-    }
-
-    /** Fills both nodes with priority-100 jobs and queues 20 lower-priority ones of varied sizes (one group each). */
-    private static void fillAndQueue(Scheduler s) {
-        s.submitAll(List.of(job("run-1", 8, 100), job("run-2", 8, 100)));
-        s.runRound();
-        s.reportStarted("run-1");
-        s.reportStarted("run-2");
-        List<JobSpec> waiting = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            waiting.add(job("wait-" + i, 1 << (i % 4), i)); // priorities 0..19: none may preempt the runners
-        }
-        s.submitAll(waiting);
+        return RoundFixture.twoNodes(now::get, policy, remember);
     }
 
     private static void sameStates(Scheduler remembering, Scheduler scratch) {
@@ -123,17 +44,17 @@ class StandingAnswersTest {
     @Test
     void afterAnArrivalOnlyTheNewJobIsAttemptedAndTheOthersKeepTheirReasons() {
         for (String policy : List.of("priority", "best-effort-fifo", "fair-sharing")) {
-            Counting remembering = new Counting(Policies.create(policy, Map.of()));
-            Counting scratch = new Counting(Policies.create(policy, Map.of()));
+            RoundFixture.Counting remembering = new RoundFixture.Counting(Policies.create(policy, Map.of()));
+            RoundFixture.Counting scratch = new RoundFixture.Counting(Policies.create(policy, Map.of()));
             Scheduler a = scheduler(remembering, true);
             Scheduler b = scheduler(scratch, false);
-            fillAndQueue(a);
-            fillAndQueue(b);
+            RoundFixture.fillAndQueue(a);
+            RoundFixture.fillAndQueue(b);
             a.runRound(); // every waiting job is attempted and given its reason
             b.runRound();
             JobStatus before = a.status("wait-7").orElseThrow();
-            a.submitAll(List.of(job("late", 2, 50))); // an arrival: the round walks, but no attempt's dependency changed
-            b.submitAll(List.of(job("late", 2, 50)));
+            a.submitAll(List.of(RoundFixture.job("late", 2, 50))); // an arrival: the round walks, but no attempt's dependency changed
+            b.submitAll(List.of(RoundFixture.job("late", 2, 50)));
             remembering.reset();
             scratch.reset();
             RoundResult ra = a.runRound();
@@ -151,15 +72,15 @@ class StandingAnswersTest {
     @Test
     void aGroupWhoseCapacityChangedIsDecidedAgain() {
         for (String policy : List.of("priority", "best-effort-fifo")) {
-            Counting remembering = new Counting(Policies.create(policy, Map.of()));
+            RoundFixture.Counting remembering = new RoundFixture.Counting(Policies.create(policy, Map.of()));
             Scheduler a = scheduler(remembering, true);
             Scheduler b = scheduler(Policies.create(policy, Map.of()), false);
-            fillAndQueue(a);
-            fillAndQueue(b);
+            RoundFixture.fillAndQueue(a);
+            RoundFixture.fillAndQueue(b);
             a.runRound();
             b.runRound();
-            a.submitAll(List.of(job("late", 2, 50)));
-            b.submitAll(List.of(job("late", 2, 50)));
+            a.submitAll(List.of(RoundFixture.job("late", 2, 50)));
+            b.submitAll(List.of(RoundFixture.job("late", 2, 50)));
             a.runRound();
             b.runRound();
             a.reportFinished("run-1"); // 8 GPUs free: every waiting job's capacity changed

@@ -52,4 +52,13 @@ final class Clusters {
     static SimulationInput input(ClusterModel cluster, QueueModel queues, List<ClusterAction> actions, SimJob... jobs) {
         return new SimulationInput("test", cluster, queues, new ArrayList<>(List.of(jobs)), actions);
     }
+
+    /**
+     * One 8-GPU node, one 8-GPU queue, a 10,000-s 8-GPU job "long" at t = 0 and a 60-s 1-GPU job "short" at
+     * {@code shortAt}; nothing checkpoints.
+     */
+    static SimulationInput longThenShort(double shortAt) {
+        return input(nodes(gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)), oneQueue(8), List.of(),
+                gpuJob("long", 0, 10_000, 8), gpuJob("short", shortAt, 60, 1));
+    }
 }

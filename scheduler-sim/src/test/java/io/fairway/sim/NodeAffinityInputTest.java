@@ -22,25 +22,16 @@ class NodeAffinityInputTest {
     Path dir;
 
     private Path scenario(String jobs) throws IOException {
-        Path p = dir.resolve("s.yaml");
-        Files.writeString(p, """
+        return Files.writeString(dir.resolve("s.yaml"), """
                 name: affinity
                 cluster:
                   clusters:
                     - name: default
                       nodeGroups:
                         - {namePrefix: gpu, count: 4, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 1024Gi}
-                queues:
-                  flavors: [{name: default}]
-                  clusterQueues:
-                    - name: cq
-                      resourceGroups:
-                        - coveredResources: [nvidia.com/gpu]
-                          flavors: [{name: default, resources: [{name: nvidia.com/gpu, nominalQuota: 32}]}]
-                  localQueues: [{name: lq, clusterQueue: cq}]
+                """ + TestScenarios.gpuQueue(32) + """
                 jobs:
                 """ + jobs);
-        return p;
     }
 
     @Test

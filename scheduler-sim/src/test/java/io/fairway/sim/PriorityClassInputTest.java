@@ -18,8 +18,7 @@ class PriorityClassInputTest {
     Path dir;
 
     private Path scenario(String jobs) throws IOException {
-        Path p = dir.resolve("s.yaml");
-        Files.writeString(p, """
+        return Files.writeString(dir.resolve("s.yaml"), """
                 name: classes
                 cluster: {clusters: [{nodeGroups: [{namePrefix: n, count: 1, cpu: "4"}]}]}
                 queues:
@@ -36,7 +35,6 @@ class PriorityClassInputTest {
                   localQueues: [{name: lq, clusterQueue: cq}]
                 jobs:
                 """ + jobs);
-        return p;
     }
 
     @Test

@@ -14,16 +14,9 @@ import org.junit.jupiter.api.Test;
 class ThemisWithoutCheckpointsTest {
     private static final SimulationOptions RECORD = SimulationOptions.DEFAULTS.withRecordEvents(true);
 
-    /** One 8-GPU node, a 10,000-s 8-GPU job at t = 0 and a 60-s 1-GPU job at {@code shortAt}; nothing checkpoints. */
-    private static SimulationInput longThenShort(double shortAt) {
-        return Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("long", 0, 10_000, 8), Clusters.gpuJob("short", shortAt, 60, 1));
-    }
-
     @Test
     void aShortJobDoesNotWaitHoursBehindALongOneByDefault() {
-        SimulationResult r = Simulator.run(longThenShort(1_000), "themis", RECORD);
+        SimulationResult r = Simulator.run(Clusters.longThenShort(1_000), "themis", RECORD);
 
         assertThat(r.job("short").rho()).isLessThanOrEqualTo(2);
         // the long job paid for it: restarted from zero after the short one, its lost work counted
@@ -35,7 +28,7 @@ class ThemisWithoutCheckpointsTest {
 
     @Test
     void usersWhoForbidKillingJobsThatDoNotCheckpointKeepASwitch() {
-        SimulationResult r = Simulator.run(longThenShort(1_000), "themis",
+        SimulationResult r = Simulator.run(Clusters.longThenShort(1_000), "themis",
                 RECORD.withPolicyParameters(Map.of("revokeWithoutCheckpoint", "false")));
 
         assertThat(r.metrics().preemptions()).isZero();

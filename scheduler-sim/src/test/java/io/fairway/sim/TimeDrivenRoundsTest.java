@@ -2,26 +2,19 @@ package io.fairway.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.api.model.GpuTopology;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Rounds a policy asks for by time ({@code PolicyContext.wakeAt}) run in the simulator without any other event. */
 class TimeDrivenRoundsTest {
     private static final SimulationOptions RECORD = SimulationOptions.DEFAULTS.withRecordEvents(true);
 
-    private static SimulationInput longJobThenShortJob(double shortArrivesAt) {
-        return Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("long", 0, 10_000, 8), Clusters.gpuJob("short", shortArrivesAt, 60, 1));
-    }
 
     @Test
     void aLasJobIsDemotedAtItsQuantumWithNoOtherEvent() {
         // The 8-GPU job reaches the first threshold (3,250 GPU-s) at 406.25 s; the short job, which arrived at 10 s
         // in the same top queue, may then take its GPUs. Nothing arrives or finishes at 406 s: only the round the
         // policy asked for can act then.
-        SimulationResult r = Simulator.run(longJobThenShortJob(10), "tiresias-las", RECORD);
+        SimulationResult r = Simulator.run(Clusters.longThenShort(10), "tiresias-las", RECORD);
 
         assertThat(r.actuations()).filteredOn(x -> x.kind().equals("Preempt"))
                 .extracting(x -> x.jobId() + "@" + x.timeMillis()).containsExactly("long@406250");
@@ -32,7 +25,7 @@ class TimeDrivenRoundsTest {
     @Test
     void withoutTheWakeupTheShortJobWouldHaveWaitedForTheLongOne() {
         // The same input under FIFO, which asks for no round by time: the short job waits for the long one.
-        SimulationResult r = Simulator.run(longJobThenShortJob(10), "best-effort-fifo", RECORD);
+        SimulationResult r = Simulator.run(Clusters.longThenShort(10), "best-effort-fifo", RECORD);
 
         assertThat(r.job("short").firstStartSeconds()).isEqualTo(10_000);
         assertThat(r.job("short").rho()).isGreaterThan(150);

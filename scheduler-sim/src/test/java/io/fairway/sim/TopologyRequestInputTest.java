@@ -41,8 +41,7 @@ class TopologyRequestInputTest {
     }
 
     private Path scenario(String jobs) throws IOException {
-        Path p = dir.resolve("s.yaml");
-        Files.writeString(p, """
+        return Files.writeString(dir.resolve("s.yaml"), """
                 name: topo
                 cluster:
                   clusters:
@@ -50,17 +49,9 @@ class TopologyRequestInputTest {
                       topologyLevels: [fairway.io/rack]
                       nodeGroups:
                         - {namePrefix: gpu, count: 4, racks: 2, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 1024Gi}
-                queues:
-                  flavors: [{name: default}]
-                  clusterQueues:
-                    - name: cq
-                      resourceGroups:
-                        - coveredResources: [nvidia.com/gpu]
-                          flavors: [{name: default, resources: [{name: nvidia.com/gpu, nominalQuota: 32}]}]
-                  localQueues: [{name: lq, clusterQueue: cq}]
+                """ + TestScenarios.gpuQueue(32) + """
                 jobs:
                 """ + jobs);
-        return p;
     }
 
     @Test

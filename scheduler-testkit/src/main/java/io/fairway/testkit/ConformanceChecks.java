@@ -336,12 +336,17 @@ public final class ConformanceChecks {
      */
     public static void noPlanIsRefused(World world, List<Op> ops, Supplier<SchedulingPolicy> policy) {
         List<RecordingPolicy> made = new ArrayList<>();
-        ConformanceHarness h = new ConformanceHarness(world, () -> {
+        ConformanceHarness h = recording(world, policy, made);
+        h.run(ops, op -> checkNoRefusal(h, made, op));
+    }
+
+    /** A harness with seed 7 whose every fresh policy is recorded, in {@code made}. */
+    private static ConformanceHarness recording(World world, Supplier<SchedulingPolicy> policy, List<RecordingPolicy> made) {
+        return new ConformanceHarness(world, () -> {
             RecordingPolicy p = new RecordingPolicy(policy.get());
             made.add(p);
             return p;
         }, 7);
-        h.run(ops, op -> checkNoRefusal(h, made, op));
     }
 
     private static void checkNoRefusal(ConformanceHarness h, List<RecordingPolicy> made, Object op) {
@@ -381,11 +386,7 @@ public final class ConformanceChecks {
      */
     public static void everyInvariantUnderFaults(World world, List<Op> ops, FaultSchedules.FaultSchedule faults, Supplier<SchedulingPolicy> policy) {
         List<RecordingPolicy> made = new ArrayList<>();
-        ConformanceHarness h = new ConformanceHarness(world, () -> {
-            RecordingPolicy p = new RecordingPolicy(policy.get());
-            made.add(p);
-            return p;
-        }, 7);
+        ConformanceHarness h = recording(world, policy, made);
         Map<String, ClusterQueue> queues = queuesByName(world);
         Map<String, Node> everNodes = new HashMap<>();
         h.runWithFaults(ops, faults, step -> {

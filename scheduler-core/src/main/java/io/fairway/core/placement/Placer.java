@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntToLongFunction;
 
 /**
  * The gang placement on a {@link CapacityPlan}: all members or none, in one cluster, required topology
@@ -204,43 +205,54 @@ public final class Placer {
      */
     private boolean singleNode(CapacityPlan.ClusterIndex ci, PlaceState st) {
         if (st.g == 0) {
-            for (BitSet set : new BitSet[] {ci.cpuOnly, ci.members}) {
-                for (int n = set.nextSetBit(0); n >= 0; n = set.nextSetBit(n + 1)) {
-                    if (st.ok(n) && cap.membersFit(n, st.req, 0) >= st.m) {
-                        st.put(n, st.m);
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return singleNodeWithoutGpus(ci, st);
         }
         long need = (long) st.m * st.g;
         if (need > 64) {
             return false;
         }
-        int count = (int) need;
-        boolean connectedPossible = count <= ci.maxNvlinkDomain;
+        NodeChoice best = bestSingleNode(ci, st, (int) need);
+        if (best.node < 0) {
+            return false;
+        }
+        st.put(best.node, st.m, best.mask);
+        return true;
+    }
+
+    /** Members without GPUs: the first node, CPU-only nodes before GPU nodes, that takes them all. */
+    private boolean singleNodeWithoutGpus(CapacityPlan.ClusterIndex ci, PlaceState st) {
+        for (BitSet set : new BitSet[] {ci.cpuOnly, ci.members}) {
+            for (int n = set.nextSetBit(0); n >= 0; n = set.nextSetBit(n + 1)) {
+                if (st.ok(n) && cap.membersFit(n, st.req, 0) >= st.m) {
+                    st.put(n, st.m);
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Scans the nodes by free GPUs, fewest first from {@code count}, for the best node for {@code count} GPUs (the
+     * order of {@link #singleNode}); stops once no later node can do better.
+     */
+    private NodeChoice bestSingleNode(CapacityPlan.ClusterIndex ci, PlaceState st, int count) {
+        NodeChoice best = new NodeChoice(count <= ci.maxNvlinkDomain);
         int narrow = ci.levels.size() - 1;
-        int best = -1;
-        long bestMask = 0;
-        boolean bestConnected = false;
-        double bestRel = -1;
-        long bestDomainFree = Long.MAX_VALUE;
-        int bestBucket = -1;
         for (int k = count, top = Math.min(64, ci.maxGpusPerNode); k <= top; k++) { // no node has more free GPUs than its size
             BitSet bucket = ci.byFreeGpus[k];
             int extra = 0;
             for (int n = bucket.nextSetBit(0); n >= 0; n = bucket.nextSetBit(n + 1)) {
-                if (best >= 0 && extra++ >= TIE_SCAN_LIMIT) {
+                if (best.node >= 0 && extra++ >= TIE_SCAN_LIMIT) {
                     break;
                 }
                 long domainFree = narrow >= 0 ? ci.domainFree[narrow][ci.domainOf[narrow][n]] : 0;
-                if (best >= 0 && bestRel >= 1 && (bestConnected || !connectedPossible)) {
+                if (best.settled()) {
                     // the best quality is already found: only a node of this bucket in a fuller rack can win
-                    if (narrow < 0 || k != bestBucket) {
+                    if (narrow < 0 || k != best.bucket) {
                         break;
                     }
-                    if (domainFree >= bestDomainFree) {
+                    if (domainFree >= best.domainFree) {
                         continue;
                     }
                 }
@@ -249,39 +261,58 @@ public final class Placer {
                 }
                 GpuShape shape = cap.shapes[n];
                 long mask = shape.choose(cap.freeGpuMask[n], count, st.nvlink);
-                if (mask == 0) {
-                    continue;
-                }
-                boolean connected = shape.inOneNvlinkDomain(mask);
-                double ideal = shape.idealRing(count);
-                double rel = ideal <= 0 ? 1 : Math.min(1, shape.ringScore(mask) / ideal);
-                boolean better;
-                if (best < 0 || connected != bestConnected) {
-                    better = best < 0 || connected;
-                } else if (rel != bestRel) {
-                    better = rel > bestRel;
-                } else {
-                    // same quality: an earlier bucket (fewer free GPUs) already wins; in one bucket the least free rack
-                    better = k == bestBucket && domainFree < bestDomainFree;
-                }
-                if (better) {
-                    best = n;
-                    bestBucket = k;
-                    bestMask = mask;
-                    bestConnected = connected;
-                    bestRel = rel;
-                    bestDomainFree = domainFree;
+                if (mask != 0) {
+                    double ideal = shape.idealRing(count);
+                    double rel = ideal <= 0 ? 1 : Math.min(1, shape.ringScore(mask) / ideal);
+                    best.offer(n, k, mask, shape.inOneNvlinkDomain(mask), rel, domainFree);
                 }
             }
-            if (best >= 0 && bestRel >= 1 && (bestConnected || !connectedPossible)) {
+            if (best.settled()) {
                 break; // no larger bucket can do better
             }
         }
-        if (best < 0) {
-            return false;
+        return best;
+    }
+
+    /** The best node found so far for a single-node placement, and the GPU set it would give. */
+    private static final class NodeChoice {
+        private final boolean connectedPossible;
+        private int node = -1;
+        private int bucket = -1;
+        private long mask;
+        private boolean connected;
+        private double rel = -1;
+        private long domainFree = Long.MAX_VALUE;
+
+        NodeChoice(boolean connectedPossible) {
+            this.connectedPossible = connectedPossible;
         }
-        st.put(best, st.m, bestMask);
-        return true;
+
+        /** @return whether the best quality possible is found (its GPUs as connected and as well ringed as can be) */
+        boolean settled() {
+            return node >= 0 && rel >= 1 && (connected || !connectedPossible);
+        }
+
+        /** Takes a node whose GPU set is better, or as good and in the same bucket but a less free narrowest domain. */
+        void offer(int n, int k, long m, boolean c, double r, long free) {
+            boolean better;
+            if (node < 0 || c != connected) {
+                better = node < 0 || c;
+            } else if (r != rel) {
+                better = r > rel;
+            } else {
+                // same quality: an earlier bucket (fewer free GPUs) already wins; in one bucket the least free rack
+                better = k == bucket && free < domainFree;
+            }
+            if (better) {
+                node = n;
+                bucket = k;
+                mask = m;
+                connected = c;
+                rel = r;
+                domainFree = free;
+            }
+        }
     }
 
     /** Tries the domains of a level that could hold the rest, best fit first (least room that suffices). */
@@ -357,25 +388,8 @@ public final class Placer {
         long[] free = ci.domainFree[level];
         while (placed < want) {
             int rest = want - placed;
-            int fit = -1;
-            long fitEst = Long.MAX_VALUE;
-            int large = -1;
-            long largeEst = 0;
-            for (int i = 0; i < children.length; i++) {
-                if (used[i]) {
-                    continue;
-                }
-                long e = estimate(ci, level, children[i], st);
-                if (e >= rest && (e < fitEst || (e == fitEst && free[children[i]] < free[children[fit]]))) {
-                    fit = i;
-                    fitEst = e;
-                }
-                if (e > largeEst) {
-                    large = i;
-                    largeEst = e;
-                }
-            }
-            int pick = fit >= 0 ? fit : large;
+            IntToLongFunction estimate = i -> estimate(ci, level, children[i], st);
+            int pick = bestFitElseLargest(used, rest, estimate, estimate, i -> free[children[i]]);
             if (pick < 0) {
                 break;
             }
@@ -385,42 +399,64 @@ public final class Placer {
         return placed;
     }
 
-    /** Fills nodes: while none takes the rest, the one taking most; then the smallest that takes the rest. */
+    /** Fills nodes: while none takes the rest, the one taking most; then the one with fewest free GPUs that takes the rest. */
     private int fillNodes(int[] nodes, int want, PlaceState st) {
         int placed = 0;
         boolean[] used = new boolean[nodes.length];
+        IntToLongFunction fits = i -> st.ok(nodes[i]) ? cap.membersFit(nodes[i], st.req, st.g) : 0;
         while (placed < want) {
             int rest = want - placed;
-            int fit = -1;
-            int fitFree = Integer.MAX_VALUE;
-            int large = -1;
-            int largeFit = 0;
-            for (int i = 0; i < nodes.length; i++) {
-                int n = nodes[i];
-                if (used[i] || !st.ok(n)) {
-                    continue;
-                }
-                int f = cap.membersFit(n, st.req, st.g);
-                int freeGpus = cap.freeGpuCount(n);
-                if (f >= rest && freeGpus < fitFree) {
-                    fit = i;
-                    fitFree = freeGpus;
-                }
-                if (f > largeFit) {
-                    large = i;
-                    largeFit = f;
-                }
-            }
-            int pick = fit >= 0 ? fit : large;
+            int pick = bestFitElseLargest(used, rest, fits, i -> 0, i -> cap.freeGpuCount(nodes[i]));
             if (pick < 0) {
                 break;
             }
             used[pick] = true;
-            int k = fit >= 0 ? rest : largeFit;
+            int k = (int) Math.min(rest, fits.applyAsLong(pick));
             st.put(nodes[pick], k);
             placed += k;
         }
         return placed;
+    }
+
+    /**
+     * The choice both levels of the topology search make: among the candidates not yet used, the first that has room
+     * for all of {@code rest} and is least by {@code size} (then by {@code tie}); when none has room for it, the first
+     * with the most room. Candidates without room are never chosen.
+     *
+     * @param used which candidates are taken already
+     * @param rest the members still to place
+     * @param room how many of them candidate {@code i} can take
+     * @param size the best fit's first key (smaller is better)
+     * @param tie the best fit's second key (smaller is better)
+     * @return the candidate's index, or -1 when none has room
+     */
+    private static int bestFitElseLargest(boolean[] used, int rest, IntToLongFunction room, IntToLongFunction size,
+            IntToLongFunction tie) {
+        int fit = -1;
+        long fitSize = 0;
+        long fitTie = 0;
+        int large = -1;
+        long largeRoom = 0;
+        for (int i = 0; i < used.length; i++) {
+            if (used[i]) {
+                continue;
+            }
+            long r = room.applyAsLong(i);
+            if (r >= rest) {
+                long sz = size.applyAsLong(i);
+                long t = tie.applyAsLong(i);
+                if (fit < 0 || sz < fitSize || (sz == fitSize && t < fitTie)) {
+                    fit = i;
+                    fitSize = sz;
+                    fitTie = t;
+                }
+            }
+            if (r > largeRoom) {
+                large = i;
+                largeRoom = r;
+            }
+        }
+        return fit >= 0 ? fit : large;
     }
 
     /** A cluster without levels: nodes from the free-GPU buckets, largest first, the last best fit. */

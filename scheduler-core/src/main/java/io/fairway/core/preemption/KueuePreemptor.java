@@ -231,17 +231,7 @@ final class KueuePreemptor {
         PreemptionIndex.Queue own = !withOwn || p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.NEVER
                 ? null : index.queue(cq.name());
         boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
-        PreemptionIndex.Filter ownFilter = new PreemptionIndex.Filter() {
-            @Override
-            public boolean stop(PreemptionIndex.Held h) {
-                return h.priority > prio || (h.priority == prio && !newerEqual);
-            }
-
-            @Override
-            public boolean accept(PreemptionIndex.Held h) {
-                return !(h.priority == prio && !Preemptor.newer(h.job, job)) && h.inPlan && h.preemptible && h.usesAny(needed);
-            }
-        };
+        PreemptionIndex.Filter ownFilter = Preemptor.ownQueueFilter(job, newerEqual, h -> h.usesAny(needed));
         return new PreemptionIndex.Listing(sources, startAt, othersFilter, own == null ? null : own.byCandidateOrder,
                 own == null ? 0 : index.firstInPlan(own), ownFilter);
     }

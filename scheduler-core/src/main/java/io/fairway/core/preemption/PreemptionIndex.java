@@ -339,17 +339,7 @@ final class PreemptionIndex {
      * @return true when it borrows in one of them
      */
     boolean heldAboveNominal(String queue, Set<String> pairs) {
-        Queue q = built(queue);
-        if (q == null) {
-            return false;
-        }
-        for (String fr : pairs) {
-            Integer id = q.frIds.get(fr);
-            if (id != null && q.used[id] > q.nominal[id]) {
-                return true;
-            }
-        }
-        return false;
+        return anyAgainstNominal(queue, pairs, 1);
     }
 
     /**
@@ -358,13 +348,18 @@ final class PreemptionIndex {
      * @return true when its running jobs still in the plan use less than its nominal quota of one of the pairs it quotes
      */
     boolean heldBelowNominal(String queue, Set<String> pairs) {
+        return anyAgainstNominal(queue, pairs, -1);
+    }
+
+    /** @return true when the queue's use of one of the pairs it quotes compares with its nominal quota as {@code sign} (1: above, -1: below) */
+    private boolean anyAgainstNominal(String queue, Set<String> pairs, int sign) {
         Queue q = built(queue);
         if (q == null) {
             return false;
         }
         for (String fr : pairs) {
             Integer id = q.frIds.get(fr);
-            if (id != null && q.used[id] < q.nominal[id]) {
+            if (id != null && Long.compare(q.used[id], q.nominal[id]) == sign) {
                 return true;
             }
         }

@@ -12,6 +12,7 @@ import io.fairway.core.placement.Placer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The preemption search. With {@link PreemptionPolicy.CohortRules#KUEUE} (the default) it is {@link KueuePreemptor};
@@ -211,6 +212,25 @@ final class Preemptor {
     }
 
     /**
+     * The filter of a preemptor's own ClusterQueue: jobs of lower priority, or of equal priority and newer where
+     * {@code newerEqual}, that are still in the plan, preemptible, and accepted by {@code also}.
+     */
+    static PreemptionIndex.Filter ownQueueFilter(JobStatus job, boolean newerEqual, Predicate<PreemptionIndex.Held> also) {
+        int prio = job.spec().priority();
+        return new PreemptionIndex.Filter() {
+            @Override
+            public boolean stop(PreemptionIndex.Held h) {
+                return h.priority > prio || (h.priority == prio && !newerEqual);
+            }
+
+            @Override
+            public boolean accept(PreemptionIndex.Held h) {
+                return !(h.priority == prio && !newer(h.job, job)) && h.inPlan && h.preemptible && also.test(h);
+            }
+        };
+    }
+
+    /**
      * The candidates of one phase, listed lazily: other queues' borrowing jobs first (as they were when the phase
      * began), then the queue's own; each in the index's candidate order.
      */
@@ -245,18 +265,7 @@ final class Preemptor {
         boolean newerEqual = p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
         // a preemptor that must borrow takes only from borrowers, even in its own queue (as they are when the phase begins)
         boolean[] ownBorrowing = own != null && borrowing ? index.borrowingFlags(own) : null;
-        PreemptionIndex.Filter ownFilter = new PreemptionIndex.Filter() {
-            @Override
-            public boolean stop(PreemptionIndex.Held h) {
-                return h.priority > prio || (h.priority == prio && !newerEqual);
-            }
-
-            @Override
-            public boolean accept(PreemptionIndex.Held h) {
-                return !(h.priority == prio && !newer(h.job, job)) && h.inPlan && h.preemptible
-                        && (ownBorrowing == null || ownBorrowing[h.admissionPos]);
-            }
-        };
+        PreemptionIndex.Filter ownFilter = ownQueueFilter(job, newerEqual, h -> ownBorrowing == null || ownBorrowing[h.admissionPos]);
         return new PreemptionIndex.Listing(sources, new int[sources.size()], othersFilter,
                 own == null ? null : own.byCandidateOrder, own == null ? 0 : index.firstInPlan(own), ownFilter);
     }

@@ -14,20 +14,17 @@ import io.fairway.api.job.PendingReason.Code;
 import io.fairway.api.model.Resources;
 import io.fairway.api.spi.PendingGroup;
 import io.fairway.api.spi.PolicyContext;
-import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.Policies;
+import io.fairway.core.RoundFixture;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Rounds;
 import io.fairway.core.Scheduler;
 import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.plan.PlanContext;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -39,39 +36,8 @@ import org.junit.jupiter.api.Test;
  */
 class DeepQueueTest {
 
-    /** A FIFO policy whose context counts the admission searches it is asked for. */
-    private static final class Counting implements SchedulingPolicy {
-        final SchedulingPolicy inner;
-        final AtomicInteger searches = new AtomicInteger();
-
-        Counting(String name) {
-            inner = Policies.create(name, Map.of());
-        }
-
-        @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public void plan(PolicyContext ctx) {
-            PolicyContext counted = (PolicyContext) Proxy.newProxyInstance(PolicyContext.class.getClassLoader(), new Class<?>[] {PolicyContext.class},
-                    (proxy, m, args) -> {
-                        if (m.getName().startsWith("tryAdmit")) {
-                            searches.incrementAndGet();
-                        }
-                        try {
-                            return m.invoke(ctx, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-            inner.plan(counted);
-        }
-    }
-
     private static int searchesForAFullClusterWith(String policy, int waiting) {
-        Counting p = new Counting(policy);
+        RoundFixture.Counting p = new RoundFixture.Counting(Policies.create(policy, Map.of()));
         Scheduler s = cluster("best-effort-fifo", 1_000, null, h100("n1")).policy(p).build();
         s.submit(gpuJob("big", 1, 8));
         s.runRound();
@@ -79,7 +45,7 @@ class DeepQueueTest {
             s.submit(gpuJob("w" + i, 1, 1));
             s.submit(gpuJob("g" + i, 2, 2));
         }
-        p.searches.set(0);
+        p.attempts.set(0);
         RoundResult first = s.runRound();
         assertThat(first.pendingReasons()).hasSize(2 * waiting);
         if (policy.equals("strict-fifo")) {
@@ -87,7 +53,7 @@ class DeepQueueTest {
         } else {
             assertThat(reason(s, "w" + (waiting - 1)).code()).isEqualTo(Code.INSUFFICIENT_CAPACITY);
         }
-        return p.searches.get();
+        return p.attempts.get();
     }
 
     @ParameterizedTest

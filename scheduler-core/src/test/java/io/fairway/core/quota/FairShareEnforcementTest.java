@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.fairway.api.decision.Admit;
-import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Preempt;
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.model.ClusterQueue;
@@ -17,6 +16,7 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
 import io.fairway.api.model.Resources;
+import io.fairway.core.RoundFixture;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
 import java.time.Duration;
@@ -74,14 +74,7 @@ class FairShareEnforcementTest {
         /** Runs a round a second later; admitted jobs start. */
         RoundResult round() {
             now.addAndGet(1_000);
-            RoundResult r = s.runRound();
-            for (Decision d : r.decisions()) {
-                if (d instanceof Admit a) {
-                    s.reportStarted(a.jobId());
-                }
-            }
-            assertThat(s.checkInvariants()).isEmpty();
-            return r;
+            return RoundFixture.runAndStart(s);
         }
 
         /** @return jobs holding resources, by queue */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.api.InvalidSpecException;
-import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Preempt;
 import io.fairway.api.job.JobSpec;
@@ -20,6 +19,7 @@ import io.fairway.api.model.PreemptionPolicy.WithinClusterQueue;
 import io.fairway.api.model.PriorityClass;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
+import io.fairway.core.RoundFixture;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
 import java.util.List;
@@ -64,14 +64,7 @@ class NonPreemptibleClassTest {
 
     private RoundResult round(Scheduler s) {
         now.addAndGet(1_000);
-        RoundResult r = s.runRound();
-        for (Decision d : r.decisions()) {
-            if (d instanceof Admit a) {
-                s.reportStarted(a.jobId());
-            }
-        }
-        assertThat(s.checkInvariants()).isEmpty();
-        return r;
+        return RoundFixture.runAndStart(s);
     }
 
     private static List<String> preempted(RoundResult r) {

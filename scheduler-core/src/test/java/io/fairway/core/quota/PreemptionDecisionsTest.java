@@ -51,14 +51,24 @@ class PreemptionDecisionsTest {
     @ValueSource(strings = {"fair-sharing", "best-effort-fifo", "priority", "strict-fifo"})
     void preemptingRoundsDecideAsBefore(String policy) {
         // Fairway's own cohort rules decide exactly as before Kueue's became the default
-        Transcript first = run(policy, 7, false, PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
-        Transcript again = run(policy, 7, false, PreemptionPolicy.CohortRules.FAIRWAY_STRICT);
+        Transcript first = decidesAsRecorded(policy, PreemptionPolicy.CohortRules.FAIRWAY_STRICT, EXPECTED.get(policy));
+        assertThat(first.refusedSearches).as("and searches that find no victims").isGreaterThan(20);
+    }
+
+    /**
+     * Runs the scenario twice and once with remembering rounds under {@code rules}: the same decisions each time, with
+     * preemptions, and the transcript's hash {@code expected}.
+     */
+    private static Transcript decidesAsRecorded(String policy, PreemptionPolicy.CohortRules rules, String expected) {
+        Transcript first = run(policy, 7, false, rules);
+        Transcript again = run(policy, 7, false, rules);
         assertThat(again.text).as("same snapshots, configuration and seed: same decisions").isEqualTo(first.text);
         assertThat(decisions(run(policy, 7, false, first.rules(), true).text)).as("remembering rounds decide alike")
                 .isEqualTo(decisions(first.text));
         assertThat(first.preemptions).as("the scenario exercises preemption").isGreaterThan(20);
-        assertThat(first.refusedSearches).as("and searches that find no victims").isGreaterThan(20);
-        assertThat(first.sha256).as(policy + ": " + first.preemptions + " preemptions, " + first.refusedSearches + " refused").isEqualTo(EXPECTED.get(policy));
+        assertThat(first.sha256).as(policy + ": " + first.preemptions + " preemptions, " + first.refusedSearches + " refused")
+                .isEqualTo(expected);
+        return first;
     }
 
     /** SHA-256 of the transcripts, recorded with the search as it was before the optimisation (issue #19). */
@@ -77,14 +87,7 @@ class PreemptionDecisionsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fair-sharing", "best-effort-fifo", "priority", "strict-fifo"})
     void preemptingRoundsUnderKueueRulesDecideAsRecorded(String policy) {
-        Transcript first = run(policy, 7, false, PreemptionPolicy.CohortRules.KUEUE);
-        Transcript again = run(policy, 7, false, PreemptionPolicy.CohortRules.KUEUE);
-        assertThat(again.text).as("same snapshots, configuration and seed: same decisions").isEqualTo(first.text);
-        assertThat(decisions(run(policy, 7, false, first.rules(), true).text)).as("remembering rounds decide alike")
-                .isEqualTo(decisions(first.text));
-        assertThat(first.preemptions).as("the scenario exercises preemption").isGreaterThan(20);
-        assertThat(first.sha256).as(policy + ": " + first.preemptions + " preemptions, " + first.refusedSearches + " refused")
-                .isEqualTo(EXPECTED_KUEUE.get(policy));
+        decidesAsRecorded(policy, PreemptionPolicy.CohortRules.KUEUE, EXPECTED_KUEUE.get(policy));
     }
 
     private static final Map<String, String> EXPECTED_KUEUE = Map.of(

@@ -21,11 +21,9 @@ import io.fairway.api.model.Resources;
 import io.fairway.core.Scheduler;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -149,25 +147,25 @@ class QuotaProperties {
         }
     }
 
+    /** GPU quotas of flavors fa and fb (random nominal, and with {@code limits} random borrowing and lending limits). */
     private static ResourceGroup gpuGroup(Random rnd, int min, int max, boolean limits) {
-        List<FlavorQuotas> fq = new ArrayList<>();
-        for (String f : new String[] {"fa", "fb"}) {
-            long nominal = min + rnd.nextInt(max - min + 1);
-            long borrow = limits && rnd.nextBoolean() ? rnd.nextInt(6) : ResourceQuota.UNLIMITED;
-            long lend = limits && rnd.nextBoolean() ? rnd.nextInt((int) nominal + 1) : ResourceQuota.UNLIMITED;
-            fq.add(new FlavorQuotas(f, List.of(new ResourceQuota(Resources.GPU, nominal, borrow, lend))));
-        }
-        return new ResourceGroup(List.of(Resources.GPU), fq);
+        return group(rnd, min, max, limits, false);
     }
 
+    /** {@link #gpuGroup} with 64 CPUs of each flavor besides. */
     private static ResourceGroup group(Random rnd, int min, int max, boolean limits) {
+        return group(rnd, min, max, limits, true);
+    }
+
+    private static ResourceGroup group(Random rnd, int min, int max, boolean limits, boolean cpu) {
         List<FlavorQuotas> fq = new ArrayList<>();
         for (String f : new String[] {"fa", "fb"}) {
             long nominal = min + rnd.nextInt(max - min + 1);
             long borrow = limits && rnd.nextBoolean() ? rnd.nextInt(6) : ResourceQuota.UNLIMITED;
             long lend = limits && rnd.nextBoolean() ? rnd.nextInt((int) nominal + 1) : ResourceQuota.UNLIMITED;
-            fq.add(new FlavorQuotas(f, List.of(new ResourceQuota(Resources.GPU, nominal, borrow, lend), ResourceQuota.of(Resources.CPU, 64_000))));
+            ResourceQuota gpus = new ResourceQuota(Resources.GPU, nominal, borrow, lend);
+            fq.add(new FlavorQuotas(f, cpu ? List.of(gpus, ResourceQuota.of(Resources.CPU, 64_000)) : List.of(gpus)));
         }
-        return new ResourceGroup(List.of(Resources.GPU, Resources.CPU), fq);
+        return new ResourceGroup(cpu ? List.of(Resources.GPU, Resources.CPU) : List.of(Resources.GPU), fq);
     }
 }

@@ -71,12 +71,12 @@ class CommonAnswerShortcutTest {
                 pending.put(j.id(), j);
                 builder.add(j);
             } else if (kind < 6) {
-                JobStatus j = pick(pending, r);
+                JobStatus j = PendingIndexProperties.pick(pending, r);
                 pending.remove(j.id());
                 left.put(j.id(), j);
                 builder.remove(j);
             } else if (kind < 8) { // a new reason in the job's slot (as a round's reasons are applied), or by replace
-                JobStatus j = pick(pending, r);
+                JobStatus j = PendingIndexProperties.pick(pending, r);
                 JobStatus now = new JobStatus(j.spec(), JobState.PENDING, given, null, op, j.preemptions(), j.sequence(), 0, 0, 0);
                 pending.put(j.id(), now);
                 if (r.nextBoolean()) {
@@ -85,13 +85,13 @@ class CommonAnswerShortcutTest {
                     builder.replace(j, now);
                 }
             } else if (kind < 9 && !left.isEmpty()) {
-                JobStatus j = pick(left, r);
+                JobStatus j = PendingIndexProperties.pick(left, r);
                 left.remove(j.id());
                 JobStatus back = new JobStatus(j.spec(), JobState.PENDING, given, null, op, j.preemptions() + 1, j.sequence(), 0, 0, 0);
                 pending.put(j.id(), back);
                 builder.add(back);
             } else {
-                builder.add(pick(pending, r));
+                builder.add(PendingIndexProperties.pick(pending, r));
             }
             if (r.nextInt(3) == 0 || op == operations - 1) {
                 for (PendingIndex.Group g : builder.freeze().groups()) {
@@ -129,15 +129,5 @@ class CommonAnswerShortcutTest {
             return r.nextBoolean() ? q : q.asOf(r.nextInt(1_000));
         }
         return p.asOf(r.nextInt(1_000));
-    }
-
-    private static JobStatus pick(Map<String, JobStatus> jobs, Random r) {
-        int i = r.nextInt(jobs.size());
-        for (JobStatus j : jobs.values()) {
-            if (i-- == 0) {
-                return j;
-            }
-        }
-        throw new IllegalStateException();
     }
 }

@@ -82,7 +82,8 @@ class PendingIndexProperties {
         }
     }
 
-    private static JobStatus pick(Map<String, JobStatus> jobs, Random r) {
+    /** @return a job of {@code jobs} picked at random */
+    static JobStatus pick(Map<String, JobStatus> jobs, Random r) {
         int i = r.nextInt(jobs.size());
         for (JobStatus j : jobs.values()) {
             if (i-- == 0) {

@@ -35,6 +35,7 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -94,8 +95,8 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every run as JSON.")
     Path json;
 
-    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
-    boolean noProgress;
+    @Mixin
+    ProgressOption progress = new ProgressOption();
 
     /** Created by picocli. */
     public AutoscalingStudyCommand() {
@@ -166,7 +167,7 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
                 SimulationInput in = new SimulationInput("Philly sample on " + c.getKey() + " pools", c.getValue(),
                         Defaults.withMissingLocalQueues(Defaults.queues(), t.localQueueKeys()), runJobs, List.of());
                 SimulationResult r = Runs.run(in, List.of(policy), SimulationOptions.DEFAULTS.withSeed(seed).withMaxSimulatedSeconds(maxDays * 86_400), spec.commandLine().getErr(),
-                        !noProgress).get(0);
+                        progress.show()).get(0);
                 results.add(Runs.renamed(r, c.getKey() + (ckpt ? " + checkpoints" : "")));
             }
         }

@@ -66,7 +66,7 @@ public final class DemoCommand implements Runnable {
                 + cluster.nodes().size() + " nodes) under " + policies.size() + " policies: " + String.join(", ", policies));
         pw.flush();
         long t0 = System.nanoTime();
-        List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), !options.noProgress);
+        List<SimulationResult> results = Runs.run(input, policies, o, spec.commandLine().getErr(), options.progress.show());
         pw.printf("%n");
         options.output(pw, input.name(), results, noReport ? null : out);
         for (String why : whyIdentical(results, trace.jobs())) {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options {@code demo} and {@code simulate} share: policies, seed, outputs. */
@@ -51,8 +52,8 @@ final class RunOptions {
     @Option(names = "--report", paramLabel = "DIR", description = "Write an HTML report with charts into DIR.")
     Path report;
 
-    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
-    boolean noProgress;
+    @Mixin
+    ProgressOption progress = new ProgressOption();
 
     @Option(names = "--placement", paramLabel = "STRATEGY",
             description = "Placement search: topology-aware (default), first-fit, or both (every policy under each, rows named "

@@ -130,7 +130,7 @@ public final class SimulateCommand implements Runnable {
         List<SimulationResult> results = new java.util.ArrayList<>();
         List<io.fairway.core.snapshot.PlacementStrategy> strategies = options.placements();
         for (io.fairway.core.snapshot.PlacementStrategy ps : strategies) {
-            for (SimulationResult r : Runs.run(input, policies, o.withPlacement(ps), spec.commandLine().getErr(), !options.noProgress)) {
+            for (SimulationResult r : Runs.run(input, policies, o.withPlacement(ps), spec.commandLine().getErr(), options.progress.show())) {
                 results.add(strategies.size() == 1 ? r : Runs.renamed(r, r.policy() + "/" + RunOptions.name(ps)));
             }
         }

@@ -24,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -124,8 +125,8 @@ public final class SweepCommand implements Runnable {
     @Option(names = "--dry-run", description = "List the workloads (cluster size, load achieved) without running them.")
     boolean dryRun;
 
-    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
-    boolean noProgress;
+    @Mixin
+    ProgressOption progress = new ProgressOption();
 
     @Option(names = "--contended-by", paramLabel = "makespan|arrivals", defaultValue = "makespan",
             description = "A workload is contended when FIFO's GPU utilisation is >= 60 %% over the makespan (the default rule) or over "
@@ -197,7 +198,7 @@ public final class SweepCommand implements Runnable {
         out.flush();
 
         long t0 = System.nanoTime();
-        ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), !noProgress);
+        ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), progress.show());
         List<SweepRow> rows;
         try {
             // names are the labels Runs.policies checked: NAME or NAME:KEY=VALUE,... (the shared --policy syntax)

@@ -42,6 +42,7 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,8 +98,8 @@ public final class ThemisReproCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write every run's app-level and job-level metrics as JSON.")
     Path json;
 
-    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr (it is drawn only on a terminal).")
-    boolean noProgress;
+    @Mixin
+    ProgressOption progress = new ProgressOption();
 
     @Option(names = "--sweep-f", split = ",", description = "Also run themis with each of these f.")
     List<Double> sweepF;
@@ -170,7 +171,7 @@ public final class ThemisReproCommand implements Callable<Integer> {
                 cluster.nodes().size(), cluster.totalGpus());
         o.flush();
         List<Row> rows = new ArrayList<>();
-        ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), !noProgress);
+        ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), progress.show());
         try {
             for (int i = 0; i < specs.size(); i++) {
                 PolicySpec p = specs.get(i);

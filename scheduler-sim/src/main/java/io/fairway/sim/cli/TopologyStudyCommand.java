@@ -22,6 +22,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -66,8 +67,8 @@ public final class TopologyStudyCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every run as JSON.")
     Path json;
 
-    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
-    boolean noProgress;
+    @Mixin
+    ProgressOption progress = new ProgressOption();
 
     /** Created by picocli. */
     public TopologyStudyCommand() {
@@ -129,7 +130,7 @@ public final class TopologyStudyCommand implements Callable<Integer> {
         SimulationOptions o = SimulationOptions.DEFAULTS.withSeed(seed);
         for (String p : ps) {
             for (PlacementStrategy s : List.of(PlacementStrategy.TOPOLOGY_AWARE, PlacementStrategy.FIRST_FIT)) {
-                SimulationResult r = Runs.run(input, List.of(p), o.withPlacement(s), spec.commandLine().getErr(), !noProgress).get(0);
+                SimulationResult r = Runs.run(input, List.of(p), o.withPlacement(s), spec.commandLine().getErr(), progress.show()).get(0);
                 results.add(Runs.renamed(r, p + "/" + RunOptions.name(s)));
             }
         }

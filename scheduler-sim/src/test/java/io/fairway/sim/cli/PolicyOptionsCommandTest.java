@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fairway.sim.TestScenarios;
 import io.fairway.sim.cli.FairwayCommandTest.Run;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,24 +23,15 @@ class PolicyOptionsCommandTest {
 
     /** Two 8-GPU jobs on one 8-GPU node: under the test lease policy the second starts when the first one's lease ends. */
     private Path twoJobsOneNode() throws IOException {
-        Path p = dir.resolve("two.yaml");
-        Files.writeString(p, """
+        return Files.writeString(dir.resolve("two.yaml"), """
                 name: two-jobs
                 cluster:
                   clusters: [{name: default, nodeGroups: [{namePrefix: gpu, count: 1, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 512Gi}]}]
-                queues:
-                  flavors: [{name: default}]
-                  clusterQueues:
-                    - name: cq
-                      resourceGroups:
-                        - coveredResources: [nvidia.com/gpu]
-                          flavors: [{name: default, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]
-                  localQueues: [{name: lq, clusterQueue: cq}]
+                """ + TestScenarios.gpuQueue(8) + """
                 jobs:
                   - {id: first, submitSeconds: 0, durationSeconds: 300, queue: lq, gpus: 8, checkpointing: {intervalSeconds: 10}}
                   - {id: second, submitSeconds: 0, durationSeconds: 300, queue: lq, gpus: 8, checkpointing: {intervalSeconds: 10}}
                 """);
-        return p;
     }
 
     @Test

@@ -24,9 +24,7 @@ class YamlConfigTest {
     Path dir;
 
     private Path file(String name, String text) throws IOException {
-        Path p = dir.resolve(name);
-        Files.writeString(p, text);
-        return p;
+        return Files.writeString(dir.resolve(name), text);
     }
 
     @Test

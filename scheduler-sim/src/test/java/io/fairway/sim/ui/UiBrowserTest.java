@@ -1,20 +1,16 @@
 package io.fairway.sim.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fairway.sim.serve.ServedSimulation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.interactions.Actions;
@@ -30,40 +26,17 @@ import org.openqa.selenium.interactions.Actions;
  * scenario's facts (team-a borrowing 8 GPUs, a2 preempted and pending) are checked against that. A screenshot of
  * each page goes to {@code target/ui-screenshots/}; {@code docs/images/ui-*.png} are copies of the key ones.
  */
-class UiBrowserTest {
+class UiBrowserTest extends BrowserTest {
     private static final Path SCENARIO = Path.of("../examples/scenarios/borrow-and-reclaim.yaml");
     private static final String GPU = "nvidia.com/gpu";
 
-    private static HeadlessChromium browser;
-    private static UiPages pages;
-    private static ServedSimulation run;
-
-    private static Optional<String> missing;
-
     @BeforeAll
     static void start() throws Exception {
-        missing = HeadlessChromium.missingHere();
-        if (missing.isPresent()) {
+        if (noBrowser()) {
             return;
         }
-        browser = HeadlessChromium.start();
-        run = ServedSimulation.scenario(SCENARIO, 0, 50);
-        pages = new UiPages(browser, run.url());
-    }
-
-    @BeforeEach
-    void needsTheBrowser() {
-        assumeTrue(missing.isEmpty(), () -> missing.get());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (run != null) {
-            run.close();
-        }
-        if (browser != null) {
-            browser.close();
-        }
+        ServedSimulation run = ServedSimulation.scenario(SCENARIO, 0, 50);
+        serve(run.url(), run);
     }
 
     @Test

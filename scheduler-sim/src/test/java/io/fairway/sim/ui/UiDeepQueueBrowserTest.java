@@ -1,24 +1,14 @@
 package io.fairway.sim.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.api.job.JobSpec;
-import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.Cohort;
-import io.fairway.api.model.GpuTopology;
-import io.fairway.api.model.LocalQueue;
-import io.fairway.api.model.Node;
-import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
 import io.fairway.core.Scheduler;
 import io.fairway.visibility.VisibilityServer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,36 +16,15 @@ import org.junit.jupiter.api.Test;
  * embedding serves it): the queues page shows the count, the queue's pending list pages to its last job without
  * ever loading the whole queue, and the load times for docs/guides/ui.md are recorded (not asserted).
  */
-class UiDeepQueueBrowserTest {
+class UiDeepQueueBrowserTest extends BrowserTest {
     private static final int PENDING = 100_000;
-
-    private static HeadlessChromium browser;
-    private static VisibilityServer server;
-    private static UiPages pages;
-
-    private static Optional<String> missing;
 
     @BeforeAll
     static void start() throws Exception {
-        missing = HeadlessChromium.missingHere();
-        if (missing.isPresent()) {
+        if (noBrowser()) {
             return;
         }
-        browser = HeadlessChromium.start();
-        Scheduler scheduler = Scheduler.builder()
-                .policy("best-effort-fifo")
-                .flavor(ResourceFlavor.of("default"))
-                .cohort(Cohort.of("research", null))
-                .clusterQueue(ClusterQueue.builder("team-a").cohort("research")
-                        .quota("default", Resources.builder().cpu(64).gpus(8).build()).build())
-                .clusterQueue(ClusterQueue.builder("team-b").cohort("research")
-                        .quota("default", Resources.builder().cpu(64).gpus(8).build()).build())
-                .localQueue(new LocalQueue("team-a", "gpu", "team-a"))
-                .localQueue(new LocalQueue("team-b", "gpu", "team-b"))
-                .node(node("node-1", GpuTopology.nvSwitch8("H100")))
-                .node(node("node-2", GpuTopology.hybridCubeMesh8("V100")))
-                .actuator(decisions -> { })
-                .build();
+        Scheduler scheduler = twoTeams().build();
         // Both queues use their whole quota, so the cohort has nothing to lend: every job submitted after waits.
         scheduler.submit(JobSpec.builder("gang-1").namespace("team-a").queue("gpu")
                 .members(2, Resources.builder().cpu(8).gpus(4).build()).build());
@@ -69,27 +38,8 @@ class UiDeepQueueBrowserTest {
         }
         scheduler.submitAll(deep);
         scheduler.runRound();
-        server = VisibilityServer.builder(scheduler).port(0).build();
-        pages = new UiPages(browser, server.url());
-    }
-
-    private static Node node(String name, GpuTopology gpus) {
-        return Node.builder(name).capacity(Resources.builder().cpu(96).memoryGiB(1024).build()).gpus(gpus).build();
-    }
-
-    @BeforeEach
-    void needsTheBrowser() {
-        assumeTrue(missing.isEmpty(), () -> missing.get());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (browser != null) {
-            browser.close();
-        }
+        VisibilityServer server = VisibilityServer.builder(scheduler).port(0).build();
+        serve(server.url(), server);
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.fairway.sim.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fairway.api.job.JobSpec;
@@ -21,11 +20,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.Keys;
 
@@ -35,21 +31,16 @@ import org.openqa.selenium.Keys;
  * mesh). Every view is checked against the API's own answer and for accessibility (labels, names, header cells, text
  * alternatives, unique ids, one heading), and the page follows the server's event stream instead of polling.
  */
-class UiPlatformViewsBrowserTest {
-    private static HeadlessChromium browser;
+class UiPlatformViewsBrowserTest extends BrowserTest {
     private static VisibilityServer server;
-    private static UiPages pages;
     private static Scheduler scheduler;
     private static final AtomicLong NOW = new AtomicLong(1_000);
-    private static Optional<String> missing;
 
     @BeforeAll
     static void start() throws Exception {
-        missing = HeadlessChromium.missingHere();
-        if (missing.isPresent()) {
+        if (noBrowser()) {
             return;
         }
-        browser = HeadlessChromium.start();
         scheduler = Scheduler.builder()
                 .policy("themis")
                 .clock(NOW::get)
@@ -86,7 +77,7 @@ class UiPlatformViewsBrowserTest {
         scheduler.snapshot().holding().stream().limit(4).forEach(j -> scheduler.reportFinished(j.id()));
         scheduler.runRound();
         server.recordHistory(NOW.get());
-        pages = new UiPages(browser, server.url());
+        serve(server.url(), server);
     }
 
     /** cpu and GPUs of both flavors in one resource group: h100 first, then v100. */
@@ -99,21 +90,6 @@ class UiPlatformViewsBrowserTest {
     private static JobSpec job(String id, String ns, String set, int gpus, int seconds) {
         return JobSpec.builder(id).namespace(ns).queue("gpu").jobSet(set).owner("alice").estimatedSeconds(seconds)
                 .members(1, Resources.builder().cpu(4).gpus(gpus).build()).build();
-    }
-
-    @BeforeEach
-    void needsTheBrowser() {
-        assumeTrue(missing.isEmpty(), () -> missing.get());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (browser != null) {
-            browser.close();
-        }
     }
 
     private static void accessible() {

@@ -1,15 +1,10 @@
 package io.fairway.sim.ui;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.api.job.JobSpec;
 import io.fairway.api.model.ClusterQueue;
-import io.fairway.api.model.Cohort;
-import io.fairway.api.model.GpuTopology;
 import io.fairway.api.model.LocalQueue;
-import io.fairway.api.model.Node;
-import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
 import io.fairway.core.Scheduler;
 import io.fairway.visibility.VisibilityServer;
@@ -20,11 +15,8 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,35 +27,16 @@ import org.junit.jupiter.api.Test;
  * stays on one line; the footer's API link answers; a page for a job that does not exist says "Not found" and
  * nothing about failed updates.
  */
-class UiReadingBrowserTest {
-    private static HeadlessChromium browser;
-    private static VisibilityServer server;
-    private static UiPages pages;
-    private static Optional<String> missing;
-
+class UiReadingBrowserTest extends BrowserTest {
     @BeforeAll
     static void start() throws Exception {
-        missing = HeadlessChromium.missingHere();
-        if (missing.isPresent()) {
+        if (noBrowser()) {
             return;
         }
-        browser = HeadlessChromium.start();
-        Scheduler scheduler = Scheduler.builder()
-                .policy("best-effort-fifo")
-                .flavor(ResourceFlavor.of("default"))
-                .cohort(Cohort.of("research", null))
-                .clusterQueue(ClusterQueue.builder("team-a").cohort("research")
-                        .quota("default", Resources.builder().cpu(64).gpus(8).build()).build())
-                .clusterQueue(ClusterQueue.builder("team-b").cohort("research")
-                        .quota("default", Resources.builder().cpu(64).gpus(8).build()).build())
+        Scheduler scheduler = twoTeams()
                 .clusterQueue(ClusterQueue.builder("team-z").cohort("research")
                         .quota("default", Resources.builder().cpu(0).memoryGiB(0).gpus(0).build()).build())
-                .localQueue(new LocalQueue("team-a", "gpu", "team-a"))
-                .localQueue(new LocalQueue("team-b", "gpu", "team-b"))
                 .localQueue(new LocalQueue("team-z", "gpu", "team-z"))
-                .node(node("node-1", GpuTopology.nvSwitch8("H100")))
-                .node(node("node-2", GpuTopology.hybridCubeMesh8("V100")))
-                .actuator(decisions -> { })
                 .build();
         scheduler.submit(JobSpec.builder("a-1").namespace("team-a").queue("gpu")
                 .members(1, Resources.builder().cpu(8).gpus(4).build()).build());
@@ -72,27 +45,8 @@ class UiReadingBrowserTest {
         scheduler.submit(JobSpec.builder("z-1").namespace("team-z").queue("gpu")
                 .members(1, Resources.builder().cpu(8).gpus(8).build()).build());
         scheduler.runRound();
-        server = VisibilityServer.builder(scheduler).port(0).build();
-        pages = new UiPages(browser, server.url());
-    }
-
-    private static Node node(String name, GpuTopology gpus) {
-        return Node.builder(name).capacity(Resources.builder().cpu(96).memoryGiB(1024).build()).gpus(gpus).build();
-    }
-
-    @BeforeEach
-    void needsTheBrowser() {
-        assumeTrue(missing.isEmpty(), () -> missing.get());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (browser != null) {
-            browser.close();
-        }
+        VisibilityServer server = VisibilityServer.builder(scheduler).port(0).build();
+        serve(server.url(), server);
     }
 
     @Test
