@@ -110,7 +110,7 @@ final class Bids {
             .thenComparing(i -> i.job().status(), JobOrder.SEQUENCE);
 
     /** Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first. */
-    static void buildItems(Round r) {
+    static void buildItems(PlanState r) {
         for (AppView app : r.apps.values()) {
             List<Item> keep = new ArrayList<>();
             List<Item> start = new ArrayList<>();
@@ -198,7 +198,7 @@ final class Bids {
         sortStablyByKey(items, keys);
     }
 
-    private static Item pendingItem(Round r, JobView j) {
+    private static Item pendingItem(PlanState r, JobView j) {
         JobSpec spec = j.status().spec();
         PodSet elastic = null;
         int fixed = 0;
@@ -236,7 +236,7 @@ final class Bids {
      * capacity when it finds a place; else, from the job's sensitivity, one node's factor when the gang fits
      * the largest node seen, one rack's otherwise.
      */
-    private static double throughput(Round r, JobStatus job, Map<String, Integer> fewer, int gpus) {
+    private static double throughput(PlanState r, JobStatus job, Map<String, Integer> fewer, int gpus) {
         ShapeKey key = shapeKey(job.spec(), fewer);
         Double cached = r.findCache.get(key);
         if (cached != null) {
@@ -258,7 +258,7 @@ final class Bids {
     }
 
     /** The bundle sizes an app values, Pareto-filtered, costing at most the r.pool. */
-    static List<Option> options(Round r, AppView app, List<Item> its) {
+    static List<Option> options(PlanState r, AppView app, List<Item> its) {
         // the jobs that run in an allocation, as flags and speeds by position in app.jobs() (as fixedRunning's map):
         // an app values each prefix of its items, and a hash map per valuation cost more than the estimate
         List<JobView> jobs = app.jobs();

@@ -21,7 +21,7 @@ import java.util.Set;
  * returned for {@link Leases#startRevokingExpired}.
  */
 final class LeaseAuction {
-    private final Round r;
+    private final PlanState r;
     /** The apps with demand from the worst app with a waiting job on, worst ρ first. */
     private final List<String> rank;
     private final List<String> participants = new ArrayList<>();
@@ -38,7 +38,7 @@ final class LeaseAuction {
      * @param r the round
      * @param rank the apps with demand from the worst app with a waiting job on, worst ρ first
      */
-    LeaseAuction(Round r, List<String> rank) {
+    LeaseAuction(PlanState r, List<String> rank) {
         this.r = r;
         this.rank = rank;
         this.left = r.pool;
@@ -75,7 +75,7 @@ final class LeaseAuction {
         int n = rank.size();
         int bidders = Math.max(1, (int) Math.ceil((1 - config.f()) * n - 1e-9));
         participants.addAll(rank.subList(0, Math.min(n, bidders)));
-        if (config.reserve() && worst != null && !participants.contains(worst)) {
+        if (config.starvationGuard() && worst != null && !participants.contains(worst)) {
             participants.add(worst);
         }
         for (String a : participants) {

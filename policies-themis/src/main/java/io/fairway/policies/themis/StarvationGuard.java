@@ -20,7 +20,7 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Themis' starvation guard ({@link Config#reserve()}): the worst app with a waiting job is not starved by gangs larger
+ * Themis' starvation guard ({@link Config#starvationGuard()}): the worst app with a waiting job is not starved by gangs larger
  * than what one auction offers (nodes are revoked or gathered for it), and short jobs stuck behind long jobs' leases
  * may have leases revoked early ({@link Config#earlyRevoke()}). See {@link ThemisPolicy}'s class comment.
  */
@@ -37,37 +37,37 @@ final class StarvationGuard {
      * @param why reasons by app, for the jobs left waiting
      * @return true when the auction must guarantee the worst app its smallest bundle
      */
-    static boolean protect(Round r, List<String> rank, String worst, Map<String, String> why) {
+    static boolean protect(PlanState r, List<String> rank, String worst, Map<String, String> why) {
         Config config = r.config;
-        boolean guarded = config.reserve() && !config.infiniteLeases() && worst != null;
-        boolean acts = guarded && r.apps.get(worst).rho() >= config.reserveAboveRho();
+        boolean guarded = config.starvationGuard() && !config.infiniteLeases() && worst != null;
+        boolean acts = guarded && r.apps.get(worst).rho() >= config.guardAboveRho();
         boolean guarantee = acts && reserve(r, worst, why);
         if (guarded && !acts
                 && r.apps.get(worst).jobs().stream().noneMatch(JobView::holding)) {
             // An app that holds nothing sees its ρ grow by 1 ÷ T_id a second: ask for a round when it reaches the guard's
             // threshold. (An app that runs jobs may keep its ρ for hours; its next event brings the next round.)
             AppView w = r.apps.get(worst);
-            r.ctx.wakeAt(r.now + Math.max(1_000, (long) Math.ceil((config.reserveAboveRho() - w.rho()) * w.idealSeconds() * 1000)));
+            r.ctx.wakeAt(r.now + Math.max(1_000, (long) Math.ceil((config.guardAboveRho() - w.rho()) * w.idealSeconds() * 1000)));
         }
-        if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
+        if (config.starvationGuard() && config.earlyRevoke() && !config.infiniteLeases()) {
             earlyForShortJobs(r, rank, worst, why);
         }
         return guarantee;
     }
 
     /**
-     * With {@link Config#overdueReserve()}: the oldest overdue waiting job ({@link Config#overdueFactor()}) that did not
+     * With {@link Config#guardOverdue()}: the oldest overdue waiting job ({@link Config#overdueFactor()}) that did not
      * fit on the free GPUs gets room as the worst app does in {@link #reserve}: just enough expired leases that nobody
      * kept, of jobs that checkpoint, are revoked (the best-off apps' first) when they make a whole place for it, and it
      * starts; otherwise the nodes where such leases (expired or not) will make that place are gathered for it. Only the
      * oldest: the others wait their turn.
      *
-     * @param r the round, after {@link Round#startOverdue}
+     * @param r the round, after {@link PlanState#startOverdue}
      * @param why reasons by app, for the jobs left waiting
      */
-    static void protectOverdue(Round r, Map<String, String> why) {
+    static void protectOverdue(PlanState r, Map<String, String> why) {
         Config config = r.config;
-        if (!config.overdueReserve() || !config.reserve() || config.infiniteLeases()) {
+        if (!config.guardOverdue() || !config.starvationGuard() || config.infiniteLeases()) {
             return;
         }
         for (JobView j : r.overdue) {
@@ -127,7 +127,7 @@ final class StarvationGuard {
      * @return true when the job fits on the free GPUs as they are: the auction then guarantees the app its smallest
      *     bundle
      */
-    private static boolean reserve(Round r, String worst, Map<String, String> why) {
+    private static boolean reserve(PlanState r, String worst, Map<String, String> why) {
         AppView app = r.apps.get(worst);
         Item item = null;
         for (Item it : r.items.get(worst)) {
@@ -189,7 +189,7 @@ final class StarvationGuard {
      *
      * @return true when the job was started
      */
-    private static boolean earlyRevoke(Round r, AppView app, Item item, Map<String, Integer> counts, Map<String, String> why) {
+    private static boolean earlyRevoke(PlanState r, AppView app, Item item, Map<String, Integer> counts, Map<String, String> why) {
         JobStatus job = item.job().status();
         Map<String, double[]> cost = new HashMap<>();
         Predicate<JobStatus> eligible = j -> {
@@ -237,7 +237,7 @@ final class StarvationGuard {
      * would multiply such an app's ρ, while the holders of long jobs barely notice a revocation at their checkpoint.
      * Rounds run at events, so a short job that waited for the guard would often wait until the next event.
      */
-    private static void earlyForShortJobs(Round r, List<String> rank, String worst, Map<String, String> why) {
+    private static void earlyForShortJobs(PlanState r, List<String> rank, String worst, Map<String, String> why) {
         List<Item> shortJobs = new ArrayList<>();
         boolean noneAdmitted = r.admitted.isEmpty(); // then no job id need be looked up (thousands of apps per round)
         for (String a : rank) {
@@ -274,7 +274,7 @@ final class StarvationGuard {
      *
      * @return false (the auction does not guarantee the app a bundle while its nodes drain)
      */
-    private static boolean gather(Round r, String worst, Item item, Set<String> expired, Predicate<JobStatus> betterOff,
+    private static boolean gather(PlanState r, String worst, Item item, Set<String> expired, Predicate<JobStatus> betterOff,
                                   Map<String, String> why) {
         JobStatus job = item.job().status();
         int perMember = 0;
@@ -307,17 +307,17 @@ final class StarvationGuard {
             return false; // better-off apps do not hold enough in one place: nothing to gather
         }
         for (Leases.NodeUse n : chosen) {
-            r.heldNodes.add(n.name);
+            r.gatheringNodes.add(n.name);
             for (JobStatus v : n.revocable) {
                 if (r.revocable.remove(v)) {
-                    r.held.add(v.id());
+                    r.gathering.add(v.id());
                     r.pool -= v.admission().placement().gpuCount();
                 }
             }
         }
         r.dropItems();
         why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it on %s (needs %d GPUs)",
-                r.heldNodes, item.minCost()));
+                r.gatheringNodes, item.minCost()));
         return false;
     }
 }

@@ -26,7 +26,7 @@ import java.util.Set;
  * they bid with, the GPUs on offer, what was kept, started and revoked so far; and the round's actions on the
  * context (keep a lease, start a job with a lease aligned to its checkpoints, revoke a lease).
  */
-final class Round {
+final class PlanState {
     /** Leases aligned with checkpoints end this long after the checkpoint, against rounding of estimates. */
     static final double CHECKPOINT_MARGIN_SECONDS = 2;
 
@@ -52,12 +52,10 @@ final class Round {
     final List<JobStatus> pendingGpuJobs = new ArrayList<>();
     final List<JobStatus> revocable = new ArrayList<>();
     final List<JobStatus> renewed = new ArrayList<>();
-    /** Jobs preempted to make room for the worst app. */
-    final Set<String> revoked = new HashSet<>();
     /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
-    final Set<String> held = new HashSet<>();
+    final Set<String> gathering = new HashSet<>();
     /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
-    final Set<String> heldNodes = new HashSet<>();
+    final Set<String> gatheringNodes = new HashSet<>();
     final Map<String, Double> rhoIfRevoked = new HashMap<>();
     /** The bundle sizes each bidder bid for, smallest and largest GPUs (for people to read; decisions never use it). */
     final Map<String, long[]> bidSizes = new HashMap<>();
@@ -70,7 +68,7 @@ final class Round {
     long pool;
 
     /** A round in which no job that uses GPUs waits: it only renews expired leases ({@link #renewAllExpired}). */
-    private Round(long now, Config config) {
+    private PlanState(long now, Config config) {
         this.config = config;
         this.ctx = null;
         this.now = now;
@@ -108,7 +106,7 @@ final class Round {
      * @return each renewed job's new lease expiry, in the order they are renewed
      */
     static Map<String, Long> renewalsOfExpired(long now, Config config, List<JobStatus> holding) {
-        Round r = new Round(now, config);
+        PlanState r = new PlanState(now, config);
         Map<String, Long> out = new LinkedHashMap<>();
         List<JobStatus> revocableExpired = new ArrayList<>();
         for (JobStatus j : holding) {
@@ -138,7 +136,7 @@ final class Round {
      * @param config the configuration
      * @param pendingGpu the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
      */
-    Round(PolicyContext ctx, Config config, List<JobStatus> pendingGpu) {
+    PlanState(PolicyContext ctx, Config config, List<JobStatus> pendingGpu) {
         this.config = config;
         this.ctx = ctx;
         this.now = ctx.now();
@@ -392,10 +390,10 @@ final class Round {
         return leaseMillis == Admit.NO_LEASE ? Admit.NO_LEASE : now + leaseMillis;
     }
 
-    /** Drops the items of jobs preempted, held or started by the reservation. */
+    /** Drops the items of jobs on nodes being gathered or started (by the starvation guard or as overdue). */
     void dropItems() {
         for (List<Item> its : items.values()) {
-            its.removeIf(it -> revoked.contains(it.job().id()) || held.contains(it.job().id()) || admitted.contains(it.job().id()));
+            its.removeIf(it -> gathering.contains(it.job().id()) || admitted.contains(it.job().id()));
         }
     }
 
@@ -451,11 +449,11 @@ final class Round {
             if (expiry != Admit.NO_LEASE) {
                 JobView v = c.item().job();
                 double speed = FinishTimeEstimator.sizeFraction(j.spec(), a.admission().counts()) * a.admission().placement().throughputFactor();
-                boolean onHeldNode = false;
+                boolean onGatheringNode = false;
                 for (String node : a.admission().placement().nodes()) {
-                    onHeldNode |= heldNodes.contains(node);
+                    onGatheringNode |= gatheringNodes.contains(node);
                 }
-                ctx.setLease(j, expiry == now || onHeldNode ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
+                ctx.setLease(j, expiry == now || onGatheringNode ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
             }
             return true;
         }
