@@ -55,8 +55,8 @@ final class Leases {
         // from every live job of every app: most rounds revoke nothing)
         Map<String, AppView> appOfJob = new HashMap<>();
         Set<String> unkept = new HashSet<>();
-        for (JobStatus j : r.revocable) {
-            if (!r.kept.contains(j.id())) {
+        for (JobStatus j : r.offeredLeases) {
+            if (!r.kept(j.id())) {
                 unkept.add(j.id());
                 AppView a = r.apps.get(j.spec().jobSet());
                 if (a != null) {
@@ -67,7 +67,7 @@ final class Leases {
         Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> appOfJob.containsKey(j.id()) ? appOfJob.get(j.id()).rho() : 0)
                 .thenComparing(JobOrder.SEQUENCE);
         for (Choice c : starts) {
-            if (r.start(c, expiry) || r.admitted.contains(c.item().job().id())) {
+            if (r.start(c, expiry) || r.admitted(c.item().job().id())) {
                 continue;
             }
             JobStatus j = c.item().job().status();
@@ -80,7 +80,7 @@ final class Leases {
             Predicate<JobStatus> candidate = v -> unkept.contains(v.id())
                     && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho
                         || ownFirst && v.spec().jobSet().equals(taker));
-            if (!anyOf(r.revocable, candidate)) {
+            if (!anyOf(r.offeredLeases, candidate)) {
                 continue; // no expired lease this start may take: room() could only name no victim
             }
             List<JobStatus> victims = room(r, j, counts, candidate, bestOffFirst);
@@ -95,7 +95,7 @@ final class Leases {
             }
             r.start(c, expiry);
         }
-        for (JobStatus j : r.revocable) {
+        for (JobStatus j : r.offeredLeases) {
             if (unkept.contains(j.id())) {
                 r.keep(j);
             }
@@ -131,7 +131,7 @@ final class Leases {
     static Map<String, NodeUse> nodeUse(PlanState r, Predicate<JobStatus> candidate, Predicate<JobStatus> later) {
         Map<String, NodeUse> nodes = new TreeMap<>();
         for (JobStatus j : r.ctx.holding()) {
-            if (j.admission() == null || j.spec().totalGpus() == 0 || r.preempted.contains(j.id())) {
+            if (j.admission() == null || j.spec().totalGpus() == 0 || r.preempted(j.id())) {
                 continue;
             }
             boolean c = candidate.test(j);
@@ -149,7 +149,7 @@ final class Leases {
                 }
             }
         }
-        for (Placement p : r.placed) {
+        for (Placement p : r.placed()) {
             for (MemberPlacement m : p.members()) {
                 nodes.computeIfAbsent(m.node(), NodeUse::new).used += m.gpus().size();
             }

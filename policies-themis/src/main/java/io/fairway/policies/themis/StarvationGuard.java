@@ -71,7 +71,7 @@ final class StarvationGuard {
             return;
         }
         for (JobView j : r.overdue) {
-            if (r.admitted.contains(j.id())) {
+            if (r.admitted(j.id())) {
                 continue;
             }
             String app = j.status().spec().jobSet();
@@ -87,12 +87,12 @@ final class StarvationGuard {
             JobStatus job = j.status();
             Map<String, Integer> counts = item.elasticPodSet() == null ? Bids.fullCounts(job.spec()) : item.counts(item.minMembers());
             Set<String> expired = new HashSet<>();
-            for (JobStatus v : r.revocable) {
+            for (JobStatus v : r.offeredLeases) {
                 expired.add(v.id());
             }
             // only jobs that checkpoint make room: revoking one that does not would throw its work away, and the job it
             // made room for could be revoked in turn for the next overdue job, and so on without end
-            Predicate<JobStatus> notKept = v -> !r.kept.contains(v.id()) && r.apps.containsKey(v.spec().jobSet())
+            Predicate<JobStatus> notKept = v -> !r.kept(v.id()) && r.apps.containsKey(v.spec().jobSet())
                     && v.spec().checkpointing() != null;
             Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus v) -> r.apps.get(v.spec().jobSet()).rho())
                     .thenComparing(JobOrder.SEQUENCE);
@@ -103,7 +103,7 @@ final class StarvationGuard {
             }
             for (JobStatus v : victims) {
                 r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for job %s, overdue", job.id()));
-                r.revocable.remove(v);
+                r.offeredLeases.remove(v);
             }
             if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
                 r.pool -= item.minCost();
@@ -149,12 +149,12 @@ final class StarvationGuard {
             return false; // not starving yet: it has waited neither a whole lease (every GPU offered again) nor its own length
         }
         Set<String> expired = new HashSet<>();
-        for (JobStatus j : r.revocable) {
+        for (JobStatus j : r.offeredLeases) {
             expired.add(j.id());
         }
         Predicate<JobStatus> betterOff = j -> {
             AppView holder = r.apps.get(j.spec().jobSet());
-            return holder != null && r.rhoIfRevoked(holder.name()) < app.rho() && !r.kept.contains(j.id());
+            return holder != null && r.rhoIfRevoked(holder.name()) < app.rho() && !r.kept(j.id());
         };
         Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> r.apps.get(j.spec().jobSet()).rho())
                 .thenComparing(JobOrder.SEQUENCE);
@@ -163,7 +163,7 @@ final class StarvationGuard {
             for (JobStatus v : victims) {
                 r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for app %s, which has the worst rho (%.2f)",
                         worst, app.rho()));
-                r.revocable.remove(v);
+                r.offeredLeases.remove(v);
             }
             if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
                 r.pool -= item.minCost();
@@ -193,7 +193,7 @@ final class StarvationGuard {
         JobStatus job = item.job().status();
         Map<String, double[]> cost = new HashMap<>();
         Predicate<JobStatus> eligible = j -> {
-            if (r.kept.contains(j.id()) || r.admitted.contains(j.id()) || j.spec().jobSet().equals(app.name()) || !r.revocable(j)
+            if (r.kept(j.id()) || r.admitted(j.id()) || j.spec().jobSet().equals(app.name()) || !r.revocable(j)
                     || j.admission().leaseExpiresAtMillis() == Admit.NO_LEASE) {
                 return false;
             }
@@ -218,7 +218,7 @@ final class StarvationGuard {
         for (JobStatus v : victims) {
             r.revoke(v, String.format(Locale.ROOT, "Themis: lease revoked early for app %s, which has the worst rho (%.2f; %.0f s more "
                     + "to wait for this lease)", app.name(), app.rho(), Math.max(0, v.admission().leaseExpiresAtMillis() - r.now) / 1000.0));
-            if (!r.revocable.remove(v)) {
+            if (!r.offeredLeases.remove(v)) {
                 r.pool += v.admission().placement().gpuCount(); // its GPUs were not offered: they are free now
             }
         }
@@ -239,13 +239,13 @@ final class StarvationGuard {
      */
     private static void earlyForShortJobs(PlanState r, List<String> rank, String worst, Map<String, String> why) {
         List<Item> shortJobs = new ArrayList<>();
-        boolean noneAdmitted = r.admitted.isEmpty(); // then no job id need be looked up (thousands of apps per round)
+        boolean noneAdmitted = r.noneAdmitted(); // then no job id need be looked up (thousands of apps per round)
         for (String a : rank) {
             if (r.apps.get(a) == null) {
                 continue;
             }
             for (Item it : r.items.get(a)) {
-                if (!it.keep() && (noneAdmitted || !r.admitted.contains(it.job().id()))) {
+                if (!it.keep() && (noneAdmitted || !r.admitted(it.job().id()))) {
                     if (it.job().remaining() <= r.horizon && !r.fitsNow(it)) {
                         shortJobs.add(it);
                     }
@@ -306,18 +306,16 @@ final class StarvationGuard {
         if (slots < members) {
             return false; // better-off apps do not hold enough in one place: nothing to gather
         }
+        List<String> nodeNames = new ArrayList<>();
+        List<JobStatus> leases = new ArrayList<>();
         for (Leases.NodeUse n : chosen) {
-            r.gatheringNodes.add(n.name);
-            for (JobStatus v : n.revocable) {
-                if (r.revocable.remove(v)) {
-                    r.gathering.add(v.id());
-                    r.pool -= v.admission().placement().gpuCount();
-                }
-            }
+            nodeNames.add(n.name);
+            leases.addAll(n.revocable);
         }
+        Set<String> gathering = r.gather(nodeNames, leases);
         r.dropItems();
         why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it on %s (needs %d GPUs)",
-                r.gatheringNodes, item.minCost()));
+                gathering, item.minCost()));
         return false;
     }
 }

@@ -548,10 +548,11 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
             return;
         }
         PlanState r = new PlanState(ctx, config, pendingGpuJobs);
+        Map<String, long[]> bidSizes = Map.of();
         try {
-            plan(r);
+            bidSizes = plan(r);
         } finally {
-            lastRound = new Seen(r.now, r.horizon, r.apps, r.bidSizes);
+            lastRound = new Seen(r.now, r.horizon, r.apps, bidSizes);
         }
     }
 
@@ -590,9 +591,14 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         return new FairnessInsight.Report(name, r.now(), apps);
     }
 
-    private void plan(PlanState r) {
+    /**
+     * The steps of a plan, in order; each reads the plan's inputs and the market, and returns what the next steps need.
+     *
+     * @return the bidders' bundle sizes (empty when the auction did not run), for {@link #lastReport}
+     */
+    private static Map<String, long[]> plan(PlanState r) {
         Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
-        Bids.buildItems(r);
+        r.offer(Bids.items(r));
         r.startOverdue();
         Map<String, String> why = new HashMap<>();
         StarvationGuard.protectOverdue(r, why);
@@ -605,13 +611,14 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         boolean guarantee = StarvationGuard.protect(r, rank, worst, why);
         if (r.pool <= 0) { // nothing left to offer (the guard's starts may have taken more than the estimate of what was free)
             r.explainRest(Map.of());
-            return;
+            return Map.of();
         }
         LeaseAuction auction = new LeaseAuction(r, rank).run(worst, guarantee, why);
         long expiry = r.expiry();
         Leases.startRevokingExpired(r, auction.starts(), expiry);
         r.fillFree(auction.startOrder(), expiry);
         r.explainRest(why);
+        return auction.bidSizes();
     }
 
     /**
