@@ -43,6 +43,7 @@ final class PlanState {
     /** Horizon over which bids value a lease, when leases never expire. */
     private static final double INFINITE_LEASE_HORIZON_SECONDS = 24 * 3600;
 
+    // the inputs, fixed once built
     final Config config;
     final PolicyContext ctx;
     final long now;
@@ -50,10 +51,6 @@ final class PlanState {
     final double horizon;
     /** Apps by name, in name order (a hash map over the estimator's sorted map: lookups are per job and app). */
     final Map<String, AppView> apps;
-    /** Items by app, in name order (from {@link Bids#items}, in app order; hashed for the lookups); empty until offered. */
-    Map<String, List<Item>> items = Map.of();
-    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1); -1 until first asked for. */
-    private int maxNodeGpus = -1;
     /** The waiting jobs that use GPUs, in the order of {@link PolicyContext#pending()}. */
     final List<JobStatus> pendingGpuJobs;
     /** Expired leases of jobs that may not be revoked: renewed outright. */
@@ -61,15 +58,20 @@ final class PlanState {
     /** Overdue waiting jobs ({@link Config#overdueFactor()}), oldest first: they start first when they fit on free GPUs. */
     final List<JobView> overdue;
 
-    // the offer: expired leases that may be revoked, and the GPUs on offer (free plus theirs)
+    // the market: the apps' items, and the offer (expired leases that may be revoked, and the GPUs on offer: free plus theirs)
+    /** Items by app, in name order (from {@link Bids#items}, in app order; hashed for the lookups); empty until offered. */
+    Map<String, List<Item>> items = Map.of();
     /** Expired leases that may be revoked and are still on offer (the guard takes those it revokes or gathers). */
     final List<JobStatus> offeredLeases = new ArrayList<>();
     /** GPUs on offer and not yet given out. */
     long pool;
 
     // the decisions so far: written only by keep, start, revoke and gather
+    /** Jobs whose expired lease was renewed in this plan. */
     private final Set<String> kept = new HashSet<>();
+    /** Jobs started in this plan. */
     private final Set<String> admitted = new HashSet<>();
+    /** Jobs the core was asked to admit in this plan (admitted or given the core's reason): not explained again. */
     private final Set<String> explained = new HashSet<>();
     /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
     private final Set<String> gathering = new HashSet<>();
@@ -81,6 +83,8 @@ final class PlanState {
     private final Set<String> preempted = new HashSet<>();
     /** Cache of {@link #rhoIfRevoked}: a function of the inputs alone. */
     private final Map<String, Double> rhoIfRevoked = new HashMap<>();
+    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1); -1 until first asked for. */
+    private int maxNodeGpus = -1;
 
     /** A round in which no job that uses GPUs waits: it only renews expired leases ({@link #renewAllExpired}). */
     private PlanState(long now, Config config) {
