@@ -9,6 +9,7 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.decision.Placement;
 import io.fairway.policies.themis.FinishTimeEstimator.AppView;
 import io.fairway.policies.themis.FinishTimeEstimator.JobView;
+import io.fairway.policies.themis.ThemisPolicy.Config;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -109,8 +110,16 @@ final class Bids {
     private static final Comparator<Item> WAITING_ORDER = Comparator.comparingDouble((Item i) -> i.job().remaining())
             .thenComparing(i -> i.job().status(), JobOrder.SEQUENCE);
 
-    /** Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first. */
-    static void buildItems(Round r) {
+    /**
+     * Items of every app: revocable jobs to keep (by sequence), then pending jobs, shortest remaining first (or the
+     * app's worst-off jobs first, {@link Config#worstJobFirst()}).
+     *
+     * @param r the plan's inputs (apps, configuration, capacity)
+     * @return the items by app, in app order; apps without any are left out
+     */
+    static Map<String, List<Item>> items(PlanState r) {
+        Map<String, List<Item>> items = new LinkedHashMap<>(r.apps.size() * 2);
+        Map<ShapeKey, Double> throughputByShape = new HashMap<>(); // jobs of one shape share a placement search
         for (AppView app : r.apps.values()) {
             List<Item> keep = new ArrayList<>();
             List<Item> start = new ArrayList<>();
@@ -119,7 +128,7 @@ final class Bids {
                     int held = j.status().admission().placement().gpuCount();
                     keep.add(new Item(j, true, null, 0, 0, 0, held, 1, 1));
                 } else if (!j.holding() && !neverFits(j.status())) {
-                    Item it = pendingItem(r, j);
+                    Item it = pendingItem(r, j, throughputByShape);
                     if (it != null) {
                         start.add(it);
                     }
@@ -137,9 +146,10 @@ final class Bids {
                 }
             }
             if (!all.isEmpty()) {
-                r.items.put(app.name(), all);
+                items.put(app.name(), all);
             }
         }
+        return items;
     }
 
 
@@ -198,7 +208,7 @@ final class Bids {
         sortStablyByKey(items, keys);
     }
 
-    private static Item pendingItem(Round r, JobView j) {
+    private static Item pendingItem(PlanState r, JobView j, Map<ShapeKey, Double> throughputByShape) {
         JobSpec spec = j.status().spec();
         PodSet elastic = null;
         int fixed = 0;
@@ -214,7 +224,7 @@ final class Bids {
             if (cost > r.ctx.capacity().totalGpus()) {
                 return null;
             }
-            double tf = throughput(r, j.status(), null, cost);
+            double tf = throughput(r, j.status(), null, cost, throughputByShape);
             return new Item(j, false, null, 0, 0, 0, cost, tf, tf);
         }
         int gpm = (int) elastic.resources().gpus();
@@ -226,8 +236,8 @@ final class Bids {
         while (max > elastic.minCount() && probe.cost(max) > r.ctx.capacity().totalGpus()) {
             max--;
         }
-        double tfMin = throughput(r, j.status(), probe.counts(elastic.minCount()), probe.minCost());
-        double tfMax = throughput(r, j.status(), probe.counts(max), probe.cost(max));
+        double tfMin = throughput(r, j.status(), probe.counts(elastic.minCount()), probe.minCost(), throughputByShape);
+        double tfMax = throughput(r, j.status(), probe.counts(max), probe.cost(max), throughputByShape);
         return new Item(j, false, elastic.name(), elastic.minCount(), max, gpm, fixed, tfMin, tfMax);
     }
 
@@ -236,9 +246,9 @@ final class Bids {
      * capacity when it finds a place; else, from the job's sensitivity, one node's factor when the gang fits
      * the largest node seen, one rack's otherwise.
      */
-    private static double throughput(Round r, JobStatus job, Map<String, Integer> fewer, int gpus) {
+    private static double throughput(PlanState r, JobStatus job, Map<String, Integer> fewer, int gpus, Map<ShapeKey, Double> cache) {
         ShapeKey key = shapeKey(job.spec(), fewer);
-        Double cached = r.findCache.get(key);
+        Double cached = cache.get(key);
         if (cached != null) {
             return cached;
         }
@@ -253,12 +263,12 @@ final class Bids {
             int node = r.nodeSize();
             tf = job.spec().sensitivity().factor(gpus <= node ? Locality.NODE : Locality.RACK);
         }
-        r.findCache.put(key, tf);
+        cache.put(key, tf);
         return tf;
     }
 
     /** The bundle sizes an app values, Pareto-filtered, costing at most the r.pool. */
-    static List<Option> options(Round r, AppView app, List<Item> its) {
+    static List<Option> options(PlanState r, AppView app, List<Item> its) {
         // the jobs that run in an allocation, as flags and speeds by position in app.jobs() (as fixedRunning's map):
         // an app values each prefix of its items, and a hash map per valuation cost more than the estimate
         List<JobView> jobs = app.jobs();
@@ -309,7 +319,7 @@ final class Bids {
 
     /**
      * @return the position of a job of the app in its job list: an item carries the very view of the app's list
-     *     ({@link #buildItems}), so the view itself is looked for first, and its id only if it is a copy
+     *     ({@link #items}), so the view itself is looked for first, and its id only if it is a copy
      */
     static int position(List<JobView> jobs, Map<String, Integer> index, JobView job) {
         if (index != null) {

@@ -21,7 +21,7 @@ import java.util.Set;
  * returned for {@link Leases#startRevokingExpired}.
  */
 final class LeaseAuction {
-    private final Round r;
+    private final PlanState r;
     /** The apps with demand from the worst app with a waiting job on, worst ρ first. */
     private final List<String> rank;
     private final List<String> participants = new ArrayList<>();
@@ -31,6 +31,8 @@ final class LeaseAuction {
     private final List<Choice> starts = new ArrayList<>();
     /** The apps in the order they start jobs on what is left: outside the auction, then bidders, each nearest to finishing first. */
     private final List<String> startOrder = new ArrayList<>();
+    /** The bundle sizes each bidder bid for, smallest and largest GPUs (for people to read; decisions never use it). */
+    private final Map<String, long[]> bidSizes = new java.util.HashMap<>();
     /** GPUs of the pool not yet given out. */
     private long left;
 
@@ -38,7 +40,7 @@ final class LeaseAuction {
      * @param r the round
      * @param rank the apps with demand from the worst app with a waiting job on, worst ρ first
      */
-    LeaseAuction(Round r, List<String> rank) {
+    LeaseAuction(PlanState r, List<String> rank) {
         this.r = r;
         this.rank = rank;
         this.left = r.pool;
@@ -64,6 +66,11 @@ final class LeaseAuction {
         return starts;
     }
 
+    /** @return each bidder's smallest and largest bundle size, in GPUs */
+    Map<String, long[]> bidSizes() {
+        return bidSizes;
+    }
+
     /** @return the apps in the order they start jobs on GPUs still free at the end */
     List<String> startOrder() {
         return startOrder;
@@ -75,7 +82,7 @@ final class LeaseAuction {
         int n = rank.size();
         int bidders = Math.max(1, (int) Math.ceil((1 - config.f()) * n - 1e-9));
         participants.addAll(rank.subList(0, Math.min(n, bidders)));
-        if (config.reserve() && worst != null && !participants.contains(worst)) {
+        if (config.starvationGuard() && worst != null && !participants.contains(worst)) {
             participants.add(worst);
         }
         for (String a : participants) {
@@ -87,7 +94,7 @@ final class LeaseAuction {
                 vals[i] = os.get(i).valuation();
             }
             options.add(os);
-            r.bidSizes.put(a, smallestAndLargest(sizes));
+            bidSizes.put(a, smallestAndLargest(sizes));
             bids.add(new Bid(a, sizes, vals, guarantee && a.equals(worst)));
         }
     }
@@ -172,7 +179,7 @@ final class LeaseAuction {
     /** An app keeps its running jobs whose leases expired, while what is left covers them. */
     private void keepRunning(String app) {
         for (Item it : r.items.get(app)) {
-            if (it.keep() && !r.kept.contains(it.job().id()) && it.minCost() <= left) {
+            if (it.keep() && !r.kept(it.job().id()) && it.minCost() <= left) {
                 r.keep(it.job().status());
                 left -= it.minCost();
             }

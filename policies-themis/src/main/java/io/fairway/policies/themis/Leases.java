@@ -35,7 +35,7 @@ final class Leases {
      * @param r the round
      * @param jobs jobs whose leases expired
      */
-    static void renew(Round r, List<JobStatus> jobs) {
+    static void renew(PlanState r, List<JobStatus> jobs) {
         for (JobStatus j : jobs) {
             r.keep(j);
         }
@@ -50,13 +50,13 @@ final class Leases {
      * @param starts the jobs to start, in order
      * @param expiry the leases they get
      */
-    static void startRevokingExpired(Round r, List<Choice> starts, long expiry) {
+    static void startRevokingExpired(PlanState r, List<Choice> starts, long expiry) {
         // the app of each job a start may revoke: only the jobs whose expired lease nobody kept (built from them, not
         // from every live job of every app: most rounds revoke nothing)
         Map<String, AppView> appOfJob = new HashMap<>();
         Set<String> unkept = new HashSet<>();
-        for (JobStatus j : r.revocable) {
-            if (!r.kept.contains(j.id())) {
+        for (JobStatus j : r.offeredLeases) {
+            if (!r.kept(j.id())) {
                 unkept.add(j.id());
                 AppView a = r.apps.get(j.spec().jobSet());
                 if (a != null) {
@@ -67,7 +67,7 @@ final class Leases {
         Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> appOfJob.containsKey(j.id()) ? appOfJob.get(j.id()).rho() : 0)
                 .thenComparing(JobOrder.SEQUENCE);
         for (Choice c : starts) {
-            if (r.start(c, expiry) || r.admitted.contains(c.item().job().id())) {
+            if (r.start(c, expiry) || r.admitted(c.item().job().id())) {
                 continue;
             }
             JobStatus j = c.item().job().status();
@@ -80,7 +80,7 @@ final class Leases {
             Predicate<JobStatus> candidate = v -> unkept.contains(v.id())
                     && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho
                         || ownFirst && v.spec().jobSet().equals(taker));
-            if (!anyOf(r.revocable, candidate)) {
+            if (!anyOf(r.offeredLeases, candidate)) {
                 continue; // no expired lease this start may take: room() could only name no victim
             }
             List<JobStatus> victims = room(r, j, counts, candidate, bestOffFirst);
@@ -95,7 +95,7 @@ final class Leases {
             }
             r.start(c, expiry);
         }
-        for (JobStatus j : r.revocable) {
+        for (JobStatus j : r.offeredLeases) {
             if (unkept.contains(j.id())) {
                 r.keep(j);
             }
@@ -128,10 +128,10 @@ final class Leases {
      * GPUs in use per node (running jobs not preempted in this round, plus this round's admissions), with the
      * candidates on each node.
      */
-    static Map<String, NodeUse> nodeUse(Round r, Predicate<JobStatus> candidate, Predicate<JobStatus> later) {
+    static Map<String, NodeUse> nodeUse(PlanState r, Predicate<JobStatus> candidate, Predicate<JobStatus> later) {
         Map<String, NodeUse> nodes = new TreeMap<>();
         for (JobStatus j : r.ctx.holding()) {
-            if (j.admission() == null || j.spec().totalGpus() == 0 || r.preempted.contains(j.id())) {
+            if (j.admission() == null || j.spec().totalGpus() == 0 || r.preempted(j.id())) {
                 continue;
             }
             boolean c = candidate.test(j);
@@ -149,7 +149,7 @@ final class Leases {
                 }
             }
         }
-        for (Placement p : r.placed) {
+        for (Placement p : r.placed()) {
             for (MemberPlacement m : p.members()) {
                 nodes.computeIfAbsent(m.node(), NodeUse::new).used += m.gpus().size();
             }
@@ -163,7 +163,7 @@ final class Leases {
      *
      * @return the victims, or null when the candidates cannot make room
      */
-    static List<JobStatus> room(Round r, JobStatus job, Map<String, Integer> counts, Predicate<JobStatus> candidate,
+    static List<JobStatus> room(PlanState r, JobStatus job, Map<String, Integer> counts, Predicate<JobStatus> candidate,
                          Comparator<JobStatus> order) {
         int members = 0;
         int perMember = 0;
@@ -222,7 +222,7 @@ final class Leases {
      * lost its work since its last checkpoint, pays its restore, and is assumed to wait a lease for GPUs (the app's
      * other jobs keep running).
      */
-    static double[] revocationCost(Round r, JobStatus j) {
+    static double[] revocationCost(PlanState r, JobStatus j) {
         AppView a = r.apps.get(j.spec().jobSet());
         JobView v = r.view(j);
         if (a == null || v == null) {

@@ -20,7 +20,7 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Themis' starvation guard ({@link Config#reserve()}): the worst app with a waiting job is not starved by gangs larger
+ * Themis' starvation guard ({@link Config#starvationGuard()}): the worst app with a waiting job is not starved by gangs larger
  * than what one auction offers (nodes are revoked or gathered for it), and short jobs stuck behind long jobs' leases
  * may have leases revoked early ({@link Config#earlyRevoke()}). See {@link ThemisPolicy}'s class comment.
  */
@@ -37,41 +37,41 @@ final class StarvationGuard {
      * @param why reasons by app, for the jobs left waiting
      * @return true when the auction must guarantee the worst app its smallest bundle
      */
-    static boolean protect(Round r, List<String> rank, String worst, Map<String, String> why) {
+    static boolean protect(PlanState r, List<String> rank, String worst, Map<String, String> why) {
         Config config = r.config;
-        boolean guarded = config.reserve() && !config.infiniteLeases() && worst != null;
-        boolean acts = guarded && r.apps.get(worst).rho() >= config.reserveAboveRho();
+        boolean guarded = config.starvationGuard() && !config.infiniteLeases() && worst != null;
+        boolean acts = guarded && r.apps.get(worst).rho() >= config.guardAboveRho();
         boolean guarantee = acts && reserve(r, worst, why);
         if (guarded && !acts
                 && r.apps.get(worst).jobs().stream().noneMatch(JobView::holding)) {
             // An app that holds nothing sees its ρ grow by 1 ÷ T_id a second: ask for a round when it reaches the guard's
             // threshold. (An app that runs jobs may keep its ρ for hours; its next event brings the next round.)
             AppView w = r.apps.get(worst);
-            r.ctx.wakeAt(r.now + Math.max(1_000, (long) Math.ceil((config.reserveAboveRho() - w.rho()) * w.idealSeconds() * 1000)));
+            r.ctx.wakeAt(r.now + Math.max(1_000, (long) Math.ceil((config.guardAboveRho() - w.rho()) * w.idealSeconds() * 1000)));
         }
-        if (config.reserve() && config.earlyRevoke() && !config.infiniteLeases()) {
+        if (config.starvationGuard() && config.earlyRevoke() && !config.infiniteLeases()) {
             earlyForShortJobs(r, rank, worst, why);
         }
         return guarantee;
     }
 
     /**
-     * With {@link Config#overdueReserve()}: the oldest overdue waiting job ({@link Config#overdueFactor()}) that did not
+     * With {@link Config#guardOverdue()}: the oldest overdue waiting job ({@link Config#overdueFactor()}) that did not
      * fit on the free GPUs gets room as the worst app does in {@link #reserve}: just enough expired leases that nobody
      * kept, of jobs that checkpoint, are revoked (the best-off apps' first) when they make a whole place for it, and it
      * starts; otherwise the nodes where such leases (expired or not) will make that place are gathered for it. Only the
      * oldest: the others wait their turn.
      *
-     * @param r the round, after {@link Round#startOverdue}
+     * @param r the round, after {@link PlanState#startOverdue}
      * @param why reasons by app, for the jobs left waiting
      */
-    static void protectOverdue(Round r, Map<String, String> why) {
+    static void protectOverdue(PlanState r, Map<String, String> why) {
         Config config = r.config;
-        if (!config.overdueReserve() || !config.reserve() || config.infiniteLeases()) {
+        if (!config.guardOverdue() || !config.starvationGuard() || config.infiniteLeases()) {
             return;
         }
         for (JobView j : r.overdue) {
-            if (r.admitted.contains(j.id())) {
+            if (r.admitted(j.id())) {
                 continue;
             }
             String app = j.status().spec().jobSet();
@@ -87,12 +87,12 @@ final class StarvationGuard {
             JobStatus job = j.status();
             Map<String, Integer> counts = item.elasticPodSet() == null ? Bids.fullCounts(job.spec()) : item.counts(item.minMembers());
             Set<String> expired = new HashSet<>();
-            for (JobStatus v : r.revocable) {
+            for (JobStatus v : r.offeredLeases) {
                 expired.add(v.id());
             }
             // only jobs that checkpoint make room: revoking one that does not would throw its work away, and the job it
             // made room for could be revoked in turn for the next overdue job, and so on without end
-            Predicate<JobStatus> notKept = v -> !r.kept.contains(v.id()) && r.apps.containsKey(v.spec().jobSet())
+            Predicate<JobStatus> notKept = v -> !r.kept(v.id()) && r.apps.containsKey(v.spec().jobSet())
                     && v.spec().checkpointing() != null;
             Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus v) -> r.apps.get(v.spec().jobSet()).rho())
                     .thenComparing(JobOrder.SEQUENCE);
@@ -103,7 +103,7 @@ final class StarvationGuard {
             }
             for (JobStatus v : victims) {
                 r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for job %s, overdue", job.id()));
-                r.revocable.remove(v);
+                r.offeredLeases.remove(v);
             }
             if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
                 r.pool -= item.minCost();
@@ -127,7 +127,7 @@ final class StarvationGuard {
      * @return true when the job fits on the free GPUs as they are: the auction then guarantees the app its smallest
      *     bundle
      */
-    private static boolean reserve(Round r, String worst, Map<String, String> why) {
+    private static boolean reserve(PlanState r, String worst, Map<String, String> why) {
         AppView app = r.apps.get(worst);
         Item item = null;
         for (Item it : r.items.get(worst)) {
@@ -149,12 +149,12 @@ final class StarvationGuard {
             return false; // not starving yet: it has waited neither a whole lease (every GPU offered again) nor its own length
         }
         Set<String> expired = new HashSet<>();
-        for (JobStatus j : r.revocable) {
+        for (JobStatus j : r.offeredLeases) {
             expired.add(j.id());
         }
         Predicate<JobStatus> betterOff = j -> {
             AppView holder = r.apps.get(j.spec().jobSet());
-            return holder != null && r.rhoIfRevoked(holder.name()) < app.rho() && !r.kept.contains(j.id());
+            return holder != null && r.rhoIfRevoked(holder.name()) < app.rho() && !r.kept(j.id());
         };
         Comparator<JobStatus> bestOffFirst = Comparator.comparingDouble((JobStatus j) -> r.apps.get(j.spec().jobSet()).rho())
                 .thenComparing(JobOrder.SEQUENCE);
@@ -163,7 +163,7 @@ final class StarvationGuard {
             for (JobStatus v : victims) {
                 r.revoke(v, String.format(Locale.ROOT, "Themis: lease expired; its GPUs make room for app %s, which has the worst rho (%.2f)",
                         worst, app.rho()));
-                r.revocable.remove(v);
+                r.offeredLeases.remove(v);
             }
             if (r.start(new Choice(item, item.elasticPodSet() == null ? 0 : item.minMembers()), r.expiry())) {
                 r.pool -= item.minCost();
@@ -189,11 +189,11 @@ final class StarvationGuard {
      *
      * @return true when the job was started
      */
-    private static boolean earlyRevoke(Round r, AppView app, Item item, Map<String, Integer> counts, Map<String, String> why) {
+    private static boolean earlyRevoke(PlanState r, AppView app, Item item, Map<String, Integer> counts, Map<String, String> why) {
         JobStatus job = item.job().status();
         Map<String, double[]> cost = new HashMap<>();
         Predicate<JobStatus> eligible = j -> {
-            if (r.kept.contains(j.id()) || r.admitted.contains(j.id()) || j.spec().jobSet().equals(app.name()) || !r.revocable(j)
+            if (r.kept(j.id()) || r.admitted(j.id()) || j.spec().jobSet().equals(app.name()) || !r.revocable(j)
                     || j.admission().leaseExpiresAtMillis() == Admit.NO_LEASE) {
                 return false;
             }
@@ -218,7 +218,7 @@ final class StarvationGuard {
         for (JobStatus v : victims) {
             r.revoke(v, String.format(Locale.ROOT, "Themis: lease revoked early for app %s, which has the worst rho (%.2f; %.0f s more "
                     + "to wait for this lease)", app.name(), app.rho(), Math.max(0, v.admission().leaseExpiresAtMillis() - r.now) / 1000.0));
-            if (!r.revocable.remove(v)) {
+            if (!r.offeredLeases.remove(v)) {
                 r.pool += v.admission().placement().gpuCount(); // its GPUs were not offered: they are free now
             }
         }
@@ -237,15 +237,15 @@ final class StarvationGuard {
      * would multiply such an app's ρ, while the holders of long jobs barely notice a revocation at their checkpoint.
      * Rounds run at events, so a short job that waited for the guard would often wait until the next event.
      */
-    private static void earlyForShortJobs(Round r, List<String> rank, String worst, Map<String, String> why) {
+    private static void earlyForShortJobs(PlanState r, List<String> rank, String worst, Map<String, String> why) {
         List<Item> shortJobs = new ArrayList<>();
-        boolean noneAdmitted = r.admitted.isEmpty(); // then no job id need be looked up (thousands of apps per round)
+        boolean noneAdmitted = r.noneAdmitted(); // then no job id need be looked up (thousands of apps per round)
         for (String a : rank) {
             if (r.apps.get(a) == null) {
                 continue;
             }
             for (Item it : r.items.get(a)) {
-                if (!it.keep() && (noneAdmitted || !r.admitted.contains(it.job().id()))) {
+                if (!it.keep() && (noneAdmitted || !r.admitted(it.job().id()))) {
                     if (it.job().remaining() <= r.horizon && !r.fitsNow(it)) {
                         shortJobs.add(it);
                     }
@@ -274,7 +274,7 @@ final class StarvationGuard {
      *
      * @return false (the auction does not guarantee the app a bundle while its nodes drain)
      */
-    private static boolean gather(Round r, String worst, Item item, Set<String> expired, Predicate<JobStatus> betterOff,
+    private static boolean gather(PlanState r, String worst, Item item, Set<String> expired, Predicate<JobStatus> betterOff,
                                   Map<String, String> why) {
         JobStatus job = item.job().status();
         int perMember = 0;
@@ -306,18 +306,16 @@ final class StarvationGuard {
         if (slots < members) {
             return false; // better-off apps do not hold enough in one place: nothing to gather
         }
+        List<String> nodeNames = new ArrayList<>();
+        List<JobStatus> leases = new ArrayList<>();
         for (Leases.NodeUse n : chosen) {
-            r.heldNodes.add(n.name);
-            for (JobStatus v : n.revocable) {
-                if (r.revocable.remove(v)) {
-                    r.held.add(v.id());
-                    r.pool -= v.admission().placement().gpuCount();
-                }
-            }
+            nodeNames.add(n.name);
+            leases.addAll(n.revocable);
         }
+        Set<String> gathering = r.gather(nodeNames, leases);
         r.dropItems();
         why.put(worst, String.format(Locale.ROOT, "has the worst rho; GPUs are being gathered for it on %s (needs %d GPUs)",
-                r.heldNodes, item.minCost()));
+                gathering, item.minCost()));
         return false;
     }
 }

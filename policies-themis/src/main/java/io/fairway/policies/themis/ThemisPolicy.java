@@ -39,15 +39,15 @@ import java.util.Map;
  *   <li>every GPU granted carries a lease of {@link Config#leaseMinutes()}, stretched (by at most one checkpoint
  *       interval) to end just after the job's next checkpoint, so that a revocation at expiry loses almost no work.</li>
  * </ol>
- * With {@link Config#reserve()} the worst app with a waiting job is not starved by gangs larger than what one auction
- * offers: once its ρ has reached {@link Config#reserveAboveRho()} (below that the auction alone decides, which serves
+ * With {@link Config#starvationGuard()} the worst app with a waiting job is not starved by gangs larger than what one auction
+ * offers: once its ρ has reached {@link Config#guardAboveRho()} (below that the auction alone decides, which serves
  * short jobs sooner) and its smallest job has waited a whole lease (or as long as it would take to run) and does not fit on the free GPUs, nodes are chosen where
  * better-off apps' leases can make a place for it; if their expired leases suffice, just enough are revoked and the job
  * starts; otherwise those nodes drain (their expired leases are neither renewed nor offered, and jobs placed there get
  * leases that expire at once) while the rest of the cluster is auctioned as usual.
  *
  * <p>A waiting job overtaken for long is <em>overdue</em> ({@link Config#overdueFactor()}): overdue jobs start before the
- * auction, oldest first, when they fit on the free GPUs; with {@link Config#overdueReserve()} the oldest one that does
+ * auction, oldest first, when they fit on the free GPUs; with {@link Config#guardOverdue()} the oldest one that does
  * not fit gets room as the worst app does (just enough expired leases revoked, else nodes gathered for it).
  *
  * <p>With {@link Config#earlyRevoke()} a waiting job shorter than a lease that does not fit on the free GPUs need not
@@ -69,13 +69,15 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     }
 
     /**
-     * Themis' configuration.
+     * Themis' configuration. Build one with {@link #builder()} (from {@link #DEFAULTS}) or {@link #toBuilder()}; the
+     * canonical constructor stays for binding.
      *
      * @param f the fairness knob in [0, 1]: the (1 − f) fraction of apps with the worst ρ bid (at least one)
      * @param leaseMinutes lease length in minutes of the scheduler clock ({@code +∞}: leases never expire)
      * @param hiddenPayments true: winners keep only the fraction c_i of their bundle
      * @param estimate how progress is estimated
-     * @param reserve true: the worst app's gang is not starved (see the class comment)
+     * @param starvationGuard true: the worst app's gang is not starved (see the class comment); configuration key
+     *     {@code starvationGuard}, formerly {@code reserve}
      * @param method how the winners are determined
      * @param revokeWithoutCheckpoint true: jobs that do not checkpoint are revocable like the others, their whole work
      *     counted as lost in the ρ their app would have without them (so they are revoked only for an app whose ρ is
@@ -85,7 +87,8 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      *     would be without it; false: for any app that won GPUs
      * @param earlyRevoke true: the starvation guard may revoke leases that have not expired yet when waiting for their
      *     expiry would raise the worst app's ρ more than the revocation raises the holders' (see the class comment)
-     * @param reserveAboveRho the starvation guard acts only once the worst app's ρ has reached this (0: always)
+     * @param guardAboveRho the starvation guard acts only once the worst app's ρ has reached this (0: always);
+     *     configuration key {@code guardAboveRho}, formerly {@code reserveAboveRho}
      * @param perJob true: an app's ρ is at least the worst ρ of its jobs, each measured on its own (its time since
      *     submission and to its end over its work on a share of cluster GPUs ÷ live jobs), in rankings, bids and
      *     revocations alike; false: the app's ρ alone (the paper's)
@@ -101,14 +104,15 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      *     waiting ones shortest first). 0: every job by its ρ
      * @param overdueOwnRun how much of its own remaining run a job that announces one may wait on top of the overdue
      *     bound's share of the work ahead of it (1: all of it, 0: none)
-     * @param overdueReserve true: when the oldest overdue job does not fit on the free GPUs, the starvation guard makes
+     * @param guardOverdue true: when the oldest overdue job does not fit on the free GPUs, the starvation guard makes
      *     room for it as it does for the worst app (just enough expired leases revoked, else nodes gathered); false:
-     *     overdue jobs only start first when they fit
+     *     overdue jobs only start first when they fit; configuration key {@code guardOverdue}, formerly
+     *     {@code overdueReserve}
      */
-    public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
+    public record Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean starvationGuard, Method method,
+                         boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double guardAboveRho,
                          boolean perJob, double overdueFactor, boolean worstJobFirst, double worstJobAboveRho, double overdueOwnRun,
-                         boolean overdueReserve) {
+                         boolean guardOverdue) {
         /** The ρ from which an app's jobs come first, worst first, by default. */
         public static final double DEFAULT_WORST_JOB_ABOVE_RHO = 0.0;
 
@@ -116,93 +120,29 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         public static final double DEFAULT_OVERDUE_OWN_RUN = 1.0;
 
         /** Whether the guard makes room for the oldest overdue job, by default. */
-        public static final boolean DEFAULT_OVERDUE_RESERVE = true;
+        public static final boolean DEFAULT_GUARD_OVERDUE = true;
 
         /**
-         * With the default {@code worstJobAboveRho}, {@code overdueOwnRun} and {@code overdueReserve}.
+         * Whether the guard makes room for the oldest overdue job, by default.
          *
-         * @param f the fairness knob
-         * @param leaseMinutes lease length in minutes
-         * @param hiddenPayments hidden payments
-         * @param estimate the estimate
-         * @param reserve the starvation guard
-         * @param method winner determination
-         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
-         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
-         * @param earlyRevoke early revocation for short jobs
-         * @param reserveAboveRho the worst app's ρ from which the guard acts
-         * @param perJob the per-job term
-         * @param overdueFactor the overdue bound
-         * @param worstJobFirst an app's worst-off jobs first
+         * @deprecated use {@link #DEFAULT_GUARD_OVERDUE}
          */
-        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
-                      boolean perJob, double overdueFactor, boolean worstJobFirst) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
-                    reserveAboveRho, perJob, overdueFactor, worstJobFirst, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
-                    DEFAULT_OVERDUE_RESERVE);
-        }
+        @Deprecated
+        public static final boolean DEFAULT_OVERDUE_RESERVE = DEFAULT_GUARD_OVERDUE;
 
         /** Whether an app hands the GPUs it wins to its worst-off jobs first, by default. */
         public static final boolean DEFAULT_WORST_JOB_FIRST = true;
 
-        /**
-         * The defaults: f = 0 (every app with demand bids), 15-minute leases, hidden payments, progress estimates, reservation, AUTO, jobs without
-         * checkpointing revocable at the price of their work (a revocation restarts them from zero, and that loss counts in the
-         * holder's ρ, so it happens only for an app whose ρ is worse even then), leases renewed unless a worse-off app needs
-         * them, early revocation for the worst app, a job overdue once it has waited 1.5 × the cluster time of the work
-         * submitted before it plus its own run, and room made for the oldest overdue job.
-         */
-        public static final Config DEFAULTS = new Config(0.0, 15, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true, 2.0,
-                true, 1.5, DEFAULT_WORST_JOB_FIRST, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
-                    DEFAULT_OVERDUE_RESERVE);
-
-
-        /**
-         * With the default order of an app's jobs ({@link #DEFAULT_WORST_JOB_FIRST}).
-         *
-         * @param f the fairness knob
-         * @param leaseMinutes lease length in minutes
-         * @param hiddenPayments hidden payments
-         * @param estimate the estimate
-         * @param reserve the starvation guard
-         * @param method winner determination
-         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
-         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
-         * @param earlyRevoke early revocation for short jobs
-         * @param reserveAboveRho the worst app's ρ from which the guard acts
-         * @param perJob the per-job term
-         * @param overdueFactor the overdue bound
-         */
-        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho,
-                      boolean perJob, double overdueFactor) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
-                    reserveAboveRho, perJob, overdueFactor, DEFAULT_WORST_JOB_FIRST);
-        }
-
         /** The worst app's ρ from which the starvation guard acts, by default. */
-        public static final double DEFAULT_RESERVE_ABOVE_RHO = 2.0;
+        public static final double DEFAULT_GUARD_ABOVE_RHO = 2.0;
 
         /**
-         * With the default per-job term and overdue factor.
+         * The worst app's ρ from which the starvation guard acts, by default.
          *
-         * @param f the fairness knob
-         * @param leaseMinutes lease length in minutes
-         * @param hiddenPayments hidden payments
-         * @param estimate the estimate
-         * @param reserve the starvation guard
-         * @param method winner determination
-         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
-         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
-         * @param earlyRevoke early revocation for short jobs
-         * @param reserveAboveRho the worst app's ρ from which the guard acts
+         * @deprecated use {@link #DEFAULT_GUARD_ABOVE_RHO}
          */
-        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
-                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double reserveAboveRho) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
-                    reserveAboveRho, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
-        }
+        @Deprecated
+        public static final double DEFAULT_RESERVE_ABOVE_RHO = DEFAULT_GUARD_ABOVE_RHO;
 
         /** Whether the per-job term is on by default. */
         public static final boolean DEFAULTS_PER_JOB = true;
@@ -211,21 +151,109 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         public static final double DEFAULT_OVERDUE_FACTOR = 1.5;
 
         /**
-         * With early revocation (true) and the guard from ρ = {@value #DEFAULT_RESERVE_ABOVE_RHO}.
+         * The defaults: f = 0 (every app with demand bids), 15-minute leases, hidden payments, progress estimates, the
+         * starvation guard, AUTO, jobs without checkpointing revocable at the price of their work (a revocation restarts
+         * them from zero, and that loss counts in the holder's ρ, so it happens only for an app whose ρ is worse even
+         * then), leases renewed unless a worse-off app needs them, early revocation for the worst app, a job overdue
+         * once it has waited 1.5 × the cluster time of the work submitted before it plus its own run, and room made for
+         * the oldest overdue job.
+         */
+        public static final Config DEFAULTS = new Config(0.0, 15, true, Estimate.PROGRESS, true, Method.AUTO, true, true, true,
+                DEFAULT_GUARD_ABOVE_RHO, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR, DEFAULT_WORST_JOB_FIRST, DEFAULT_WORST_JOB_ABOVE_RHO,
+                DEFAULT_OVERDUE_OWN_RUN, DEFAULT_GUARD_OVERDUE);
+
+        /**
+         * With the default {@code worstJobAboveRho}, {@code overdueOwnRun} and {@code guardOverdue}.
          *
          * @param f the fairness knob
          * @param leaseMinutes lease length in minutes
          * @param hiddenPayments hidden payments
          * @param estimate the estimate
-         * @param reserve the starvation guard
+         * @param starvationGuard the starvation guard
          * @param method winner determination
          * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
          * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @param earlyRevoke early revocation for short jobs
+         * @param guardAboveRho the worst app's ρ from which the guard acts
+         * @param perJob the per-job term
+         * @param overdueFactor the overdue bound
+         * @param worstJobFirst an app's worst-off jobs first
+         * @deprecated use {@link #builder()}
          */
-        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+        @Deprecated
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean starvationGuard, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double guardAboveRho,
+                      boolean perJob, double overdueFactor, boolean worstJobFirst) {
+            this(f, leaseMinutes, hiddenPayments, estimate, starvationGuard, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
+                    guardAboveRho, perJob, overdueFactor, worstJobFirst, DEFAULT_WORST_JOB_ABOVE_RHO, DEFAULT_OVERDUE_OWN_RUN,
+                    DEFAULT_GUARD_OVERDUE);
+        }
+
+        /**
+         * With the default order of an app's jobs ({@link #DEFAULT_WORST_JOB_FIRST}).
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param starvationGuard the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @param earlyRevoke early revocation for short jobs
+         * @param guardAboveRho the worst app's ρ from which the guard acts
+         * @param perJob the per-job term
+         * @param overdueFactor the overdue bound
+         * @deprecated use {@link #builder()}
+         */
+        @Deprecated
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean starvationGuard, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double guardAboveRho,
+                      boolean perJob, double overdueFactor) {
+            this(f, leaseMinutes, hiddenPayments, estimate, starvationGuard, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
+                    guardAboveRho, perJob, overdueFactor, DEFAULT_WORST_JOB_FIRST);
+        }
+
+        /**
+         * With the default per-job term and overdue factor.
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param starvationGuard the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @param earlyRevoke early revocation for short jobs
+         * @param guardAboveRho the worst app's ρ from which the guard acts
+         * @deprecated use {@link #builder()}
+         */
+        @Deprecated
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean starvationGuard, Method method,
+                      boolean revokeWithoutCheckpoint, boolean renewUnlessWorse, boolean earlyRevoke, double guardAboveRho) {
+            this(f, leaseMinutes, hiddenPayments, estimate, starvationGuard, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke,
+                    guardAboveRho, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
+        }
+
+        /**
+         * With early revocation (true) and the guard from ρ = {@value #DEFAULT_GUARD_ABOVE_RHO}.
+         *
+         * @param f the fairness knob
+         * @param leaseMinutes lease length in minutes
+         * @param hiddenPayments hidden payments
+         * @param estimate the estimate
+         * @param starvationGuard the starvation guard
+         * @param method winner determination
+         * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @param renewUnlessWorse renew expired leases unless a worse-off app needs them
+         * @deprecated use {@link #builder()}
+         */
+        @Deprecated
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean starvationGuard, Method method,
                       boolean revokeWithoutCheckpoint, boolean renewUnlessWorse) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, true,
-                    DEFAULT_RESERVE_ABOVE_RHO, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
+            this(f, leaseMinutes, hiddenPayments, estimate, starvationGuard, method, revokeWithoutCheckpoint, renewUnlessWorse, true,
+                    DEFAULT_GUARD_ABOVE_RHO, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
         }
 
         /**
@@ -235,14 +263,16 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
          * @param leaseMinutes lease length in minutes
          * @param hiddenPayments hidden payments
          * @param estimate the estimate
-         * @param reserve the starvation guard
+         * @param starvationGuard the starvation guard
          * @param method winner determination
          * @param revokeWithoutCheckpoint revoke jobs that do not checkpoint
+         * @deprecated use {@link #builder()}
          */
-        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean reserve, Method method,
+        @Deprecated
+        public Config(double f, double leaseMinutes, boolean hiddenPayments, Estimate estimate, boolean starvationGuard, Method method,
                       boolean revokeWithoutCheckpoint) {
-            this(f, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, true, true, DEFAULT_RESERVE_ABOVE_RHO,
-                    DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
+            this(f, leaseMinutes, hiddenPayments, estimate, starvationGuard, method, revokeWithoutCheckpoint, true, true,
+                    DEFAULT_GUARD_ABOVE_RHO, DEFAULTS_PER_JOB, DEFAULT_OVERDUE_FACTOR);
         }
 
         /** Validates. */
@@ -252,14 +282,24 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
                     "policy themis: leaseMinutes must be > 0 (or infinite), was %s", leaseMinutes);
             InvalidSpecException.check(estimate != null, "policy.themis.estimate", null, "policy themis: estimate is required");
             InvalidSpecException.check(method != null, "policy.themis.method", null, "policy themis: method is required");
-            InvalidSpecException.check(reserveAboveRho >= 0, "policy.themis.reserveAboveRho", reserveAboveRho,
-                    "policy themis: reserveAboveRho must be >= 0, was %s", reserveAboveRho);
+            InvalidSpecException.check(guardAboveRho >= 0, "policy.themis.guardAboveRho", guardAboveRho,
+                    "policy themis: guardAboveRho must be >= 0, was %s", guardAboveRho);
             InvalidSpecException.check(overdueFactor >= 0, "policy.themis.overdueFactor", overdueFactor,
                     "policy themis: overdueFactor must be >= 0 (or infinite), was %s", overdueFactor);
             InvalidSpecException.check(worstJobAboveRho >= 0 && !Double.isNaN(worstJobAboveRho), "policy.themis.worstJobAboveRho", worstJobAboveRho,
                     "policy themis: worstJobAboveRho must be >= 0, was %s", worstJobAboveRho);
             InvalidSpecException.check(overdueOwnRun >= 0 && !Double.isInfinite(overdueOwnRun), "policy.themis.overdueOwnRun", overdueOwnRun,
                     "policy themis: overdueOwnRun must be a finite number >= 0, was %s", overdueOwnRun);
+        }
+
+        /** @return a builder from {@link #DEFAULTS} */
+        public static Builder builder() {
+            return DEFAULTS.toBuilder();
+        }
+
+        /** @return a builder from this configuration */
+        public Builder toBuilder() {
+            return new Builder(this);
         }
 
         /** @return true when leases never expire */
@@ -272,28 +312,201 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
             return infiniteLeases() ? Admit.NO_LEASE : Math.max(1, Math.round(leaseMinutes * 60_000));
         }
 
+        /**
+         * @return {@link #starvationGuard()}
+         * @deprecated renamed {@link #starvationGuard()}
+         */
+        @Deprecated
+        public boolean reserve() {
+            return starvationGuard;
+        }
+
+        /**
+         * @return {@link #guardAboveRho()}
+         * @deprecated renamed {@link #guardAboveRho()}
+         */
+        @Deprecated
+        public double reserveAboveRho() {
+            return guardAboveRho;
+        }
+
+        /**
+         * @return {@link #guardOverdue()}
+         * @deprecated renamed {@link #guardOverdue()}
+         */
+        @Deprecated
+        public boolean overdueReserve() {
+            return guardOverdue;
+        }
+
         /** @param v f @return a copy */
         public Config withF(double v) {
-            return new Config(v, leaseMinutes, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
+            return toBuilder().f(v).build();
         }
 
         /** @param v lease minutes @return a copy */
         public Config withLeaseMinutes(double v) {
-            return new Config(f, v, hiddenPayments, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
+            return toBuilder().leaseMinutes(v).build();
         }
 
         /** @param v hidden payments @return a copy */
         public Config withHiddenPayments(boolean v) {
-            return new Config(f, leaseMinutes, v, estimate, reserve, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
+            return toBuilder().hiddenPayments(v).build();
         }
 
-        /** @param v reservation @return a copy */
+        /**
+         * @param v the starvation guard
+         * @return a copy
+         * @deprecated use {@code toBuilder().starvationGuard(v).build()}
+         */
+        @Deprecated
         public Config withReserve(boolean v) {
-            return new Config(f, leaseMinutes, hiddenPayments, estimate, v, method, revokeWithoutCheckpoint, renewUnlessWorse, earlyRevoke, reserveAboveRho, perJob,
-                    overdueFactor, worstJobFirst, worstJobAboveRho, overdueOwnRun, overdueReserve);
+            return toBuilder().starvationGuard(v).build();
+        }
+
+        /** Builds a {@link Config} by name, field by field; {@link #build()} validates as the constructor does. */
+        public static final class Builder {
+            private double f;
+            private double leaseMinutes;
+            private boolean hiddenPayments;
+            private Estimate estimate;
+            private boolean starvationGuard;
+            private Method method;
+            private boolean revokeWithoutCheckpoint;
+            private boolean renewUnlessWorse;
+            private boolean earlyRevoke;
+            private double guardAboveRho;
+            private boolean perJob;
+            private double overdueFactor;
+            private boolean worstJobFirst;
+            private double worstJobAboveRho;
+            private double overdueOwnRun;
+            private boolean guardOverdue;
+
+            private Builder(Config c) {
+                f = c.f;
+                leaseMinutes = c.leaseMinutes;
+                hiddenPayments = c.hiddenPayments;
+                estimate = c.estimate;
+                starvationGuard = c.starvationGuard;
+                method = c.method;
+                revokeWithoutCheckpoint = c.revokeWithoutCheckpoint;
+                renewUnlessWorse = c.renewUnlessWorse;
+                earlyRevoke = c.earlyRevoke;
+                guardAboveRho = c.guardAboveRho;
+                perJob = c.perJob;
+                overdueFactor = c.overdueFactor;
+                worstJobFirst = c.worstJobFirst;
+                worstJobAboveRho = c.worstJobAboveRho;
+                overdueOwnRun = c.overdueOwnRun;
+                guardOverdue = c.guardOverdue;
+            }
+
+            /** @param v {@link Config#f()} @return this */
+            public Builder f(double v) {
+                f = v;
+                return this;
+            }
+
+            /** @param v {@link Config#leaseMinutes()} @return this */
+            public Builder leaseMinutes(double v) {
+                leaseMinutes = v;
+                return this;
+            }
+
+            /** @param v {@link Config#hiddenPayments()} @return this */
+            public Builder hiddenPayments(boolean v) {
+                hiddenPayments = v;
+                return this;
+            }
+
+            /** @param v {@link Config#estimate()} @return this */
+            public Builder estimate(Estimate v) {
+                estimate = v;
+                return this;
+            }
+
+            /** @param v {@link Config#starvationGuard()} @return this */
+            public Builder starvationGuard(boolean v) {
+                starvationGuard = v;
+                return this;
+            }
+
+            /** @param v {@link Config#method()} @return this */
+            public Builder method(Method v) {
+                method = v;
+                return this;
+            }
+
+            /** @param v {@link Config#revokeWithoutCheckpoint()} @return this */
+            public Builder revokeWithoutCheckpoint(boolean v) {
+                revokeWithoutCheckpoint = v;
+                return this;
+            }
+
+            /** @param v {@link Config#renewUnlessWorse()} @return this */
+            public Builder renewUnlessWorse(boolean v) {
+                renewUnlessWorse = v;
+                return this;
+            }
+
+            /** @param v {@link Config#earlyRevoke()} @return this */
+            public Builder earlyRevoke(boolean v) {
+                earlyRevoke = v;
+                return this;
+            }
+
+            /** @param v {@link Config#guardAboveRho()} @return this */
+            public Builder guardAboveRho(double v) {
+                guardAboveRho = v;
+                return this;
+            }
+
+            /** @param v {@link Config#perJob()} @return this */
+            public Builder perJob(boolean v) {
+                perJob = v;
+                return this;
+            }
+
+            /** @param v {@link Config#overdueFactor()} @return this */
+            public Builder overdueFactor(double v) {
+                overdueFactor = v;
+                return this;
+            }
+
+            /** @param v {@link Config#worstJobFirst()} @return this */
+            public Builder worstJobFirst(boolean v) {
+                worstJobFirst = v;
+                return this;
+            }
+
+            /** @param v {@link Config#worstJobAboveRho()} @return this */
+            public Builder worstJobAboveRho(double v) {
+                worstJobAboveRho = v;
+                return this;
+            }
+
+            /** @param v {@link Config#overdueOwnRun()} @return this */
+            public Builder overdueOwnRun(double v) {
+                overdueOwnRun = v;
+                return this;
+            }
+
+            /** @param v {@link Config#guardOverdue()} @return this */
+            public Builder guardOverdue(boolean v) {
+                guardOverdue = v;
+                return this;
+            }
+
+            /**
+             * @return the configuration
+             * @throws InvalidSpecException naming the first invalid field and its value
+             */
+            public Config build() {
+                return new Config(f, leaseMinutes, hiddenPayments, estimate, starvationGuard, method, revokeWithoutCheckpoint,
+                        renewUnlessWorse, earlyRevoke, guardAboveRho, perJob, overdueFactor, worstJobFirst, worstJobAboveRho,
+                        overdueOwnRun, guardOverdue);
+            }
         }
     }
 
@@ -331,14 +544,15 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     public void plan(PolicyContext ctx) {
         List<JobStatus> pendingGpuJobs = startJobsWithoutGpus(ctx);
         if (pendingGpuJobs.isEmpty()) {
-            Round.renewAllExpired(ctx, config); // nobody waits: every expired lease is renewed (the last report stands; it says when it was made)
+            PlanState.renewAllExpired(ctx, config); // nobody waits: every expired lease is renewed (the last report stands; it says when it was made)
             return;
         }
-        Round r = new Round(ctx, config, pendingGpuJobs);
+        PlanState r = new PlanState(ctx, config, pendingGpuJobs);
+        Map<String, long[]> bidSizes = Map.of();
         try {
-            plan(r);
+            bidSizes = plan(r);
         } finally {
-            lastRound = new Seen(r.now, r.horizon, r.apps, r.bidSizes);
+            lastRound = new Seen(r.now, r.horizon, r.apps, bidSizes);
         }
     }
 
@@ -349,7 +563,7 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      */
     @Override
     public Map<String, Long> renewWhenNothingWaits(long nowMillis, List<JobStatus> expired) {
-        return Round.renewalsOfExpired(nowMillis, config, expired);
+        return PlanState.renewalsOfExpired(nowMillis, config, expired);
     }
 
     /**
@@ -377,9 +591,14 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         return new FairnessInsight.Report(name, r.now(), apps);
     }
 
-    private void plan(Round r) {
+    /**
+     * The steps of a plan, in order; each reads the plan's inputs and the market, and returns what the next steps need.
+     *
+     * @return the bidders' bundle sizes (empty when the auction did not run), for {@link #lastReport}
+     */
+    private static Map<String, long[]> plan(PlanState r) {
         Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
-        Bids.buildItems(r);
+        r.offer(Bids.items(r));
         r.startOverdue();
         Map<String, String> why = new HashMap<>();
         StarvationGuard.protectOverdue(r, why);
@@ -392,13 +611,14 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
         boolean guarantee = StarvationGuard.protect(r, rank, worst, why);
         if (r.pool <= 0) { // nothing left to offer (the guard's starts may have taken more than the estimate of what was free)
             r.explainRest(Map.of());
-            return;
+            return Map.of();
         }
         LeaseAuction auction = new LeaseAuction(r, rank).run(worst, guarantee, why);
         long expiry = r.expiry();
         Leases.startRevokingExpired(r, auction.starts(), expiry);
         r.fillFree(auction.startOrder(), expiry);
         r.explainRest(why);
+        return auction.bidSizes();
     }
 
     /**
@@ -419,14 +639,14 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     }
 
     /** @return the apps with demand, worst ρ first (then by name) */
-    private static List<String> worstFirst(Round r) {
+    private static List<String> worstFirst(PlanState r) {
         List<String> rank = new ArrayList<>(r.items.keySet());
-        Round.sortByKey(rank, a -> -r.apps.get(a).rho());
+        PlanState.sortByKey(rank, a -> -r.apps.get(a).rho());
         return rank;
     }
 
     /** @return the worst app with a job to start (rather than only jobs to keep), or null */
-    private static String worstWithDemand(Round r, List<String> rank) {
+    private static String worstWithDemand(PlanState r, List<String> rank) {
         for (String a : rank) {
             for (Item it : r.items.get(a)) {
                 if (!it.keep()) {
@@ -441,7 +661,7 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      * Apps worse off than the worst app with pending demand only hold jobs: they keep them, outside the auction (the
      * worst must not be robbed for a better-off app's gang). Without such a worst app, every app keeps its jobs.
      */
-    private static void keepForAppsWorseThan(Round r, List<String> rank, String worst) {
+    private static void keepForAppsWorseThan(PlanState r, List<String> rank, String worst) {
         for (String a : rank) {
             if (a.equals(worst)) {
                 return;

@@ -23,7 +23,13 @@ import net.jqwik.api.constraints.LongRange;
  */
 class QuietRoundsTest {
     /** Themis with only {@link SchedulingPolicy#plan}: the engine has to plan every round in full. */
-    private record PlanOnly(SchedulingPolicy themis) implements SchedulingPolicy {
+    private static class PlanOnly implements SchedulingPolicy {
+        final SchedulingPolicy themis;
+
+        PlanOnly(SchedulingPolicy themis) {
+            this.themis = themis;
+        }
+
         @Override
         public String name() {
             return themis.name();
@@ -36,22 +42,11 @@ class QuietRoundsTest {
     }
 
     /** Themis counting the rounds answered without planning. */
-    private static final class Counting implements SchedulingPolicy {
-        private final SchedulingPolicy themis;
+    private static final class Counting extends PlanOnly {
         int answered;
 
         Counting(SchedulingPolicy themis) {
-            this.themis = themis;
-        }
-
-        @Override
-        public String name() {
-            return themis.name();
-        }
-
-        @Override
-        public void plan(PolicyContext ctx) {
-            themis.plan(ctx);
+            super(themis);
         }
 
         @Override

@@ -35,7 +35,7 @@ class SpeedShortcutsTest {
     void roundingTheDigitsIsWhatBigDecimalGives(@ForAll @DoubleRange(min = 0, max = 1e18) double x, @ForAll @IntRange(min = -12, max = 0) int scale) {
         double v = x * Math.pow(10, scale); // small values too, where Double.toString writes an exponent
         String digits = Double.toString(v);
-        assertThat(Round.halfUpTwoDecimals(digits)).as(digits)
+        assertThat(PlanState.halfUpTwoDecimals(digits)).as(digits)
                 .isEqualTo(new BigDecimal(digits).setScale(2, RoundingMode.HALF_UP).toPlainString());
     }
 
@@ -68,7 +68,7 @@ class SpeedShortcutsTest {
         }
         List<JobView> expected = new ArrayList<>(views);
         expected.sort(Comparator.comparing(JobView::status, JobOrder.SUBMISSION));
-        assertThat(Round.inSubmissionOrder(views, holding)).containsExactlyElementsOf(expected);
+        assertThat(PlanState.inSubmissionOrder(views, holding)).containsExactlyElementsOf(expected);
     }
 
     @Property(tries = 300)

@@ -36,22 +36,23 @@ class ThemisPolicyTest {
     @Test
     void parametersAreParsedAndUnknownOnesRefusedByName() {
         ThemisPolicy p = (ThemisPolicy) themis(Map.of("f", "0.5", "leaseMinutes", "infinite", "hiddenPayments", "false",
-                "estimate", "elapsed", "reserve", "false", "method", "greedy", "revokeWithoutCheckpoint", "true", "renewUnlessWorse", "false",
-                "earlyRevoke", "false", "reserveAboveRho", "1.5"));
-        assertThat(p.config()).isEqualTo(new ThemisPolicy.Config(0.5, Double.POSITIVE_INFINITY, false, ThemisPolicy.Estimate.ELAPSED, false,
-                PartialAllocationAuction.Method.GREEDY, true, false, false, 1.5));
+                "estimate", "elapsed", "starvationGuard", "false", "method", "greedy", "revokeWithoutCheckpoint", "true", "renewUnlessWorse",
+                "false", "earlyRevoke", "false", "guardAboveRho", "1.5"));
+        assertThat(p.config()).isEqualTo(ThemisPolicy.Config.builder().f(0.5).leaseMinutes(Double.POSITIVE_INFINITY).hiddenPayments(false)
+                .estimate(ThemisPolicy.Estimate.ELAPSED).starvationGuard(false).method(PartialAllocationAuction.Method.GREEDY)
+                .revokeWithoutCheckpoint(true).renewUnlessWorse(false).earlyRevoke(false).guardAboveRho(1.5).build());
         assertThat(p.config().leaseMillis()).isEqualTo(Admit.NO_LEASE);
         assertThat(p.config().perJob()).isTrue();
         assertThat(p.config().overdueFactor()).isEqualTo(1.5);
-        assertThat(p.config().overdueReserve()).isTrue();
-        ThemisPolicy before = (ThemisPolicy) themis(Map.of("overdueFactor", "4", "overdueReserve", "false", "worstJobAboveRho", "1.5",
+        assertThat(p.config().guardOverdue()).isTrue();
+        ThemisPolicy before = (ThemisPolicy) themis(Map.of("overdueFactor", "4", "guardOverdue", "false", "worstJobAboveRho", "1.5",
                 "overdueOwnRun", "0.5"));
         assertThat(before.config().overdueFactor()).isEqualTo(4.0);
-        assertThat(before.config().overdueReserve()).isFalse();
+        assertThat(before.config().guardOverdue()).isFalse();
         assertThat(before.config().worstJobAboveRho()).isEqualTo(1.5);
         assertThat(before.config().overdueOwnRun()).isEqualTo(0.5);
-        assertThatThrownBy(() -> themis(Map.of("overdueReserve", "maybe"))).isInstanceOf(InvalidSpecException.class)
-                .hasMessageContaining("overdueReserve must be true or false");
+        assertThatThrownBy(() -> themis(Map.of("guardOverdue", "maybe"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("guardOverdue must be true or false");
         assertThatThrownBy(() -> themis(Map.of("worstJobAboveRho", "-1"))).isInstanceOf(InvalidSpecException.class)
                 .hasMessageContaining("worstJobAboveRho must be >= 0");
         assertThatThrownBy(() -> themis(Map.of("overdueOwnRun", "-0.5"))).isInstanceOf(InvalidSpecException.class)
@@ -67,10 +68,28 @@ class ThemisPolicyTest {
         assertThatThrownBy(() -> themis(Map.of("fairness", "0.5", "lease", "3")))
                 .isInstanceOf(InvalidSpecException.class).hasMessageContaining("[fairness, lease]");
         assertThatThrownBy(() -> themis(Map.of("f", "1.5"))).isInstanceOf(InvalidSpecException.class).hasMessageContaining("f must be in [0, 1]");
-        assertThatThrownBy(() -> themis(Map.of("reserveAboveRho", "-1"))).isInstanceOf(InvalidSpecException.class)
-                .hasMessageContaining("reserveAboveRho must be >= 0");
+        assertThatThrownBy(() -> themis(Map.of("guardAboveRho", "-1"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("guardAboveRho must be >= 0");
         assertThatThrownBy(() -> themis(Map.of("estimate", "guess"))).isInstanceOf(InvalidSpecException.class)
                 .hasMessageContaining("progress|elapsed");
+    }
+
+    @Test
+    void theStarvationGuardsOlderKeysStillRead() {
+        Map<String, String> old = Map.of("reserve", "false", "reserveAboveRho", "1.5", "overdueReserve", "false");
+        Map<String, String> current = Map.of("starvationGuard", "false", "guardAboveRho", "1.5", "guardOverdue", "false");
+        ThemisPolicy.Config c = ((ThemisPolicy) themis(old)).config();
+        assertThat(c).isEqualTo(((ThemisPolicy) themis(current)).config());
+        assertThat(c.starvationGuard()).isFalse();
+        assertThat(c.guardAboveRho()).isEqualTo(1.5);
+        assertThat(c.guardOverdue()).isFalse();
+        // an error names the key as it was written
+        assertThatThrownBy(() -> themis(Map.of("reserveAboveRho", "-1"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("reserveAboveRho must be >= 0").extracting("field").isEqualTo("policy.themis.reserveAboveRho");
+        assertThatThrownBy(() -> themis(Map.of("overdueReserve", "maybe"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("overdueReserve must be true or false");
+        assertThatThrownBy(() -> themis(Map.of("reserve", "true", "starvationGuard", "false"))).isInstanceOf(InvalidSpecException.class)
+                .hasMessageContaining("reserve is the older name of starvationGuard");
     }
 
     /**

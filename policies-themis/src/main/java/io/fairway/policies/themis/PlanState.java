@@ -22,17 +22,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The state of one Themis round, shared by its steps ({@link ThemisPolicy#plan}): the apps and their ρ, the items
- * they bid with, the GPUs on offer, what was kept, started and revoked so far; and the round's actions on the
- * context (keep a lease, start a job with a lease aligned to its checkpoints, revoke a lease).
+ * The state of one Themis plan ({@link ThemisPolicy#plan}), in three parts:
+ * <ul>
+ *   <li>its inputs, fixed once built: the context, the time, the lease, the apps with their ρ, the waiting jobs that use
+ *       GPUs, the expired leases that are renewed outright, the overdue jobs;</li>
+ *   <li>the market: the items each app bids with ({@link Bids#items}, set once and then only trimmed of jobs already
+ *       decided), and the offer — the GPUs on offer ({@link #pool}) and the expired leases that make them up
+ *       ({@link #offeredLeases}), which the steps before the auction (overdue starts, the starvation guard) take from;</li>
+ *   <li>the decisions so far, written only through its actions ({@link #keep}, {@link #start}, {@link #revoke},
+ *       {@link #gather}) and read through {@link #kept}, {@link #admitted}, {@link #preempted}: keep a lease, start a
+ *       job with a lease aligned to its checkpoints, revoke a lease, gather nodes for a job.</li>
+ * </ul>
+ * Each step takes the state and its own inputs and returns what it decides for the steps after it (the guard whether
+ * the auction guarantees the worst app a bundle, the auction the starts and their order); see {@link ThemisPolicy}.
  */
-final class Round {
+final class PlanState {
     /** Leases aligned with checkpoints end this long after the checkpoint, against rounding of estimates. */
     static final double CHECKPOINT_MARGIN_SECONDS = 2;
 
     /** Horizon over which bids value a lease, when leases never expire. */
     private static final double INFINITE_LEASE_HORIZON_SECONDS = 24 * 3600;
 
+    // the inputs, fixed once built
     final Config config;
     final PolicyContext ctx;
     final long now;
@@ -40,44 +51,52 @@ final class Round {
     final double horizon;
     /** Apps by name, in name order (a hash map over the estimator's sorted map: lookups are per job and app). */
     final Map<String, AppView> apps;
-    /** Items by app, in name order (filled in app order by {@link Bids#buildItems}; hashed for the lookups). */
-    final Map<String, List<Item>> items;
-    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1); -1 until first asked for. */
-    private int maxNodeGpus = -1;
-    /** Throughput factors by job shape ({@link Bids#shapeKey}): jobs of one shape share a placement search. */
-    final Map<Bids.ShapeKey, Double> findCache = new HashMap<>();
-    final Set<String> kept = new HashSet<>();
-    final Set<String> admitted = new HashSet<>();
-    final Set<String> explained = new HashSet<>();
-    final List<JobStatus> pendingGpuJobs = new ArrayList<>();
-    final List<JobStatus> revocable = new ArrayList<>();
-    final List<JobStatus> renewed = new ArrayList<>();
-    /** Jobs preempted to make room for the worst app. */
-    final Set<String> revoked = new HashSet<>();
-    /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
-    final Set<String> held = new HashSet<>();
-    /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
-    final Set<String> heldNodes = new HashSet<>();
-    final Map<String, Double> rhoIfRevoked = new HashMap<>();
-    /** The bundle sizes each bidder bid for, smallest and largest GPUs (for people to read; decisions never use it). */
-    final Map<String, long[]> bidSizes = new HashMap<>();
+    /** The waiting jobs that use GPUs, in the order of {@link PolicyContext#pending()}. */
+    final List<JobStatus> pendingGpuJobs;
+    /** Expired leases of jobs that may not be revoked: renewed outright. */
+    final List<JobStatus> renewed;
     /** Overdue waiting jobs ({@link Config#overdueFactor()}), oldest first: they start first when they fit on free GPUs. */
-    final List<JobView> overdue = new ArrayList<>();
-    /** Placements admitted in this round. */
-    final List<Placement> placed = new ArrayList<>();
-    /** Jobs preempted in this round. */
-    final Set<String> preempted = new HashSet<>();
+    final List<JobView> overdue;
+
+    // the market: the apps' items, and the offer (expired leases that may be revoked, and the GPUs on offer: free plus theirs)
+    /** Items by app, in name order (from {@link Bids#items}, in app order; hashed for the lookups); empty until offered. */
+    Map<String, List<Item>> items = Map.of();
+    /** Expired leases that may be revoked and are still on offer (the guard takes those it revokes or gathers). */
+    final List<JobStatus> offeredLeases = new ArrayList<>();
+    /** GPUs on offer and not yet given out. */
     long pool;
 
+    // the decisions so far: written only by keep, start, revoke and gather
+    /** Jobs whose expired lease was renewed in this plan. */
+    private final Set<String> kept = new HashSet<>();
+    /** Jobs started in this plan. */
+    private final Set<String> admitted = new HashSet<>();
+    /** Jobs the core was asked to admit in this plan (admitted or given the core's reason): not explained again. */
+    private final Set<String> explained = new HashSet<>();
+    /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
+    private final Set<String> gathering = new HashSet<>();
+    /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
+    private final Set<String> gatheringNodes = new HashSet<>();
+    /** Placements admitted in this plan. */
+    private final List<Placement> placed = new ArrayList<>();
+    /** Jobs preempted in this plan. */
+    private final Set<String> preempted = new HashSet<>();
+    /** Cache of {@link #rhoIfRevoked}: a function of the inputs alone. */
+    private final Map<String, Double> rhoIfRevoked = new HashMap<>();
+    /** GPUs of the largest node seen under a running job (the highest GPU index used + 1); -1 until first asked for. */
+    private int maxNodeGpus = -1;
+
     /** A round in which no job that uses GPUs waits: it only renews expired leases ({@link #renewAllExpired}). */
-    private Round(long now, Config config) {
+    private PlanState(long now, Config config) {
         this.config = config;
         this.ctx = null;
         this.now = now;
         this.leaseMillis = config.leaseMillis();
         this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
         this.apps = Map.of();
-        this.items = Map.of();
+        this.pendingGpuJobs = List.of();
+        this.renewed = List.of();
+        this.overdue = List.of();
     }
 
     /**
@@ -108,7 +127,7 @@ final class Round {
      * @return each renewed job's new lease expiry, in the order they are renewed
      */
     static Map<String, Long> renewalsOfExpired(long now, Config config, List<JobStatus> holding) {
-        Round r = new Round(now, config);
+        PlanState r = new PlanState(now, config);
         Map<String, Long> out = new LinkedHashMap<>();
         List<JobStatus> revocableExpired = new ArrayList<>();
         for (JobStatus j : holding) {
@@ -138,13 +157,14 @@ final class Round {
      * @param config the configuration
      * @param pendingGpu the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
      */
-    Round(PolicyContext ctx, Config config, List<JobStatus> pendingGpu) {
+    PlanState(PolicyContext ctx, Config config, List<JobStatus> pendingGpu) {
         this.config = config;
         this.ctx = ctx;
         this.now = ctx.now();
         this.leaseMillis = config.leaseMillis();
         this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
         List<JobStatus> live = new ArrayList<>();
+        List<JobStatus> renewedNow = new ArrayList<>();
         long revocableGpus = 0;
         for (JobStatus j : ctx.holding()) {
             if (j.admission() == null || j.spec().totalGpus() == 0) {
@@ -153,22 +173,32 @@ final class Round {
             live.add(j);
             if (j.admission().leaseExpired(now)) {
                 if (revocable(j)) {
-                    revocable.add(j);
+                    offeredLeases.add(j);
                     revocableGpus += j.admission().placement().gpuCount();
                 } else {
-                    renewed.add(j);
+                    renewedNow.add(j);
                 }
             }
         }
         int holdingLive = live.size();
         live.addAll(pendingGpu);
-        pendingGpuJobs.addAll(pendingGpu);
+        this.pendingGpuJobs = List.copyOf(pendingGpu);
+        this.renewed = List.copyOf(renewedNow);
         List<JobView> views = new ArrayList<>(live.size());
         this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable,
                 config.perJob(), views);
         this.pool = ctx.capacity().freeGpus() + revocableGpus;
-        this.items = new LinkedHashMap<>(apps.size() * 2);
-        findOverdue(views, holdingLive);
+        this.overdue = findOverdue(views, holdingLive);
+    }
+
+    /**
+     * Puts the apps' items on the market (once, after {@link Bids#items}); the plan owns the map from then on and trims
+     * it of jobs decided before the auction.
+     *
+     * @param byApp items by app, in app order (a map the caller no longer uses)
+     */
+    void offer(Map<String, List<Item>> byApp) {
+        items = byApp;
     }
 
     /**
@@ -259,11 +289,12 @@ final class Round {
      * submitted before it, plus its own remaining run when it announces one. Asks for a round when the next one would
      * become overdue.
      */
-    private void findOverdue(List<JobView> views, int holdingLive) {
+    private List<JobView> findOverdue(List<JobView> views, int holdingLive) {
         double factor = config.overdueFactor();
         if (Double.isInfinite(factor) || pendingGpuJobs.isEmpty()) {
-            return;
+            return List.of();
         }
+        List<JobView> overdue = new ArrayList<>();
         List<JobView> all = inSubmissionOrder(views, holdingLive);
         double gpus = Math.max(1, ctx.capacity().totalGpus());
         double ahead = 0; // GPU-seconds of the live jobs submitted before the current one
@@ -285,6 +316,7 @@ final class Round {
         if (next != Long.MAX_VALUE) {
             ctx.wakeAt(next);
         }
+        return List.copyOf(overdue);
     }
 
     /**
@@ -392,13 +424,58 @@ final class Round {
         return leaseMillis == Admit.NO_LEASE ? Admit.NO_LEASE : now + leaseMillis;
     }
 
-    /** Drops the items of jobs preempted, held or started by the reservation. */
+    /** Drops the items of jobs on nodes being gathered or started (by the starvation guard or as overdue). */
     void dropItems() {
         for (List<Item> its : items.values()) {
-            its.removeIf(it -> revoked.contains(it.job().id()) || held.contains(it.job().id()) || admitted.contains(it.job().id()));
+            its.removeIf(it -> gathering.contains(it.job().id()) || admitted.contains(it.job().id()));
         }
     }
 
+    /** @param id a job @return true when its lease was kept (renewed) in this plan */
+    boolean kept(String id) {
+        return kept.contains(id);
+    }
+
+    /** @param id a job @return true when it was started in this plan */
+    boolean admitted(String id) {
+        return admitted.contains(id);
+    }
+
+    /** @return true when no job was started in this plan yet */
+    boolean noneAdmitted() {
+        return admitted.isEmpty();
+    }
+
+    /** @param id a job @return true when it was preempted in this plan */
+    boolean preempted(String id) {
+        return preempted.contains(id);
+    }
+
+    /** @return the placements admitted in this plan, in order */
+    List<Placement> placed() {
+        return java.util.Collections.unmodifiableList(placed);
+    }
+
+    /**
+     * Gathers nodes for a job: the expired leases on them are neither renewed nor offered (taken off the offer), and jobs
+     * started there get leases that expire at once.
+     *
+     * @param nodes the nodes gathered
+     * @param leases the jobs on them whose expired leases were on offer
+     * @return the nodes being gathered so far (for people to read)
+     */
+    Set<String> gather(List<String> nodes, List<JobStatus> leases) {
+        gatheringNodes.addAll(nodes);
+        for (JobStatus v : leases) {
+            if (offeredLeases.remove(v)) {
+                gathering.add(v.id());
+                pool -= v.admission().placement().gpuCount();
+            }
+        }
+        return gatheringNodes;
+    }
+
+    /** Keeps a job's lease (once): renewed to its next checkpoint past a lease. */
     void keep(JobStatus j) {
         if (kept.add(j.id())) {
             JobView v = view(j);
@@ -451,11 +528,11 @@ final class Round {
             if (expiry != Admit.NO_LEASE) {
                 JobView v = c.item().job();
                 double speed = FinishTimeEstimator.sizeFraction(j.spec(), a.admission().counts()) * a.admission().placement().throughputFactor();
-                boolean onHeldNode = false;
+                boolean onGatheringNode = false;
                 for (String node : a.admission().placement().nodes()) {
-                    onHeldNode |= heldNodes.contains(node);
+                    onGatheringNode |= gatheringNodes.contains(node);
                 }
-                ctx.setLease(j, expiry == now || onHeldNode ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
+                ctx.setLease(j, expiry == now || onGatheringNode ? now : alignedExpiry(j, v.work() - v.remaining(), speed, true));
             }
             return true;
         }

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
  * The round's shortcuts give what the plain forms they replace give: the ρ a waiting job's reason shows, and the
  * orders apps are ranked in. (A user reads the reason text; the order decides who is served first.)
  */
-class RoundShortcutsTest {
+class PlanStateShortcutsTest {
     @Property(tries = 2000)
     void twoDecimalsIsWhatTheFormatterWrites(@ForAll @DoubleRange(min = 0, max = 1e9) double x) {
-        assertThat(Round.twoDecimals(x)).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
+        assertThat(PlanState.twoDecimals(x)).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
     }
 
     @Property(tries = 3000)
@@ -31,19 +31,19 @@ class RoundShortcutsTest {
         for (int i = 0; i < Math.abs(ulps); i++) {
             half = ulps > 0 ? Math.nextUp(half) : Math.nextDown(half);
         }
-        assertThat(Round.twoDecimals(half)).as("%s", half).isEqualTo(String.format(Locale.ROOT, "%.2f", half));
+        assertThat(PlanState.twoDecimals(half)).as("%s", half).isEqualTo(String.format(Locale.ROOT, "%.2f", half));
     }
 
     @Property(tries = 500)
     void twoDecimalsIsWhatTheFormatterWritesNearHalves(@ForAll @DoubleRange(min = 0, max = 1000) double x) {
         double half = Math.floor(x * 100) / 100 + 0.005; // ties of the third decimal, where rounding modes differ
-        assertThat(Round.twoDecimals(half)).isEqualTo(String.format(Locale.ROOT, "%.2f", half));
+        assertThat(PlanState.twoDecimals(half)).isEqualTo(String.format(Locale.ROOT, "%.2f", half));
     }
 
     @Test
     void twoDecimalsOfTheSpecialValues() {
         for (double x : new double[] {0.0, -0.0, 1.005, 2.675, 0.125, 1e7, 1e-7, Double.NaN, Double.POSITIVE_INFINITY, -1.2345}) {
-            assertThat(Round.twoDecimals(x)).as("%s", x).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
+            assertThat(PlanState.twoDecimals(x)).as("%s", x).isEqualTo(String.format(Locale.ROOT, "%.2f", x));
         }
     }
 
@@ -55,7 +55,7 @@ class RoundShortcutsTest {
         List<String> expected = new ArrayList<>(distinct);
         expected.sort(Comparator.comparingDouble(key).thenComparing(n -> n));
         List<String> actual = new ArrayList<>(distinct);
-        Round.sortByKey(actual, key);
+        PlanState.sortByKey(actual, key);
         assertThat(actual).containsExactlyElementsOf(expected);
     }
 }
