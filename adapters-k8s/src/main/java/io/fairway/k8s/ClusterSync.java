@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The adapter's node sync: Nodes (and Fairway's NodeClaims) into the engine's nodes, less what pods Fairway does not
- * manage take ({@link WorkloadSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
+ * manage take ({@link KindObjectSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
  */
 final class ClusterSync {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterSync.class);
@@ -38,7 +38,7 @@ final class ClusterSync {
         this.nodeLoss = new NodeLoss(state);
     }
 
-    void syncNodes(List<Workload> jobs) {
+    void syncNodes(List<KindObject> jobs) {
         Set<String> managed = new HashSet<>();
         jobs.forEach(w -> w.kind().integration.podOwners(w.object()).forEach(owner -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), owner))));
         Map<String, Resources> unmanaged = new HashMap<>();

@@ -239,11 +239,11 @@ public final class Provisioner {
         Provisioning prov = snapshot.provisioning();
         List<Provision> provisions = new ArrayList<>();
         List<Deprovision> deprovisions = new ArrayList<>();
-        Map<String, Provisioning.Reservation> reserved = new LinkedHashMap<>();
+        Map<String, Provisioning.Reservation> nodeReservations = new LinkedHashMap<>();
         List<Provisioning.Request> requests = new ArrayList<>();
         Map<String, PendingReason> newReasons = new LinkedHashMap<>();
         if (prov.pools().isEmpty()) {
-            return new Outcome(provisions, deprovisions, reserved, requests, newReasons);
+            return new Outcome(provisions, deprovisions, nodeReservations, requests, newReasons);
         }
         Map<String, Resources> poolUse = poolUsage(snapshot, prov);
         Offers offers = new Offers(snapshot.flavors());
@@ -289,7 +289,7 @@ public final class Provisioner {
                 spare.nodesLeft -= nodes;
                 spare.jobs.add(j.id());
                 choice.charge(plan.quota(), cqName, 1);
-                reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
+                nodeReservations.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
                 newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName
                         + "; waiting for " + nodes + " node(s) of " + spare.offer.type.name() + " from pool " + spare.offer.pool.pool.name()
                         + " (node request " + spare.request.id() + ", whose jobs no longer need it)",
@@ -325,7 +325,7 @@ public final class Provisioner {
                     List.of(j.id()));
             requests.add(req);
             provisions.add(new Provision(pool.name(), best.type.name(), bestNodes, "for job " + j.id() + " (request " + rid + ")"));
-            reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, rid, snapshot.nowMillis()));
+            nodeReservations.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, rid, snapshot.nowMillis()));
             newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName + "; waiting for "
                     + bestNodes + " node(s) of " + best.type.name() + " from pool " + pool.name(),
                     Map.of("nodes", (long) bestNodes, "provisioningDelayMillis", pool.provisioningDelayMillis())));
@@ -366,7 +366,7 @@ public final class Provisioner {
             }
         }
         List<Decision> migrations = new ArrayList<>();
-        if (provisions.isEmpty() && reserved.isEmpty() && prov.reservations().isEmpty()) {
+        if (provisions.isEmpty() && nodeReservations.isEmpty() && prov.reservations().isEmpty()) {
             // under-used nodes, only while no job waits for new nodes: consolidating while scaling up would undo itself
             Set<String> leaving = new HashSet<>();
             deprovisions.forEach(d -> leaving.add(d.node()));
@@ -374,7 +374,7 @@ public final class Provisioner {
             deprovisions.addAll(c.deprovisions());
             migrations.addAll(c.migrations());
         }
-        return new Outcome(provisions, deprovisions, reserved, requests, newReasons, migrations);
+        return new Outcome(provisions, deprovisions, nodeReservations, requests, newReasons, migrations);
     }
 
     /**

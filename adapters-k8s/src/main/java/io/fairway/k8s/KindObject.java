@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
  * @param kind the enabled integration it belongs to
  * @param object the object as read
  */
-record Workload(Kind kind, GenericKubernetesResource object) {
+record KindObject(EnabledKind kind, GenericKubernetesResource object) {
     String key() {
         return Kube.key(object);
     }
