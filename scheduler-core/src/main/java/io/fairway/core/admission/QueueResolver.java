@@ -18,7 +18,7 @@ public final class QueueResolver {
     private final Snapshot snapshot;
     /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
     private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
-    /** The ClusterQueue of each job whose quota is reserved while it waits for nodes. */
+    /** The ClusterQueue of each job holding a node reservation (quota held while it waits for nodes). */
     private final Map<String, String> nodeReservationQueues = new HashMap<>();
     /**
      * Each LocalQueue's ClusterQueue for this round ({@link #NONE}: missing or stopped), resolved on first use: the
@@ -42,7 +42,7 @@ public final class QueueResolver {
 
     /**
      * @param j a pending job
-     * @return true when the job's quota is reserved while it waits for nodes
+     * @return true when the job holds a node reservation (quota held while it waits for nodes)
      */
     public boolean hasNodeReservation(JobStatus j) {
         return nodeReservationQueues.containsKey(j.id());

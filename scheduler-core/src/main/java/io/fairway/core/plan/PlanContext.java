@@ -143,8 +143,8 @@ public final class PlanContext implements PolicyContext {
     }
 
     /**
-     * Places the jobs whose quota is reserved while nodes come up, before the policy runs: they were admitted
-     * under quota already. A job that still has no room keeps its reservation.
+     * Places the jobs holding a node reservation (quota held while their nodes come up), before the policy runs:
+     * they were admitted under quota already. A job that still has no room keeps its node reservation.
      */
     public void placeNodeReservations() {
         plan.placeNodeReservations(jobsWithNodeReservation);
@@ -581,7 +581,7 @@ public final class PlanContext implements PolicyContext {
 
     /**
      * Whether the whole plan came from the engine's own services: every admission's flavors and placement were
-     * searched by {@link #tryAdmit(JobStatus, Map)} (or are reserved jobs placed by {@link #placeNodeReservations()}) on
+     * searched by {@link #tryAdmit(JobStatus, Map)} (or are jobs holding a node reservation, placed by {@link #placeNodeReservations()}) on
      * this context's capacity and quota, with no resize, no placement supplied by the policy, and no preemption but
      * those the engine's own preemption search chose ({@link #tryAdmitPreempting}: its victims only free capacity
      * and quota, and the admission they make room for is searched on what they free). Such a plan holds every

@@ -53,7 +53,7 @@ public final class TentativePlan {
     final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
     /** The earliest round the policy asked for, {@code Long.MAX_VALUE} for none. */
     long wakeAt = Long.MAX_VALUE;
-    /** Listed while the plan is built (it walks the running jobs anyway, to charge their capacity). */
+    /** The holding elastic jobs, listed while the plan is built (it walks the holding jobs anyway, to charge their capacity). */
     final List<JobStatus> holdingElastic = new ArrayList<>();
     private final Set<String> releasedNodeReservations = new HashSet<>();
 
@@ -385,8 +385,8 @@ public final class TentativePlan {
     }
 
     /**
-     * Places the jobs whose quota is reserved while nodes come up: they were admitted under quota already. A job
-     * that still has no room keeps its reservation.
+     * Places the jobs holding a node reservation (quota held while their nodes come up): they were admitted under
+     * quota already. A job that still has no room keeps its node reservation.
      */
     void placeNodeReservations(List<JobStatus> jobsWithNodeReservation) {
         changed();
