@@ -16,9 +16,9 @@ class ThemisWithoutCheckpointsTest {
 
     /** One 8-GPU node, a 10,000-s 8-GPU job at t = 0 and a 60-s 1-GPU job at {@code shortAt}; nothing checkpoints. */
     private static SimulationInput longThenShort(double shortAt) {
-        return Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("long", 0, 10_000, 8), Clusters.gpuJob("short", shortAt, 60, 1));
+        return SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(),
+                SimTestInputs.gpuJob("long", 0, 10_000, 8), SimTestInputs.gpuJob("short", shortAt, 60, 1));
     }
 
     @Test
@@ -48,9 +48,9 @@ class ThemisWithoutCheckpointsTest {
         // Two 4-GPU jobs of 10,000 s fill the node; a 4-GPU job of 10,000 s arrives at 9,000 s. Restarting one of
         // them would cost it 9,000 s of work to save the newcomer 1,000 s of waiting on a 10,000-s run: the
         // newcomer waits.
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("a", 0, 10_000, 4), Clusters.gpuJob("b", 0, 10_000, 4), Clusters.gpuJob("c", 9_000, 10_000, 4));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(),
+                SimTestInputs.gpuJob("a", 0, 10_000, 4), SimTestInputs.gpuJob("b", 0, 10_000, 4), SimTestInputs.gpuJob("c", 9_000, 10_000, 4));
         SimulationResult r = Simulator.run(in, "themis", RECORD);
 
         assertThat(r.metrics().preemptions()).isZero();

@@ -11,9 +11,9 @@ class TimeDrivenRoundsTest {
     private static final SimulationOptions RECORD = SimulationOptions.DEFAULTS.withRecordEvents(true);
 
     private static SimulationInput longJobThenShortJob(double shortArrivesAt) {
-        return Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("long", 0, 10_000, 8), Clusters.gpuJob("short", shortArrivesAt, 60, 1));
+        return SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(),
+                SimTestInputs.gpuJob("long", 0, 10_000, 8), SimTestInputs.gpuJob("short", shortArrivesAt, 60, 1));
     }
 
     @Test
