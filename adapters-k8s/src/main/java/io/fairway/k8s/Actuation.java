@@ -78,7 +78,7 @@ final class Actuation {
     }
 
     private void applyAdmit(Admit a) {
-        Tracked t = state.tracked.byId(a.jobId());
+        TrackedObject t = state.tracked.byId(a.jobId());
         if (t == null) {
             if (state.handlers.stream().noneMatch(h -> h.owns(a.jobId()))) {
                 LOG.warn("admission of unknown job {}", a.jobId());
@@ -88,7 +88,7 @@ final class Actuation {
         AdmissionRecord rec = AdmissionRecord.of(a);
         GenericKubernetesResource obj = state.fetch(t);
         if (obj == null) {
-            state.actuationFailures.add(new String[] {a.jobId(), "the " + t.kind.integration.kind().kind() + " is gone"});
+            state.actuationFailures.add(new String[] {a.jobId(), "the " + t.kind.kindName() + " is gone"});
             return;
         }
         if (state.restoring.remove(a.jobId())) {
@@ -115,7 +115,7 @@ final class Actuation {
             admissions.add(new PodSetAdmission(ps.name(), a.counts().getOrDefault(ps.name(), ps.count()), flavor == null ? Map.of() : flavor.nodeLabels(),
                     tolerations, List.of(Keys.TOPOLOGY_GATE), nodes));
         }
-        t.admittedSpec = WorkloadSync.submittedView(state.translator, t.kind, obj);
+        t.admittedSpec = KindObjectSync.submittedView(state.translator, t.kind, obj);
         t.original = state.kube.admit(t.kind, obj, rec, podSets, admissions);
         t.published = null;
         t.members.clear();
@@ -124,7 +124,7 @@ final class Actuation {
         String flavors = a.flavors().size() == 1 ? "flavor " + a.flavors().values().iterator().next() : "flavors " + new java.util.TreeMap<>(a.flavors());
         state.kube.event(obj, "Normal", Keys.REASON_ADMITTED, "Admitted by ClusterQueue " + a.clusterQueue() + " with " + flavors
                 + " on " + String.join(", ", a.placement().nodes()));
-        LOG.info("{} {} admitted by {} on {}", t.kind.integration.kind().kind(), t.key(), a.clusterQueue(), a.placement().nodes());
+        LOG.info("{} {} admitted by {} on {}", t.kind.kindName(), t.key(), a.clusterQueue(), a.placement().nodes());
     }
 
     /** A pod set's flavor; with flavors from several resource groups, one flavor with all their labels and tolerations. */
@@ -149,7 +149,7 @@ final class Actuation {
     }
 
     private void applyPreempt(Preempt p) {
-        Tracked t = state.tracked.byId(p.jobId());
+        TrackedObject t = state.tracked.byId(p.jobId());
         state.restoring.remove(p.jobId());
         if (t == null) {
             return;
@@ -167,11 +167,11 @@ final class Actuation {
         }
         state.pass.evicted.add(p.jobId());
         state.kube.event(obj, "Normal", Keys.REASON_PREEMPTED, "Evicted and suspended: " + p.reason());
-        LOG.info("{} {} evicted: {}", t.kind.integration.kind().kind(), t.key(), p.reason());
+        LOG.info("{} {} evicted: {}", t.kind.kindName(), t.key(), p.reason());
     }
 
     private void applyResize(Resize r) {
-        Tracked t = state.tracked.byId(r.jobId());
+        TrackedObject t = state.tracked.byId(r.jobId());
         JobStatus s = state.scheduler.status(r.jobId()).orElse(null);
         if (t == null || s == null || s.admission() == null) {
             return;
@@ -198,7 +198,7 @@ final class Actuation {
      */
     void retryEvictions() {
         for (String id : new ArrayList<>(state.evictionsToRetry)) {
-            Tracked t = state.tracked.byId(id);
+            TrackedObject t = state.tracked.byId(id);
             JobStatus s = state.scheduler.status(id).orElse(null);
             if (t == null || s == null || s.state() != JobState.PENDING) {
                 state.evictionsToRetry.remove(id);
@@ -239,7 +239,7 @@ final class Actuation {
                 continue;
             }
             Placement p = state.policy.pinOf(id);
-            Tracked t = state.tracked.byId(id);
+            TrackedObject t = state.tracked.byId(id);
             if (p == null || t == null) {
                 continue;
             }
@@ -290,7 +290,7 @@ final class Actuation {
             }
             List<JobSpec> specs = new ArrayList<>();
             for (String id : req == null ? List.<String>of() : req.jobs()) {
-                Tracked t = state.tracked.byId(id);
+                TrackedObject t = state.tracked.byId(id);
                 if (t != null) {
                     specs.add(t.spec);
                 }

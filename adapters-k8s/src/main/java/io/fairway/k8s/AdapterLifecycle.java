@@ -187,13 +187,13 @@ final class AdapterLifecycle {
         if (wantNames.equals(List.copyOf(state.kinds.keySet()))) {
             return;
         }
-        Map<String, Kind> next = new LinkedHashMap<>();
+        Map<String, EnabledKind> next = new LinkedHashMap<>();
         List<SharedIndexInformer<?>> started = new ArrayList<>();
         for (Integration i : want) {
-            Kind k = state.kinds.get(i.name());
+            EnabledKind k = state.kinds.get(i.name());
             if (k == null) {
                 i.connect(state.lookup);
-                k = new Kind(i);
+                k = new EnabledKind(i);
                 var ops = state.client.genericKubernetesResources(k.context);
                 k.informer = state.options.namespace() == null ? ops.inAnyNamespace().runnableInformer(state.options.resyncPeriod().toMillis())
                         : ops.inNamespace(state.options.namespace()).runnableInformer(state.options.resyncPeriod().toMillis());
@@ -576,13 +576,13 @@ final class AdapterLifecycle {
     }
 
     /** @return every object of every enabled kind, as the API server has them now */
-    List<Workload> listFromServer() {
-        List<Workload> out = new ArrayList<>();
-        for (Kind k : state.kinds.values()) {
+    List<KindObject> listFromServer() {
+        List<KindObject> out = new ArrayList<>();
+        for (EnabledKind k : state.kinds.values()) {
             var ops = state.client.genericKubernetesResources(k.context);
             List<GenericKubernetesResource> items = state.options.namespace() == null ? ops.inAnyNamespace().list().getItems()
                     : ops.inNamespace(state.options.namespace()).list().getItems();
-            items.forEach(o -> out.add(new Workload(k, o)));
+            items.forEach(o -> out.add(new KindObject(k, o)));
         }
         return out;
     }

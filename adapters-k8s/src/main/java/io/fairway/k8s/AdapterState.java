@@ -52,7 +52,7 @@ final class AdapterState {
     final List<Integration> available;
     /** Read access for the integrations (runtimes, CRD schemas), shared by every integration instance. */
     final KubeLookup lookup;
-    volatile Map<String, Kind> kinds = new LinkedHashMap<>();
+    volatile Map<String, EnabledKind> kinds = new LinkedHashMap<>();
     SharedIndexInformer<Pod> podInformer;
     SharedIndexInformer<ConfigMap> configMapInformer;
     /** Kueue's objects, when the queues come from them (null otherwise), and what they last mapped to. */
@@ -83,7 +83,7 @@ final class AdapterState {
     Runnable beforeWrites = () -> { };
     long lastRebuildMillis;
     /** The objects the engine knows, by uid and by job id. */
-    final TrackedWorkloads tracked = new TrackedWorkloads();
+    final TrackedObjects tracked = new TrackedObjects();
     final Map<String, Node> modelNodes = new LinkedHashMap<>();
     final Set<String> restoring = new HashSet<>();
     final Map<String, String> invalidPublished = new HashMap<>();
@@ -166,7 +166,7 @@ final class AdapterState {
         });
     }
 
-    List<Pod> podsOf(Tracked t) {
+    List<Pod> podsOf(TrackedObject t) {
         List<Pod> out = new ArrayList<>();
         GenericKubernetesResource obj = t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
         java.util.Set<String> owners = obj == null || !t.uid.equals(obj.getMetadata().getUid()) ? java.util.Set.of(t.name) : t.kind.integration.podOwners(obj);
@@ -178,7 +178,7 @@ final class AdapterState {
             boolean ours = true;
             if (p.getMetadata().getOwnerReferences() != null) {
                 for (OwnerReference o : p.getMetadata().getOwnerReferences()) {
-                    if (t.kind.integration.kind().kind().equals(o.getKind()) && o.getUid() != null && !o.getUid().equals(t.uid)) {
+                    if (t.kind.kindName().equals(o.getKind()) && o.getUid() != null && !o.getUid().equals(t.uid)) {
                         ours = false;
                     }
                 }
@@ -192,7 +192,7 @@ final class AdapterState {
     }
 
     /** @return the object as the API server has it now, or null when it is gone or is another object of that name */
-    GenericKubernetesResource fetch(Tracked t) {
+    GenericKubernetesResource fetch(TrackedObject t) {
         GenericKubernetesResource o = kube.fetch(t.kind, t.namespace, t.name);
         return o == null || !t.uid.equals(o.getMetadata().getUid()) ? null : o;
     }
@@ -203,7 +203,7 @@ final class AdapterState {
      * @return true when done (or the object is gone); false when it is suspended but the restore waits for its pods
      *     to be gone (retried by {@link Actuation#retryEvictions}, which it is queued for)
      */
-    boolean evictFresh(Tracked t) {
+    boolean evictFresh(TrackedObject t) {
         GenericKubernetesResource fresh = fetch(t);
         if (fresh == null) {
             return true;

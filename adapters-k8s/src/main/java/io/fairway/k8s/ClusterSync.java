@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The adapter's node sync: Nodes (and Fairway's NodeClaims) into the engine's nodes, less what pods Fairway does not
- * manage take ({@link WorkloadSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
+ * manage take ({@link KindObjectSync} syncs the queued objects). Runs under the adapter's lock, on the reconcile thread.
  */
 final class ClusterSync {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterSync.class);
@@ -38,7 +38,7 @@ final class ClusterSync {
         this.nodeLoss = new NodeLoss(state);
     }
 
-    void syncNodes(List<Workload> jobs) {
+    void syncNodes(List<KindObject> jobs) {
         Map<String, Resources> unmanaged = unmanagedUse(jobs);
         Map<String, Node> desired = new LinkedHashMap<>();
         List<io.fabric8.kubernetes.api.model.Node> kubeNodes = new ArrayList<>(state.nodeInformer.getStore().list());
@@ -90,7 +90,7 @@ final class ClusterSync {
     }
 
     /** What pods Fairway does not manage use, by node (empty unless the adapter counts unmanaged pods). */
-    private Map<String, Resources> unmanagedUse(List<Workload> jobs) {
+    private Map<String, Resources> unmanagedUse(List<KindObject> jobs) {
         Set<String> managed = new HashSet<>();
         jobs.forEach(w -> w.kind().integration.podOwners(w.object()).forEach(owner -> managed.add(w.kind().podKey(w.object().getMetadata().getNamespace(), owner))));
         Map<String, Resources> unmanaged = new HashMap<>();

@@ -61,7 +61,7 @@ public final class FairwayAdapter implements AutoCloseable {
     final AdapterState state;
     private final AdapterLifecycle lifecycle;
     private final ClusterSync sync;
-    private final WorkloadSync workloads;
+    private final KindObjectSync kindObjects;
     private final Actuation actuation;
     private final PodBinding binding;
     /** When the engine next wants a round by itself (policy wakeups, leases, checks), scheduler clock; MAX_VALUE: never. */
@@ -97,7 +97,7 @@ public final class FairwayAdapter implements AutoCloseable {
     public FairwayAdapter(KubernetesClient client, AdapterOptions options, MeterRegistry registry) {
         this.state = new AdapterState(client, options, registry);
         this.sync = new ClusterSync(state);
-        this.workloads = new WorkloadSync(state);
+        this.kindObjects = new KindObjectSync(state);
         this.actuation = new Actuation(state);
         this.binding = new PodBinding(state);
         this.lifecycle = new AdapterLifecycle(state, actuation);
@@ -183,7 +183,7 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.scheduler == null) {
                 return Optional.empty();
             }
-            for (Tracked t : state.tracked.all()) {
+            for (TrackedObject t : state.tracked.all()) {
                 if (t.namespace.equals(namespace) && t.name.equals(name)) {
                     return state.scheduler.status(t.id);
                 }
@@ -203,7 +203,7 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.scheduler == null) {
                 return Optional.empty();
             }
-            for (Tracked t : state.tracked.all()) {
+            for (TrackedObject t : state.tracked.all()) {
                 if (t.kind.name().equals(integration) && t.namespace.equals(namespace) && t.name.equals(name)) {
                     return state.scheduler.status(t.id);
                 }
@@ -231,8 +231,8 @@ public final class FairwayAdapter implements AutoCloseable {
                 return true; // the UnifiedJob controller created it at admission: the UnifiedJob is the gang
             }
             if (Boolean.TRUE.equals(r.getController())) {
-                for (Kind k : state.kinds.values()) {
-                    if (k.integration.kind().apiVersion().equals(r.getApiVersion()) && k.integration.kind().kind().equals(r.getKind())) {
+                for (EnabledKind k : state.kinds.values()) {
+                    if (k.integration.kind().apiVersion().equals(r.getApiVersion()) && k.kindName().equals(r.getKind())) {
                         return true;
                     }
                 }
@@ -283,26 +283,26 @@ public final class FairwayAdapter implements AutoCloseable {
             if (state.config == null) {
                 return ReconcileResult.idle("no configuration yet");
             }
-            List<Workload> jobs;
+            List<KindObject> jobs;
             if (state.scheduler == null || state.rebuildNeeded) {
                 lifecycle.rebuild();
                 jobs = lifecycle.listFromServer();
             } else {
                 jobs = new ArrayList<>();
-                for (Kind k : state.kinds.values()) {
-                    k.informer.getStore().list().forEach(o -> jobs.add(new Workload(k, o)));
+                for (EnabledKind k : state.kinds.values()) {
+                    k.informer.getStore().list().forEach(o -> jobs.add(new KindObject(k, o)));
                 }
             }
             jobs.removeIf(w -> state.translator.queueLabel(w.object()) == null || ownedByQueuedKind(w.object()));
-            jobs.sort(Comparator.comparing((Workload w) -> Kube.creationMillis(w.object())).thenComparing(Workload::key)
+            jobs.sort(Comparator.comparing((KindObject w) -> Kube.creationMillis(w.object())).thenComparing(KindObject::key)
                     .thenComparing(w -> w.kind().name()));
             state.pass = new PassLog();
             state.fenced = false;
             sync.syncNodes(jobs);
-            workloads.syncJobs(jobs);
+            kindObjects.syncJobs(jobs);
             state.handlers.forEach(RoundHandler::beforeRound);
             actuation.retryEvictions();
-            workloads.feedback();
+            kindObjects.feedback();
             long t0 = System.nanoTime();
             RoundResult r = state.scheduler.runRound();
             wakeAtMillis = state.scheduler.nextWakeupMillis(Math.max(1, state.options.reconcileInterval().toMillis())).orElse(Long.MAX_VALUE);
@@ -313,7 +313,7 @@ public final class FairwayAdapter implements AutoCloseable {
             actuation.actuateNodes(r);
             actuation.handleActuationFailures();
             actuation.settleRestores(r);
-            workloads.feedback();
+            kindObjects.feedback();
             binding.bindPods();
             binding.publishReasons();
             lifecycle.writeKueueStatus();

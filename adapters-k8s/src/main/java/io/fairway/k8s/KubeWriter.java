@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every write the adapter makes to the API server, and core/v1 Events. Queued objects of every kind are written
- * through their {@link Kind}'s resource context: an integration's edit (suspend, admit, evict, resize) goes as a
+ * through their {@link EnabledKind}'s resource context: an integration's edit (suspend, admit, evict, resize) goes as a
  * JSON patch of exactly the paths it changed, guarded by the object's resourceVersion so it applies only to the
  * version it was computed from (lists are written whole); annotations alone go as JSON merge patches. No server-side
  * apply and no strategic merge patch.
@@ -76,16 +76,16 @@ final class KubeWriter {
     }
 
     /** @return the object as the API server has it now, or null when it is gone */
-    GenericKubernetesResource fetch(Kind kind, String namespace, String name) {
+    GenericKubernetesResource fetch(EnabledKind kind, String namespace, String name) {
         return client.genericKubernetesResources(kind.context).inNamespace(namespace).withName(name).get();
     }
 
     /** Suspends an object that was created unsuspended, before any of its pods are scheduled. */
-    void suspend(Kind kind, GenericKubernetesResource object) {
+    void suspend(EnabledKind kind, GenericKubernetesResource object) {
         ObjectNode edited = Specs.toJson(object);
         kind.integration.setSuspended(edited, true);
         write(kind, object, edited);
-        LOG.info("suspended {} {} until Fairway admits it", kind.integration.kind().kind(), Kube.key(object));
+        LOG.info("suspended {} {} until Fairway admits it", kind.kindName(), Kube.key(object));
     }
 
     /**
@@ -95,7 +95,7 @@ final class KubeWriter {
      * is resumed. One JSON patch of exactly the changed paths, guarded by the resourceVersion (lists are written whole:
      * a merge patch would replace them on a real API server, but the mock server concatenates them).
      */
-    OriginalTemplate admit(Kind kind, GenericKubernetesResource object, AdmissionRecord admission, List<PodSetTemplate> podSets,
+    OriginalTemplate admit(EnabledKind kind, GenericKubernetesResource object, AdmissionRecord admission, List<PodSetTemplate> podSets,
             List<PodSetAdmission> admissions) {
         object = clearStartedMarkers(kind, object);
         ObjectNode before = Specs.toJson(object);
@@ -106,7 +106,7 @@ final class KubeWriter {
             java.util.Optional<String> held = kind.integration.editsHeld(object);
             if (held.isPresent()) {
                 // the API server would refuse the edits: a later round admits it again
-                throw new KubernetesClientException(kind.integration.kind().kind() + " " + Kube.key(object)
+                throw new KubernetesClientException(kind.kindName() + " " + Kube.key(object)
                         + " cannot take an admission yet: " + held.get());
             }
         }
@@ -140,7 +140,7 @@ final class KubeWriter {
      *
      * @return true when the eviction is complete; false when the object is suspended but the restore waits
      */
-    boolean evict(Kind kind, GenericKubernetesResource object) {
+    boolean evict(EnabledKind kind, GenericKubernetesResource object) {
         return evict(kind, object, null);
     }
 
@@ -152,7 +152,7 @@ final class KubeWriter {
      * @return true when the eviction is complete; false when the object is suspended but the restore waits
      *     ({@link io.fairway.k8s.integration.Integration#editsHeld}); the caller retries it in a later pass
      */
-    boolean evict(Kind kind, GenericKubernetesResource object, OriginalTemplate known) {
+    boolean evict(EnabledKind kind, GenericKubernetesResource object, OriginalTemplate known) {
         if (kind.integration.restoreAfterSuspend() && !kind.integration.isSuspended(object)) {
             ObjectNode suspended = Specs.toJson(object);
             kind.integration.setSuspended(suspended, true);
@@ -161,7 +161,7 @@ final class KubeWriter {
         if (kind.integration.restoreAfterSuspend()) {
             java.util.Optional<String> held = kind.integration.editsHeld(object);
             if (held.isPresent()) {
-                LOG.info("{} {} is suspended; its admission is undone in a later pass: {}", kind.integration.kind().kind(), Kube.key(object), held.get());
+                LOG.info("{} {} is suspended; its admission is undone in a later pass: {}", kind.kindName(), Kube.key(object), held.get());
                 return false;
             }
         }
@@ -248,7 +248,7 @@ final class KubeWriter {
      * Writes an edit: a JSON patch of exactly the paths that differ between the object as read and the edited JSON,
      * guarded by the object's resourceVersion.
      */
-    GenericKubernetesResource write(Kind kind, GenericKubernetesResource object, ObjectNode edited) {
+    GenericKubernetesResource write(EnabledKind kind, GenericKubernetesResource object, ObjectNode edited) {
         ObjectNode before = Specs.toJson(object);
         ArrayNode ops = guarded(object);
         JsonDiff.changes(before, edited).forEach((path, value) -> {
@@ -272,7 +272,7 @@ final class KubeWriter {
      *
      * @return the object as the API server has it afterwards
      */
-    GenericKubernetesResource clearStartedMarkers(Kind kind, GenericKubernetesResource object) {
+    GenericKubernetesResource clearStartedMarkers(EnabledKind kind, GenericKubernetesResource object) {
         if (!kind.integration.isSuspended(object)) {
             return object;
         }
@@ -289,7 +289,7 @@ final class KubeWriter {
         }
         GenericKubernetesResource after = client.genericKubernetesResources(kind.context).inNamespace(object.getMetadata().getNamespace())
                 .withName(object.getMetadata().getName()).subresource("status").patch(JSON_PATCH, ops.toString());
-        LOG.debug("{} {}: cleared {} so its templates may change", kind.integration.kind().kind(), Kube.key(object), kind.integration.startedMarkers());
+        LOG.debug("{} {}: cleared {} so its templates may change", kind.kindName(), Kube.key(object), kind.integration.startedMarkers());
         return after;
     }
 
@@ -335,7 +335,7 @@ final class KubeWriter {
      * admission is kept in {@value Keys#ORIGINAL_TEMPLATE_ANNOTATION} (so preemption restores it, and the object
      * still reads as submitted).
      */
-    OriginalTemplate resize(Kind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
+    OriginalTemplate resize(EnabledKind kind, GenericKubernetesResource object, String podSet, int count, AdmissionRecord admission) {
         ObjectNode before = Specs.toJson(object);
         ObjectNode edited = before.deepCopy();
         kind.integration.setCount(edited, podSet, count);
@@ -349,7 +349,7 @@ final class KubeWriter {
     }
 
     /** Records the admission only (a restored object whose recorded admission differs in its flavors or counts). */
-    void recordAdmission(Kind kind, HasMetadata object, AdmissionRecord admission) {
+    void recordAdmission(EnabledKind kind, HasMetadata object, AdmissionRecord admission) {
         String original = Kube.annotation(object, Keys.ORIGINAL_TEMPLATE_ANNOTATION);
         mergeAnnotations(kind, object, Map.of(Keys.ADMISSION_ANNOTATION, admission.toJson(),
                 Keys.SEAL_ANNOTATION, sealOf(object, admission.toJson(), original)));
@@ -360,7 +360,7 @@ final class KubeWriter {
      * or carrying a copied or forged admission): suspends it and removes Fairway's annotations from it, restoring
      * nothing (a record Fairway did not seal is never applied).
      */
-    void suspendUntrusted(Kind kind, GenericKubernetesResource object) {
+    void suspendUntrusted(EnabledKind kind, GenericKubernetesResource object) {
         ObjectNode edited = Specs.toJson(object);
         kind.integration.setSuspended(edited, true);
         GenericKubernetesResource after = write(kind, object, edited);
@@ -372,16 +372,16 @@ final class KubeWriter {
         if (had) {
             write(kind, after, stripped);
         }
-        LOG.warn("suspended {} {}: it ran without an admission written by Fairway", kind.integration.kind().kind(), Kube.key(object));
+        LOG.warn("suspended {} {}: it ran without an admission written by Fairway", kind.kindName(), Kube.key(object));
     }
 
     /** Marks an object that ended, so a restarted adapter does not queue it again. */
-    void markFinished(Kind kind, HasMetadata object, String outcome) {
+    void markFinished(EnabledKind kind, HasMetadata object, String outcome) {
         mergeAnnotations(kind, object, Map.of(Keys.FINISHED_ANNOTATION, outcome));
     }
 
     /** Sets the pending-reason annotation and records an Event with the reason. */
-    void publishPending(Kind kind, HasMetadata object, String reason, String eventReason, String type) {
+    void publishPending(EnabledKind kind, HasMetadata object, String reason, String eventReason, String type) {
         mergeAnnotations(kind, object, Map.of(Keys.PENDING_REASON_ANNOTATION, reason));
         event(object, type, eventReason, reason);
     }
@@ -439,7 +439,7 @@ final class KubeWriter {
         }
     }
 
-    private void mergeAnnotations(Kind kind, HasMetadata object, Map<String, String> annotations) {
+    private void mergeAnnotations(EnabledKind kind, HasMetadata object, Map<String, String> annotations) {
         ObjectNode p = F.objectNode();
         ObjectNode a = p.putObject("metadata").putObject("annotations");
         annotations.forEach(a::put);

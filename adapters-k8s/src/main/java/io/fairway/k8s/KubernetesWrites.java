@@ -31,8 +31,8 @@ final class KubernetesWrites implements OperatorWrites {
         this.state = state;
     }
 
-    private Tracked tracked(String jobId) {
-        Tracked t;
+    private TrackedObject tracked(String jobId) {
+        TrackedObject t;
         synchronized (state.lock) {
             t = state.tracked.byId(jobId);
         }
@@ -42,14 +42,14 @@ final class KubernetesWrites implements OperatorWrites {
         return t;
     }
 
-    private static IllegalStateException failed(String what, Tracked t, KubernetesClientException e) {
-        return new IllegalStateException("cannot " + what + " " + t.kind.integration.kind().kind() + " " + t.namespace + "/" + t.name
+    private static IllegalStateException failed(String what, TrackedObject t, KubernetesClientException e) {
+        return new IllegalStateException("cannot " + what + " " + t.kind.kindName() + " " + t.namespace + "/" + t.name
                 + ": the API server answered " + e.getCode() + " " + e.getMessage(), e);
     }
 
     @Override
     public boolean cancel(String jobId) {
-        Tracked t = tracked(jobId);
+        TrackedObject t = tracked(jobId);
         if (t.ended) {
             return false;
         }
@@ -63,11 +63,11 @@ final class KubernetesWrites implements OperatorWrites {
 
     @Override
     public boolean setPriority(String jobId, int priority) {
-        Tracked t = tracked(jobId);
+        TrackedObject t = tracked(jobId);
         try {
             GenericKubernetesResource now = state.client.genericKubernetesResources(t.kind.context).inNamespace(t.namespace).withName(t.name).get();
             if (now == null) {
-                throw new IllegalArgumentException("the " + t.kind.integration.kind().kind() + " " + t.namespace + "/" + t.name + " is gone");
+                throw new IllegalArgumentException("the " + t.kind.kindName() + " " + t.namespace + "/" + t.name + " is gone");
             }
             String value = String.valueOf(priority);
             Map<String, String> labels = now.getMetadata().getLabels();

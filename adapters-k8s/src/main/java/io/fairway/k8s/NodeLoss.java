@@ -93,7 +93,7 @@ final class NodeLoss {
                 continue;
             }
             hit.add(j);
-            Tracked t = state.tracked.byId(j.id());
+            TrackedObject t = state.tracked.byId(j.id());
             HasMetadata job = t == null || t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
             double progress = j.spec().checkpointing() == null ? 0 : progressOf(job, j.progress());
             state.scheduler.reportProgress(j.id(), progress);
@@ -103,7 +103,7 @@ final class NodeLoss {
 
     private void announce(List<JobStatus> hit, List<String> requeued, String why) {
         for (JobStatus j : hit) {
-            Tracked t = state.tracked.byId(j.id());
+            TrackedObject t = state.tracked.byId(j.id());
             HasMetadata job = t == null || t.kind.informer == null ? null : t.kind.informer.getStore().getByKey(t.key());
             if (job == null || !requeued.contains(j.id())) {
                 continue;

@@ -35,7 +35,7 @@ final class PodBinding {
         if (!state.mayWrite()) {
             return;
         }
-        for (Tracked t : state.tracked.all()) {
+        for (TrackedObject t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }
@@ -46,18 +46,18 @@ final class PodBinding {
             Admit a = s.admission();
             List<Pod> pods = state.podsOf(t);
             Set<String> liveUids = new HashSet<>();
-            Set<Tracked.Member> used = new HashSet<>();
+            Set<TrackedObject.Member> used = new HashSet<>();
             for (Pod p : pods) {
                 if (Kube.terminal(p)) {
                     continue;
                 }
                 liveUids.add(p.getMetadata().getUid());
-                Tracked.Member m = t.members.get(p.getMetadata().getUid());
+                TrackedObject.Member m = t.members.get(p.getMetadata().getUid());
                 if (m == null && !Kube.hasGate(p)) {
                     String ma = Kube.annotation(p, Keys.MEMBER_ANNOTATION);
                     Integer i = ma == null ? null : parseOrNull(ma);
                     PodRef ref = t.kind.integration.podOf(p).orElse(null);
-                    m = i == null || ref == null ? null : new Tracked.Member(ref.podSet(), i);
+                    m = i == null || ref == null ? null : new TrackedObject.Member(ref.podSet(), i);
                 }
                 if (m != null) {
                     used.add(m);
@@ -73,14 +73,14 @@ final class PodBinding {
                     continue;
                 }
                 int count = a.counts().getOrDefault(ref.podSet(), 0);
-                Tracked.Member member = null;
+                TrackedObject.Member member = null;
                 Integer ci = ref.index();
-                if (ci != null && ci >= 0 && ci < count && !used.contains(new Tracked.Member(ref.podSet(), ci))) {
-                    member = new Tracked.Member(ref.podSet(), ci);
+                if (ci != null && ci >= 0 && ci < count && !used.contains(new TrackedObject.Member(ref.podSet(), ci))) {
+                    member = new TrackedObject.Member(ref.podSet(), ci);
                 }
                 for (int i = 0; member == null && i < count; i++) {
-                    if (!used.contains(new Tracked.Member(ref.podSet(), i))) {
-                        member = new Tracked.Member(ref.podSet(), i);
+                    if (!used.contains(new TrackedObject.Member(ref.podSet(), i))) {
+                        member = new TrackedObject.Member(ref.podSet(), i);
                     }
                 }
                 if (member == null) {
@@ -105,7 +105,7 @@ final class PodBinding {
         }
     }
 
-    private static MemberPlacement memberOf(Admit a, Tracked.Member member) {
+    private static MemberPlacement memberOf(Admit a, TrackedObject.Member member) {
         for (MemberPlacement m : a.placement().members()) {
             if (m.podSet().equals(member.podSet()) && m.index() == member.index()) {
                 return m;
@@ -125,7 +125,7 @@ final class PodBinding {
         if (!state.mayWrite()) {
             return;
         }
-        for (Tracked t : state.tracked.all()) {
+        for (TrackedObject t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }

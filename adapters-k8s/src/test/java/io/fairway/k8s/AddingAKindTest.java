@@ -25,7 +25,7 @@ class AddingAKindTest extends AdapterTestBase {
         assertThat(Integrations.available()).containsKey("example.com/v1.Sleeper");
         assertThat(Integrations.available().get("example.com/v1.Sleeper")).isInstanceOf(SleeperIntegration.class);
         cluster.node("n1", 16, 64, 0, Map.of("fairway.io/pool", "general"));
-        Kind kind = new Kind(new SleeperIntegration());
+        EnabledKind kind = new EnabledKind(new SleeperIntegration());
         GenericKubernetesResource sleeper = Specs.MAPPER.convertValue(Map.of(
                 "apiVersion", "example.com/v1", "kind", "Sleeper",
                 "metadata", Map.of("name", "nap", "namespace", "default", "labels", Map.of(Keys.QUEUE_LABEL, "q")),
@@ -53,7 +53,7 @@ class AddingAKindTest extends AdapterTestBase {
                 "the Sleeper finishes");
     }
 
-    private GenericKubernetesResource now(Kind kind) {
+    private GenericKubernetesResource now(EnabledKind kind) {
         return cluster.client.genericKubernetesResources(kind.context).inNamespace("default").withName("nap").get();
     }
 

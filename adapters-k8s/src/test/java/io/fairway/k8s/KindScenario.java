@@ -32,7 +32,7 @@ final class KindScenario {
 
     final MockCluster cluster;
     final Integration integration;
-    final Kind kind;
+    final EnabledKind kind;
     final GenericKubernetesResource created;
 
     KindScenario(MockCluster cluster, String example) throws IOException {
@@ -50,7 +50,7 @@ final class KindScenario {
             o.getMetadata().getLabels().put(Keys.QUEUE_LABEL, queue);
         }
         this.integration = Integrations.available().get(o.getApiVersion() + "." + o.getKind());
-        this.kind = new Kind(integration);
+        this.kind = new EnabledKind(integration);
         this.created = cluster.client.genericKubernetesResources(kind.context).inNamespace(o.getMetadata().getNamespace()).resource(o).create();
     }
 

@@ -43,7 +43,7 @@ class SpecEditTest extends AdapterTestBase {
 
         editJob("train", j -> new JobBuilder(j).editSpec().withParallelism(4).withCompletions(4).endSpec().build());
         reconcileUntil(adapter, () -> adapter.status("default", "train").orElseThrow().spec().podSets().get(0).count() == 4, "the edit is taken up");
-        assertThat(cluster.events("default", "train")).extracting(Event::getReason).contains(WorkloadSync.REASON_UPDATED);
+        assertThat(cluster.events("default", "train")).extracting(Event::getReason).contains(KindObjectSync.REASON_UPDATED);
 
         cluster.createPods("default", "blocker");
         reconcileUntil(adapter, () -> cluster.pods("default", "blocker").stream().noneMatch(Kube::hasGate), "the blocker's pod is bound");
@@ -106,15 +106,15 @@ class SpecEditTest extends AdapterTestBase {
 
         // parallelism and completions both (with completions 2, parallelism 4 would still run 2 pods: no change to refuse)
         editJob("run", j -> new JobBuilder(j).editSpec().withParallelism(4).withCompletions(4).endSpec().build());
-        reconcileUntil(adapter, () -> cluster.events("default", "run").stream().anyMatch(e -> WorkloadSync.REASON_EDIT_REFUSED.equals(e.getReason())),
+        reconcileUntil(adapter, () -> cluster.events("default", "run").stream().anyMatch(e -> KindObjectSync.REASON_EDIT_REFUSED.equals(e.getReason())),
                 "the edit is refused");
-        Event e = cluster.events("default", "run").stream().filter(x -> WorkloadSync.REASON_EDIT_REFUSED.equals(x.getReason())).findFirst().orElseThrow();
+        Event e = cluster.events("default", "run").stream().filter(x -> KindObjectSync.REASON_EDIT_REFUSED.equals(x.getReason())).findFirst().orElseThrow();
         assertThat(e.getType()).isEqualTo("Warning");
         assertThat(e.getMessage()).startsWith("The edit of spec.completions, spec.parallelism is not applied").contains("main x2");
         for (int i = 0; i < 3; i++) {
             adapter.reconcileOnce();
         }
-        assertThat(cluster.events("default", "run")).filteredOn(x -> WorkloadSync.REASON_EDIT_REFUSED.equals(x.getReason())).hasSize(1);
+        assertThat(cluster.events("default", "run")).filteredOn(x -> KindObjectSync.REASON_EDIT_REFUSED.equals(x.getReason())).hasSize(1);
         assertThat(adapter.status("default", "run").orElseThrow().spec().podSets().get(0).count()).isEqualTo(2);
         assertThat(adapter.status("default", "run").orElseThrow().admission().counts()).containsEntry(JobTranslator.POD_SET, 2);
         assertThat(adapter.checkInvariants()).isEmpty();

@@ -80,7 +80,7 @@ final class EngineState {
     private boolean usageSumsKept;
     /** Holding jobs with a lease, and holding jobs whose quota is reserved: {@link #nextWakeupMillis} looks at them. */
     private int leasedHolders;
-    private int reservedHolders;
+    private int quotaReservedHolders;
     private Map<String, Double> usageShares;
     private List<Resources> usageSharesCapacities;
     /**
@@ -292,7 +292,7 @@ final class EngineState {
             leasedHolders += sign;
         }
         if (j.state() == JobState.QUOTA_RESERVED) {
-            reservedHolders += sign;
+            quotaReservedHolders += sign;
         }
     }
 
@@ -477,7 +477,7 @@ final class EngineState {
         return read(() -> {
             long now = clock.millis();
             long best = policyWakeAt > now ? policyWakeAt : Long.MAX_VALUE;
-            for (JobStatus j : leasedHolders > 0 || reservedHolders > 0 ? jobs.holding.values() : List.<JobStatus>of()) {
+            for (JobStatus j : leasedHolders > 0 || quotaReservedHolders > 0 ? jobs.holding.values() : List.<JobStatus>of()) {
                 Admit a = j.admission();
                 if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE && a.leaseExpiresAtMillis() > now) {
                     best = Math.min(best, a.leaseExpiresAtMillis());

@@ -209,8 +209,8 @@ final class JobBook {
     }
 
     /** A round's admission: admitted, or quota reserved while admission checks run. */
-    JobStatus admit(JobStatus j, Admit a, boolean reserved, long now) {
-        JobStatus n = j.admitted(a, reserved, now);
+    JobStatus admit(JobStatus j, Admit a, boolean quotaReserved, long now) {
+        JobStatus n = j.admitted(a, quotaReserved, now);
         replace(j, n);
         return n;
     }

@@ -129,14 +129,14 @@ final class RoundApplier {
     }
 
     private void admit(List<Admit> admits, long now, List<SchedulerEvent> events, List<Decision> applied) {
-        List<Admit> reserved = new ArrayList<>();
+        List<Admit> quotaReserved = new ArrayList<>();
         for (Admit a : admits) {
             JobStatus j = state.jobs.byId.get(a.jobId());
             ClusterQueue cq = state.clusterQueues.get(a.clusterQueue());
             boolean checked = cq != null && !cq.admissionChecks().isEmpty();
             JobStatus n = state.jobs.admit(j, a, checked, now);
             if (checked) {
-                reserved.add(a);
+                quotaReserved.add(a);
                 events.add(state.jobs.event(n, EventType.PENDING, "quota reserved in " + a.clusterQueue() + "; admission checks " + cq.admissionChecks()));
             } else {
                 if (events != Outbox.UNHEARD) {
@@ -145,7 +145,7 @@ final class RoundApplier {
                 applied.add(a);
             }
         }
-        if (!reserved.isEmpty()) {
+        if (!quotaReserved.isEmpty()) {
             evaluateAdmissionChecks(events, applied);
         }
     }
@@ -277,13 +277,13 @@ final class RoundApplier {
     /** Asks the admission checks about every job with reserved quota (lock held). */
     void evaluateAdmissionChecks(List<SchedulerEvent> events, List<Decision> admitted) {
         long now = state.clock.millis();
-        List<JobStatus> reserved = new ArrayList<>(); // collected first: deciding changes the holding index
+        List<JobStatus> quotaReserved = new ArrayList<>(); // collected first: deciding changes the holding index
         for (JobStatus j : state.jobs.holding.values()) {
             if (j.state() == JobState.QUOTA_RESERVED) {
-                reserved.add(j);
+                quotaReserved.add(j);
             }
         }
-        for (JobStatus j : reserved) {
+        for (JobStatus j : quotaReserved) {
             ClusterQueue cq = state.clusterQueues.get(j.admission().clusterQueue());
             List<String> names = cq == null ? List.of() : cq.admissionChecks();
             String rejected = null;

@@ -77,14 +77,14 @@ public final class Rounds {
         PlanContext ctx = new PlanContext(snapshot, mem, charged);
         List<String> refused = new ArrayList<>();
         try {
-            ctx.placeReserved(); // jobs admitted under quota and waiting for nodes go first
+            ctx.placeNodeReservations(); // jobs admitted under quota and waiting for nodes go first
             ctx.policyStarts();
             policy.plan(ctx);
         } catch (RuntimeException e) {
             LOG.error("policy {} failed in round {}; its plan is refused", policy.name(), snapshot.round(), e);
             refused.add("policy " + policy.name() + " threw " + e + "; nothing of its plan is applied");
             ctx = new PlanContext(snapshot);
-            ctx.placeReserved();
+            ctx.placeNodeReservations();
         }
         PlanOutput out = PlanOutput.of(ctx);
         Validator.Outcome v = Validator.validate(snapshot, out);

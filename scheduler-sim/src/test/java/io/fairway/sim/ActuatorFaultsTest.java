@@ -82,8 +82,8 @@ class ActuatorFaultsTest {
     void retriesWaitWithExponentialBackoffUpToTheCap() {
         ActuatorFaults f = ActuatorFaults.NONE.withFailureRate("admit", 1.0).withRetry(30, 10, 25, 4);
         assertThat(List.of(f.backoffMillis(1), f.backoffMillis(2), f.backoffMillis(3))).containsExactly(10_000L, 20_000L, 25_000L);
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", io.fairway.api.model.GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("j", 0, 100, 8));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", io.fairway.api.model.GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(), SimTestInputs.gpuJob("j", 0, 100, 8));
         SimulationResult r = Simulator.run(in, "best-effort-fifo", SimulationOptions.DEFAULTS.withRecordEvents(true)
                 .withActuatorFaults(f).withMaxSimulatedSeconds(200));
         // every attempt fails: attempts at 0, 10, 30, 55 s; given up at 55 s, re-admitted at once, and so on

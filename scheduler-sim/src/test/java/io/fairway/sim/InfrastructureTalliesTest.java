@@ -36,9 +36,9 @@ class InfrastructureTalliesTest {
     void keptTalliesEqualTheRecountOverEveryNode(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         NodePool pool = new NodePool("gpu", null, List.of(G8, C32), Resources.NONE, 60_000, 120_000, Map.of(), List.of());
-        List<Node> fixed = List.of(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), "r0"),
-                Clusters.gpuNode("n-1", GpuTopology.pcie4("T4"), "r0"), Clusters.gpuNode("n-2", GpuTopology.NONE, "r1"),
-                Clusters.gpuNode("n-3", GpuTopology.nvSwitch8("H100"), "r1"));
+        List<Node> fixed = List.of(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), "r0"),
+                SimTestInputs.gpuNode("n-1", GpuTopology.pcie4("T4"), "r0"), SimTestInputs.gpuNode("n-2", GpuTopology.NONE, "r1"),
+                SimTestInputs.gpuNode("n-3", GpuTopology.nvSwitch8("H100"), "r1"));
         ClusterModel cluster = new ClusterModel(List.of(ClusterSpec.withRacks("default")), fixed, List.of(new SimNodePool(pool, Map.of(), 120)),
                 Map.of());
         Infrastructure infra = new Infrastructure(cluster, seed);

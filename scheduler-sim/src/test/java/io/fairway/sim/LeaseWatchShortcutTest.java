@@ -28,10 +28,10 @@ class LeaseWatchShortcutTest {
         for (int i = 0; i < n; i++) {
             int gpus = new int[] {1, 1, 2, 4, 8}[r.nextInt(5)];
             Checkpointing c = r.nextBoolean() ? new Checkpointing(120, 10, 10) : null;
-            jobs.add(Clusters.gpuJob("j" + i, r.nextInt(4 * 3600), 300 + r.nextInt(6 * 3600), gpus, PlacementSensitivity.NONE, c));
+            jobs.add(SimTestInputs.gpuJob("j" + i, r.nextInt(4 * 3600), 300 + r.nextInt(6 * 3600), gpus, PlacementSensitivity.NONE, c));
         }
-        return Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null),
-                Clusters.gpuNode("n-1", GpuTopology.nvSwitch8("H100"), null)), Clusters.oneQueue(16), List.of(), jobs.toArray(new SimJob[0]));
+        return SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null),
+                SimTestInputs.gpuNode("n-1", GpuTopology.nvSwitch8("H100"), null)), SimTestInputs.oneQueue(16), List.of(), jobs.toArray(new SimJob[0]));
     }
 
     @Property(tries = 8)

@@ -7,7 +7,7 @@ import io.fairway.api.model.NodeAffinity;
 import io.fairway.api.model.NodeAffinity.Expression;
 import io.fairway.api.model.NodeAffinity.Operator;
 import io.fairway.api.model.NodeAffinity.Term;
-import io.fairway.sim.config.ConfigException;
+import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import java.io.IOException;
@@ -61,14 +61,14 @@ class NodeAffinityInputTest {
     void aBadOperatorOrValueIsRefusedNamingTheField() {
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: j, durationSeconds: 5, queue: lq, gpus: 8, nodeAffinity: [{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}
-                """))).isInstanceOf(ConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions[0].operator")
+                """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions[0].operator")
                 .hasMessageContaining("Near");
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: j, durationSeconds: 5, queue: lq, gpus: 8, nodeAffinity: [{matchExpressions: [{key: gen, operator: Gt, values: [new]}]}]}
-                """))).isInstanceOf(ConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions[0].values")
+                """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions[0].values")
                 .hasMessageContaining("new");
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: j, durationSeconds: 5, queue: lq, gpus: 8, nodeAffinity: [{matchExpressions: []}]}
-                """))).isInstanceOf(ConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions");
+                """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions");
     }
 }

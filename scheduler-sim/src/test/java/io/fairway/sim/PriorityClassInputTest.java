@@ -3,7 +3,7 @@ package io.fairway.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fairway.sim.config.ConfigException;
+import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import java.io.IOException;
@@ -53,6 +53,6 @@ class PriorityClassInputTest {
     void anUndefinedClassIsRefusedNamingIt() {
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: j, durationSeconds: 5, queue: lq, resources: {cpu: "1"}, priorityClass: platinum}
-                """))).isInstanceOf(ConfigException.class).hasMessageContaining("priorityClass").hasMessageContaining("platinum");
+                """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("priorityClass").hasMessageContaining("platinum");
     }
 }

@@ -18,8 +18,8 @@ class SimulatorTest {
 
     @Test
     void twoFullNodeJobsRunOneAfterTheOther() {
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("j1", 0, 100, 8), Clusters.gpuJob("j2", 0, 50, 8));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(), SimTestInputs.gpuJob("j1", 0, 100, 8), SimTestInputs.gpuJob("j2", 0, 50, 8));
         SimulationResult r = Simulator.run(in, "best-effort-fifo", RECORD);
 
         JobOutcome j1 = r.job("j1");
@@ -53,11 +53,11 @@ class SimulatorTest {
 
     @Test
     void spreadPlacementSlowsASensitiveJob() {
-        SimulationInput in = Clusters.input(Clusters.nodes(
-                        Clusters.gpuNode("n-0", GpuTopology.hybridCubeMesh8("V100"), "rack-0"),
-                        Clusters.gpuNode("n-1", GpuTopology.hybridCubeMesh8("V100"), "rack-0")),
-                Clusters.oneQueue(16), List.of(),
-                Clusters.gpuJob("vgg", 0, 100, 16, PlacementSensitivity.forModel("vgg16"), null));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(
+                        SimTestInputs.gpuNode("n-0", GpuTopology.hybridCubeMesh8("V100"), "rack-0"),
+                        SimTestInputs.gpuNode("n-1", GpuTopology.hybridCubeMesh8("V100"), "rack-0")),
+                SimTestInputs.oneQueue(16), List.of(),
+                SimTestInputs.gpuJob("vgg", 0, 100, 16, PlacementSensitivity.forModel("vgg16"), null));
         SimulationResult r = Simulator.run(in, "best-effort-fifo", SimulationOptions.DEFAULTS);
         // two nodes of one rack: vgg16 runs at 0.72 of its ideal speed
         assertThat(r.job("vgg").jctSeconds()).isCloseTo(100 / 0.72, within(0.002));
@@ -65,19 +65,19 @@ class SimulatorTest {
 
     @Test
     void quadOnACubeMeshRunsAtFullSpeed() {
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.hybridCubeMesh8("V100"), null)),
-                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("a", 0, 100, 4, PlacementSensitivity.forModel("vgg16"), null));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.hybridCubeMesh8("V100"), null)),
+                SimTestInputs.oneQueue(8), List.of(), SimTestInputs.gpuJob("a", 0, 100, 4, PlacementSensitivity.forModel("vgg16"), null));
         assertThat(Simulator.run(in, "strict-fifo", SimulationOptions.DEFAULTS).job("a").jctSeconds()).isEqualTo(100);
     }
 
     @Test
     void aLostNodeCostsACheckpointingJobOnlyTheWorkSinceItsLastCheckpoint() {
         List<ClusterAction> moveAt250 = List.of(
-                new ClusterAction.AddNode(250_000, Clusters.gpuNode("n-1", GpuTopology.nvSwitch8("H100"), null)),
+                new ClusterAction.AddNode(250_000, SimTestInputs.gpuNode("n-1", GpuTopology.nvSwitch8("H100"), null)),
                 new ClusterAction.RemoveNode(250_000, "n-0"));
-        SimulationInput ck = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), moveAt250,
-                Clusters.gpuJob("ck", 0, 1000, 8, PlacementSensitivity.NONE, new Checkpointing(100, 0, 10)));
+        SimulationInput ck = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), moveAt250,
+                SimTestInputs.gpuJob("ck", 0, 1000, 8, PlacementSensitivity.NONE, new Checkpointing(100, 0, 10)));
         SimulationResult r = Simulator.run(ck, "best-effort-fifo", RECORD);
         // 250 s done, 200 s safe at the last checkpoint; restarts at 250 s, restores 10 s, runs the remaining 800 s
         assertThat(r.job("ck").completionSeconds()).isEqualTo(1060);
@@ -86,8 +86,8 @@ class SimulatorTest {
         assertThat(r.metrics().preemptions()).isEqualTo(1);
         assertThat(r.actuations()).extracting(ActuationRecord::kind).contains("Preempt");
 
-        SimulationInput plain = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), moveAt250, Clusters.gpuJob("plain", 0, 1000, 8));
+        SimulationInput plain = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), moveAt250, SimTestInputs.gpuJob("plain", 0, 1000, 8));
         SimulationResult p = Simulator.run(plain, "best-effort-fifo", SimulationOptions.DEFAULTS);
         assertThat(p.job("plain").completionSeconds()).isEqualTo(1250);
         assertThat(p.job("plain").lostWorkSeconds()).isEqualTo(250);
@@ -97,10 +97,10 @@ class SimulatorTest {
     @Test
     void roundsRunWhenLeasesExpireSoLeasePoliciesCanTimeSlice() {
         Checkpointing every10s = new Checkpointing(10, 0, 0);
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("a", 0, 100, 8, PlacementSensitivity.NONE, every10s),
-                Clusters.gpuJob("b", 0, 100, 8, PlacementSensitivity.NONE, every10s));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(),
+                SimTestInputs.gpuJob("a", 0, 100, 8, PlacementSensitivity.NONE, every10s),
+                SimTestInputs.gpuJob("b", 0, 100, 8, PlacementSensitivity.NONE, every10s));
         SimulationResult r = Simulator.run(in, LeaseRotationPolicy.Provider.NAME, RECORD);
         // a runs 0-60, b 60-120, a 120-160 (done), b 160-200 (done): rounds at 60 and 120 come from lease expiries alone
         assertThat(r.actuations()).filteredOn(x -> x.kind().equals("Preempt"))
@@ -114,8 +114,8 @@ class SimulatorTest {
     @Test
     void aPolicyThatLetsNoWorkFinishIsStoppedAtTheHorizon() {
         // no checkpointing: each 60 s lease ends in a preemption that throws the run away, so neither job ever ends
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("a", 0, 100, 8), Clusters.gpuJob("b", 0, 100, 8));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(), SimTestInputs.gpuJob("a", 0, 100, 8), SimTestInputs.gpuJob("b", 0, 100, 8));
         SimulationResult r = Simulator.run(in, LeaseRotationPolicy.Provider.NAME, SimulationOptions.DEFAULTS);
         assertThat(r.metrics().completed()).isZero();
         assertThat(r.metrics().preemptions()).isGreaterThan(100);
@@ -125,8 +125,8 @@ class SimulatorTest {
 
     @Test
     void jobsLargerThanTheClusterAreSkippedAndCounted() {
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("ok", 0, 10, 8), Clusters.gpuJob("huge", 0, 10, 16));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(), SimTestInputs.gpuJob("ok", 0, 10, 8), SimTestInputs.gpuJob("huge", 0, 10, 16));
         SimulationResult r = Simulator.run(in, "best-effort-fifo", SimulationOptions.DEFAULTS);
         assertThat(r.metrics().jobs()).isEqualTo(1);
         assertThat(r.metrics().skipped()).isEqualTo(1);
@@ -139,8 +139,8 @@ class SimulatorTest {
 
     @Test
     void aJobThatCanNeverRunEndsTheSimulationUnfinished() {
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(4), List.of(), Clusters.gpuJob("over-quota", 0, 10, 8), Clusters.gpuJob("fits", 5, 10, 4));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(4), List.of(), SimTestInputs.gpuJob("over-quota", 0, 10, 8), SimTestInputs.gpuJob("fits", 5, 10, 4));
         SimulationResult r = Simulator.run(in, "best-effort-fifo", SimulationOptions.DEFAULTS.withRoundIntervalSeconds(60));
         assertThat(r.metrics().completed()).isEqualTo(1);
         assertThat(r.job("over-quota").completed()).isFalse();
@@ -150,9 +150,9 @@ class SimulatorTest {
 
     @Test
     void aCancelledPendingJobLeavesTheQueue() {
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(new ClusterAction.CancelJob(20_000, "second")),
-                Clusters.gpuJob("first", 0, 100, 8), Clusters.gpuJob("second", 0, 100, 8));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(new ClusterAction.CancelJob(20_000, "second")),
+                SimTestInputs.gpuJob("first", 0, 100, 8), SimTestInputs.gpuJob("second", 0, 100, 8));
         SimulationResult r = Simulator.run(in, "strict-fifo", SimulationOptions.DEFAULTS);
         assertThat(r.job("second").cancelled()).isTrue();
         assertThat(r.job("second").completed()).isFalse();
@@ -189,8 +189,8 @@ class SimulatorTest {
 
     @Test
     void unknownPolicyNamesTheKnownOnes() {
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(), Clusters.gpuJob("j", 0, 1, 1));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(), SimTestInputs.gpuJob("j", 0, 1, 1));
         assertThatThrownBy(() -> Simulator.run(in, "lottery", SimulationOptions.DEFAULTS)).isInstanceOf(InvalidSpecException.class)
                 .hasMessageContaining("unknown policy \"lottery\"").hasMessageContaining("best-effort-fifo");
     }

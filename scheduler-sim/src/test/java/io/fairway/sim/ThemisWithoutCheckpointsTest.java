@@ -16,7 +16,7 @@ class ThemisWithoutCheckpointsTest {
 
     @Test
     void aShortJobDoesNotWaitHoursBehindALongOneByDefault() {
-        SimulationResult r = Simulator.run(Clusters.longThenShort(1_000), "themis", RECORD);
+        SimulationResult r = Simulator.run(SimTestInputs.longThenShort(1_000), "themis", RECORD);
 
         assertThat(r.job("short").rho()).isLessThanOrEqualTo(2);
         // the long job paid for it: restarted from zero after the short one, its lost work counted
@@ -28,7 +28,7 @@ class ThemisWithoutCheckpointsTest {
 
     @Test
     void usersWhoForbidKillingJobsThatDoNotCheckpointKeepASwitch() {
-        SimulationResult r = Simulator.run(Clusters.longThenShort(1_000), "themis",
+        SimulationResult r = Simulator.run(SimTestInputs.longThenShort(1_000), "themis",
                 RECORD.withPolicyParameters(Map.of("revokeWithoutCheckpoint", "false")));
 
         assertThat(r.metrics().preemptions()).isZero();
@@ -41,9 +41,9 @@ class ThemisWithoutCheckpointsTest {
         // Two 4-GPU jobs of 10,000 s fill the node; a 4-GPU job of 10,000 s arrives at 9,000 s. Restarting one of
         // them would cost it 9,000 s of work to save the newcomer 1,000 s of waiting on a 10,000-s run: the
         // newcomer waits.
-        SimulationInput in = Clusters.input(Clusters.nodes(Clusters.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
-                Clusters.oneQueue(8), List.of(),
-                Clusters.gpuJob("a", 0, 10_000, 4), Clusters.gpuJob("b", 0, 10_000, 4), Clusters.gpuJob("c", 9_000, 10_000, 4));
+        SimulationInput in = SimTestInputs.input(SimTestInputs.nodes(SimTestInputs.gpuNode("n-0", GpuTopology.nvSwitch8("H100"), null)),
+                SimTestInputs.oneQueue(8), List.of(),
+                SimTestInputs.gpuJob("a", 0, 10_000, 4), SimTestInputs.gpuJob("b", 0, 10_000, 4), SimTestInputs.gpuJob("c", 9_000, 10_000, 4));
         SimulationResult r = Simulator.run(in, "themis", RECORD);
 
         assertThat(r.metrics().preemptions()).isZero();

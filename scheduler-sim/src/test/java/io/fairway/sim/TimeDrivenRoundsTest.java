@@ -14,7 +14,7 @@ class TimeDrivenRoundsTest {
         // The 8-GPU job reaches the first threshold (3,250 GPU-s) at 406.25 s; the short job, which arrived at 10 s
         // in the same top queue, may then take its GPUs. Nothing arrives or finishes at 406 s: only the round the
         // policy asked for can act then.
-        SimulationResult r = Simulator.run(Clusters.longThenShort(10), "tiresias-las", RECORD);
+        SimulationResult r = Simulator.run(SimTestInputs.longThenShort(10), "tiresias-las", RECORD);
 
         assertThat(r.actuations()).filteredOn(x -> x.kind().equals("Preempt"))
                 .extracting(x -> x.jobId() + "@" + x.timeMillis()).containsExactly("long@406250");
@@ -25,7 +25,7 @@ class TimeDrivenRoundsTest {
     @Test
     void withoutTheWakeupTheShortJobWouldHaveWaitedForTheLongOne() {
         // The same input under FIFO, which asks for no round by time: the short job waits for the long one.
-        SimulationResult r = Simulator.run(Clusters.longThenShort(10), "best-effort-fifo", RECORD);
+        SimulationResult r = Simulator.run(SimTestInputs.longThenShort(10), "best-effort-fifo", RECORD);
 
         assertThat(r.job("short").firstStartSeconds()).isEqualTo(10_000);
         assertThat(r.job("short").rho()).isGreaterThan(150);

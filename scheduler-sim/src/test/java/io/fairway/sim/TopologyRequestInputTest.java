@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.ClusterSpec;
-import io.fairway.sim.config.ConfigException;
+import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import io.fairway.sim.trace.TopologyText;
@@ -110,15 +110,15 @@ class TopologyRequestInputTest {
     void badRequestsAreRefusedNamingTheJobAndValue() throws IOException {
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: both, durationSeconds: 60, queue: lq, gpus: 8, topology: {required: fairway.io/rack, preferred: fairway.io/rack}}
-                """))).isInstanceOf(ConfigException.class).hasMessageContaining("give exactly one of required");
+                """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("give exactly one of required");
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: typo, durationSeconds: 60, queue: lq, gpus: 8, topology: {required: fairway.io/rak}}
-                """))).isInstanceOf(ConfigException.class)
+                """))).isInstanceOf(SimulationConfigException.class)
                 .hasMessageContaining("job typo: topology level fairway.io/rak is not a topology level of the cluster")
                 .hasMessageContaining("known levels: fairway.io/rack, kubernetes.io/hostname");
         assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
                   - {id: field, durationSeconds: 60, queue: lq, gpus: 8, topology: {level: fairway.io/rack}}
-                """))).isInstanceOf(ConfigException.class).hasMessageContaining("unknown field \"level\"")
+                """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("unknown field \"level\"")
                 .hasMessageContaining("preferred").hasMessageContaining("required");
         Path csv = dir.resolve("bad.csv");
         Files.writeString(csv, "id,submit_seconds,duration_seconds,gpus,topology\nj1,0,60,8,rack\n");

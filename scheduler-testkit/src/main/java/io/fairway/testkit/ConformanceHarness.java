@@ -478,7 +478,7 @@ public final class ConformanceHarness {
             if (f.kind() == FaultSchedules.ActuatorFailureKind.THROWS) {
                 throwOnNextRound = true;
             } else {
-                lastEffect = ActuatorFaults.inject(scheduler, f);
+                lastEffect = ActuatorFaultInjector.inject(scheduler, f);
             }
         } else {
             throw new IllegalArgumentException("unknown fault " + fault);

@@ -391,7 +391,7 @@ public final class MultiClusterManager implements AutoCloseable {
     }
 
     boolean owns(Job copy) {
-        String m = Jobs.annotation(copy, MANAGER_ANNOTATION);
+        String m = BatchJobFields.annotation(copy, MANAGER_ANNOTATION);
         return m == null || m.equals(settings.identity());
     }
 

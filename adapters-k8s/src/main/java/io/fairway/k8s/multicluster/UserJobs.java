@@ -98,7 +98,7 @@ final class UserJobs {
                 ? manager.batch().v1().jobs().inAnyNamespace().list().getItems()
                 : manager.batch().v1().jobs().inNamespace(settings.namespace()).list().getItems());
         jobs.removeIf(j -> translator.queueLabel(j) == null || "true".equals(j.getMetadata().getLabels().get(COPY_LABEL)));
-        jobs.sort(Comparator.comparingLong((Job j) -> Jobs.creationMillis(j)).thenComparing(Jobs::key));
+        jobs.sort(Comparator.comparingLong((Job j) -> BatchJobFields.creationMillis(j)).thenComparing(BatchJobFields::key));
         return jobs;
     }
 
@@ -115,18 +115,18 @@ final class UserJobs {
                 continue;
             }
             for (Job c : w.copies()) {
-                String id = Jobs.annotation(c, JOB_ID_ANNOTATION);
-                String adm = Jobs.annotation(c, Keys.ADMISSION_ANNOTATION);
+                String id = BatchJobFields.annotation(c, JOB_ID_ANNOTATION);
+                String adm = BatchJobFields.annotation(c, Keys.ADMISSION_ANNOTATION);
                 if (id == null || adm == null || !m.owns(c) || out.containsKey(id) && out.get(id).outcome() != null) {
                     continue;
                 }
-                String cond = Jobs.finishedCondition(c);
+                String cond = BatchJobFields.finishedCondition(c);
                 String outcome = cond == null ? null : "Complete".equals(cond) ? "Succeeded" : "Failed";
                 try {
-                    out.put(id, new Admitted(w.name(), Jobs.annotation(c, ORIGIN_UID_ANNOTATION), AdmissionRecord.parse(adm), outcome,
-                            "Failed".equals(outcome) ? Jobs.failureMessage(c) : ""));
+                    out.put(id, new Admitted(w.name(), BatchJobFields.annotation(c, ORIGIN_UID_ANNOTATION), AdmissionRecord.parse(adm), outcome,
+                            "Failed".equals(outcome) ? BatchJobFields.failureMessage(c) : ""));
                 } catch (IllegalArgumentException e) {
-                    LOG.warn("copy {} in worker {} has an unreadable admission; it will be deleted", Jobs.key(c), w.name());
+                    LOG.warn("copy {} in worker {} has an unreadable admission; it will be deleted", BatchJobFields.key(c), w.name());
                 }
             }
         }
@@ -145,10 +145,10 @@ final class UserJobs {
                 updatePriority(byId.get(idOfUid.get(uid)), job);
                 continue;
             }
-            if (Jobs.annotation(job, Keys.FINISHED_ANNOTATION) != null) {
+            if (BatchJobFields.annotation(job, Keys.FINISHED_ANNOTATION) != null) {
                 continue;
             }
-            String id = Jobs.key(job);
+            String id = BatchJobFields.key(job);
             Admitted copy = copies.get(id);
             if (copy != null && copy.outcome() != null && uid.equals(copy.uid())) {
                 // it ended in its worker while no manager was watching: record the end, never run it again
@@ -172,20 +172,20 @@ final class UserJobs {
                 scheduler.submit(spec);
             } catch (InvalidSpecException e) {
                 String text = Keys.REASON_INVALID + ": " + e.getMessage();
-                if (!text.equals(Jobs.annotation(job, Keys.PENDING_REASON_ANNOTATION))) {
+                if (!text.equals(BatchJobFields.annotation(job, Keys.PENDING_REASON_ANNOTATION))) {
                     patchUserJob(job, Map.of(Keys.PENDING_REASON_ANNOTATION, text), Keys.REASON_INVALID, "Warning", e.getMessage());
                 }
                 continue; // read again on the next pass: the user may fix it
             }
             UserJob t = new UserJob(id, uid, job.getMetadata().getNamespace(), job.getMetadata().getName());
             t.priority = spec.priority();
-            t.publishedState = Jobs.annotation(job, STATE_ANNOTATION);
-            t.publishedWorker = Jobs.annotation(job, WORKER_ANNOTATION);
+            t.publishedState = BatchJobFields.annotation(job, STATE_ANNOTATION);
+            t.publishedWorker = BatchJobFields.annotation(job, WORKER_ANNOTATION);
             byId.put(id, t);
             idOfUid.put(uid, id);
-            if (!Jobs.suspended(job)) {
+            if (!BatchJobFields.suspended(job)) {
                 try {
-                    manager.batch().v1().jobs().inNamespace(t.namespace).withName(t.name).patch(MERGE, Jobs.json(Map.of("spec", Map.of("suspend", true))));
+                    manager.batch().v1().jobs().inNamespace(t.namespace).withName(t.name).patch(MERGE, BatchJobFields.json(Map.of("spec", Map.of("suspend", true))));
                     LOG.info("Job {} suspended: it runs in a worker cluster once admitted", id);
                 } catch (KubernetesClientException e) {
                     LOG.warn("cannot suspend {}: {}", id, e.getMessage());
@@ -306,13 +306,13 @@ final class UserJobs {
         try {
             Map<String, Object> ann = new LinkedHashMap<>(annotations); // null values remove the annotation
             manager.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
-                    .patch(MERGE, Jobs.json(Map.of("metadata", Map.of("annotations", ann))));
+                    .patch(MERGE, BatchJobFields.json(Map.of("metadata", Map.of("annotations", ann))));
         } catch (KubernetesClientException e) {
-            LOG.warn("cannot annotate {}: {}", Jobs.key(job), e.getMessage());
+            LOG.warn("cannot annotate {}: {}", BatchJobFields.key(job), e.getMessage());
             return false;
         }
         event(job, type, eventReason, message);
-        LOG.info("Job {}: {}", Jobs.key(job), message);
+        LOG.info("Job {}: {}", BatchJobFields.key(job), message);
         return true;
     }
 
@@ -332,7 +332,7 @@ final class UserJobs {
                     .withReportingComponent("fairway.io/" + Keys.COMPONENT).withReportingInstance(settings.identity())
                     .build()).create();
         } catch (KubernetesClientException e) {
-            LOG.warn("could not record event {} on {}: {}", reason, Jobs.key(about), e.getMessage());
+            LOG.warn("could not record event {} on {}: {}", reason, BatchJobFields.key(about), e.getMessage());
         }
     }
 }

@@ -189,8 +189,8 @@ public final class WorkerExecutor {
     private void rejoin(ExecutorHub hub, List<Job> copies, List<io.fabric8.kubernetes.api.model.Node> kubeNodes, List<String> deleted) {
         Map<String, Long> running = new TreeMap<>();
         for (Job c : copies) {
-            String id = Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
-            Long epoch = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+            String id = BatchJobFields.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
+            Long epoch = BatchJobFields.parseLong(BatchJobFields.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
             if (id != null && epoch != null) {
                 running.put(id, epoch);
             }
@@ -205,9 +205,9 @@ public final class WorkerExecutor {
         List<String> stop = hub.rejoin(name, nodes, running);
         LOG.info("worker {} rejoined with {} nodes; stopping {} stale copies {}", name, nodes.size(), stop.size(), stop);
         for (Job c : copies) {
-            if (stop.contains(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
+            if (stop.contains(BatchJobFields.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
                 delete(c, "its run moved on while the worker was lost");
-                deleted.add(Jobs.key(c));
+                deleted.add(BatchJobFields.key(c));
             }
         }
     }
@@ -220,7 +220,7 @@ public final class WorkerExecutor {
     private int apply(ExecutorHub hub, List<ExecutorHub.WorkItem> items, List<Job> copies, List<String> deleted) {
         int applied = 0;
         Set<String> present = new HashSet<>();
-        copies.forEach(c -> present.add(Jobs.key(c)));
+        copies.forEach(c -> present.add(BatchJobFields.key(c)));
         for (int i = 0; i < items.size(); ) {
             ExecutorHub.WorkItem w = items.get(i);
             if (w.decision() instanceof Admit) {
@@ -237,11 +237,11 @@ public final class WorkerExecutor {
             try {
                 if (w.decision() instanceof Preempt) {
                     for (Job c : copies) {
-                        Long e = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
-                        if (w.jobId().equals(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION)) && e != null && e <= w.epoch()) {
+                        Long e = BatchJobFields.parseLong(BatchJobFields.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+                        if (w.jobId().equals(BatchJobFields.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION)) && e != null && e <= w.epoch()) {
                             delete(c, "preempted: " + ((Preempt) w.decision()).reason());
-                            deleted.add(Jobs.key(c));
-                            present.remove(Jobs.key(c));
+                            deleted.add(BatchJobFields.key(c));
+                            present.remove(BatchJobFields.key(c));
                         }
                     }
                 } else if (w.decision() instanceof Resize r) {
@@ -300,7 +300,7 @@ public final class WorkerExecutor {
     /** What pods that are not copies (other workloads) request, per node: not Fairway's to place on. */
     private Map<String, Resources> unmanagedUse(List<Job> copies) {
         Set<String> copyKeys = new HashSet<>();
-        copies.forEach(c -> copyKeys.add(Jobs.key(c)));
+        copies.forEach(c -> copyKeys.add(BatchJobFields.key(c)));
         Map<String, Resources> use = new HashMap<>();
         for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
             String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
@@ -390,12 +390,12 @@ public final class WorkerExecutor {
         }
         Job existing = client.batch().v1().jobs().inNamespace(ns).withName(jobName).get();
         if (existing != null) {
-            String origin = Jobs.annotation(existing, MultiClusterManager.ORIGIN_UID_ANNOTATION);
+            String origin = BatchJobFields.annotation(existing, MultiClusterManager.ORIGIN_UID_ANNOTATION);
             if (user.getMetadata().getUid().equals(origin)) {
                 Map<String, String> ann = new LinkedHashMap<>();
                 ann.put(MultiClusterManager.EPOCH_ANNOTATION, Long.toString(epoch));
                 ann.put(Keys.ADMISSION_ANNOTATION, rec.toJson());
-                client.batch().v1().jobs().inNamespace(ns).withName(jobName).patch(MERGE, Jobs.json(Map.of("metadata", Map.of("annotations", ann))));
+                client.batch().v1().jobs().inNamespace(ns).withName(jobName).patch(MERGE, BatchJobFields.json(Map.of("metadata", Map.of("annotations", ann))));
                 LOG.info("worker {}: adopted the copy of {} at epoch {}", name, a.jobId(), epoch);
                 return;
             }
@@ -466,9 +466,9 @@ public final class WorkerExecutor {
 
     private void applyResize(Resize r, List<Job> copies) {
         for (Job c : copies) {
-            if (r.jobId().equals(Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
+            if (r.jobId().equals(BatchJobFields.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION))) {
                 client.batch().v1().jobs().inNamespace(c.getMetadata().getNamespace()).withName(c.getMetadata().getName())
-                        .patch(MERGE, Jobs.json(Map.of("spec", Map.of("parallelism", r.targetCount()))));
+                        .patch(MERGE, BatchJobFields.json(Map.of("spec", Map.of("parallelism", r.targetCount()))));
                 LOG.info("worker {}: {} resized to {}", name, r.jobId(), r.targetCount());
             }
         }
@@ -477,8 +477,8 @@ public final class WorkerExecutor {
     /** Reports each copy's status for its epoch; deletes the copies whose run is no longer the engine's here. */
     private void reportAndClean(Scheduler s, List<Job> copies, List<String> deleted) {
         for (Job c : copies) {
-            String id = Jobs.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
-            Long epoch = Jobs.parseLong(Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
+            String id = BatchJobFields.annotation(c, MultiClusterManager.JOB_ID_ANNOTATION);
+            Long epoch = BatchJobFields.parseLong(BatchJobFields.annotation(c, MultiClusterManager.EPOCH_ANNOTATION));
             if (id == null || epoch == null || !manager.owns(c)) {
                 continue;
             }
@@ -487,23 +487,23 @@ public final class WorkerExecutor {
             }
             JobStatus st = s.status(id).orElse(null);
             boolean current = st != null && st.state().holdsResources() && s.jobs().epoch(id) == epoch && name.equals(s.clusters().clusterOf(id))
-                    && manager.isOrigin(id, Jobs.annotation(c, MultiClusterManager.ORIGIN_UID_ANNOTATION));
+                    && manager.isOrigin(id, BatchJobFields.annotation(c, MultiClusterManager.ORIGIN_UID_ANNOTATION));
             if (!current) {
                 try {
                     delete(c, st == null ? "the engine does not know it" : "its run here is over (" + st.state() + ")");
-                    deleted.add(Jobs.key(c));
+                    deleted.add(BatchJobFields.key(c));
                 } catch (KubernetesClientException e) {
-                    LOG.warn("worker {}: cannot delete {}: {}", name, Jobs.key(c), e.getMessage());
+                    LOG.warn("worker {}: cannot delete {}: {}", name, BatchJobFields.key(c), e.getMessage());
                 }
                 continue;
             }
-            String cond = Jobs.finishedCondition(c);
+            String cond = BatchJobFields.finishedCondition(c);
             if ("Complete".equals(cond)) {
                 if (s.reportFinished(id, epoch)) {
                     manager.recordOutcome(id, "Succeeded", "");
                 }
             } else if ("Failed".equals(cond)) {
-                String msg = Jobs.failureMessage(c);
+                String msg = BatchJobFields.failureMessage(c);
                 if (s.reportFailed(id, msg)) {
                     manager.recordOutcome(id, "Failed", msg);
                 }
@@ -521,6 +521,6 @@ public final class WorkerExecutor {
     private void delete(Job c, String why) {
         client.batch().v1().jobs().inNamespace(c.getMetadata().getNamespace()).withName(c.getMetadata().getName())
                 .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
-        LOG.info("worker {}: deleted the copy {} (epoch {}): {}", name, Jobs.key(c), Jobs.annotation(c, MultiClusterManager.EPOCH_ANNOTATION), why);
+        LOG.info("worker {}: deleted the copy {} (epoch {}): {}", name, BatchJobFields.key(c), BatchJobFields.annotation(c, MultiClusterManager.EPOCH_ANNOTATION), why);
     }
 }

@@ -67,13 +67,13 @@ public record JobStatus(JobSpec spec, JobState state, PendingReason pendingReaso
 
     /**
      * @param a the admission a round made
-     * @param reserved true when admission checks must still pass ({@link JobState#QUOTA_RESERVED}), false when
+     * @param quotaReserved true when admission checks must still pass ({@link JobState#QUOTA_RESERVED}), false when
      *                 admitted outright
      * @param nowMillis the time of the round
      * @return the status of the job holding that admission
      */
-    public JobStatus admitted(Admit a, boolean reserved, long nowMillis) {
-        return new JobStatus(spec, reserved ? JobState.QUOTA_RESERVED : JobState.ADMITTED, null, a, nowMillis, preemptions, sequence,
+    public JobStatus admitted(Admit a, boolean quotaReserved, long nowMillis) {
+        return new JobStatus(spec, quotaReserved ? JobState.QUOTA_RESERVED : JobState.ADMITTED, null, a, nowMillis, preemptions, sequence,
                 attainedGpuMillis, runningMillis, progress);
     }
 

@@ -18,8 +18,8 @@ public final class QueueResolver {
     private final Snapshot snapshot;
     /** LocalQueues by namespace, then name: resolving a job's queue allocates nothing. */
     private final Map<String, Map<String, LocalQueue>> localQueueIndex = new HashMap<>();
-    /** The ClusterQueue of each job whose quota is reserved while it waits for nodes. */
-    private final Map<String, String> reservedIn = new HashMap<>();
+    /** The ClusterQueue of each job holding a node reservation (quota held while it waits for nodes). */
+    private final Map<String, String> nodeReservationQueues = new HashMap<>();
     /**
      * Each LocalQueue's ClusterQueue for this round ({@link #NONE}: missing or stopped), resolved on first use: the
      * namespace selector is matched once per LocalQueue and round, not once per job or group.
@@ -35,17 +35,17 @@ public final class QueueResolver {
         }
         for (Provisioning.Reservation r : snapshot.provisioning().reservations().values()) {
             if (snapshot.clusterQueues().containsKey(r.clusterQueue())) {
-                reservedIn.put(r.jobId(), r.clusterQueue());
+                nodeReservationQueues.put(r.jobId(), r.clusterQueue());
             }
         }
     }
 
     /**
      * @param j a pending job
-     * @return true when the job's quota is reserved while it waits for nodes
+     * @return true when the job holds a node reservation (quota held while it waits for nodes)
      */
-    public boolean reserved(JobStatus j) {
-        return reservedIn.containsKey(j.id());
+    public boolean hasNodeReservation(JobStatus j) {
+        return nodeReservationQueues.containsKey(j.id());
     }
 
     /**
@@ -53,10 +53,10 @@ public final class QueueResolver {
      * @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped
      */
     public String resolve(JobStatus j) {
-        if (!reservedIn.isEmpty()) {
-            String reserved = reservedIn.get(j.id());
-            if (reserved != null) {
-                return reserved;
+        if (!nodeReservationQueues.isEmpty()) {
+            String nodeReservationQueue = nodeReservationQueues.get(j.id());
+            if (nodeReservationQueue != null) {
+                return nodeReservationQueue;
             }
         }
         Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());

@@ -71,9 +71,9 @@ final class PendingView {
         if (admissible == null) {
             List<JobStatus> l = new ArrayList<>();
             Map<String, Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
-            boolean anyReserved = !reservations.isEmpty();
+            boolean anyNodeReservation = !reservations.isEmpty();
             for (JobStatus j : snapshot.pending()) {
-                if (anyReserved && reservations.containsKey(j.id())) {
+                if (anyNodeReservation && reservations.containsKey(j.id())) {
                     continue;
                 }
                 if (queues.resolve(j) != null) {

@@ -46,8 +46,8 @@ public final class PlanContext implements PolicyContext {
     private final QuotaView quotaView;
     private final CapacityView capacityView;
     private final PlacementSearch placementSearch;
-    /** Jobs admitted under quota and waiting for nodes: placed by {@link #placeReserved()}, not by the policy. */
-    private final List<JobStatus> reserved = new ArrayList<>();
+    /** Jobs admitted under quota and waiting for nodes: placed by {@link #placeNodeReservations()}, not by the policy. */
+    private final List<JobStatus> jobsWithNodeReservation = new ArrayList<>();
     /** True once the policy admitted a job on a placement of its own (rather than one the engine searched). */
     private boolean policyPlacements;
     /** True once the policy preempted a job itself (rather than through the engine's preemption search). */
@@ -130,8 +130,8 @@ public final class PlanContext implements PolicyContext {
         this.placementSearch = new PlanSearch(plan);
         if (indexPending && !snapshot.provisioning().reservations().isEmpty()) {
             for (JobStatus j : snapshot.pending()) {
-                if (queues.reserved(j)) {
-                    reserved.add(j);
+                if (queues.hasNodeReservation(j)) {
+                    jobsWithNodeReservation.add(j);
                 }
             }
         }
@@ -143,11 +143,11 @@ public final class PlanContext implements PolicyContext {
     }
 
     /**
-     * Places the jobs whose quota is reserved while nodes come up, before the policy runs: they were admitted
-     * under quota already. A job that still has no room keeps its reservation.
+     * Places the jobs holding a node reservation (quota held while their nodes come up), before the policy runs:
+     * they were admitted under quota already. A job that still has no room keeps its node reservation.
      */
-    public void placeReserved() {
-        plan.placeReserved(reserved);
+    public void placeNodeReservations() {
+        plan.placeNodeReservations(jobsWithNodeReservation);
     }
 
     /**
@@ -284,7 +284,7 @@ public final class PlanContext implements PolicyContext {
 
     @Override
     public List<JobStatus> holdingElastic() {
-        return Collections.unmodifiableList(plan.runningElastic);
+        return Collections.unmodifiableList(plan.holdingElastic);
     }
 
     @Override
@@ -581,7 +581,7 @@ public final class PlanContext implements PolicyContext {
 
     /**
      * Whether the whole plan came from the engine's own services: every admission's flavors and placement were
-     * searched by {@link #tryAdmit(JobStatus, Map)} (or are reserved jobs placed by {@link #placeReserved()}) on
+     * searched by {@link #tryAdmit(JobStatus, Map)} (or are jobs holding a node reservation, placed by {@link #placeNodeReservations()}) on
      * this context's capacity and quota, with no resize, no placement supplied by the policy, and no preemption but
      * those the engine's own preemption search chose ({@link #tryAdmitPreempting}: its victims only free capacity
      * and quota, and the admission they make room for is searched on what they free). Such a plan holds every

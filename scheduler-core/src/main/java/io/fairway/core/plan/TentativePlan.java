@@ -53,9 +53,9 @@ public final class TentativePlan {
     final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
     /** The earliest round the policy asked for, {@code Long.MAX_VALUE} for none. */
     long wakeAt = Long.MAX_VALUE;
-    /** Listed while the plan is built (it walks the running jobs anyway, to charge their capacity). */
-    final List<JobStatus> runningElastic = new ArrayList<>();
-    private final Set<String> releasedReservations = new HashSet<>();
+    /** The holding elastic jobs, listed while the plan is built (it walks the holding jobs anyway, to charge their capacity). */
+    final List<JobStatus> holdingElastic = new ArrayList<>();
+    private final Set<String> releasedNodeReservations = new HashSet<>();
 
     /** The plan's current state number. */
     private long state;
@@ -99,12 +99,12 @@ public final class TentativePlan {
                 heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
             }
             if (j.spec().isElastic()) {
-                runningElastic.add(j);
+                holdingElastic.add(j);
             }
         }
         for (Provisioning.Reservation r : snapshot.provisioning().reservations().values()) {
             if (quota.hasQueue(r.clusterQueue())) {
-                reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
+                nodeReservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, v));
             }
         }
         quota.tolerateCurrentOverUse(); // work running above a lowered quota stays; the plan may not add to it
@@ -350,7 +350,7 @@ public final class TentativePlan {
         return m;
     }
 
-    private Map<String, Long> reservationUsage(Provisioning.Reservation r) {
+    private Map<String, Long> nodeReservationUsage(Provisioning.Reservation r) {
         Map<String, Long> usage = new LinkedHashMap<>();
         JobStatus j = null;
         for (JobStatus p : snapshot.pending()) {
@@ -376,24 +376,24 @@ public final class TentativePlan {
      *
      * @param jobId a job
      */
-    public void releaseReservationQuota(String jobId) {
+    public void releaseNodeReservationQuota(String jobId) {
         Provisioning.Reservation r = snapshot.provisioning().reservations().get(jobId);
-        if (r != null && releasedReservations.add(jobId) && quota.hasQueue(r.clusterQueue())) {
+        if (r != null && releasedNodeReservations.add(jobId) && quota.hasQueue(r.clusterQueue())) {
             changed();
-            reservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
+            nodeReservationUsage(r).forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
         }
     }
 
     /**
-     * Places the jobs whose quota is reserved while nodes come up: they were admitted under quota already. A job
-     * that still has no room keeps its reservation.
+     * Places the jobs holding a node reservation (quota held while their nodes come up): they were admitted under
+     * quota already. A job that still has no room keeps its node reservation.
      */
-    void placeReserved(List<JobStatus> reserved) {
+    void placeNodeReservations(List<JobStatus> jobsWithNodeReservation) {
         changed();
         Map<String, Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
-        for (JobStatus j : reserved) {
+        for (JobStatus j : jobsWithNodeReservation) {
             Provisioning.Reservation r = reservations.get(j.id());
-            Map<String, Long> usage = reservationUsage(r);
+            Map<String, Long> usage = nodeReservationUsage(r);
             usage.forEach((fr, v) -> quota.add(r.clusterQueue(), fr, -v));
             Placer.Outcome o = placer.place(j.spec(), r.counts(), flavorSpecs(r.flavors()));
             if (o.result() != null) {

@@ -291,7 +291,7 @@ public final class Provisioner {
         Provisioning prov = snapshot.provisioning();
         QueueResolver queues = new QueueResolver(snapshot);
         List<Provision> provisions = out.provisions();
-        Map<String, Provisioning.Reservation> reserved = out.reservations();
+        Map<String, Provisioning.Reservation> nodeReservations = out.reservations();
         List<Provisioning.Request> requests = out.requests();
         Map<String, PendingReason> newReasons = out.reasons();
         long id = nextRequestId;
@@ -322,7 +322,7 @@ public final class Provisioner {
                 spare.nodesLeft -= nodes;
                 spare.jobs.add(j.id());
                 choice.charge(plan.quota(), cqName, 1);
-                reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
+                nodeReservations.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, spare.request.id(), snapshot.nowMillis()));
                 newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName
                         + "; waiting for " + nodes + " node(s) of " + spare.offer.type.name() + " from pool " + spare.offer.pool.pool.name()
                         + " (node request " + spare.request.id() + ", whose jobs no longer need it)",
@@ -345,7 +345,7 @@ public final class Provisioner {
                     List.of(j.id()));
             requests.add(req);
             provisions.add(new Provision(pool.name(), best.type.name(), bestNodes, "for job " + j.id() + " (request " + rid + ")"));
-            reserved.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, rid, snapshot.nowMillis()));
+            nodeReservations.put(j.id(), new Provisioning.Reservation(j.id(), cqName, choice.flavors(), counts, rid, snapshot.nowMillis()));
             newReasons.put(j.id(), new PendingReason(PendingReason.Code.WAITING_FOR_NODES, "quota reserved in ClusterQueue " + cqName + "; waiting for "
                     + bestNodes + " node(s) of " + best.type.name() + " from pool " + pool.name(),
                     Map.of("nodes", (long) bestNodes, "provisioningDelayMillis", pool.provisioningDelayMillis())));

@@ -226,7 +226,7 @@ public final class Validator {
         if (cq == null) {
             return "ClusterQueue " + cqName + " does not exist";
         }
-        ctx.plan().releaseReservationQuota(a.jobId()); // a job waiting for nodes is charged for its admission instead
+        ctx.plan().releaseNodeReservationQuota(a.jobId()); // a job waiting for nodes is charged for its admission instead
         Map<String, Long> usage = new LinkedHashMap<>();
         for (PodSet ps : job.spec().podSets()) {
             Integer m = a.counts().get(ps.name());

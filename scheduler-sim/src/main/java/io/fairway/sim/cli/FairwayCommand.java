@@ -1,7 +1,7 @@
 package io.fairway.sim.cli;
 
 import io.fairway.api.InvalidSpecException;
-import io.fairway.sim.config.ConfigException;
+import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.trace.TraceFormatException;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -102,7 +102,7 @@ public final class FairwayCommand implements Runnable {
     }
 
     private static int handle(Exception ex, CommandLine cl, ParseResult parsed) throws Exception {
-        if (ex instanceof InvalidSpecException || ex instanceof ConfigException || ex instanceof TraceFormatException
+        if (ex instanceof InvalidSpecException || ex instanceof SimulationConfigException || ex instanceof TraceFormatException
                 || ex instanceof UncheckedIOException || ex instanceof UserException) {
             // the whole command path, so "fairway ctl why: ..." says which command failed
             cl.getErr().println(cl.getCommandSpec().qualifiedName() + ": " + ex.getMessage());

@@ -69,7 +69,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
     /**
      * @param file a cluster YAML file
      * @return the cluster model
-     * @throws ConfigException naming the file and line of the first error
+     * @throws SimulationConfigException naming the file and line of the first error
      */
     public static ClusterModel load(Path file) {
         return loadSetup(file).model();
@@ -91,7 +91,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
     /**
      * @param file a cluster YAML file
      * @return the clusters present at the start, and the clusters lost and joining later
-     * @throws ConfigException naming the file and line of the first error
+     * @throws SimulationConfigException naming the file and line of the first error
      */
     public static Setup loadSetup(Path file) {
         return YamlFiles.read(file, ClusterConfig.class).toSetup(file.toString(), Map.of(), Map.of());
@@ -103,7 +103,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
      *     {@code joinAtSeconds}
      * @param lostAt clusters lost at a given simulated millisecond, besides those with {@code lostAtSeconds}
      * @return the clusters present at the start, and the clusters lost and joining later
-     * @throws ConfigException when a cluster named is not in this file, or a joining cluster has node pools
+     * @throws SimulationConfigException when a cluster named is not in this file, or a joining cluster has node pools
      */
     public Setup toSetup(String source, Map<String, Long> joinAt, Map<String, Long> lostAt) {
         Map<String, Long> joins = new LinkedHashMap<>(joinAt);
@@ -120,17 +120,17 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
         }
         for (String n : joins.keySet()) {
             if (!names.contains(n)) {
-                throw new ConfigException(source, 0, 0, "joinCluster: cluster " + n + " is not described in the cluster section (known: "
+                throw new SimulationConfigException(source, 0, 0, "joinCluster: cluster " + n + " is not described in the cluster section (known: "
                         + names + ")", null);
             }
         }
         for (String n : losses.keySet()) {
             if (!names.contains(n)) {
-                throw new ConfigException(source, 0, 0, "loseCluster: cluster " + n + " is not described in the cluster section (known: "
+                throw new SimulationConfigException(source, 0, 0, "loseCluster: cluster " + n + " is not described in the cluster section (known: "
                         + names + ")", null);
             }
             if (joins.containsKey(n) && joins.get(n) >= losses.get(n)) {
-                throw new ConfigException(source, 0, 0, "cluster " + n + ": lost at " + losses.get(n) / 1000.0 + " s, which is not after it joins at "
+                throw new SimulationConfigException(source, 0, 0, "cluster " + n + ": lost at " + losses.get(n) / 1000.0 + " s, which is not after it joins at "
                         + joins.get(n) / 1000.0 + " s", null);
             }
         }
@@ -139,7 +139,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
         for (ClusterEntry c : clusters) {
             if (joins.containsKey(c.name())) {
                 if (!c.nodePools().isEmpty()) {
-                    throw new ConfigException(source, 0, 0, "cluster " + c.name() + " joins later, so it cannot have node pools", null);
+                    throw new SimulationConfigException(source, 0, 0, "cluster " + c.name() + " joins later, so it cannot have node pools", null);
                 }
                 List<Node> ns = new ArrayList<>();
                 for (NodeGroup g : c.nodeGroups()) {
@@ -154,7 +154,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
             }
         }
         if (present.isEmpty()) {
-            throw new ConfigException(source, 0, 0, "every cluster joins later; at least one must be present at the start", null);
+            throw new SimulationConfigException(source, 0, 0, "every cluster joins later; at least one must be present at the start", null);
         }
         ClusterModel m = new ClusterConfig(present).toModel(source);
         Set<String> nodeNames = new HashSet<>();
@@ -163,7 +163,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
             if (a instanceof ClusterAction.JoinCluster j) {
                 for (Node n : j.nodes()) {
                     if (!nodeNames.add(n.name())) {
-                        throw new ConfigException(source, 0, 0, "cluster " + j.cluster().name() + ": node name " + n.name()
+                        throw new SimulationConfigException(source, 0, 0, "cluster " + j.cluster().name() + ": node name " + n.name()
                                 + " is used twice; give the node groups different namePrefix values", null);
                     }
                 }
@@ -184,7 +184,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
     /**
      * @param source the file name used in errors
      * @return the cluster model: cluster specs and nodes
-     * @throws ConfigException on an error found only across entries (a node name used twice)
+     * @throws SimulationConfigException on an error found only across entries (a node name used twice)
      */
     public ClusterModel toModel(String source) {
         List<ClusterSpec> specs = new ArrayList<>();
@@ -198,7 +198,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
             for (NodeGroup g : c.nodeGroups()) {
                 for (Node n : g.nodes(c.name())) {
                     if (!nodeNames.add(n.name())) {
-                        throw new ConfigException(source, 0, 0, "cluster " + c.name() + ", node group " + g.namePrefix() + ": node name "
+                        throw new SimulationConfigException(source, 0, 0, "cluster " + c.name() + ", node group " + g.namePrefix() + ": node name "
                                 + n.name() + " is used twice; give the node groups different namePrefix values", null);
                     }
                     nodes.add(n);
@@ -209,7 +209,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
             }
             for (NodePoolConfig p : c.nodePools()) {
                 if (!poolNames.add(p.name())) {
-                    throw new ConfigException(source, 0, 0, "cluster " + c.name() + ": node pool " + p.name() + " is listed twice", null);
+                    throw new SimulationConfigException(source, 0, 0, "cluster " + c.name() + ": node pool " + p.name() + " is listed twice", null);
                 }
                 pools.add(new SimNodePool(p.toModel(c.name()), p.interruptionRates(), p.interruptionNoticeSeconds()));
             }
@@ -217,7 +217,7 @@ public record ClusterConfig(List<ClusterEntry> clusters) {
         try {
             return new ClusterModel(specs, nodes, pools, prices);
         } catch (InvalidSpecException e) {
-            throw new ConfigException(source, 0, 0, e.getMessage(), e);
+            throw new SimulationConfigException(source, 0, 0, e.getMessage(), e);
         }
     }
 

@@ -16,7 +16,7 @@ public final class QueueFiles {
     /**
      * @param file a queues YAML file
      * @return the queue model
-     * @throws ConfigException naming the file and line of the first error
+     * @throws SimulationConfigException naming the file and line of the first error
      */
     public static QueueModel load(Path file) {
         return toModel(YamlFiles.read(file, QueuesConfig.class), file.toString());
@@ -34,13 +34,13 @@ public final class QueueFiles {
      * @param queues the queues as read
      * @param source the file name used in errors
      * @return the model
-     * @throws ConfigException on an error across entries (a ClusterQueue naming an undefined flavor)
+     * @throws SimulationConfigException on an error across entries (a ClusterQueue naming an undefined flavor)
      */
     public static QueueModel toModel(QueuesConfig queues, String source) {
         try {
             queues.checkFlavors();
         } catch (InvalidSpecException e) {
-            throw new ConfigException(source, 0, 0, e.getMessage(), null);
+            throw new SimulationConfigException(source, 0, 0, e.getMessage(), null);
         }
         return new QueueModel(queues.flavorModels(), queues.cohortModels(), queues.clusterQueueModels(), queues.localQueueModels(),
                 queues.priorityClassModels());

@@ -102,7 +102,7 @@ public record ScenarioConfig(String name, String description, List<String> polic
     /**
      * @param file a scenario YAML file
      * @return the scenario
-     * @throws ConfigException naming the file and line of the first error
+     * @throws SimulationConfigException naming the file and line of the first error
      */
     public static Scenario load(Path file) {
         return YamlFiles.read(file, ScenarioConfig.class).toScenario(file.toString());
@@ -117,10 +117,10 @@ public record ScenarioConfig(String name, String description, List<String> polic
         Map<String, Long> losses = new java.util.LinkedHashMap<>();
         for (EventConfig e : events) {
             if (e.joinCluster() != null && joins.put(e.joinCluster(), Math.round(e.atSeconds() * 1000)) != null) {
-                throw new ConfigException(source, 0, 0, "events: cluster " + e.joinCluster() + " joins twice", null);
+                throw new SimulationConfigException(source, 0, 0, "events: cluster " + e.joinCluster() + " joins twice", null);
             }
             if (e.loseCluster() != null && losses.put(e.loseCluster(), Math.round(e.atSeconds() * 1000)) != null) {
-                throw new ConfigException(source, 0, 0, "events: cluster " + e.loseCluster() + " is lost twice", null);
+                throw new SimulationConfigException(source, 0, 0, "events: cluster " + e.loseCluster() + " is lost twice", null);
             }
         }
         ClusterConfig.Setup setup = cluster.toSetup(source, joins, losses);
@@ -140,12 +140,12 @@ public record ScenarioConfig(String name, String description, List<String> polic
             for (PodSet ps : job.spec().podSets()) {
                 String level = ps.topology().level();
                 if (level != null && !levels.contains(level)) {
-                    throw new ConfigException(source, 0, 0, "job " + j.id() + ": topology level " + level + " is not a topology level of "
+                    throw new SimulationConfigException(source, 0, 0, "job " + j.id() + ": topology level " + level + " is not a topology level of "
                             + "the cluster; known levels: " + String.join(", ", levels) + " (declare it in the cluster's topologyLevels)", null);
                 }
             }
             if (j.priorityClass() != null && q.priorityClasses().stream().noneMatch(pc -> pc.name().equals(j.priorityClass()))) {
-                throw new ConfigException(source, 0, 0, "job " + j.id() + ": priorityClass " + j.priorityClass() + " is not defined under the"
+                throw new SimulationConfigException(source, 0, 0, "job " + j.id() + ": priorityClass " + j.priorityClass() + " is not defined under the"
                         + " queues' priorityClasses (defined: " + q.priorityClasses().stream().map(pc -> pc.name()).toList() + ")", null);
             }
             js.add(job);

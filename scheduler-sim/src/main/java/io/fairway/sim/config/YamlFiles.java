@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 
 /**
  * Reads the simulator's YAML files (bounded by {@link TextFiles}) with the configuration module's reader
- * ({@link ConfigYaml}), every error a {@link ConfigException} with file and line.
+ * ({@link ConfigYaml}), every error a {@link SimulationConfigException} with file and line.
  */
 final class YamlFiles {
     private YamlFiles() {
@@ -54,12 +54,12 @@ final class YamlFiles {
     static <T> T read(String source, Reader in, Class<T> type) throws IOException {
         String text = new BufferedReader(in).lines().collect(Collectors.joining("\n"));
         if (text.length() > TextFiles.MAX_YAML_BYTES) {
-            throw new ConfigException(source, 0, 0, "is " + text.length() + " characters; at most " + TextFiles.MAX_YAML_BYTES + " are read", null);
+            throw new SimulationConfigException(source, 0, 0, "is " + text.length() + " characters; at most " + TextFiles.MAX_YAML_BYTES + " are read", null);
         }
         try {
             return ConfigYaml.read(source, text, type);
         } catch (io.fairway.config.ConfigException e) {
-            throw new ConfigException(e);
+            throw new SimulationConfigException(e);
         }
     }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A catalogue of bad values in a cluster YAML file: each is refused with a {@link ConfigException} naming the file
+ * A catalogue of bad values in a cluster YAML file: each is refused with a {@link SimulationConfigException} naming the file
  * and quoting the bad value (or the unknown field).
  */
 class BadYamlCatalogueTest {
@@ -39,7 +39,7 @@ class BadYamlCatalogueTest {
                         count: 1
                         %s
                 """.formatted(field));
-        assertThatThrownBy(() -> ClusterConfig.load(p)).as(name).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ClusterConfig.load(p)).as(name).isInstanceOf(SimulationConfigException.class)
                 .hasMessageContaining(p.toString()).hasMessageContaining(value);
     }
 }

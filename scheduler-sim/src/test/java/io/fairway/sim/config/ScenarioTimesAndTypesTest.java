@@ -54,7 +54,7 @@ class ScenarioTimesAndTypesTest {
     void aTimeTheClockCannotRepresentIsRefusedAsTheTraceReaderRefusesIt(String name, String submit, String duration, String at, String field)
             throws Exception {
         Path p = scenario(submit, duration, at, "gpus: 8");
-        assertThatThrownBy(() -> ScenarioConfig.load(p)).as(name).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ScenarioConfig.load(p)).as(name).isInstanceOf(SimulationConfigException.class)
                 .hasMessageContaining(p.toString()).hasMessageContaining(field)
                 .hasMessageContaining("beyond what the simulator's clock can represent (at most 1e10 s");
     }
@@ -80,7 +80,7 @@ class ScenarioTimesAndTypesTest {
     })
     void aValueOfTheWrongTypeIsNamedWithoutTheLibrarysInternals(String name, String extra, String field, String value) throws Exception {
         Path p = scenario("0", "60", "1", extra);
-        assertThatThrownBy(() -> ScenarioConfig.load(p)).as(name).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ScenarioConfig.load(p)).as(name).isInstanceOf(SimulationConfigException.class)
                 .hasMessageContaining(field).hasMessageContaining(value)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("CoercionConfig").doesNotContain("java.lang").doesNotContain("`")
                         .doesNotContain("START_ARRAY").doesNotContain("MapperFeature"));

@@ -143,9 +143,9 @@ class YamlConfigTest {
                   - name: cq
                     cohort: a: b
                 """);
-        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(SimulationConfigException.class)
                 .hasMessageStartingWith(p + ":5:")
-                .satisfies(e -> assertThat(((ConfigException) e).line()).isEqualTo(5));
+                .satisfies(e -> assertThat(((SimulationConfigException) e).line()).isEqualTo(5));
     }
 
     @Test
@@ -157,7 +157,7 @@ class YamlConfigTest {
                   - name: cq
                     nominalQuotas: 5
                 """);
-        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(SimulationConfigException.class)
                 .hasMessageStartingWith(p + ":5:")
                 .hasMessageStartingWith(p + ":5:5: clusterQueues[0]: unknown field")
                 .hasMessageContaining("unknown field \"nominalQuotas\"; known fields: cohort, fairSharing");
@@ -177,7 +177,7 @@ class YamlConfigTest {
                             resources:
                               - {name: cpu, nominalQuota: plenty}
                 """);
-        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(SimulationConfigException.class)
                 .hasMessageStartingWith(p + ":10:")
                 .hasMessageContaining("resource cpu: \"plenty\" is not a quantity");
         Path strategy = file("bad-strategy.yaml", """
@@ -201,14 +201,14 @@ class YamlConfigTest {
                       - coveredResources: [cpu]
                         flavors: [{name: spot, resources: [{name: cpu, nominalQuota: 4}]}]
                 """);
-        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> QueueFiles.load(p)).isInstanceOf(SimulationConfigException.class)
                 .hasMessage(p + ": ClusterQueue cq: flavor spot is not defined under flavors (defined: [default])");
     }
 
     @Test
     void emptyAndMissingFilesAreClearErrors() throws IOException {
         Path p = file("empty.yaml", "");
-        assertThatThrownBy(() -> ClusterConfig.load(p)).isInstanceOf(ConfigException.class).hasMessage(p + ": is empty");
+        assertThatThrownBy(() -> ClusterConfig.load(p)).isInstanceOf(SimulationConfigException.class).hasMessage(p + ": is empty");
         assertThatThrownBy(() -> ClusterConfig.load(dir.resolve("nope.yaml"))).isInstanceOf(java.io.UncheckedIOException.class)
                 .hasMessageContaining("nope.yaml");
     }
@@ -256,7 +256,7 @@ class YamlConfigTest {
                 events:
                   - {at: 5, removeNode: n-0, cancelJob: x}
                 """);
-        assertThatThrownBy(() -> ScenarioConfig.load(p)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ScenarioConfig.load(p)).isInstanceOf(SimulationConfigException.class)
                 .hasMessageStartingWith(p + ":5:").hasMessageContaining("give exactly one of");
     }
 
@@ -273,7 +273,7 @@ class YamlConfigTest {
                 jobs:
                   - {id: j, durationSeconds: 5, resources: {cpu: "1"}, tolerations: [{key: dedicated, operator: Sometimes}]}
                 """);
-        assertThatThrownBy(() -> ScenarioConfig.load(p)).isInstanceOf(ConfigException.class).hasMessageContaining("Sometimes");
+        assertThatThrownBy(() -> ScenarioConfig.load(p)).isInstanceOf(SimulationConfigException.class).hasMessageContaining("Sometimes");
     }
 
     @Test

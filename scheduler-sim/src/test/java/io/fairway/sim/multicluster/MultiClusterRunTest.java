@@ -11,7 +11,7 @@ import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.Simulator;
 import io.fairway.sim.config.ClusterConfig;
-import io.fairway.sim.config.ConfigException;
+import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.config.QueueFiles;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
@@ -135,7 +135,7 @@ class MultiClusterRunTest {
         for (Map.Entry<String, String> e : bad.entrySet()) {
             Path p = dir.resolve("c.yaml");
             Files.writeString(p, clusters.formatted(e.getKey()));
-            assertThatThrownBy(() -> ClusterConfig.loadSetup(p)).as(e.getKey()).isInstanceOf(ConfigException.class)
+            assertThatThrownBy(() -> ClusterConfig.loadSetup(p)).as(e.getKey()).isInstanceOf(SimulationConfigException.class)
                     .hasMessageContaining(p.toString()).hasMessageContaining(e.getValue());
         }
         Path all = dir.resolve("all.yaml");
@@ -151,7 +151,7 @@ class MultiClusterRunTest {
                     events:
                       - %s
                     """.formatted(event));
-            assertThatThrownBy(() -> ScenarioConfig.load(sc)).as(event).isInstanceOf(ConfigException.class)
+            assertThatThrownBy(() -> ScenarioConfig.load(sc)).as(event).isInstanceOf(SimulationConfigException.class)
                     .hasMessageContaining("cluster nowhere is not described in the cluster section (known: [a])");
         }
     }

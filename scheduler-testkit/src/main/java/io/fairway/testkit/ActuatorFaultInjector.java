@@ -15,8 +15,8 @@ import java.util.Set;
  * The actuator's failures the {@link ConformanceHarness} injects through the scheduler's reports: a job that could not
  * be started, a job evicted, a stale report about an earlier run; each with the {@link Effect} it must have had.
  */
-final class ActuatorFaults {
-    private ActuatorFaults() {
+final class ActuatorFaultInjector {
+    private ActuatorFaultInjector() {
     }
 
     /**

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * refused with a Warning Event; and feedback from objects and pods (started, finished, failed). Runs under the
  * adapter's lock, on the reconcile thread.
  */
-final class WorkloadSync {
-    private static final Logger LOG = LoggerFactory.getLogger(WorkloadSync.class);
+final class KindObjectSync {
+    private static final Logger LOG = LoggerFactory.getLogger(KindObjectSync.class);
     /** Event reason: a pending object's edited spec was taken up. */
     static final String REASON_UPDATED = "Updated";
     /** Event reason: an edit of an admitted object that would change what was admitted is not applied. */
@@ -35,35 +35,35 @@ final class WorkloadSync {
 
     private final AdapterState state;
 
-    WorkloadSync(AdapterState state) {
+    KindObjectSync(AdapterState state) {
         this.state = state;
     }
 
-    void syncJobs(List<Workload> workloads) {
+    void syncJobs(List<KindObject> objects) {
         Set<String> seen = new HashSet<>();
-        for (Workload w : workloads) {
+        for (KindObject w : objects) {
             String uid = w.object().getMetadata().getUid();
             if (uid == null) {
                 continue;
             }
             seen.add(uid);
-            Tracked t = state.tracked.byUid(uid);
+            TrackedObject t = state.tracked.byUid(uid);
             if (t == null) {
-                admitToEngine(w);
+                submitToEngine(w);
             } else if (!t.ended) {
                 refresh(t, w.object());
             } else if (t.unmarkedOutcome != null) {
                 mark(t, w.object(), t.unmarkedOutcome); // the mark failed: retried, so the object does not read as running
             }
         }
-        for (Tracked t : state.tracked.snapshot()) {
+        for (TrackedObject t : state.tracked.snapshot()) {
             if (seen.contains(t.uid)) {
                 continue;
             }
             if (state.fetch(t) != null) {
                 continue; // not yet in the cache
             }
-            LOG.info("{} {} was deleted; cancelling {}", t.kind.integration.kind().kind(), t.key(), t.id);
+            LOG.info("{} {} was deleted; cancelling {}", t.kind.kindName(), t.key(), t.id);
             state.tracked.remove(t);
             state.policy.unpin(t.id);
             state.restoring.remove(t.id);
@@ -73,7 +73,7 @@ final class WorkloadSync {
         state.invalidPublished.keySet().retainAll(seen);
     }
 
-    private boolean ended(Workload w) {
+    private boolean ended(KindObject w) {
         if (Kube.annotation(w.object(), Keys.FINISHED_ANNOTATION) != null) {
             return true;
         }
@@ -85,7 +85,7 @@ final class WorkloadSync {
     }
 
     /** An object the engine does not know yet: submit it, restore its admission, or say why it cannot be queued. */
-    private void admitToEngine(Workload w) {
+    private void submitToEngine(KindObject w) {
         GenericKubernetesResource obj = w.object();
         String uid = obj.getMetadata().getUid();
         if (ended(w)) {
@@ -101,7 +101,7 @@ final class WorkloadSync {
             return;
         }
         state.invalidPublished.remove(uid);
-        Tracked t = new Tracked(w.kind(), uid, obj.getMetadata().getNamespace(), obj.getMetadata().getName(), id, spec);
+        TrackedObject t = new TrackedObject(w.kind(), uid, obj.getMetadata().getNamespace(), obj.getMetadata().getName(), id, spec);
         t.published = Kube.annotation(obj, Keys.PENDING_REASON_ANNOTATION);
         state.tracked.add(t);
         String adm = Kube.annotation(obj, Keys.ADMISSION_ANNOTATION);
@@ -111,7 +111,7 @@ final class WorkloadSync {
                     // a copied, edited or invented admission: Fairway did not admit it, so it must not run
                     state.kube.suspendUntrusted(w.kind(), obj);
                     state.kube.event(obj, "Warning", Keys.REASON_UNTRUSTED_ADMISSION, "Suspended: its " + Keys.ADMISSION_ANNOTATION
-                            + " was not written by Fairway; it is queued like any other " + w.kind().integration.kind().kind());
+                            + " was not written by Fairway; it is queued like any other " + w.kind().kindName());
                 } else if (adm != null) {
                     try {
                         AdmissionRecord rec = AdmissionRecord.parse(adm);
@@ -137,7 +137,7 @@ final class WorkloadSync {
         }
     }
 
-    private void publishInvalid(Kind kind, GenericKubernetesResource obj, String msg) {
+    private void publishInvalid(EnabledKind kind, GenericKubernetesResource obj, String msg) {
         String uid = obj.getMetadata().getUid();
         if (!msg.equals(state.invalidPublished.get(uid)) && !(Keys.REASON_INVALID + ": " + msg).equals(Kube.annotation(obj, Keys.PENDING_REASON_ANNOTATION))) {
             LOG.info("{} cannot be queued: {}", Kube.key(obj), msg);
@@ -163,7 +163,7 @@ final class WorkloadSync {
      * @param obj an object
      * @return what of it an admission depends on, as submitted: its spec and labels (admission's own edits undone)
      */
-    static JsonNode submittedView(JobTranslator translator, Kind kind, GenericKubernetesResource obj) {
+    static JsonNode submittedView(JobTranslator translator, EnabledKind kind, GenericKubernetesResource obj) {
         ObjectNode json = Specs.toJson(translator.asSubmitted(kind.integration, obj));
         kind.integration.setSuspended(json, false); // suspension is the adapter's to change, not an edit
         ObjectNode v = Specs.MAPPER.createObjectNode();
@@ -175,7 +175,7 @@ final class WorkloadSync {
     }
 
     /** A known object read again: its priority, and its spec when it was edited. */
-    private void refresh(Tracked t, GenericKubernetesResource obj) {
+    private void refresh(TrackedObject t, GenericKubernetesResource obj) {
         JobStatus s = state.scheduler.status(t.id).orElse(null);
         if (s == null) {
             return;
@@ -219,7 +219,7 @@ final class WorkloadSync {
      * A known object the engine holds pending runs (its owner unsuspended it, or wrote an admission): read afresh
      * and, if it still runs, suspend it; Fairway's annotations on it are removed, nothing is restored.
      */
-    private void suspendRunningWithoutAdmission(Tracked t) {
+    private void suspendRunningWithoutAdmission(TrackedObject t) {
         try {
             GenericKubernetesResource fresh = state.fetch(t);
             if (fresh == null || t.kind.integration.isSuspended(fresh)) {
@@ -241,7 +241,7 @@ final class WorkloadSync {
         return now.podSets().equals(admitted.podSets()) && now.queue().equals(admitted.queue());
     }
 
-    private void refuseEdit(Tracked t, GenericKubernetesResource obj) {
+    private void refuseEdit(TrackedObject t, GenericKubernetesResource obj) {
         String rv = obj.getMetadata().getResourceVersion();
         if (rv != null && rv.equals(t.refusedVersion)) {
             return;
@@ -249,7 +249,7 @@ final class WorkloadSync {
         t.refusedVersion = rv;
         Set<String> fields = new TreeSet<>();
         JsonDiff.changes(t.admittedSpec, submittedView(state.translator, t.kind, obj)).keySet().forEach(p -> fields.add(p.substring(1).replace('/', '.').replace("~1", "/").replace("~0", "~")));
-        String msg = "The edit of " + String.join(", ", fields) + " is not applied while the " + t.kind.integration.kind().kind()
+        String msg = "The edit of " + String.join(", ", fields) + " is not applied while the " + t.kind.kindName()
                 + " is admitted: Fairway keeps the admitted spec (" + describe(t.spec) + "); suspend or recreate it to change that";
         LOG.warn("{}: {}", t.key(), msg);
         state.kube.event(obj, "Warning", REASON_EDIT_REFUSED, msg);
@@ -262,7 +262,7 @@ final class WorkloadSync {
     }
 
     void feedback() {
-        for (Tracked t : state.tracked.all()) {
+        for (TrackedObject t : state.tracked.all()) {
             if (t.ended) {
                 continue;
             }
@@ -298,7 +298,7 @@ final class WorkloadSync {
     }
 
     /** Emits the integration's warning about a running object as a Warning Event, each distinct one once. */
-    private void warn(Tracked t, GenericKubernetesResource obj, List<Pod> pods) {
+    private void warn(TrackedObject t, GenericKubernetesResource obj, List<Pod> pods) {
         String w;
         try {
             w = t.kind.integration.warning(obj, pods).orElse(null);
@@ -312,7 +312,7 @@ final class WorkloadSync {
         t.warned = w;
     }
 
-    private void end(Tracked t, GenericKubernetesResource obj, boolean success, String message) {
+    private void end(TrackedObject t, GenericKubernetesResource obj, boolean success, String message) {
         t.ended = true;
         state.policy.unpin(t.id);
         if (success) {
@@ -321,11 +321,11 @@ final class WorkloadSync {
             state.scheduler.reportFailed(t.id, message);
         }
         mark(t, obj, success ? "Succeeded" : "Failed");
-        LOG.info("{} {} {}", t.kind.integration.kind().kind(), t.key(), success ? "succeeded" : "failed: " + message);
+        LOG.info("{} {} {}", t.kind.kindName(), t.key(), success ? "succeeded" : "failed: " + message);
     }
 
     /** Writes the finished mark; on failure it is kept and written again by a later pass. */
-    private void mark(Tracked t, GenericKubernetesResource obj, String outcome) {
+    private void mark(TrackedObject t, GenericKubernetesResource obj, String outcome) {
         if (Kube.annotation(obj, Keys.FINISHED_ANNOTATION) != null) {
             t.unmarkedOutcome = null;
             return;

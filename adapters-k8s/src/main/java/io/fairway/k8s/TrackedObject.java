@@ -8,8 +8,8 @@ import java.util.Map;
  * An object the engine knows: its kind, Kubernetes identity, its spec, and the pods bound to its members (by pod
  * uid, each with its pod set and member index).
  */
-final class Tracked {
-    final Kind kind;
+final class TrackedObject {
+    final EnabledKind kind;
     final String uid;
     final String namespace;
     final String name;
@@ -37,7 +37,7 @@ final class Tracked {
     record Member(String podSet, int index) {
     }
 
-    Tracked(Kind kind, String uid, String namespace, String name, String id, JobSpec spec) {
+    TrackedObject(EnabledKind kind, String uid, String namespace, String name, String id, JobSpec spec) {
         this.kind = kind;
         this.uid = uid;
         this.namespace = namespace;

@@ -7,33 +7,33 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The registry of the objects the engine knows ({@link Tracked}), by Kubernetes uid and by engine job id, in the
+ * The registry of the objects the engine knows ({@link TrackedObject}), by Kubernetes uid and by engine job id, in the
  * order they were first seen. The adapter's only place to add, find and forget them; used on the reconcile thread,
  * under the adapter's lock.
  */
-final class TrackedWorkloads {
-    private final Map<String, Tracked> byUid = new LinkedHashMap<>();
-    private final Map<String, Tracked> byId = new HashMap<>();
+final class TrackedObjects {
+    private final Map<String, TrackedObject> byUid = new LinkedHashMap<>();
+    private final Map<String, TrackedObject> byId = new HashMap<>();
 
     /** @param t an object the engine now knows (its uid and id are not tracked yet) */
-    void add(Tracked t) {
+    void add(TrackedObject t) {
         byUid.put(t.uid, t);
         byId.put(t.id, t);
     }
 
     /** @param t an object the engine forgot */
-    void remove(Tracked t) {
+    void remove(TrackedObject t) {
         byUid.remove(t.uid);
         byId.remove(t.id);
     }
 
     /** @param uid a Kubernetes uid @return the tracked object, or null */
-    Tracked byUid(String uid) {
+    TrackedObject byUid(String uid) {
         return byUid.get(uid);
     }
 
     /** @param id an engine job id @return the tracked object, or null */
-    Tracked byId(String id) {
+    TrackedObject byId(String id) {
         return byId.get(id);
     }
 
@@ -43,12 +43,12 @@ final class TrackedWorkloads {
     }
 
     /** @return every tracked object, in the order first seen (a live view: do not add or remove while iterating) */
-    Iterable<Tracked> all() {
+    Iterable<TrackedObject> all() {
         return byUid.values();
     }
 
     /** @return a copy of every tracked object, in the order first seen (safe to remove from while iterating it) */
-    List<Tracked> snapshot() {
+    List<TrackedObject> snapshot() {
         return new ArrayList<>(byUid.values());
     }
 

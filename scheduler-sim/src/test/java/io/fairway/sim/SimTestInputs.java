@@ -15,8 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Small clusters, queues and jobs for simulator tests. */
-final class Clusters {
-    private Clusters() {
+final class SimTestInputs {
+    private SimTestInputs() {
     }
 
     static Node gpuNode(String name, GpuTopology gpus, String rack) {

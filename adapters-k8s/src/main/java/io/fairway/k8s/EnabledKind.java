@@ -7,12 +7,12 @@ import io.fairway.k8s.integration.Integration;
 import io.fairway.k8s.integration.KindRef;
 
 /** An enabled integration with what the adapter needs to reach its objects: the resource context and the informer. */
-final class Kind {
+final class EnabledKind {
     final Integration integration;
     final ResourceDefinitionContext context;
     SharedIndexInformer<GenericKubernetesResource> informer;
 
-    Kind(Integration integration) {
+    EnabledKind(Integration integration) {
         this.integration = integration;
         KindRef k = integration.kind();
         this.context = new ResourceDefinitionContext.Builder().withGroup(k.group()).withVersion(k.version()).withKind(k.kind())
@@ -21,6 +21,11 @@ final class Kind {
 
     String name() {
         return integration.name();
+    }
+
+    /** @return the Kubernetes kind of its objects, e.g. {@code Job} or {@code RayCluster} */
+    String kindName() {
+        return integration.kind().kind();
     }
 
     /** @return the pod index key of one of this kind's objects */

@@ -8,10 +8,10 @@ import io.fairway.k8s.Kube;
 import java.util.Map;
 
 /** Small readers over fabric8 Jobs (a null value counts as absent). */
-final class Jobs {
+final class BatchJobFields {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Jobs() {
+    private BatchJobFields() {
     }
 
     static String annotation(HasMetadata o, String key) {

@@ -8,7 +8,7 @@ package io.fairway.sim.config;
  * queues.yaml:12:7: clusterQueues[0].resourceGroups[0]: flavor default: no quota for covered resource memory
  * </pre>
  */
-public class ConfigException extends io.fairway.config.ConfigException {
+public class SimulationConfigException extends io.fairway.config.ConfigException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -18,12 +18,12 @@ public class ConfigException extends io.fairway.config.ConfigException {
      * @param message what is wrong
      * @param cause the underlying error, or null
      */
-    public ConfigException(String file, int line, int column, String message, Throwable cause) {
+    public SimulationConfigException(String file, int line, int column, String message, Throwable cause) {
         super(file, line, column, message, cause);
     }
 
     /** @param e the configuration module's error, as the simulator's */
-    ConfigException(io.fairway.config.ConfigException e) {
+    SimulationConfigException(io.fairway.config.ConfigException e) {
         super(e);
     }
 }
