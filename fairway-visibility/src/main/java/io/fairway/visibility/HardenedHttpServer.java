@@ -426,15 +426,13 @@ public final class HardenedHttpServer implements AutoCloseable {
 
         /** @param max connections open at once, 1..65536 (more wait in the backlog) @return this */
         public Builder maxConnections(int max) {
-            check(max >= 1 && max <= 65536, "maxConnections", max, "1..65536");
-            this.maxConnections = max;
+            this.maxConnections = connectionLimit("maxConnections", max);
             return this;
         }
 
         /** @param max connections open at once from one client address, 1..65536 @return this */
         public Builder maxConnectionsPerAddress(int max) {
-            check(max >= 1 && max <= 65536, "maxConnectionsPerAddress", max, "1..65536");
-            this.maxConnectionsPerAddress = max;
+            this.maxConnectionsPerAddress = connectionLimit("maxConnectionsPerAddress", max);
             return this;
         }
 
@@ -443,9 +441,7 @@ public final class HardenedHttpServer implements AutoCloseable {
          * @return this
          */
         public Builder allowedHosts(Collection<String> hosts) {
-            check(hosts != null && hosts.stream().allMatch(h -> h != null && h.matches("[A-Za-z0-9.-]{1,253}")), "allowedHosts", hosts,
-                    "host names (letters, digits, dots and dashes)");
-            this.allowedHosts = hosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+            this.allowedHosts = hostNames(hosts);
             return this;
         }
 
@@ -458,11 +454,25 @@ public final class HardenedHttpServer implements AutoCloseable {
         public HardenedHttpServer build() throws java.io.IOException {
             return new HardenedHttpServer(this);
         }
+    }
 
-        private static void check(boolean ok, String field, Object value, String expected) {
-            if (!ok) {
-                throw new IllegalArgumentException(field + " must be " + expected + ", was " + value);
-            }
+    /** Refuses a setting with a message naming the field, what it must be and what it was. */
+    static void check(boolean ok, String field, Object value, String expected) {
+        if (!ok) {
+            throw new IllegalArgumentException(field + " must be " + expected + ", was " + value);
         }
+    }
+
+    /** @return {@code max}, checked to be a connection limit (1..65536) */
+    static int connectionLimit(String field, int max) {
+        check(max >= 1 && max <= 65536, field, max, "1..65536");
+        return max;
+    }
+
+    /** @return the host names, checked (letters, digits, dots and dashes) and lower-cased */
+    static Set<String> hostNames(Collection<String> hosts) {
+        check(hosts != null && hosts.stream().allMatch(h -> h != null && h.matches("[A-Za-z0-9.-]{1,253}")), "allowedHosts", hosts,
+                "host names (letters, digits, dots and dashes)");
+        return hosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
     }
 }

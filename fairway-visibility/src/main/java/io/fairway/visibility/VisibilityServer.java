@@ -288,15 +288,13 @@ public final class VisibilityServer implements AutoCloseable {
 
         /** @param max connections open at once, 1..65536 (more wait in the listen backlog) @return this */
         public Builder maxConnections(int max) {
-            check(max >= 1 && max <= 65536, "maxConnections", max, "1..65536");
-            this.maxConnections = max;
+            this.maxConnections = HardenedHttpServer.connectionLimit("maxConnections", max);
             return this;
         }
 
         /** @param max connections open at once from one client address, 1..65536 (beyond: closed at once) @return this */
         public Builder maxConnectionsPerAddress(int max) {
-            check(max >= 1 && max <= 65536, "maxConnectionsPerAddress", max, "1..65536");
-            this.maxConnectionsPerAddress = max;
+            this.maxConnectionsPerAddress = HardenedHttpServer.connectionLimit("maxConnectionsPerAddress", max);
             return this;
         }
 
@@ -308,9 +306,7 @@ public final class VisibilityServer implements AutoCloseable {
          * @return this
          */
         public Builder allowedHosts(java.util.Collection<String> hosts) {
-            check(hosts != null && hosts.stream().allMatch(h -> h != null && h.matches("[A-Za-z0-9.-]{1,253}")), "allowedHosts", hosts,
-                    "host names (letters, digits, dots and dashes)");
-            this.allowedHosts = java.util.Set.copyOf(hosts);
+            this.allowedHosts = HardenedHttpServer.hostNames(hosts);
             return this;
         }
 
@@ -354,9 +350,7 @@ public final class VisibilityServer implements AutoCloseable {
         }
 
         private static void check(boolean ok, String field, Object value, String expected) {
-            if (!ok) {
-                throw new IllegalArgumentException(field + " must be " + expected + ", was " + value);
-            }
+            HardenedHttpServer.check(ok, field, value, expected);
         }
     }
 }

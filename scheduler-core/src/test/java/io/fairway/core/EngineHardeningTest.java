@@ -40,7 +40,7 @@ class EngineHardeningTest {
     }
 
     private static JobSpec job(String id, int gpus) {
-        return JobSpec.builder(id).namespace("ns").queue("q").members(1, Resources.builder().cpu(1).gpus(gpus).build()).build();
+        return TwoRunningOneWaiting.job(id, gpus);
     }
 
     @Test
@@ -89,12 +89,7 @@ class EngineHardeningTest {
 
     private SchedulerState runningState() {
         Scheduler s = twoNodes();
-        s.submit(job("a", 8));
-        s.submit(job("b", 8));
-        s.submit(job("p", 8));
-        s.runRound();
-        s.reportStarted("a");
-        s.reportStarted("b");
+        TwoRunningOneWaiting.start(s);
         assertThat(s.status("p").orElseThrow().state()).isEqualTo(JobState.PENDING);
         return s.exportState();
     }

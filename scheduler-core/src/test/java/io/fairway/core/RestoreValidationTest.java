@@ -39,7 +39,7 @@ class RestoreValidationTest {
     }
 
     private static JobSpec job(String id, int gpus) {
-        return JobSpec.builder(id).namespace("ns").queue("q").members(1, Resources.builder().cpu(1).gpus(gpus).build()).build();
+        return TwoRunningOneWaiting.job(id, gpus);
     }
 
     /** a and b run (8 GPUs each, one per node), p waits; a second queue "other" exists and has usage history. */
@@ -52,12 +52,7 @@ class RestoreValidationTest {
             b.node(Node.builder("n" + i).capacity(Resources.builder().cpu(32).build()).gpus(GpuTopology.nvSwitch8("H100")).build());
         }
         Scheduler s = b.build();
-        s.submit(job("a", 8));
-        s.submit(job("b", 8));
-        s.submit(job("p", 8));
-        s.runRound();
-        s.reportStarted("a");
-        s.reportStarted("b");
+        TwoRunningOneWaiting.start(s);
         now.addAndGet(60_000);
         s.runRound();
         return s.exportState();

@@ -212,15 +212,20 @@ class RoundMemoryTest {
                 .podSet(io.fairway.api.job.PodSet.of("main", 1, Resources.builder().gpus(gpus).build())).build();
     }
 
+    /** Submits both jobs, admits them in one round and reports both started. */
+    private static void startBoth(Scheduler s, JobSpec one, JobSpec two) {
+        s.submitAll(List.of(one, two));
+        s.runRound();
+        s.reportStarted(one.id());
+        s.reportStarted(two.id());
+    }
+
     @Test
     void aQuotaFailureStandsInACohortTreeTheRoundLeftAlone() {
         Scheduler a = twoTrees(true);
         Scheduler b = twoTrees(false);
         for (Scheduler s : List.of(a, b)) {
-            s.submitAll(List.of(job("run-a", "lq-a", 8, 0), job("run-b", "lq-b", 8, 0)));
-            s.runRound();
-            s.reportStarted("run-a");
-            s.reportStarted("run-b");
+            startBoth(s, job("run-a", "lq-a", 8, 0), job("run-b", "lq-b", 8, 0));
             List<JobSpec> waiting = new ArrayList<>(List.of(job("wait-a", "lq-a", 8, 10)));
             for (int i = 0; i < 8; i++) {
                 waiting.add(job("wait-b-" + i, "lq-b", 1 << (i % 4), 20 + i)); // behind wait-a: quota of cohort b is full
@@ -260,10 +265,7 @@ class RoundMemoryTest {
         Scheduler a = twoFlavors(true);
         Scheduler b = twoFlavors(false);
         for (Scheduler s : List.of(a, b)) {
-            s.submitAll(List.of(job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0)));
-            s.runRound();
-            s.reportStarted("run-a");
-            s.reportStarted("run-h");
+            startBoth(s, job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0));
             List<JobSpec> waiting = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 waiting.add(job("wait-a-" + i, "lq-a100", 1 << i, 10 + i)); // four shapes, none fits the full a100 node

@@ -35,6 +35,16 @@ public final class TextFiles {
     }
 
     /**
+     * @param file a file name
+     * @param line its 1-based line, 0 when the whole file is meant
+     * @param column the 1-based column on that line, 0 when not known
+     * @return where in the file, as {@code file:line:column}, {@code file:line} or {@code file}
+     */
+    public static String at(String file, int line, int column) {
+        return file + (line > 0 ? ":" + line + (column > 0 ? ":" + column : "") : "");
+    }
+
+    /**
      * A file that cannot be read as bounded UTF-8 text; the message names the file, and the line (and column) where
      * there is one: {@code cluster.yaml:3:17: not UTF-8 (byte 0xC3)}.
      */
@@ -44,7 +54,7 @@ public final class TextFiles {
         private final int line;
 
         UnreadableFileException(String file, int line, int column, String message) {
-            super(file + (line > 0 ? ":" + line + (column > 0 ? ":" + column : "") : "") + ": " + message, new IOException(message));
+            super(at(file, line, column) + ": " + message, new IOException(message));
             this.file = file;
             this.line = line;
         }

@@ -11,7 +11,6 @@ import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,16 +21,14 @@ class NodeAffinityInputTest {
     Path dir;
 
     private Path scenario(String jobs) throws IOException {
-        return Files.writeString(dir.resolve("s.yaml"), """
+        return TestScenarios.write(dir, """
                 name: affinity
                 cluster:
                   clusters:
                     - name: default
                       nodeGroups:
                         - {namePrefix: gpu, count: 4, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 1024Gi}
-                """ + TestScenarios.gpuQueue(32) + """
-                jobs:
-                """ + jobs);
+                """ + TestScenarios.gpuQueue(32), jobs);
     }
 
     @Test

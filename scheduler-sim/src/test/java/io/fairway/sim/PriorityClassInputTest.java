@@ -7,7 +7,6 @@ import io.fairway.sim.config.SimulationConfigException;
 import io.fairway.sim.config.Scenario;
 import io.fairway.sim.config.ScenarioConfig;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,7 +17,7 @@ class PriorityClassInputTest {
     Path dir;
 
     private Path scenario(String jobs) throws IOException {
-        return Files.writeString(dir.resolve("s.yaml"), """
+        return TestScenarios.write(dir, """
                 name: classes
                 cluster: {clusters: [{nodeGroups: [{namePrefix: n, count: 1, cpu: "4"}]}]}
                 queues:
@@ -33,8 +32,7 @@ class PriorityClassInputTest {
                         - coveredResources: [cpu]
                           flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]
                   localQueues: [{name: lq, clusterQueue: cq}]
-                jobs:
-                """ + jobs);
+                """, jobs);
     }
 
     @Test

@@ -41,7 +41,7 @@ class TopologyRequestInputTest {
     }
 
     private Path scenario(String jobs) throws IOException {
-        return Files.writeString(dir.resolve("s.yaml"), """
+        return TestScenarios.write(dir, """
                 name: topo
                 cluster:
                   clusters:
@@ -49,9 +49,7 @@ class TopologyRequestInputTest {
                       topologyLevels: [fairway.io/rack]
                       nodeGroups:
                         - {namePrefix: gpu, count: 4, racks: 2, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 1024Gi}
-                """ + TestScenarios.gpuQueue(32) + """
-                jobs:
-                """ + jobs);
+                """ + TestScenarios.gpuQueue(32), jobs);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.fairway.sim.trace;
 
+import io.fairway.sim.TextFiles;
+
 /**
  * A trace file that cannot be read: the message starts with {@code file:line:} and names the column and value.
  *
@@ -30,7 +32,7 @@ public class TraceFormatException extends RuntimeException {
      * @param message what is wrong
      */
     public TraceFormatException(String file, int line, int column, String message) {
-        super(file + (line > 0 ? ":" + line + (column > 0 ? ":" + column : "") : "") + ": " + message);
+        super(TextFiles.at(file, line, column) + ": " + message);
         this.file = file;
         this.line = line;
     }
@@ -42,7 +44,7 @@ public class TraceFormatException extends RuntimeException {
      * @param cause the underlying error
      */
     public TraceFormatException(String file, int line, String message, Throwable cause) {
-        super(file + (line > 0 ? ":" + line : "") + ": " + message, cause);
+        super(TextFiles.at(file, line, 0) + ": " + message, cause);
         this.file = file;
         this.line = line;
     }
