@@ -222,7 +222,7 @@ final class PlanState {
             for (int i = 0; i < n; i++) {
                 idx[i] = i;
             }
-            sortIndices(idx, new int[n], 0, n, submit, sequence);
+            sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeys(submit, sequence, x, y));
             List<JobView> all = new ArrayList<>(n);
             for (int i : idx) {
                 all.add(views.get(i));
@@ -243,24 +243,24 @@ final class PlanState {
     }
 
     /**
-     * Sorts positions {@code [from, to)} of {@code idx} by {@link #compareKeys} (a merge sort on primitives: no boxed
-     * index or comparator call per comparison; the keys are a total order, so any correct sort gives this order).
+     * Merge-sorts positions {@code [from, to)} of {@code idx} by {@code order} over positions (on primitives: no boxed
+     * index per comparison; the orders used are total, so any correct sort gives this order).
      */
-    private static void sortIndices(int[] idx, int[] tmp, int from, int to, long[] submit, long[] sequence) {
+    private static void sortPositions(int[] idx, int[] tmp, int from, int to, java.util.function.IntBinaryOperator order) {
         if (to - from < 2) {
             return;
         }
         int mid = (from + to) >>> 1;
-        sortIndices(idx, tmp, from, mid, submit, sequence);
-        sortIndices(idx, tmp, mid, to, submit, sequence);
-        if (compareKeys(submit, sequence, idx[mid - 1], idx[mid]) <= 0) {
+        sortPositions(idx, tmp, from, mid, order);
+        sortPositions(idx, tmp, mid, to, order);
+        if (order.applyAsInt(idx[mid - 1], idx[mid]) <= 0) {
             return; // already in order
         }
         System.arraycopy(idx, from, tmp, from, to - from);
         int a = from;
         int b = mid;
         for (int k = from; k < to; k++) {
-            if (b >= to || (a < mid && compareKeys(submit, sequence, tmp[a], tmp[b]) <= 0)) {
+            if (b >= to || (a < mid && order.applyAsInt(tmp[a], tmp[b]) <= 0)) {
                 idx[k] = tmp[a++];
             } else {
                 idx[k] = tmp[b++];
@@ -385,32 +385,9 @@ final class PlanState {
             keys[i] = key.applyAsDouble(byPos[i]);
             idx[i] = i;
         }
-        sortByKeyThenName(idx, new int[n], 0, n, keys, byPos);
+        sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeyThenName(keys, byPos, x, y));
         for (int i = 0; i < n; i++) {
             names.set(i, byPos[idx[i]]);
-        }
-    }
-
-    /** Merge-sorts positions {@code [from, to)} of {@code idx} by {@link #compareKeyThenName}. */
-    private static void sortByKeyThenName(int[] idx, int[] tmp, int from, int to, double[] keys, String[] names) {
-        if (to - from < 2) {
-            return;
-        }
-        int mid = (from + to) >>> 1;
-        sortByKeyThenName(idx, tmp, from, mid, keys, names);
-        sortByKeyThenName(idx, tmp, mid, to, keys, names);
-        if (compareKeyThenName(keys, names, idx[mid - 1], idx[mid]) <= 0) {
-            return; // already in order
-        }
-        System.arraycopy(idx, from, tmp, from, to - from);
-        int a = from;
-        int b = mid;
-        for (int k = from; k < to; k++) {
-            if (b >= to || (a < mid && compareKeyThenName(keys, names, tmp[a], tmp[b]) <= 0)) {
-                idx[k] = tmp[a++];
-            } else {
-                idx[k] = tmp[b++];
-            }
         }
     }
 
