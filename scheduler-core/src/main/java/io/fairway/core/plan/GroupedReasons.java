@@ -32,8 +32,23 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         void changed(String jobId, JobStatus asSeen, PendingReason reason);
     }
 
-    /** A run of a group's jobs answered with one reason. */
-    private record Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
+    /**
+     * A run of a group's jobs answered with one reason, and whether a whole walk over it listed no job (the jobs'
+     * statuses are immutable, so a later walk would list none either). A round walks a run up to twice: to tell
+     * whether it changed anything, then to write the changes; a quiet run is walked once.
+     */
+    private static final class Run {
+        private final List<JobStatus> jobs;
+        private final PendingReason reason;
+        private final Map<String, ?> skip;
+        /** True once a whole walk found no job to list. */
+        private boolean listsNone;
+
+        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
+            this.jobs = jobs;
+            this.reason = reason;
+            this.skip = skip;
+        }
     }
 
     private final Map<String, PendingReason> individual = new LinkedHashMap<>();
@@ -97,7 +112,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         if (view == null) {
             int n = individual.size() + overlay.size();
             for (Run r : runs) {
-                n += r.jobs().size();
+                n += r.jobs.size();
             }
             Map<String, PendingReason> m = new LinkedHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
             m.putAll(individual);
@@ -126,23 +141,29 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
      * when {@code s} stopped the walk
      */
     private boolean walkRun(Run r, Step s) {
+        if (r.listsNone) {
+            return true;
+        }
         PendingReason differs = null; // the last object found to differ from the run's reason
         PendingReason same = null; // the last object found equal to it
-        boolean skips = !r.skip().isEmpty();
-        for (JobStatus j : r.jobs()) {
+        boolean skips = !r.skip.isEmpty();
+        boolean listed = false;
+        for (JobStatus j : r.jobs) {
             PendingReason had = j.pendingReason();
-            if (had == r.reason() || had == same || skips && r.skip().containsKey(j.id())) {
+            if (had == r.reason || had == same || skips && r.skip.containsKey(j.id())) {
                 continue;
             }
-            if (had == differs || !kept.stands(r.reason(), had)) {
+            if (had == differs || !kept.stands(r.reason, had)) {
                 differs = had;
-                if (!s.take(j.id(), j, r.reason())) {
+                listed = true;
+                if (!s.take(j.id(), j, r.reason)) {
                     return false;
                 }
             } else {
                 same = had;
             }
         }
+        r.listsNone = !listed;
         return true;
     }
 

@@ -39,7 +39,7 @@ final class KeptReasons {
         if (carried == null) {
             return false;
         }
-        return keep ? given.sameAnswer(carried) : given.equalsButRound(carried);
+        return keep ? ReasonAnswers.same(given, carried) : given.equalsButRound(carried);
     }
 
     /** @return the reason stamped with this round (one stamped object per reason object) */
