@@ -2,6 +2,7 @@ package io.fairway.core.plan;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
+import io.fairway.core.snapshot.PendingIndex;
 import java.util.AbstractMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -41,13 +42,18 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         private final List<JobStatus> jobs;
         private final PendingReason reason;
         private final Map<String, ?> skip;
+        /** The group the jobs end (from {@link #from} on), when the index counts its answers; else null. */
+        private final PendingIndex.Group group;
+        private final int from;
         /** True once a whole walk found no job to list. */
         private boolean listsNone;
 
-        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
+        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip, PendingIndex.Group group, int from) {
             this.jobs = jobs;
             this.reason = reason;
             this.skip = skip;
+            this.group = group;
+            this.from = from;
         }
     }
 
@@ -80,7 +86,17 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
      * {@code skip} (jobs waiting for nodes).
      */
     void putRun(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
-        runs.add(new Run(jobs, reason, skip));
+        runs.add(new Run(jobs, reason, skip, null, 0));
+    }
+
+    /**
+     * Adds a run over the jobs of {@code group} from position {@code from} on: as {@link #putRun(List, PendingReason,
+     * Map)}, and when the jobs keep reasons that give the same answer and {@code reason} gives the answer the index
+     * counts the group against, a walk visits only the jobs that do not give it.
+     */
+    void putRun(PendingIndex.Group group, int from, PendingReason reason, Map<String, ?> skip) {
+        List<JobStatus> jobs = group.jobs();
+        runs.add(new Run(jobs.subList(from, jobs.size()), reason, skip, group, from));
     }
 
     @Override
@@ -148,7 +164,11 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         PendingReason same = null; // the last object found equal to it
         boolean skips = !r.skip.isEmpty();
         boolean listed = false;
-        for (JobStatus j : r.jobs) {
+        int[] odd = r.group == null ? null : oddOnly(r);
+        List<JobStatus> all = r.group == null ? null : r.group.jobs();
+        int n = odd == null ? r.jobs.size() : odd.length;
+        for (int k = odd == null ? 0 : firstAtOrAfter(odd, r.from); k < n; k++) {
+            JobStatus j = odd == null ? r.jobs.get(k) : all.get(odd[k]);
             PendingReason had = j.pendingReason();
             if (had == r.reason || had == same || skips && r.skip.containsKey(j.id())) {
                 continue;
@@ -165,6 +185,23 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         }
         r.listsNone = !listed;
         return true;
+    }
+
+    /**
+     * The positions a walk over the run must visit when only the jobs that do not give the group's counted answer can
+     * be listed: when a job keeps a reason that gives the same answer (an equivalence) and the run's reason gives the
+     * counted one, every other job keeps its reason. @return them, or null to visit every job of the run
+     */
+    private int[] oddOnly(Run r) {
+        PendingReason counted = r.group.countedAnswer();
+        int[] odd = r.group.oddPositions();
+        return counted != null && odd != null && kept.keepsSameAnswer() && kept.stands(r.reason, counted) ? odd : null;
+    }
+
+    /** @return the index of the first position at or after {@code from} (the array's length when none) */
+    private static int firstAtOrAfter(int[] positions, int from) {
+        int i = java.util.Arrays.binarySearch(positions, from);
+        return i >= 0 ? i : -i - 1;
     }
 
     /**

@@ -27,6 +27,11 @@ final class KeptReasons {
         this.keep = keep;
     }
 
+    /** @return true when a job keeps a reason that gives the same answer ({@link PendingReason#sameAnswer}) */
+    boolean keepsSameAnswer() {
+        return keep;
+    }
+
     /**
      * @param given the reason the round gives (stamped or not)
      * @param carried the reason the job carries, or null
