@@ -173,7 +173,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             if (had == r.reason || had == same || skips && r.skip.containsKey(j.id())) {
                 continue;
             }
-            if (had == differs || !kept.stands(r.reason, had)) {
+            if (had == differs || !kept.standsForMany(r.reason, had)) {
                 differs = had;
                 listed = true;
                 if (!s.take(j.id(), j, r.reason)) {

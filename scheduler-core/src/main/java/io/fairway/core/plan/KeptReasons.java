@@ -44,6 +44,22 @@ final class KeptReasons {
         if (carried == null) {
             return false;
         }
+        return keep ? given.sameAnswer(carried) : given.equalsButRound(carried);
+    }
+
+    /**
+     * As {@link #stands}, for a reason compared with many jobs' (a run's walk): the carried reasons' answers are
+     * looked up once per object ({@link ReasonAnswers}) instead of compared text by text. A one-off comparison (a
+     * group's head, its common reason) compares directly: working out a fresh reason's answer costs more than one
+     * comparison.
+     */
+    boolean standsForMany(PendingReason given, PendingReason carried) {
+        if (given == carried) {
+            return true;
+        }
+        if (carried == null) {
+            return false;
+        }
         return keep ? ReasonAnswers.same(given, carried) : given.equalsButRound(carried);
     }
 
