@@ -286,6 +286,11 @@ final class EngineState {
         }
     }
 
+    /** @return true when some holding job has reserved quota and waits for its admission checks (lock held) */
+    boolean anyQuotaReserved() {
+        return quotaReservedHolders > 0;
+    }
+
     private void countHolder(JobStatus j, int sign) {
         Admit a = j.admission();
         if (a != null && a.leaseExpiresAtMillis() != Admit.NO_LEASE) {

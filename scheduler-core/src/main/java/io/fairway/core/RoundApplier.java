@@ -276,6 +276,9 @@ final class RoundApplier {
 
     /** Asks the admission checks about every job with reserved quota (lock held). */
     void evaluateAdmissionChecks(List<SchedulerEvent> events, List<Decision> admitted) {
+        if (!state.anyQuotaReserved()) {
+            return; // the engine counts the jobs holding reserved quota as they change: none to ask about
+        }
         long now = state.clock.millis();
         List<JobStatus> quotaReserved = new ArrayList<>(); // collected first: deciding changes the holding index
         for (JobStatus j : state.jobs.holding.values()) {

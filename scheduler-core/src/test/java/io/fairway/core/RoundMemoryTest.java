@@ -285,6 +285,29 @@ class RoundMemoryTest {
         sameAnswers(a, b);
     }
 
+    @Test
+    void aFlavorThatMovesToOtherNodesDependsOnTheirCapacityFromThen() {
+        Scheduler a = twoFlavors(true);
+        Scheduler b = twoFlavors(false);
+        for (Scheduler s : List.of(a, b)) {
+            startBoth(s, job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0));
+            s.submitAll(List.of(job("wait-a", "lq-a100", 4, 10)));
+        }
+        sameDecisions(a.runRound(), b.runRound());
+        sameDecisions(a.runRound(), b.runRound());
+        for (Scheduler s : List.of(a, b)) { // flavor a100 now places on the h100 node, full as well
+            s.queues().updateFlavor(new ResourceFlavor("a100", Map.of("tier", "h100"), List.of(), List.of()));
+        }
+        sameDecisions(a.runRound(), b.runRound());
+        sameDecisions(a.runRound(), b.runRound());
+        a.reportFinished("run-h"); // the node flavor a100 now places on empties: its failure no longer stands
+        b.reportFinished("run-h");
+        RoundResult ra = a.runRound();
+        sameDecisions(ra, b.runRound());
+        assertThat(ra.decisions()).as("wait-a admitted on the node its flavor moved to").hasSize(1);
+        sameAnswers(a, b);
+    }
+
     /** One flavor, two nodes of 8 GPUs, a ClusterQueue of 64 GPUs that never preempts. */
     private Scheduler roomy(boolean remember) {
         return Scheduler.builder().clock(now::get).policy(new EveryJob(false)).rememberRounds(remember)

@@ -2,6 +2,7 @@ package io.fairway.core.plan;
 
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
+import io.fairway.core.snapshot.PendingIndex;
 import java.util.AbstractMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -32,8 +33,28 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         void changed(String jobId, JobStatus asSeen, PendingReason reason);
     }
 
-    /** A run of a group's jobs answered with one reason. */
-    private record Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
+    /**
+     * A run of a group's jobs answered with one reason, and whether a whole walk over it listed no job (the jobs'
+     * statuses are immutable, so a later walk would list none either). A round walks a run up to twice: to tell
+     * whether it changed anything, then to write the changes; a quiet run is walked once.
+     */
+    private static final class Run {
+        private final List<JobStatus> jobs;
+        private final PendingReason reason;
+        private final Map<String, ?> skip;
+        /** The group the jobs end (from {@link #from} on), when the index counts its answers; else null. */
+        private final PendingIndex.Group group;
+        private final int from;
+        /** True once a whole walk found no job to list. */
+        private boolean listsNone;
+
+        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip, PendingIndex.Group group, int from) {
+            this.jobs = jobs;
+            this.reason = reason;
+            this.skip = skip;
+            this.group = group;
+            this.from = from;
+        }
     }
 
     private final Map<String, PendingReason> individual = new LinkedHashMap<>();
@@ -65,7 +86,17 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
      * {@code skip} (jobs waiting for nodes).
      */
     void putRun(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
-        runs.add(new Run(jobs, reason, skip));
+        runs.add(new Run(jobs, reason, skip, null, 0));
+    }
+
+    /**
+     * Adds a run over the jobs of {@code group} from position {@code from} on: as {@link #putRun(List, PendingReason,
+     * Map)}, and when the jobs keep reasons that give the same answer and {@code reason} gives the answer the index
+     * counts the group against, a walk visits only the jobs that do not give it.
+     */
+    void putRun(PendingIndex.Group group, int from, PendingReason reason, Map<String, ?> skip) {
+        List<JobStatus> jobs = group.jobs();
+        runs.add(new Run(jobs.subList(from, jobs.size()), reason, skip, group, from));
     }
 
     @Override
@@ -97,7 +128,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         if (view == null) {
             int n = individual.size() + overlay.size();
             for (Run r : runs) {
-                n += r.jobs().size();
+                n += r.jobs.size();
             }
             Map<String, PendingReason> m = new LinkedHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
             m.putAll(individual);
@@ -126,24 +157,51 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
      * when {@code s} stopped the walk
      */
     private boolean walkRun(Run r, Step s) {
+        if (r.listsNone) {
+            return true;
+        }
         PendingReason differs = null; // the last object found to differ from the run's reason
         PendingReason same = null; // the last object found equal to it
-        boolean skips = !r.skip().isEmpty();
-        for (JobStatus j : r.jobs()) {
+        boolean skips = !r.skip.isEmpty();
+        boolean listed = false;
+        int[] odd = r.group == null ? null : oddOnly(r);
+        List<JobStatus> all = r.group == null ? null : r.group.jobs();
+        int n = odd == null ? r.jobs.size() : odd.length;
+        for (int k = odd == null ? 0 : firstAtOrAfter(odd, r.from); k < n; k++) {
+            JobStatus j = odd == null ? r.jobs.get(k) : all.get(odd[k]);
             PendingReason had = j.pendingReason();
-            if (had == r.reason() || had == same || skips && r.skip().containsKey(j.id())) {
+            if (had == r.reason || had == same || skips && r.skip.containsKey(j.id())) {
                 continue;
             }
-            if (had == differs || !kept.stands(r.reason(), had)) {
+            if (had == differs || !kept.standsForMany(r.reason, had)) {
                 differs = had;
-                if (!s.take(j.id(), j, r.reason())) {
+                listed = true;
+                if (!s.take(j.id(), j, r.reason)) {
                     return false;
                 }
             } else {
                 same = had;
             }
         }
+        r.listsNone = !listed;
         return true;
+    }
+
+    /**
+     * The positions a walk over the run must visit when only the jobs that do not give the group's counted answer can
+     * be listed: when a job keeps a reason that gives the same answer (an equivalence) and the run's reason gives the
+     * counted one, every other job keeps its reason. @return them, or null to visit every job of the run
+     */
+    private int[] oddOnly(Run r) {
+        PendingReason counted = r.group.countedAnswer();
+        int[] odd = r.group.oddPositions();
+        return counted != null && odd != null && kept.keepsSameAnswer() && kept.stands(r.reason, counted) ? odd : null;
+    }
+
+    /** @return the index of the first position at or after {@code from} (the array's length when none) */
+    private static int firstAtOrAfter(int[] positions, int from) {
+        int i = java.util.Arrays.binarySearch(positions, from);
+        return i >= 0 ? i : -i - 1;
     }
 
     /**

@@ -27,6 +27,11 @@ final class KeptReasons {
         this.keep = keep;
     }
 
+    /** @return true when a job keeps a reason that gives the same answer ({@link PendingReason#sameAnswer}) */
+    boolean keepsSameAnswer() {
+        return keep;
+    }
+
     /**
      * @param given the reason the round gives (stamped or not)
      * @param carried the reason the job carries, or null
@@ -40,6 +45,22 @@ final class KeptReasons {
             return false;
         }
         return keep ? given.sameAnswer(carried) : given.equalsButRound(carried);
+    }
+
+    /**
+     * As {@link #stands}, for a reason compared with many jobs' (a run's walk): the carried reasons' answers are
+     * looked up once per object ({@link ReasonAnswers}) instead of compared text by text. A one-off comparison (a
+     * group's head, its common reason) compares directly: working out a fresh reason's answer costs more than one
+     * comparison.
+     */
+    boolean standsForMany(PendingReason given, PendingReason carried) {
+        if (given == carried) {
+            return true;
+        }
+        if (carried == null) {
+            return false;
+        }
+        return keep ? ReasonAnswers.same(given, carried) : given.equalsButRound(carried);
     }
 
     /** @return the reason stamped with this round (one stamped object per reason object) */

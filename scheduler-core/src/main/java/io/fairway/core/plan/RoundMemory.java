@@ -44,12 +44,15 @@ public final class RoundMemory {
     private final boolean decidedNothing;
     /** How many attempts of the round that made this memory were answered from the one before. */
     private final int answered;
+    /** Which parts each node is in, kept while the nodes, flavors and clusters are the same objects. */
+    private final NodeParts nodeParts;
 
     private RoundMemory(Object[] config, Map<String, Object[]> parts, Object[] allNodes, long nodeEpoch, Map<String, Object[]> trees,
                         long configEpoch, Map<String, Long> partEpochs, Map<String, Long> partNodeEpochs,
                         Map<String, Long> treeEpochs, long lastEpoch, List<Map<Object, Answer>> layers, PendingJobs index,
-                        boolean decidedNothing, int answered) {
+                        boolean decidedNothing, int answered, NodeParts nodeParts) {
         this.answered = answered;
+        this.nodeParts = nodeParts;
         this.config = config;
         this.parts = parts;
         this.allNodes = allNodes;
@@ -126,6 +129,7 @@ public final class RoundMemory {
         /** Per part: free GPUs on the starting plan, in all its schedulable nodes and on the freest one. */
         private final Map<String, long[]> startingFree = new HashMap<>();
         private io.fairway.core.placement.CapacityPlan startingCapacity;
+        private NodeParts nodeParts;
         private final Map<String, Long> treeEpochs = new HashMap<>();
         private final Map<String, String> rootOf = new HashMap<>();
         private final Map<Object, Answer> added = new HashMap<>();
@@ -182,45 +186,42 @@ public final class RoundMemory {
          */
         private Map<String, List<Object>> splitIntoParts(Snapshot s, List<io.fairway.api.model.ResourceFlavor> flavors, List<String> partNames,
                                                          Object[] allNodes) {
-            List<Node> nodes = s.nodes();
-            Map<String, java.util.BitSet> partsOfNode = partsOfNodes(s, flavors, partNames.size() - 1);
-            List<List<Object>> partCap = new ArrayList<>();
-            List<List<Node>> partNodeList = new ArrayList<>();
+            NodeParts np = previous != null && previous.nodeParts != null && previous.nodeParts.holdsFor(s, allNodes)
+                    ? previous.nodeParts : NodeParts.of(s, flavors, partNames.size(), allNodes);
+            this.nodeParts = np;
+            Map<String, java.util.BitSet> partsOfNode = np.partsOfNode;
+            boolean[] whole = np.whole;
+            boolean anyOwn = np.anyOwn;
+            List<JobStatus> holding = s.holding();
+            // the whole cluster's part holds every node and every holding job: sized at once
+            List<List<Object>> partCap = new ArrayList<>(partNames.size());
             for (int k = 0; k < partNames.size(); k++) {
-                partCap.add(new ArrayList<>());
-                partNodeList.add(new ArrayList<>());
-            }
-            for (Node n : nodes) {
-                java.util.BitSet b = partsOfNode.get(n.name());
-                for (int k = b.nextSetBit(0); k >= 0; k = b.nextSetBit(k + 1)) {
-                    partNodeList.get(k).add(n);
-                }
-            }
-            // A flavor every node carries depends on what the whole cluster does: it shares the whole cluster's part
-            // (a superset of what it reads), which is then listed once.
-            boolean[] whole = new boolean[partNames.size()];
-            boolean anyOwn = false;
-            for (int k = 1; k < partNames.size(); k++) {
-                whole[k] = partNodeList.get(k).size() == nodes.size();
-                anyOwn |= !whole[k];
-            }
-            for (int k = 0; k < partNames.size(); k++) {
+                List<Object> l = k == 0 ? new ArrayList<>(allNodes.length + 2 * holding.size()) : new ArrayList<>();
                 if (k == 0 || !whole[k]) {
-                    partCap.get(k).addAll(java.util.Arrays.asList(allNodes));
+                    l.addAll(java.util.Arrays.asList(allNodes));
                 }
+                partCap.add(l);
             }
             Map<String, List<Object>> perTree = new HashMap<>();
-            java.util.BitSet touched = new java.util.BitSet();
-            for (JobStatus j : s.holding()) {
-                touched.clear();
-                touched.set(0);
+            boolean narrow = partNames.size() <= Long.SIZE; // the parts a job touches as the bits of one long
+            java.util.BitSet touched = narrow ? null : new java.util.BitSet();
+            String lastCq = null; // holding jobs come in runs of one ClusterQueue: its tree's list is looked up once a run
+            List<Object> lastTree = null;
+            for (JobStatus j : holding) {
+                long bits = 1L;
+                if (!narrow) {
+                    touched.clear();
+                    touched.set(0);
+                }
                 if (anyOwn && j.admission() != null && j.admission().placement() != null) {
                     String last = null;
                     for (io.fairway.api.decision.MemberPlacement m : j.admission().placement().members()) {
                         if (!m.node().equals(last)) {
                             last = m.node();
                             java.util.BitSet b = partsOfNode.get(m.node());
-                            if (b != null) {
+                            if (narrow) {
+                                bits |= b != null ? np.maskOf.get(m.node()) : -1L >>> (Long.SIZE - partNames.size());
+                            } else if (b != null) {
                                 touched.or(b);
                             } else { // a node the snapshot does not list: count the job in every part
                                 touched.set(0, partNames.size());
@@ -228,13 +229,32 @@ public final class RoundMemory {
                         }
                     }
                 }
-                for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
-                    if (k == 0 || !whole[k]) {
-                        partCap.get(k).add(j.spec());
-                        partCap.get(k).add(j.admission());
+                if (narrow) {
+                    for (long rest = bits; rest != 0; rest &= rest - 1) {
+                        int k = Long.numberOfTrailingZeros(rest);
+                        if (k == 0 || !whole[k]) {
+                            List<Object> l = partCap.get(k);
+                            l.add(j.spec());
+                            l.add(j.admission());
+                        }
+                    }
+                } else {
+                    for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
+                        if (k == 0 || !whole[k]) {
+                            partCap.get(k).add(j.spec());
+                            partCap.get(k).add(j.admission());
+                        }
                     }
                 }
-                List<Object> t = perTree.computeIfAbsent(root(j.admission() == null ? null : j.admission().clusterQueue()), k -> new ArrayList<>());
+                String cq = j.admission() == null ? null : j.admission().clusterQueue();
+                List<Object> t;
+                if (lastTree != null && java.util.Objects.equals(cq, lastCq)) {
+                    t = lastTree;
+                } else {
+                    t = perTree.computeIfAbsent(root(cq), k -> new ArrayList<>());
+                    lastCq = cq;
+                    lastTree = t;
+                }
                 t.add(j.spec());
                 t.add(j.admission());
                 t.add(j.state());
@@ -245,7 +265,7 @@ public final class RoundMemory {
                 } else {
                     sharesWhole.add(partNames.get(k));
                 }
-                nodesIn.put(partNames.get(k), partNodeList.get(k));
+                nodesIn.put(partNames.get(k), np.partNodeList.get(k));
             }
             return perTree;
         }
@@ -648,7 +668,7 @@ public final class RoundMemory {
             }
             return new RoundMemory(config, parts, allNodes, nodeEpoch, trees, configEpoch, Map.copyOf(partEpochs), Map.copyOf(partNodeEpochs),
                     Map.copyOf(treeEpochs), lastEpoch,
-                    List.copyOf(layers), snapshot.pendingIndex(), decidedNothing, answered);
+                    List.copyOf(layers), snapshot.pendingIndex(), decidedNothing, answered, nodeParts);
         }
 
         /** One layer of the answers that can still match: newest first wins; answers of old epochs are dropped. */
@@ -667,6 +687,100 @@ public final class RoundMemory {
                 }
             }
             return m;
+        }
+    }
+
+    /**
+     * Which capacity parts each node is in, and each part's nodes: they follow from the nodes, the flavors and the
+     * clusters alone, so a round whose three are the previous round's objects (the nodes element by element) takes
+     * them as they are instead of matching every node against every flavor again. (A snapshot holds its own copies
+     * of the flavor and cluster maps: they are compared entry by entry, by reference first.)
+     */
+    private static final class NodeParts {
+        final Object[] flavors;
+        final Object[] clusters;
+        final Object[] nodes;
+        final Map<String, java.util.BitSet> partsOfNode;
+        /** The same as {@link #partsOfNode}, as the bits of one long (for up to 64 parts; else empty). */
+        final Map<String, Long> maskOf;
+        /** Per part, its nodes (read-only). */
+        final List<List<Node>> partNodeList;
+        /** Per part: true when it is a flavor's that every node carries (it shares the whole cluster's part). */
+        final boolean[] whole;
+        /** True when some part is not the whole cluster's. */
+        final boolean anyOwn;
+
+        private NodeParts(Snapshot s, Object[] nodes, Map<String, java.util.BitSet> partsOfNode, Map<String, Long> maskOf,
+                          List<List<Node>> partNodeList, boolean[] whole, boolean anyOwn) {
+            this.flavors = entries(s.flavors());
+            this.clusters = entries(s.clusters());
+            this.nodes = nodes;
+            this.partsOfNode = partsOfNode;
+            this.maskOf = maskOf;
+            this.partNodeList = partNodeList;
+            this.whole = whole;
+            this.anyOwn = anyOwn;
+        }
+
+        /** @return true when the snapshot's nodes, flavors and clusters are the objects these were worked out from */
+        boolean holdsFor(Snapshot s, Object[] allNodes) {
+            return sameRefs(nodes, allNodes) && sameEntries(s.flavors(), flavors) && sameEntries(s.clusters(), clusters);
+        }
+
+        private static Object[] entries(Map<String, ?> m) {
+            Object[] kv = new Object[2 * m.size()];
+            int i = 0;
+            for (Map.Entry<String, ?> e : m.entrySet()) {
+                kv[i++] = e.getKey();
+                kv[i++] = e.getValue();
+            }
+            return kv;
+        }
+
+        private static boolean sameEntries(Map<String, ?> m, Object[] kv) {
+            if (2 * m.size() != kv.length) {
+                return false;
+            }
+            int i = 0;
+            for (Map.Entry<String, ?> e : m.entrySet()) {
+                Object k = kv[i++];
+                Object v = kv[i++];
+                if (!k.equals(e.getKey()) || v != e.getValue() && !v.equals(e.getValue())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        static NodeParts of(Snapshot s, List<io.fairway.api.model.ResourceFlavor> flavors, int partCount, Object[] allNodes) {
+            List<Node> nodes = s.nodes();
+            Map<String, java.util.BitSet> partsOfNode = Round.partsOfNodes(s, flavors, partCount - 1);
+            Map<String, Long> maskOf = new HashMap<>();
+            if (partCount <= Long.SIZE) {
+                partsOfNode.forEach((n, b) -> maskOf.put(n, b.toLongArray().length == 0 ? 0L : b.toLongArray()[0]));
+            }
+            List<List<Node>> partNodeList = new ArrayList<>();
+            for (int k = 0; k < partCount; k++) {
+                partNodeList.add(new ArrayList<>());
+            }
+            for (Node n : nodes) {
+                java.util.BitSet b = partsOfNode.get(n.name());
+                for (int k = b.nextSetBit(0); k >= 0; k = b.nextSetBit(k + 1)) {
+                    partNodeList.get(k).add(n);
+                }
+            }
+            // A flavor every node carries depends on what the whole cluster does: it shares the whole cluster's part
+            // (a superset of what it reads), which is then listed once.
+            boolean[] whole = new boolean[partCount];
+            boolean anyOwn = false;
+            for (int k = 1; k < partCount; k++) {
+                whole[k] = partNodeList.get(k).size() == nodes.size();
+                anyOwn |= !whole[k];
+            }
+            for (int k = 0; k < partCount; k++) {
+                partNodeList.set(k, java.util.Collections.unmodifiableList(partNodeList.get(k)));
+            }
+            return new NodeParts(s, allNodes, partsOfNode, maskOf, partNodeList, whole, anyOwn);
         }
     }
 

@@ -257,6 +257,9 @@ public final class PendingIndex implements PendingJobs {
         private final List<JobStatus> view;
         /** A reason every job's reason gives the same answer as ({@link PendingReason#sameAnswer}), or null. */
         private PendingReason commonAnswer;
+        /** The answer the engine's index counts the jobs against, or null; and the positions of the jobs that do not give it. */
+        private PendingReason countedAnswer;
+        private int[] oddPositions;
 
         private Group(Key key, JobStatus[] jobs, PendingReason commonReason) {
             this.key = key;
@@ -327,6 +330,26 @@ public final class PendingIndex implements PendingJobs {
             return commonAnswer;
         }
 
+        /**
+         * The answer the engine's index counts this group's jobs against, whether or not every job gives it: with
+         * {@link #oddPositions()}, a round that tells which jobs keep their reasons compares one reason with it, then
+         * only the jobs that do not give it (giving the same answer is an equivalence: a reason that gives this one's
+         * answer gives every job's but theirs). Known only for the groups of an index the engine keeps.
+         *
+         * @return that answer, or null when it is not known
+         */
+        public PendingReason countedAnswer() {
+            return countedAnswer;
+        }
+
+        /**
+         * @return the positions in {@link #jobs()} of the jobs whose reason does not give {@link #countedAnswer()}, in
+         *     ascending order (null when that answer is not known); kept by change, not by comparing every job
+         */
+        public int[] oddPositions() {
+            return oddPositions;
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Group g && key.equals(g.key) && Arrays.equals(jobs, g.jobs);
@@ -365,6 +388,8 @@ public final class PendingIndex implements PendingJobs {
             JobStatus[] jobs = new JobStatus[4];
             long[] submitted = new long[4];
             long[] sequence = new long[4];
+            /** Per slot: true when its job's reason does not give {@link #answer} (valid while the answer is known). */
+            boolean[] oddAt = new boolean[4];
             int size; // slots used, holes included
             int live; // jobs present
             Group frozen;
@@ -389,11 +414,27 @@ public final class PendingIndex implements PendingJobs {
                 return r != null && (r == answer || answer.sameAnswer(r));
             }
 
-            /** Counts a job's reason entering ({@code +1}) or leaving ({@code -1}) the group. */
-            private void countAnswer(JobStatus j, int sign) {
-                if (answer != null && !givesAnswer(j.pendingReason())) {
-                    odd += sign;
+            /** Counts a job's reason entering ({@code +1}) or leaving ({@code -1}) the group at slot {@code i}. */
+            private void countAnswer(JobStatus j, int sign, int i) {
+                if (answer != null) {
+                    boolean o = !givesAnswer(j.pendingReason());
+                    if (o) {
+                        odd += sign;
+                    }
+                    oddAt[i] = sign > 0 && o;
                 }
+            }
+
+            /** @return the slots (the jobs' positions once compacted) whose job does not give the counted answer */
+            int[] oddSlots() {
+                int[] out = new int[odd];
+                int n = 0;
+                for (int i = 0; i < size && n < odd; i++) {
+                    if (oddAt[i] && jobs[i] != null) {
+                        out[n++] = i;
+                    }
+                }
+                return n == odd ? out : Arrays.copyOf(out, n);
             }
 
             /**
@@ -408,6 +449,7 @@ public final class PendingIndex implements PendingJobs {
                     answer = null;
                     odd = 0;
                     PendingReason same = null; // jobs given one reason share the object: one comparison per object
+                    Arrays.fill(oddAt, 0, size, false);
                     for (int i = 0; i < size; i++) {
                         if (jobs[i] == null) {
                             continue;
@@ -424,6 +466,7 @@ public final class PendingIndex implements PendingJobs {
                                 same = r;
                             } else {
                                 odd++;
+                                oddAt[i] = true;
                             }
                         }
                     }
@@ -457,9 +500,9 @@ public final class PendingIndex implements PendingJobs {
                 if (i >= 0) {
                     boolean added = jobs[i] == null;
                     if (!added) {
-                        countAnswer(jobs[i], -1);
+                        countAnswer(jobs[i], -1, i);
                     }
-                    countAnswer(j, +1);
+                    countAnswer(j, +1, i);
                     jobs[i] = j;
                     if (added) {
                         live++;
@@ -475,11 +518,13 @@ public final class PendingIndex implements PendingJobs {
                         jobs = Arrays.copyOf(jobs, n);
                         submitted = Arrays.copyOf(submitted, n);
                         sequence = Arrays.copyOf(sequence, n);
+                        oddAt = Arrays.copyOf(oddAt, n);
                     }
                     if (at < size) {
                         System.arraycopy(jobs, at, jobs, at + 1, size - at);
                         System.arraycopy(submitted, at, submitted, at + 1, size - at);
                         System.arraycopy(sequence, at, sequence, at + 1, size - at);
+                        System.arraycopy(oddAt, at, oddAt, at + 1, size - at);
                     }
                     size++;
                 }
@@ -487,7 +532,7 @@ public final class PendingIndex implements PendingJobs {
                 submitted[at] = j.spec().submitTimeMillis();
                 sequence[at] = j.sequence();
                 live++;
-                countAnswer(j, +1);
+                countAnswer(j, +1, at);
                 return true;
             }
 
@@ -497,7 +542,7 @@ public final class PendingIndex implements PendingJobs {
                 if (i < 0 || jobs[i] == null) {
                     return false;
                 }
-                countAnswer(jobs[i], -1);
+                countAnswer(jobs[i], -1, i);
                 jobs[i] = null;
                 live--;
                 if (live == 0) {
@@ -510,8 +555,8 @@ public final class PendingIndex implements PendingJobs {
 
             /** Writes a job's next status in its slot {@code i}. */
             void restateAt(int i, JobStatus now) {
-                countAnswer(jobs[i], -1);
-                countAnswer(now, +1);
+                countAnswer(jobs[i], -1, i);
+                countAnswer(now, +1, i);
                 jobs[i] = now;
             }
 
@@ -524,10 +569,12 @@ public final class PendingIndex implements PendingJobs {
                             jobs[w] = jobs[r];
                             submitted[w] = submitted[r];
                             sequence[w] = sequence[r];
+                            oddAt[w] = oddAt[r];
                             w++;
                         }
                     }
                     Arrays.fill(jobs, w, size, null);
+                    Arrays.fill(oddAt, w, size, false);
                     size = w;
                 }
                 return Arrays.copyOf(jobs, size);
@@ -624,6 +671,10 @@ public final class PendingIndex implements PendingJobs {
                 if (g.frozen == null) {
                     g.frozen = Group.of(g.key, g.compact(), true);
                     g.frozen.commonAnswer = g.commonAnswer();
+                    if (g.answer != null) {
+                        g.frozen.countedAnswer = g.answer;
+                        g.frozen.oddPositions = g.oddSlots();
+                    }
                 }
             }
             order.sort((a, b) -> GROUP_ORDER.compare(a.frozen.head(), b.frozen.head()));
