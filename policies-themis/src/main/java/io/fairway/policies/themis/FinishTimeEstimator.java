@@ -279,7 +279,7 @@ final class FinishTimeEstimator {
         int gpuJobs = 0;
         int x = 0;
         if (kept != null) {
-            kept.beginRound(jobs.size());
+            kept.beginRound();
         }
         for (JobStatus j : jobs) {
             if (kept != null) {
@@ -331,12 +331,12 @@ final class FinishTimeEstimator {
      * What a round's estimates need that cannot have changed while its inputs stay the very same objects, kept from
      * one round to the next by the policy: each job's GPUs (a sum over its spec's pod sets) and its speed when it holds
      * GPUs (its size fraction at the admitted counts × the placement's throughput factor), and the apps' names in
-     * order. A job's entry is used only while its spec, and for the speed its admitted counts and placement, are the
-     * same objects as when the entry was made (the engine's statuses carry them unchanged between rounds; a lease
-     * renewal keeps them, a new admission replaces them); the names only while the set of apps is the same. So a
-     * round computes with it exactly what it computes without it: the same numbers from the same inputs, the ones
-     * that depend on the clock, the number of live jobs or apps, and progress computed afresh every round. Jobs that
-     * are no longer live are dropped at each round. Not thread-safe: one round uses it at a time.
+     * order. A job's entry is used only while its spec, and for the speed its placement, are the same objects as when
+     * the entry was made and its admitted counts are equal (the engine's statuses carry them unchanged between
+     * rounds; a lease renewal keeps them, a new admission replaces them); the names only while the set of apps is the
+     * same. So a round computes with it exactly what it computes without it: the same numbers from the same inputs,
+     * the ones that depend on the clock, the number of live jobs or apps, and progress computed afresh every round.
+     * Jobs no longer live are dropped once they are as many as the live ones. Not thread-safe: one round at a time.
      */
     static final class Kept {
         /** One job's entry. */
@@ -346,6 +346,8 @@ final class FinishTimeEstimator {
             Map<String, Integer> counts;
             io.fairway.api.decision.Placement placement;
             double holdingSpeed;
+            /** The last round the job was live in. */
+            long round;
 
             Job(JobSpec spec) {
                 this.spec = spec;
@@ -358,8 +360,10 @@ final class FinishTimeEstimator {
                 if (a == null || !job.state().holdsResources()) {
                     return 0;
                 }
-                if (a.counts() != counts || a.placement() != placement) {
-                    counts = a.counts();
+                // the placement is immutable, so the same object has the same factor; the counts map is the one the
+                // policy handed to the engine, which could change it, so a copy is kept and compared by value
+                if (a.placement() != placement || !a.counts().equals(counts)) {
+                    counts = Map.copyOf(a.counts());
                     placement = a.placement();
                     holdingSpeed = sizeFraction(spec, counts) * placement.throughputFactor();
                 }
@@ -367,28 +371,37 @@ final class FinishTimeEstimator {
             }
         }
 
-        private Map<String, Job> jobs = new HashMap<>();
-        private Map<String, Job> next = new HashMap<>();
+        private final Map<String, Job> jobs = new HashMap<>();
         private String[] names = new String[0];
+        private long round;
+        private int live;
 
-        void beginRound(int size) {
-            next = new HashMap<>(Math.max(16, size * 2));
+        /** Starts a round: the jobs asked for until {@link #endRound} are this round's live jobs. */
+        void beginRound() {
+            round++;
+            live = 0;
         }
 
-        /** @return the job's entry (the kept one while its spec is the same object), now live in this round */
+        /** @return the job's entry (the kept one while its spec is the same object), marked live in this round */
         Job job(JobStatus j) {
             Job k = jobs.get(j.id());
             if (k == null || k.spec != j.spec()) {
                 k = new Job(j.spec());
+                jobs.put(j.id(), k);
             }
-            next.put(j.id(), k);
+            if (k.round != round) {
+                k.round = round;
+                live++;
+            }
             return k;
         }
 
-        /** Drops the jobs that were not live in this round. */
+        /** Drops the jobs that were not live in this round once they are as many as the live ones (amortised). */
         void endRound() {
-            jobs = next;
-            next = null;
+            if (jobs.size() > 2 * live + 64) {
+                long r = round;
+                jobs.values().removeIf(k -> k.round != r);
+            }
         }
 
         /** @return the names sorted: the last round's order when the set of names is the same */
