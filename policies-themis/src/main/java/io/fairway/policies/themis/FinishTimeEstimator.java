@@ -169,8 +169,13 @@ final class FinishTimeEstimator {
     /** {@link #view(JobStatus, long, ThemisPolicy.Estimate, Predicate, double)} with the job's GPUs already summed. */
     private static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable, double jobShare,
                                 long g) {
+        return view(job, now, mode, revocable, jobShare, g, speed(job)); // once: it sums the job's pod sets
+    }
+
+    /** {@link #view(JobStatus, long, ThemisPolicy.Estimate, Predicate, double)} with the job's GPUs and speed known. */
+    private static JobView view(JobStatus job, long now, ThemisPolicy.Estimate mode, Predicate<JobStatus> revocable, double jobShare,
+                                long g, double speed) {
         double w = work(job.spec(), job.runningMillis());
-        double speed = speed(job); // once: it sums the job's pod sets
         double d = done(job, now, mode, w, speed);
         double rem = w * Math.max(OVERRUN_REMAINING, 1 - d);
         boolean holding = job.state().holdsResources() && job.admission() != null;
@@ -249,15 +254,47 @@ final class FinishTimeEstimator {
      */
     static LinkedHashMap<String, AppView> appsInOrder(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
                                                      Predicate<JobStatus> revocable, boolean perJob, List<JobView> views) {
-        // a job's GPUs are summed over its pod sets at each call: once per job here
+        return appsInOrder(jobs, now, totalGpus, mode, revocable, perJob, views, null);
+    }
+
+    /**
+     * {@link #appsInOrder(Collection, long, long, ThemisPolicy.Estimate, Predicate, boolean, List)}, reading what
+     * cannot have changed since the last round from {@code kept} (and leaving this round's there for the next).
+     *
+     * @param jobs pending and holding jobs that use GPUs
+     * @param now the clock
+     * @param totalGpus the cluster's GPUs
+     * @param mode the estimate
+     * @param revocable which jobs an expired lease makes revocable
+     * @param perJob true to count each job's own ρ in its app's
+     * @param views where the views of the GPU jobs go, in the order of {@code jobs} (null: nowhere)
+     * @param kept what earlier rounds left, or null to compute everything afresh
+     * @return apps by name, in name order
+     */
+    static LinkedHashMap<String, AppView> appsInOrder(Collection<JobStatus> jobs, long now, long totalGpus, ThemisPolicy.Estimate mode,
+                                                     Predicate<JobStatus> revocable, boolean perJob, List<JobView> views, Kept kept) {
+        // a job's GPUs are summed over its pod sets at each call: once per job here (or once while its spec stays)
         long[] gpus = new long[jobs.size()];
+        double[] speeds = kept == null ? null : new double[jobs.size()];
         int gpuJobs = 0;
         int x = 0;
+        if (kept != null) {
+            kept.beginRound();
+        }
         for (JobStatus j : jobs) {
-            gpus[x] = j.spec().totalGpus();
+            if (kept != null) {
+                Kept.Job k = kept.job(j);
+                gpus[x] = k.gpus;
+                speeds[x] = k.speed(j);
+            } else {
+                gpus[x] = j.spec().totalGpus();
+            }
             if (gpus[x++] > 0) {
                 gpuJobs++;
             }
+        }
+        if (kept != null) {
+            kept.endRound();
         }
         double jobShare = (double) totalGpus / Math.max(1, gpuJobs);
         Map<String, List<JobView>> byApp = new HashMap<>();
@@ -265,15 +302,15 @@ final class FinishTimeEstimator {
         for (JobStatus j : jobs) {
             long g = gpus[x++];
             if (g > 0) {
-                JobView v = view(j, now, mode, revocable, jobShare, g);
+                JobView v = speeds == null ? view(j, now, mode, revocable, jobShare, g)
+                        : view(j, now, mode, revocable, jobShare, g, speeds[x - 1]);
                 byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(v);
                 if (views != null) {
                     views.add(v);
                 }
             }
         }
-        String[] names = byApp.keySet().toArray(new String[0]);
-        java.util.Arrays.sort(names);
+        String[] names = kept == null ? sortedNames(byApp.keySet()) : kept.sortedNames(byApp.keySet());
         LinkedHashMap<String, AppView> out = new LinkedHashMap<>(names.length * 2);
         int n = Math.max(1, byApp.size());
         double share = (double) totalGpus / n;
@@ -281,6 +318,109 @@ final class FinishTimeEstimator {
             out.put(name, app(name, byApp.get(name), now, share, perJob));
         }
         return out;
+    }
+
+    /** @return the names, sorted */
+    static String[] sortedNames(java.util.Set<String> names) {
+        String[] out = names.toArray(new String[0]);
+        java.util.Arrays.sort(out);
+        return out;
+    }
+
+    /**
+     * What a round's estimates need that cannot have changed while its inputs stay the very same objects, kept from
+     * one round to the next by the policy: each job's GPUs (a sum over its spec's pod sets) and its speed when it holds
+     * GPUs (its size fraction at the admitted counts × the placement's throughput factor), and the apps' names in
+     * order. A job's entry is used only while its spec, and for the speed its placement, are the same objects as when
+     * the entry was made and its admitted counts are equal (the engine's statuses carry them unchanged between
+     * rounds; a lease renewal keeps them, a new admission replaces them); the names only while the set of apps is the
+     * same. So a round computes with it exactly what it computes without it: the same numbers from the same inputs,
+     * the ones that depend on the clock, the number of live jobs or apps, and progress computed afresh every round.
+     * Jobs no longer live are dropped once they are as many as the live ones. Not thread-safe: one round at a time.
+     */
+    static final class Kept {
+        /** One job's entry. */
+        static final class Job {
+            final JobSpec spec;
+            final long gpus;
+            Map<String, Integer> counts;
+            io.fairway.api.decision.Placement placement;
+            double holdingSpeed;
+            /** The last round the job was live in. */
+            long round;
+
+            Job(JobSpec spec) {
+                this.spec = spec;
+                this.gpus = spec.totalGpus();
+            }
+
+            /** @return {@link FinishTimeEstimator#speed} of the job, recomputed only when its admission's inputs changed */
+            double speed(JobStatus job) {
+                Admit a = job.admission();
+                if (a == null || !job.state().holdsResources()) {
+                    return 0;
+                }
+                // the placement is immutable, so the same object has the same factor; the counts map is the one the
+                // policy handed to the engine, which could change it, so a copy is kept and compared by value
+                if (a.placement() != placement || !a.counts().equals(counts)) {
+                    counts = Map.copyOf(a.counts());
+                    placement = a.placement();
+                    holdingSpeed = sizeFraction(spec, counts) * placement.throughputFactor();
+                }
+                return holdingSpeed;
+            }
+        }
+
+        private final Map<String, Job> jobs = new HashMap<>();
+        private String[] names = new String[0];
+        private long round;
+        private int live;
+
+        /** Starts a round: the jobs asked for until {@link #endRound} are this round's live jobs. */
+        void beginRound() {
+            round++;
+            live = 0;
+        }
+
+        /** @return the job's entry (the kept one while its spec is the same object), marked live in this round */
+        Job job(JobStatus j) {
+            Job k = jobs.get(j.id());
+            if (k == null || k.spec != j.spec()) {
+                k = new Job(j.spec());
+                jobs.put(j.id(), k);
+            }
+            if (k.round != round) {
+                k.round = round;
+                live++;
+            }
+            return k;
+        }
+
+        /** Drops the jobs that were not live in this round once they are as many as the live ones (amortised). */
+        void endRound() {
+            if (jobs.size() > 2 * live + 64) {
+                long r = round;
+                jobs.values().removeIf(k -> k.round != r);
+            }
+        }
+
+        /** @return the names sorted: the last round's order when the set of names is the same */
+        String[] sortedNames(java.util.Set<String> now) {
+            if (now.size() == names.length) {
+                boolean same = true;
+                for (String n : names) {
+                    if (!now.contains(n)) {
+                        same = false;
+                        break;
+                    }
+                }
+                if (same) {
+                    return names;
+                }
+            }
+            names = FinishTimeEstimator.sortedNames(now);
+            return names;
+        }
     }
 
     /**

@@ -158,6 +158,16 @@ final class PlanState {
      * @param pendingGpu the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
      */
     PlanState(PolicyContext ctx, Config config, List<JobStatus> pendingGpu) {
+        this(ctx, config, pendingGpu, null);
+    }
+
+    /**
+     * @param ctx the round's context
+     * @param config the configuration
+     * @param pendingGpu the pending jobs that use GPUs, in the order of {@link PolicyContext#pending()}
+     * @param kept what the estimates of earlier rounds left that cannot have changed (null: compute all afresh)
+     */
+    PlanState(PolicyContext ctx, Config config, List<JobStatus> pendingGpu, FinishTimeEstimator.Kept kept) {
         this.config = config;
         this.ctx = ctx;
         this.now = ctx.now();
@@ -186,7 +196,7 @@ final class PlanState {
         this.renewed = List.copyOf(renewedNow);
         List<JobView> views = new ArrayList<>(live.size());
         this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable,
-                config.perJob(), views);
+                config.perJob(), views, kept);
         this.pool = ctx.capacity().freeGpus() + revocableGpus;
         this.overdue = findOverdue(views, holdingLive);
     }

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 
 /**
@@ -514,6 +515,13 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     private final Config config;
     /** The last planned round's apps and bids, turned into a {@link FairnessInsight.Report} only when someone asks. */
     private volatile Seen lastRound;
+    /** Whether rounds keep what cannot have changed between them. */
+    private final boolean keepAcrossRounds;
+    /**
+     * What the last round's estimates left for the next ({@link FinishTimeEstimator.Kept}); a round takes it and puts
+     * it back, so a round that runs while another holds it (one policy shared by two schedulers) starts afresh.
+     */
+    private final AtomicReference<FinishTimeEstimator.Kept> kept = new AtomicReference<>();
 
     /** What a report needs of a round, without holding on to the round's context. */
     private record Seen(long now, double horizon, Map<String, FinishTimeEstimator.AppView> apps, Map<String, long[]> bidSizes) {
@@ -524,8 +532,19 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
      * @param config its configuration
      */
     public ThemisPolicy(String name, Config config) {
+        this(name, config, true);
+    }
+
+    /**
+     * @param name the policy name
+     * @param config its configuration
+     * @param keepAcrossRounds true: what a job's estimate needs that cannot have changed since the last round is kept
+     *     ({@link FinishTimeEstimator.Kept}); false: everything is computed afresh at every round (the same decisions)
+     */
+    ThemisPolicy(String name, Config config, boolean keepAcrossRounds) {
         this.name = name;
         this.config = config;
+        this.keepAcrossRounds = keepAcrossRounds;
     }
 
     @Override
@@ -547,7 +566,21 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
             PlanState.renewAllExpired(ctx, config); // nobody waits: every expired lease is renewed (the last report stands; it says when it was made)
             return;
         }
-        PlanState r = new PlanState(ctx, config, pendingGpuJobs);
+        FinishTimeEstimator.Kept k = null;
+        if (keepAcrossRounds) {
+            k = kept.getAndSet(null);
+            if (k == null) {
+                k = new FinishTimeEstimator.Kept();
+            }
+        }
+        PlanState r;
+        try {
+            r = new PlanState(ctx, config, pendingGpuJobs, k);
+        } finally {
+            if (k != null) {
+                kept.set(k);
+            }
+        }
         Map<String, long[]> bidSizes = Map.of();
         try {
             bidSizes = plan(r);

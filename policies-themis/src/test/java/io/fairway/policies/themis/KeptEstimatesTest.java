@@ -1,0 +1,41 @@
+package io.fairway.policies.themis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.api.model.GpuTopology;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * What Themis keeps from one round to the next ({@link FinishTimeEstimator.Kept}: each job's GPUs and speed while its
+ * spec and admission stay, the apps' names in order while the apps stay) changes no decision: on random contended
+ * histories (with and without checkpoints, per-job term on and off), a policy that keeps it and one that computes
+ * every estimate afresh at every round make the same decisions, the same lease renewals and finish the same jobs at
+ * the same times. The histories preempt and restart jobs on other placements (another speed), so a kept speed that
+ * outlived its admission would show.
+ */
+class KeptEstimatesTest {
+    private static MiniSim run(boolean keep, Map<String, String> params, long seed, int apps, long spanHours, double checkpointSeconds) {
+        MiniSim sim = new MiniSim(new ThemisPolicy("themis", ThemisProvider.config(params), keep), 2, 2, GpuTopology.pcie4("V100"), seed);
+        MiniSim.randomWorkload(sim, seed, apps, 3, spanHours * 3_600_000, checkpointSeconds);
+        sim.run(400L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        return sim;
+    }
+
+    @Property(tries = 15)
+    void keptEstimatesDecideAsFreshOnes(@ForAll @LongRange(min = 1, max = 1_000_000) long seed, @ForAll @IntRange(min = 6, max = 24) int apps,
+                                        @ForAll @IntRange(min = 1, max = 12) int spanHours, @ForAll boolean checkpoints,
+                                        @ForAll boolean perJob) {
+        Map<String, String> params = Map.of("perJob", Boolean.toString(perJob));
+        double checkpointSeconds = checkpoints ? 120 : 0;
+        MiniSim kept = run(true, params, seed, apps, spanHours, checkpointSeconds);
+        MiniSim fresh = run(false, params, seed, apps, spanHours, checkpointSeconds);
+        assertThat(kept.log).containsExactlyElementsOf(fresh.log);
+        assertThat(kept.leases).containsExactlyElementsOf(fresh.leases);
+        assertThat(kept.finished).isEqualTo(fresh.finished);
+    }
+}
