@@ -267,8 +267,12 @@ final class Bids {
         return tf;
     }
 
-    /** The bundle sizes an app values, Pareto-filtered, costing at most the r.pool. */
-    static List<Option> options(PlanState r, AppView app, List<Item> its) {
+    /**
+     * The bundle sizes an app values, Pareto-filtered, costing at most the GPUs on offer.
+     *
+     * @param pool the GPUs on offer to the auction
+     */
+    static List<Option> options(PlanState r, AppView app, List<Item> its, long pool) {
         // the jobs that run in an allocation, as flags and speeds by position in app.jobs() (as fixedRunning's map):
         // an app values each prefix of its items, and a hash map per valuation cost more than the estimate
         List<JobView> jobs = app.jobs();
@@ -292,14 +296,14 @@ final class Bids {
         List<Choice> chosen = new ArrayList<>();
         double bestV = 1.0;
         for (Item it : its) {
-            if (prefix + it.minCost() > r.pool) {
+            if (prefix + it.minCost() > pool) {
                 continue;
             }
             int lo = it.keep() ? 0 : it.minMembers();
             int hi = it.keep() ? 0 : it.maxMembers();
             int best = lo;
             int x = position(jobs, index, it.job());
-            for (int m = lo; m <= hi && prefix + it.cost(m) <= r.pool; m++) {
+            for (int m = lo; m <= hi && prefix + it.cost(m) <= pool; m++) {
                 best = m;
                 runs[x] = true;
                 speeds[x] = it.keep() ? it.job().speed() : it.speed(m);

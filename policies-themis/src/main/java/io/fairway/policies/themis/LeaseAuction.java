@@ -36,14 +36,19 @@ final class LeaseAuction {
     /** GPUs of the pool not yet given out. */
     private long left;
 
+    /** GPUs on offer to the auction. */
+    private final long pool;
+
     /**
      * @param r the round
      * @param rank the apps with demand from the worst app with a waiting job on, worst ρ first
+     * @param pool the GPUs on offer ({@link Offer#pool}, after the steps before the auction), more than zero
      */
-    LeaseAuction(PlanState r, List<String> rank) {
+    LeaseAuction(PlanState r, List<String> rank, long pool) {
         this.r = r;
         this.rank = rank;
-        this.left = r.pool;
+        this.pool = pool;
+        this.left = pool;
     }
 
     /**
@@ -86,7 +91,7 @@ final class LeaseAuction {
             participants.add(worst);
         }
         for (String a : participants) {
-            List<Option> os = Bids.options(r, r.apps.get(a), r.items.get(a));
+            List<Option> os = Bids.options(r, r.apps.get(a), r.items.get(a), pool);
             int[] sizes = new int[os.size()];
             double[] vals = new double[os.size()];
             for (int i = 0; i < os.size(); i++) {
@@ -117,7 +122,7 @@ final class LeaseAuction {
 
     /** The arbiter allocates; each winner keeps its jobs and starts the rest of the bundle it realises. */
     private void award(Map<String, String> why) {
-        Outcome o = PartialAllocationAuction.solve(bids, (int) Math.min(Integer.MAX_VALUE, r.pool), r.config.method());
+        Outcome o = PartialAllocationAuction.solve(bids, (int) Math.min(Integer.MAX_VALUE, pool), r.config.method());
         for (int i = 0; i < bids.size(); i++) {
             if (o.allocation()[i] == 0) {
                 why.put(participants.get(i), "bid in the auction but won no GPUs");

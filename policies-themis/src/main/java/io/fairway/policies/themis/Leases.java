@@ -9,6 +9,7 @@ import io.fairway.policies.themis.Bids.Choice;
 import io.fairway.policies.themis.FinishTimeEstimator.AppView;
 import io.fairway.policies.themis.FinishTimeEstimator.JobView;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,15 +48,16 @@ final class Leases {
      * are renewed: revoking them would move work without helping anyone.
      *
      * @param r the round
+     * @param offered the expired leases still on offer after the steps before the auction ({@link Offer#leases}), in order
      * @param starts the jobs to start, in order
      * @param expiry the leases they get
      */
-    static void startRevokingExpired(PlanState r, List<Choice> starts, long expiry) {
+    static void startRevokingExpired(PlanState r, Collection<JobStatus> offered, List<Choice> starts, long expiry) {
         // the app of each job a start may revoke: only the jobs whose expired lease nobody kept (built from them, not
         // from every live job of every app: most rounds revoke nothing)
         Map<String, AppView> appOfJob = new HashMap<>();
         Set<String> unkept = new HashSet<>();
-        for (JobStatus j : r.offeredLeases) {
+        for (JobStatus j : offered) {
             if (!r.kept(j.id())) {
                 unkept.add(j.id());
                 AppView a = r.apps.get(j.spec().jobSet());
@@ -80,7 +82,7 @@ final class Leases {
             Predicate<JobStatus> candidate = v -> unkept.contains(v.id())
                     && (!r.config.renewUnlessWorse() || r.rhoIfRevoked(v.spec().jobSet()) < takerRho
                         || ownFirst && v.spec().jobSet().equals(taker));
-            if (!anyOf(r.offeredLeases, candidate)) {
+            if (!anyOf(offered, candidate)) {
                 continue; // no expired lease this start may take: room() could only name no victim
             }
             List<JobStatus> victims = room(r, j, counts, candidate, bestOffFirst);
@@ -95,14 +97,14 @@ final class Leases {
             }
             r.start(c, expiry);
         }
-        for (JobStatus j : r.offeredLeases) {
+        for (JobStatus j : offered) {
             if (unkept.contains(j.id())) {
                 r.keep(j);
             }
         }
     }
 
-    private static boolean anyOf(List<JobStatus> jobs, Predicate<JobStatus> p) {
+    private static boolean anyOf(Collection<JobStatus> jobs, Predicate<JobStatus> p) {
         for (JobStatus j : jobs) {
             if (p.test(j)) {
                 return true;

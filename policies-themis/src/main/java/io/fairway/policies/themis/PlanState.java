@@ -27,14 +27,17 @@ import java.util.Set;
  *   <li>its inputs, fixed once built: the context, the time, the lease, the apps with their ρ, the waiting jobs that use
  *       GPUs, the expired leases that are renewed outright, the overdue jobs;</li>
  *   <li>the market: the items each app bids with ({@link Bids#items}, set once and then only trimmed of jobs already
- *       decided), and the offer — the GPUs on offer ({@link #pool}) and the expired leases that make them up
- *       ({@link #offeredLeases}), which the steps before the auction (overdue starts, the starvation guard) take from;</li>
+ *       decided), and the {@link Offer} — the GPUs on offer and the expired leases that make them up; the steps before
+ *       the auction (overdue starts, the starvation guard, the keeps of apps worse off than the worst with demand)
+ *       return what they take from it ({@link Offer.Taken}) and the plan applies it, so the offer changes in one
+ *       place;</li>
  *   <li>the decisions so far, written only through its actions ({@link #keep}, {@link #start}, {@link #revoke},
  *       {@link #gather}) and read through {@link #kept}, {@link #admitted}, {@link #preempted}: keep a lease, start a
  *       job with a lease aligned to its checkpoints, revoke a lease, gather nodes for a job.</li>
  * </ul>
- * Each step takes the state and its own inputs and returns what it decides for the steps after it (the guard whether
- * the auction guarantees the worst app a bundle, the auction the starts and their order); see {@link ThemisPolicy}.
+ * Each step takes the state and its own inputs and returns what it decides for the steps after it (what it took from
+ * the offer, the guard whether the auction guarantees the worst app a bundle, the auction the starts and their order);
+ * see {@link ThemisPolicy}.
  */
 final class PlanState {
     /** Leases aligned with checkpoints end this long after the checkpoint, against rounding of estimates. */
@@ -61,10 +64,8 @@ final class PlanState {
     // the market: the apps' items, and the offer (expired leases that may be revoked, and the GPUs on offer: free plus theirs)
     /** Items by app, in name order (from {@link Bids#items}, in app order; hashed for the lookups); empty until offered. */
     Map<String, List<Item>> items = Map.of();
-    /** Expired leases that may be revoked and are still on offer (the guard takes those it revokes or gathers). */
-    final List<JobStatus> offeredLeases = new ArrayList<>();
-    /** GPUs on offer and not yet given out. */
-    long pool;
+    /** The GPUs on offer and the expired leases that make them up: steps read it, the plan alone applies their takes. */
+    final Offer offer;
 
     // the decisions so far: written only by keep, start, revoke and gather
     /** Jobs whose expired lease was renewed in this plan. */
@@ -97,6 +98,7 @@ final class PlanState {
         this.pendingGpuJobs = List.of();
         this.renewed = List.of();
         this.overdue = List.of();
+        this.offer = new Offer(0, List.of());
     }
 
     /**
@@ -175,7 +177,7 @@ final class PlanState {
         this.horizon = config.infiniteLeases() ? INFINITE_LEASE_HORIZON_SECONDS : leaseMillis / 1000.0;
         List<JobStatus> live = new ArrayList<>();
         List<JobStatus> renewedNow = new ArrayList<>();
-        long revocableGpus = 0;
+        List<JobStatus> offered = new ArrayList<>();
         for (JobStatus j : ctx.holding()) {
             if (j.admission() == null || j.spec().totalGpus() == 0) {
                 continue;
@@ -183,8 +185,7 @@ final class PlanState {
             live.add(j);
             if (j.admission().leaseExpired(now)) {
                 if (revocable(j)) {
-                    offeredLeases.add(j);
-                    revocableGpus += j.admission().placement().gpuCount();
+                    offered.add(j);
                 } else {
                     renewedNow.add(j);
                 }
@@ -197,7 +198,7 @@ final class PlanState {
         List<JobView> views = new ArrayList<>(live.size());
         this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable,
                 config.perJob(), views, kept);
-        this.pool = ctx.capacity().freeGpus() + revocableGpus;
+        this.offer = new Offer(ctx.capacity().freeGpus(), offered);
         this.overdue = findOverdue(views, holdingLive);
     }
 
@@ -207,7 +208,7 @@ final class PlanState {
      *
      * @param byApp items by app, in app order (a map the caller no longer uses)
      */
-    void offer(Map<String, List<Item>> byApp) {
+    void offerItems(Map<String, List<Item>> byApp) {
         items = byApp;
     }
 
@@ -331,23 +332,28 @@ final class PlanState {
 
     /**
      * Starts the overdue jobs that fit on the free GPUs as they are, oldest first, before the auction: a job may be
-     * overtaken by jobs that arrived after it, but not for ever.
+     * overtaken by jobs that arrived after it, but not for ever. Each takes its smallest cost from what the offer has
+     * left after the starts before it.
+     *
+     * @return the items started, for the plan to take from the offer
      */
-    void startOverdue() {
-        boolean started = false;
+    Offer.Taken startOverdue() {
+        List<Item> started = new ArrayList<>();
+        long left = offer.pool();
         for (JobView j : overdue) {
             for (Item it : items.getOrDefault(j.status().spec().jobSet(), List.of())) {
-                if (!it.keep() && it.job().id().equals(j.id()) && !admitted.contains(j.id()) && it.minCost() <= pool && fitsNow(it)
+                if (!it.keep() && it.job().id().equals(j.id()) && !admitted.contains(j.id()) && it.minCost() <= left && fitsNow(it)
                         && start(new Choice(it, it.elasticPodSet() == null ? 0 : it.minMembers()), expiry())) {
-                    pool -= it.minCost();
-                    started = true;
+                    left -= it.minCost();
+                    started.add(it);
                 }
             }
         }
-        if (started) {
+        if (!started.isEmpty()) {
             dropItems();
             items.values().removeIf(List::isEmpty);
         }
+        return Offer.Taken.items(started);
     }
 
     /**
@@ -444,20 +450,17 @@ final class PlanState {
     }
 
     /**
-     * Gathers nodes for a job: the expired leases on them are neither renewed nor offered (taken off the offer), and jobs
-     * started there get leases that expire at once.
+     * Gathers nodes for a job: the expired leases on them are neither renewed nor offered (the step that gathers takes
+     * them off the offer, {@link Offer.Taken#gathered}), and jobs started there get leases that expire at once.
      *
      * @param nodes the nodes gathered
-     * @param leases the jobs on them whose expired leases were on offer
+     * @param leases the jobs on them whose expired leases are on offer
      * @return the nodes being gathered so far (for people to read)
      */
     Set<String> gather(List<String> nodes, List<JobStatus> leases) {
         gatheringNodes.addAll(nodes);
         for (JobStatus v : leases) {
-            if (offeredLeases.remove(v)) {
-                gathering.add(v.id());
-                pool -= v.admission().placement().gpuCount();
-            }
+            gathering.add(v.id());
         }
         return gatheringNodes;
     }

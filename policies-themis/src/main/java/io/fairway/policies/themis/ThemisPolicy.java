@@ -626,29 +626,34 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
 
     /**
      * The steps of a plan, in order; each reads the plan's inputs and the market, and returns what the next steps need.
+     * The steps before the auction return what they take from the offer ({@link Offer.Taken}); it is applied here, and
+     * only here, before the next step reads the offer.
      *
      * @return the bidders' bundle sizes (empty when the auction did not run), for {@link #lastReport}
      */
     private static Map<String, long[]> plan(PlanState r) {
+        Offer offer = r.offer;
         Leases.renew(r, r.renewed); // revoking them would lose all their work: they do not checkpoint
-        r.offer(Bids.items(r));
-        r.startOverdue();
+        r.offerItems(Bids.items(r));
+        offer.apply(r.startOverdue());
         Map<String, String> why = new HashMap<>();
-        StarvationGuard.protectOverdue(r, why);
+        offer.apply(StarvationGuard.protectOverdue(r, why));
         List<String> rank = worstFirst(r);
         String worst = worstWithDemand(r, rank);
-        keepForAppsWorseThan(r, rank, worst);
+        offer.apply(keepForAppsWorseThan(r, rank, worst));
         if (worst != null) {
             rank = new ArrayList<>(rank.subList(rank.indexOf(worst), rank.size()));
         }
-        boolean guarantee = StarvationGuard.protect(r, rank, worst, why);
-        if (r.pool <= 0) { // nothing left to offer (the guard's starts may have taken more than the estimate of what was free)
+        StarvationGuard.Protection guard = StarvationGuard.protect(r, worst, why);
+        offer.apply(guard.taken());
+        offer.apply(StarvationGuard.revokeEarlyForShortJobs(r, rank, why));
+        if (offer.pool() <= 0) { // nothing left to offer (the guard's starts may have taken more than the estimate of what was free)
             r.explainRest(Map.of());
             return Map.of();
         }
-        LeaseAuction auction = new LeaseAuction(r, rank).run(worst, guarantee, why);
+        LeaseAuction auction = new LeaseAuction(r, rank, offer.pool()).run(worst, guard.guarantee(), why);
         long expiry = r.expiry();
-        Leases.startRevokingExpired(r, auction.starts(), expiry);
+        Leases.startRevokingExpired(r, offer.leases(), auction.starts(), expiry);
         r.fillFree(auction.startOrder(), expiry);
         r.explainRest(why);
         return auction.bidSizes();
@@ -693,18 +698,22 @@ public final class ThemisPolicy implements SchedulingPolicy, FairnessInsight {
     /**
      * Apps worse off than the worst app with pending demand only hold jobs: they keep them, outside the auction (the
      * worst must not be robbed for a better-off app's gang). Without such a worst app, every app keeps its jobs.
+     *
+     * @return the items kept, for the plan to take their GPUs from the offer
      */
-    private static void keepForAppsWorseThan(PlanState r, List<String> rank, String worst) {
+    private static Offer.Taken keepForAppsWorseThan(PlanState r, List<String> rank, String worst) {
+        List<Item> kept = new ArrayList<>();
         for (String a : rank) {
             if (a.equals(worst)) {
-                return;
+                break;
             }
             for (Item it : r.items.get(a)) {
                 if (it.keep()) {
                     r.keep(it.job().status());
-                    r.pool -= it.minCost();
+                    kept.add(it);
                 }
             }
         }
+        return Offer.Taken.items(kept);
     }
 }
