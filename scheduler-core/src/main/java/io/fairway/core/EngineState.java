@@ -252,10 +252,8 @@ final class EngineState {
     /** @return the whole state as the round sees it (lock held); running jobs with service up to now */
     Snapshot snapshotLocked() {
         long now = clock.millis();
-        List<JobStatus> held = new ArrayList<>(jobs.holding.size());
-        for (JobStatus j : jobs.holding.values()) {
-            held.add(j.asOf(now));
-        }
+        // each running job's service is brought up to now when the round first reads it
+        List<JobStatus> held = new io.fairway.core.snapshot.HeldJobs(jobs.holding.values().toArray(new JobStatus[0]), now);
         PendingIndex idx = jobs.pendingIndex.freeze();
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
                 idx.inSubmissionOrder(), held, decayedUsage, placement, pools.provisioning(), idx);

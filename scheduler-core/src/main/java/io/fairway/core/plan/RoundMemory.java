@@ -207,7 +207,8 @@ public final class RoundMemory {
             java.util.BitSet touched = narrow ? null : new java.util.BitSet();
             String lastCq = null; // holding jobs come in runs of one ClusterQueue: its tree's list is looked up once a run
             List<Object> lastTree = null;
-            for (JobStatus j : holding) {
+            for (int hi = 0, hn = holding.size(); hi < hn; hi++) {
+                JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, hi); // what it holds: no service needed
                 long bits = 1L;
                 if (!narrow) {
                     touched.clear();

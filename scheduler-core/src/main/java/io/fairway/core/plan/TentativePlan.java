@@ -39,6 +39,7 @@ public final class TentativePlan {
 
     /** Jobs admitted in this plan, by id. */
     private final Map<String, JobStatus> admittedJobs;
+    /** The holding jobs by id, as stored (their service brought up to date when looked up). */
     private final Map<String, JobStatus> holdingById;
     /**
      * True when the holding jobs were charged by the engine's kept charges: what each holds on its nodes is then
@@ -93,13 +94,15 @@ public final class TentativePlan {
         this.holdingById = new HashMap<>(tableFor(holding.size()));
         this.heldCapacity = new HashMap<>(tableFor(expected + (charged != null ? 16 : holding.size())));
         this.lazyHeld = charged != null;
-        for (JobStatus j : holding) {
+        for (int i = 0, n = holding.size(); i < n; i++) {
+            // what it holds is all this needs: the job's service is brought up to date only when it is looked up
+            JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, i);
             holdingById.put(j.id(), j);
             if (charged == null) {
                 heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
             }
             if (j.spec().isElastic()) {
-                holdingElastic.add(j);
+                holdingElastic.add(holding.get(i));
             }
         }
         for (Provisioning.Reservation r : snapshot.provisioning().reservations().values()) {
@@ -142,14 +145,15 @@ public final class TentativePlan {
 
     /** @return the running job of that id, or null */
     JobStatus holding(String jobId) {
-        return holdingById.get(jobId);
+        JobStatus j = holdingById.get(jobId);
+        return j == null ? null : io.fairway.core.snapshot.HeldJobs.current(snapshot.holding(), j);
     }
 
     /** @return what a running job holds on its nodes in the plan (empty when nothing) */
     List<Placer.Taken> held(String jobId) {
         List<Placer.Taken> t = heldCapacity.get(jobId);
         if (t == null && lazyHeld) {
-            JobStatus j = holdingById.get(jobId);
+            JobStatus j = holding(jobId);
             if (j != null) {
                 t = takenBy(cap, j.spec(), j.admission());
                 heldCapacity.put(jobId, t);
@@ -417,7 +421,7 @@ public final class TentativePlan {
 
     /** Preempts a running job: its capacity and quota are free for the rest of the plan. */
     boolean preempt(JobStatus job, String reason) {
-        JobStatus held = holdingById.get(job.id());
+        JobStatus held = holding(job.id());
         if (held == null || preempted.containsKey(job.id())) {
             return false;
         }
@@ -454,7 +458,7 @@ public final class TentativePlan {
             return;
         }
         changed();
-        JobStatus held = holdingById.get(jobId);
+        JobStatus held = holding(jobId);
         for (Placer.Taken t : held(jobId)) {
             cap.take(t.node(), t.req(), t.gpuMask());
         }

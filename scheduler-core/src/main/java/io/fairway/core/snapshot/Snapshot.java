@@ -145,7 +145,7 @@ public record Snapshot(long round, long nowMillis, long seed, Map<String, Cluste
         cohorts = sorted(cohorts);
         localQueues = sorted(localQueues);
         pending = PendingIndex.isIndexView(pending) ? pending : List.copyOf(pending); // a view of an immutable index
-        holding = List.copyOf(holding);
+        holding = holding instanceof HeldJobs ? holding : List.copyOf(holding); // immutable already
         decayedUsage = sorted(decayedUsage == null ? Map.of() : decayedUsage);
         placement = placement == null ? PlacementStrategy.TOPOLOGY_AWARE : placement;
         provisioning = provisioning == null ? Provisioning.NONE : provisioning;

@@ -1,0 +1,107 @@
+package io.fairway.core.snapshot;
+
+import io.fairway.api.job.JobStatus;
+import java.util.AbstractList;
+import java.util.List;
+import java.util.RandomAccess;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The jobs holding resources as a round sees them: each running job's service brought up to the round's clock
+ * ({@link JobStatus#asOf}) when it is first read, not when the snapshot is taken. A round that only needs what the
+ * jobs hold (their specs, admissions and states, which {@code asOf} does not change) reads them with
+ * {@link #stored(List, int)} and copies none.
+ *
+ * <p>Immutable and safe to share between threads: each element is brought up to date at most once, and every
+ * reader of an index gets the same object.
+ */
+public final class HeldJobs extends AbstractList<JobStatus> implements RandomAccess {
+    private final JobStatus[] stored;
+    private final long nowMillis;
+    /** Each position's status brought up to date, made when some position is first read. */
+    private volatile AtomicReferenceArray<JobStatus> current;
+
+    /**
+     * @param stored the holding jobs as the engine keeps them, in submission order (the array is not copied: the
+     *     caller hands it over)
+     * @param nowMillis the round's clock
+     */
+    public HeldJobs(JobStatus[] stored, long nowMillis) {
+        this.stored = stored;
+        this.nowMillis = nowMillis;
+    }
+
+    @Override
+    public JobStatus get(int index) {
+        AtomicReferenceArray<JobStatus> current = this.current;
+        if (current == null) {
+            synchronized (this) {
+                if (this.current == null) {
+                    this.current = new AtomicReferenceArray<>(stored.length);
+                }
+                current = this.current;
+            }
+        }
+        JobStatus c = current.get(index);
+        if (c != null) {
+            return c;
+        }
+        JobStatus s = stored[index];
+        if (s == null) {
+            throw new NullPointerException("holding job " + index + " is null");
+        }
+        c = s.asOf(nowMillis);
+        return current.compareAndSet(index, null, c) ? c : current.get(index);
+    }
+
+    @Override
+    public int size() {
+        return stored.length;
+    }
+
+    /**
+     * A holding job as far as what it holds goes: the same spec, state, admission, sequence and state start as
+     * {@code holding.get(index)}, without bringing its service up to date.
+     *
+     * @param holding a snapshot's holding jobs
+     * @param index the position
+     * @return the job at that position, its service possibly as of an earlier time
+     */
+    public static JobStatus stored(List<JobStatus> holding, int index) {
+        return holding instanceof HeldJobs h ? h.stored[index] : holding.get(index);
+    }
+
+    /**
+     * @param holding a snapshot's holding jobs
+     * @param stored a job as {@link #stored(List, int)} gave it
+     * @return that job as {@code holding.get} gives it (its service brought up to date)
+     */
+    public static JobStatus current(List<JobStatus> holding, JobStatus stored) {
+        if (!(holding instanceof HeldJobs h)) {
+            return stored;
+        }
+        // in submission order: sequences ascend
+        int lo = 0;
+        int hi = h.stored.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long seq = h.stored[mid].sequence();
+            if (seq < stored.sequence()) {
+                lo = mid + 1;
+            } else if (seq > stored.sequence()) {
+                hi = mid - 1;
+            } else {
+                if (h.stored[mid] == stored) {
+                    return h.get(mid);
+                }
+                break;
+            }
+        }
+        for (int i = 0; i < h.stored.length; i++) {
+            if (h.stored[i] == stored) {
+                return h.get(i);
+            }
+        }
+        throw new IllegalArgumentException("job " + stored.id() + " is not among these holding jobs");
+    }
+}
