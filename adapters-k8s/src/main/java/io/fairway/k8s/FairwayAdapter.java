@@ -12,9 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +63,7 @@ public final class FairwayAdapter implements AutoCloseable {
     private final PodBinding binding;
     /** When the engine next wants a round by itself (policy wakeups, leases, checks), scheduler clock; MAX_VALUE: never. */
     private volatile long wakeAtMillis = Long.MAX_VALUE;
-    private ScheduledExecutorService loop;
+    private BackgroundLoop loop;
 
     /**
      * What one {@link #reconcileOnce()} did.
@@ -124,14 +121,9 @@ public final class FairwayAdapter implements AutoCloseable {
      * @return this
      */
     public FairwayAdapter runInBackground() {
-        loop = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "fairway-reconcile");
-            t.setDaemon(true);
-            return t;
-        });
         long interval = Math.max(1, state.options.reconcileInterval().toMillis());
         long[] last = {0};
-        loop.scheduleWithFixedDelay(() -> {
+        loop = BackgroundLoop.start("fairway-reconcile", Math.min(200, interval), () -> {
             long now = System.currentTimeMillis();
             boolean due = state.options.clock().millis() >= wakeAtMillis; // a round the engine asked for by time
             if (!state.dirty.getAndSet(false) && now - last[0] < interval && !due) {
@@ -146,7 +138,7 @@ public final class FairwayAdapter implements AutoCloseable {
                 state.dirty.set(true);
                 LOG.error("reconcile failed; retrying", e);
             }
-        }, 0, Math.min(200, interval), TimeUnit.MILLISECONDS);
+        });
         return this;
     }
 
@@ -160,12 +152,7 @@ public final class FairwayAdapter implements AutoCloseable {
     public void close() {
         state.closed = true;
         if (loop != null) {
-            loop.shutdownNow();
-            try {
-                loop.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            loop.close();
         }
         lifecycle.stop();
         LOG.info("Fairway adapter stopped{}", state.options.identity() == null ? "" : " (" + state.options.identity() + ")");

@@ -64,10 +64,8 @@ class KueueObjectsTest {
 
     @Test
     void kueueObjectsAloneAdmitWhatTheEquivalentConfigMapAdmitsAndStatusValidates() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster fromKueue = cluster();
-        createKueueObjects(fromKueue, KueueApi.V1BETA2);
-        FairwayAdapter a = start(fromKueue, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        MockCluster fromKueue = clusterWithTheExample();
+        FairwayAdapter a = startOnKueueObjects(fromKueue);
         Map<String, String> kueueRun = scenario(fromKueue, a, true);
 
         MockCluster fromConfigMap = cluster();
@@ -135,10 +133,8 @@ class KueueObjectsTest {
 
     @Test
     void v1beta1ObjectsGiveTheSameAdmissionsAndAV1beta1Status() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c2 = cluster();
-        createKueueObjects(c2, KueueApi.V1BETA2);
-        Map<String, String> v2 = scenario(c2, start(c2, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null)), true);
+        MockCluster c2 = clusterWithTheExample();
+        Map<String, String> v2 = scenario(c2, startOnKueueObjects(c2), true);
         MockCluster c1 = cluster();
         createKueueObjects(c1, KueueApi.V1BETA1);
         FairwayAdapter a = start(c1, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA1, false, null));
@@ -174,27 +170,8 @@ class KueueObjectsTest {
     // ------------------------------------------------------------------ a flavor per resource group
 
     /** Kueue's most common GPU layout: cpu and memory in one resource group, GPUs in another, each with its own flavors. */
-    private static final String GPU_SETUP = """
-            apiVersion: kueue.x-k8s.io/v1beta2
-            kind: ResourceFlavor
-            metadata: {name: on-demand}
-            spec: {nodeLabels: {instance-type: on-demand}}
-            ---
-            apiVersion: kueue.x-k8s.io/v1beta2
-            kind: ResourceFlavor
-            metadata: {name: spot}
-            spec: {nodeLabels: {instance-type: spot}}
-            ---
-            apiVersion: kueue.x-k8s.io/v1beta2
-            kind: ResourceFlavor
-            metadata: {name: a100}
-            spec: {nodeLabels: {gpu-type: a100}}
-            ---
-            apiVersion: kueue.x-k8s.io/v1beta2
-            kind: ResourceFlavor
-            metadata: {name: h100}
-            spec: {nodeLabels: {gpu-type: h100}}
-            ---
+    private static final String GPU_SETUP = flavor("on-demand", "instance-type") + flavor("spot", "instance-type") + flavor("a100", "gpu-type")
+            + flavor("h100", "gpu-type") + """
             apiVersion: kueue.x-k8s.io/v1beta2
             kind: ClusterQueue
             metadata: {name: gpu-cq}
@@ -219,6 +196,11 @@ class KueueObjectsTest {
             metadata: {name: user-queue, namespace: team-a}
             spec: {clusterQueue: gpu-cq}
             """;
+
+    /** @return a v1beta2 ResourceFlavor {@code name} for the nodes whose label {@code label} is its name, and a separator */
+    private static String flavor(String name, String label) {
+        return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: %s}\nspec: {nodeLabels: {%s: %s}}\n---\n".formatted(name, label, name);
+    }
 
     private static final String GPU_CONFIGMAP = """
             flavors:   # in the order of their names, as the objects are read
@@ -247,7 +229,7 @@ class KueueObjectsTest {
         CrdSchemas.requireShared();
         MockCluster fromKueue = cluster();
         createObjects(fromKueue, GPU_SETUP);
-        FairwayAdapter a = start(fromKueue, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        FairwayAdapter a = startOnKueueObjects(fromKueue);
         Map<String, String> kueueRun = gpuScenario(fromKueue, a);
 
         // g1: 2 cpus fit on-demand, 4 GPUs do not fit a100 (2): h100; g2: on-demand has 2 cpus left, so spot; 2 GPUs fit a100
@@ -317,10 +299,8 @@ class KueueObjectsTest {
 
     @Test
     void anEditedClusterQueueTakesEffectOnTheRunningEngine() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
-        FairwayAdapter a = start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        MockCluster c = clusterWithTheExample();
+        FairwayAdapter a = startOnKueueObjects(c);
         nodes(c);
         c.createJob(job(c, "team-a", "a1", 4, null));
         c.createJob(job(c, "team-a", "a2", 4, null));
@@ -330,12 +310,7 @@ class KueueObjectsTest {
         // on-demand: 6 nominal + 2 borrowed holds two; spot: 2 nominal, borrowingLimit 0, too small for the third
         assertThat(admitted(a, "team-a", 3)).isEqualTo(2);
         // let team-a borrow spot capacity: the third job fits now
-        var ops = c.client.genericKubernetesResources(KueueApi.Resource.CLUSTER_QUEUE.context(KueueApi.V1BETA2));
-        ops.withName("team-a-cq").edit(o -> {
-            ObjectNode n = JSON.valueToTree(o);
-            ((ObjectNode) n.at("/spec/resourceGroups/0/flavors/1/resources/0")).put("borrowingLimit", 2);
-            return JSON.convertValue(n, GenericKubernetesResource.class);
-        });
+        editClusterQueueSpec(c, "team-a-cq", spec -> ((ObjectNode) spec.at("/resourceGroups/0/flavors/1/resources/0")).put("borrowingLimit", 2));
         MockCluster.reconcileUntil(a, () -> admitted(a, "team-a", 3) == 3, "the third job is admitted after the edit");
         assertThat(a.status("team-a", "a3").orElseThrow().admission().flavors().values()).containsExactly("spot");
         assertThat(a.scheduler()).as("applied through the engine's reconfiguration, not a rebuild").isSameAs(engine);
@@ -343,9 +318,7 @@ class KueueObjectsTest {
 
     @Test
     void theConfigMapGivesThePolicyAndKueuesObjectsTheQueues() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
+        MockCluster c = clusterWithTheExample();
         c.client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("fairway-system").endMetadata().build()).create();
         c.client.configMaps().inNamespace("fairway-system").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
                 .withName("fairway-queues").endMetadata().addToData("queues.yaml", "policy: strict-fifo\nflavors: [{name: ignored}]\n").build()).create();
@@ -368,17 +341,12 @@ class KueueObjectsTest {
 
     @Test
     void aClusterQueueWithAdmissionChecksIsHeldWithAConditionAndAnEventNamingTheField() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
-        var ops = c.client.genericKubernetesResources(KueueApi.Resource.CLUSTER_QUEUE.context(KueueApi.V1BETA2));
-        ops.withName("team-c-cq").edit(o -> {
-            ObjectNode n = JSON.valueToTree(o);
-            ((ObjectNode) n.path("spec")).putObject("admissionChecksStrategy").putArray("admissionChecks").addObject().put("name", "prov-req");
-            ((ObjectNode) n.path("spec")).putObject("flavorFungibility").put("preference", "BorrowingOverPreemption");
-            return JSON.convertValue(n, GenericKubernetesResource.class);
+        MockCluster c = clusterWithTheExample();
+        editClusterQueueSpec(c, "team-c-cq", spec -> {
+            spec.putObject("admissionChecksStrategy").putArray("admissionChecks").addObject().put("name", "prov-req");
+            spec.putObject("flavorFungibility").put("preference", "BorrowingOverPreemption");
         });
-        FairwayAdapter a = start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        FairwayAdapter a = startOnKueueObjects(c);
         nodes(c);
         c.createJob(job(c, "team-c", "c1", 2, null));
         quiesce(a);
@@ -413,16 +381,9 @@ class KueueObjectsTest {
 
     @Test
     void aNamespaceSelectorThatDoesNotSelectTheNamespaceKeepsItsLocalQueueOut() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
-        var ops = c.client.genericKubernetesResources(KueueApi.Resource.CLUSTER_QUEUE.context(KueueApi.V1BETA2));
-        ops.withName("team-c-cq").edit(o -> {
-            ObjectNode n = JSON.valueToTree(o);
-            ((ObjectNode) n.path("spec")).putObject("namespaceSelector").putObject("matchLabels").put("team", "c");
-            return JSON.convertValue(n, GenericKubernetesResource.class);
-        });
-        FairwayAdapter a = start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        MockCluster c = clusterWithTheExample();
+        editClusterQueueSpec(c, "team-c-cq", spec -> spec.putObject("namespaceSelector").putObject("matchLabels").put("team", "c"));
+        FairwayAdapter a = startOnKueueObjects(c);
         nodes(c);
         c.createJob(job(c, "team-c", "c1", 2, null));
         quiesce(a);
@@ -438,16 +399,14 @@ class KueueObjectsTest {
 
     @Test
     void aRunningKueueStopsTheAdapterFromStartingUnlessAllowed() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
+        MockCluster c = clusterWithTheExample();
         c.client.admissionRegistration().v1().validatingWebhookConfigurations().resource(new ValidatingWebhookConfigurationBuilder()
                 .withNewMetadata().withName("kueue-validating-webhook-configuration").endMetadata()
                 .addNewWebhook().withName("vclusterqueue.kb.io").withAdmissionReviewVersions("v1").withSideEffects("None")
                 .withNewClientConfig().withNewService().withName("kueue-webhook-service").withNamespace("kueue-system").endService().endClientConfig()
                 .addNewRule().withApiGroups(KueueApi.GROUP).withApiVersions("v1beta2").withResources("clusterqueues").withOperations("CREATE", "UPDATE").endRule()
                 .endWebhook().build()).create();
-        assertThatThrownBy(() -> start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null)))
+        assertThatThrownBy(() -> startOnKueueObjects(c))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Kueue is running")
                 .hasMessageContaining("ValidatingWebhookConfiguration kueue-validating-webhook-configuration")
@@ -465,18 +424,16 @@ class KueueObjectsTest {
 
     @Test
     void aRenewedKueueLeaseStopsTheAdapterAndAStaleOneDoesNot() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
+        MockCluster c = clusterWithTheExample();
         c.client.leases().inNamespace("kueue-system").resource(new LeaseBuilder().withNewMetadata().withName(KueueApi.CONTROLLER_LEASE)
                 .withNamespace("kueue-system").endMetadata().withNewSpec().withHolderIdentity("kueue-controller-manager-abc")
                 .withRenewTime(ZonedDateTime.now().minusHours(1)).endSpec().build()).create();
-        FairwayAdapter stale = start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+        FairwayAdapter stale = startOnKueueObjects(c);
         stale.close();
         adapters.remove(stale);
         c.client.leases().inNamespace("kueue-system").withName(KueueApi.CONTROLLER_LEASE)
                 .edit(l -> new LeaseBuilder(l).editSpec().withRenewTime(ZonedDateTime.now()).endSpec().build());
-        assertThatThrownBy(() -> start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null)))
+        assertThatThrownBy(() -> startOnKueueObjects(c))
                 .hasMessageContaining("Lease kueue-system/" + KueueApi.CONTROLLER_LEASE);
     }
 
@@ -484,9 +441,7 @@ class KueueObjectsTest {
 
     @Test
     void rbacYamlWithRbacKueueObjectsAllowsEveryRequestAndEachKueueGrantIsUsed() throws IOException {
-        CrdSchemas.requireShared();
-        MockCluster c = cluster();
-        createKueueObjects(c, KueueApi.V1BETA2);
+        MockCluster c = clusterWithTheExample();
         RbacAudit audit = new RbacAudit();
         FairwayAdapter a = new FairwayAdapter(audit.client(c.server), AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null).build(), null);
         adapters.add(a);
@@ -639,6 +594,28 @@ class KueueObjectsTest {
             a.close();
             throw e;
         }
+    }
+
+    /** @return a cluster holding the setup example's Kueue objects (v1beta2); the test is skipped without Kueue's CRDs */
+    private MockCluster clusterWithTheExample() throws IOException {
+        CrdSchemas.requireShared();
+        MockCluster c = cluster();
+        createKueueObjects(c, KueueApi.V1BETA2);
+        return c;
+    }
+
+    /** @return an adapter reading its queues from the v1beta2 Kueue objects, started (no running Kueue allowed) */
+    private FairwayAdapter startOnKueueObjects(MockCluster c) {
+        return start(c, AdapterOptions.builder().kueueObjects(KueueApi.V1BETA2, false, null));
+    }
+
+    /** Edits the spec of a stored ClusterQueue, as a user would. */
+    private static void editClusterQueueSpec(MockCluster c, String name, java.util.function.Consumer<ObjectNode> edit) {
+        c.client.genericKubernetesResources(KueueApi.Resource.CLUSTER_QUEUE.context(KueueApi.V1BETA2)).withName(name).edit(o -> {
+            ObjectNode n = JSON.valueToTree(o);
+            edit.accept((ObjectNode) n.path("spec"));
+            return JSON.convertValue(n, GenericKubernetesResource.class);
+        });
     }
 
     /** Creates the objects of the setup example at the given version (v1beta1 names the cohort {@code spec.cohort}). */

@@ -82,6 +82,21 @@ class RayIntegrationTest extends AdapterTestBase {
         return a.isMissingNode() ? null : AdmissionRecord.parse(a.asText());
     }
 
+    /**
+     * Creates the object (suspended), starts the adapter with the Ray integrations and waits until it is admitted
+     * whole: one head and {@code workers} workers.
+     *
+     * @return the object as its author wrote it, before Fairway changed anything
+     */
+    private ObjectNode admittedWhole(io.fairway.k8s.integration.KindRef kind, String name, ObjectNode spec, int workers) {
+        create(kind, name, spec);
+        ObjectNode submitted = get(kind, name);
+        start(AdapterOptions.builder().integrations(RAY));
+        reconcileUntil(adapter, () -> !suspended(kind, name), "the " + kind.kind() + " is admitted");
+        assertThat(admission(kind, name).counts()).containsEntry("head", 1).containsEntry("workers", workers);
+        return submitted;
+    }
+
     /** KubeRay's part: the cluster's pods from the current templates (gates included), labelled as KubeRay labels them. */
     private List<Pod> createPods(ObjectNode obj, String base, String cluster) {
         List<Pod> out = new ArrayList<>();
@@ -182,13 +197,8 @@ class RayIntegrationTest extends AdapterTestBase {
         // HTTPMode: no submitter pod (this queue covers cpu only; the default submitter requests memory too)
         spec.put("entrypoint", "python /home/ray/train.py").put("suspend", true).put("shutdownAfterJobFinishes", true).put("submissionMode", "HTTPMode");
         spec.set("rayClusterSpec", clusterSpec(2, 2));
-        create(RayJobIntegration.KIND, "train", spec);
-        ObjectNode submitted = get(RayJobIntegration.KIND, "train");
-        start(AdapterOptions.builder().integrations(RAY));
-
-        reconcileUntil(adapter, () -> !suspended(RayJobIntegration.KIND, "train"), "the RayJob is admitted");
+        ObjectNode submitted = admittedWhole(RayJobIntegration.KIND, "train", spec, 2);
         AdmissionRecord a = admission(RayJobIntegration.KIND, "train");
-        assertThat(a.counts()).containsEntry("head", 1).containsEntry("workers", 2);
         assertThat(a.members()).extracting(AdmissionRecord.Member::podSet).containsExactlyInAnyOrder("head", "workers", "workers");
         assertThat(a.members()).extracting(AdmissionRecord.Member::node).containsOnly("big");
         ObjectNode admitted = get(RayJobIntegration.KIND, "train");
@@ -229,13 +239,8 @@ class RayIntegrationTest extends AdapterTestBase {
         cluster.node("b", 48, 192, 0, Map.of());
         ObjectNode spec = clusterSpec(3, 2);
         spec.put("suspend", true);
-        create(RayClusterIntegration.KIND, "serve", spec);
-        ObjectNode submitted = get(RayClusterIntegration.KIND, "serve");
-        start(AdapterOptions.builder().integrations(RAY));
-
-        reconcileUntil(adapter, () -> !suspended(RayClusterIntegration.KIND, "serve"), "the RayCluster is admitted");
+        ObjectNode submitted = admittedWhole(RayClusterIntegration.KIND, "serve", spec, 3);
         AdmissionRecord a = admission(RayClusterIntegration.KIND, "serve");
-        assertThat(a.counts()).containsEntry("head", 1).containsEntry("workers", 3);
         assertThat(a.members()).extracting(AdmissionRecord.Member::podSet).containsExactlyInAnyOrder("head", "workers", "workers", "workers");
         ObjectNode admitted = get(RayClusterIntegration.KIND, "serve");
         assertThat(admitted.at("/spec/workerGroupSpecs/0/minReplicas").asInt()).as("not Fairway's to change").isEqualTo(2);

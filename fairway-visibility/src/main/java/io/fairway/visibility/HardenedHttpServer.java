@@ -111,12 +111,12 @@ public final class HardenedHttpServer implements AutoCloseable {
     }
 
     private HardenedHttpServer(Builder b) throws java.io.IOException {
-        this.requestTimeoutMillis = b.requestTimeout.toMillis();
+        this.requestTimeoutMillis = b.requestTimeout().toMillis();
         this.maxPerAddress = b.maxConnectionsPerAddress;
         this.allowedHosts = b.allowedHosts;
         this.errors = b.errors;
         // one acceptor and one selector thread, plus the threads that run handlers
-        QueuedThreadPool pool = new QueuedThreadPool(b.threads + 2, Math.min(2, b.threads + 2), 60_000);
+        QueuedThreadPool pool = new QueuedThreadPool(b.threads() + 2, Math.min(2, b.threads() + 2), 60_000);
         pool.setName(b.name);
         pool.setDaemon(true);
         pool.setReservedThreads(0);
@@ -133,8 +133,8 @@ public final class HardenedHttpServer implements AutoCloseable {
         http.setUriCompliance(UriCompliance.LEGACY);
         http.setIdleTimeout(b.idleTimeout.toMillis());
         this.connector = new ServerConnector(server, null, scheduler, null, 1, 1, new HttpConnectionFactory(http));
-        connector.setHost(b.bind.getHostAddress());
-        connector.setPort(b.port);
+        connector.setHost(b.address().getHostAddress());
+        connector.setPort(b.port());
         connector.setIdleTimeout(b.idleTimeout.toMillis());
         connector.setAcceptQueueSize(64);
         connector.setReuseAddress(true);
@@ -154,7 +154,7 @@ public final class HardenedHttpServer implements AutoCloseable {
             if (e.getCause() instanceof java.io.IOException io) {
                 throw io;
             }
-            throw new java.io.IOException("cannot start the HTTP server on " + b.bind.getHostAddress() + ":" + b.port + ": " + e.getMessage(), e);
+            throw new java.io.IOException("cannot start the HTTP server on " + b.address().getHostAddress() + ":" + b.port() + ": " + e.getMessage(), e);
         }
     }
 
@@ -369,79 +369,27 @@ public final class HardenedHttpServer implements AutoCloseable {
         stopQuietly();
     }
 
-    /** Builds a {@link HardenedHttpServer}; every setter checks its argument. */
-    public static final class Builder {
+    /**
+     * Builds a {@link HardenedHttpServer}; every setter checks its argument. Threads: at most 256; the request
+     * deadline counts whole milliseconds (at least 1 ms), as does the idle timeout.
+     */
+    public static final class Builder extends GuardedServerBuilder<Builder> {
         private final String name;
         private final Handler handler;
         private final ErrorPages errors;
-        private InetAddress bind = InetAddress.getLoopbackAddress();
-        private int port;
-        private int threads = 4;
-        private Duration requestTimeout = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(10);
-        private int maxConnections = 256;
-        private int maxConnectionsPerAddress = 32;
-        private Set<String> allowedHosts = Set.of();
 
         private Builder(String name, Handler handler, ErrorPages errors) {
+            super(InetAddress.getLoopbackAddress(), 0, 256, Duration.ofMillis(1));
             this.name = name;
             this.handler = handler;
             this.errors = errors;
-        }
-
-        /** @param address the address to bind (default: loopback) @return this */
-        public Builder bind(InetAddress address) {
-            check(address != null, "bind", null, "an address");
-            this.bind = address;
-            return this;
-        }
-
-        /** @param port 0..65535 (0: any free port) @return this */
-        public Builder port(int port) {
-            check(port >= 0 && port <= 65535, "port", port, "0..65535");
-            this.port = port;
-            return this;
-        }
-
-        /** @param threads requests handled at once, 1..256 @return this */
-        public Builder threads(int threads) {
-            check(threads >= 1 && threads <= 256, "threads", threads, "1..256");
-            this.threads = threads;
-            return this;
-        }
-
-        /** @param timeout the longest a connection's exchange (head, body and answer) may take @return this */
-        public Builder requestTimeout(Duration timeout) {
-            check(timeout != null && timeout.toMillis() > 0, "requestTimeout", timeout, "positive");
-            this.requestTimeout = timeout;
-            return this;
         }
 
         /** @param timeout the longest a read or a write may wait for the client @return this */
         public Builder idleTimeout(Duration timeout) {
             check(timeout != null && timeout.toMillis() > 0, "idleTimeout", timeout, "positive");
             this.idleTimeout = timeout;
-            return this;
-        }
-
-        /** @param max connections open at once, 1..65536 (more wait in the backlog) @return this */
-        public Builder maxConnections(int max) {
-            this.maxConnections = connectionLimit("maxConnections", max);
-            return this;
-        }
-
-        /** @param max connections open at once from one client address, 1..65536 @return this */
-        public Builder maxConnectionsPerAddress(int max) {
-            this.maxConnectionsPerAddress = connectionLimit("maxConnectionsPerAddress", max);
-            return this;
-        }
-
-        /**
-         * @param hosts host names answered besides IP literals and {@code localhost} (e.g. a Service's DNS name)
-         * @return this
-         */
-        public Builder allowedHosts(Collection<String> hosts) {
-            this.allowedHosts = hostNames(hosts);
             return this;
         }
 

@@ -40,11 +40,11 @@ public final class VisibilityServer implements AutoCloseable {
         source.attach();
         ApiRouter router = new ApiRouter(source, b.mode, events, new Writes(events, b.token, b.writeTarget), b.simulation,
                 b.maxStreamDuration.toMillis(), b.keepAlive.toMillis(), history);
-        this.handler = new ApiHandler(router, b.maxStreams, b.requestTimeout);
+        this.handler = new ApiHandler(router, b.maxStreams, b.requestTimeout());
         try {
             this.http = HardenedHttpServer.builder("fairway-api", handler, ApiHandler::errorPage)
-                    .bind(b.bind).port(b.port).threads(b.threads)
-                    .requestTimeout(b.requestTimeout).idleTimeout(b.requestTimeout)
+                    .bind(b.address()).port(b.port()).threads(b.threads())
+                    .requestTimeout(b.requestTimeout()).idleTimeout(b.requestTimeout())
                     .maxConnections(b.maxConnections).maxConnectionsPerAddress(b.maxConnectionsPerAddress)
                     .allowedHosts(b.allowedHosts)
                     .build();
@@ -53,7 +53,7 @@ public final class VisibilityServer implements AutoCloseable {
             throw e;
         }
         handler.server(http);
-        String h = b.bind.getHostAddress();
+        String h = b.address().getHostAddress();
         this.host = h.contains(":") ? "[" + h + "]" : h;
         if (b.simulation == null) {
             // A live scheduler's clock is the wall clock: look once a second whether a history point is due.
@@ -148,35 +148,26 @@ public final class VisibilityServer implements AutoCloseable {
         source.detach();
     }
 
-    /** Builds a {@link VisibilityServer}; every setter checks its argument. */
-    public static final class Builder {
+    /**
+     * Builds a {@link VisibilityServer}; every setter checks its argument. Threads: at most 256; the request deadline
+     * is any positive duration, and is also the idle timeout of each read or write.
+     */
+    public static final class Builder extends GuardedServerBuilder<Builder> {
         private final java.util.function.Supplier<Scheduler> scheduler;
-        private InetAddress bind = InetAddress.getLoopbackAddress();
-        private int port = 8080;
         private String mode = "embedded";
         private String token;
         private java.util.function.Function<Scheduler, OperatorWrites> writeTarget;
         private SimulationControl simulation;
-        private int threads = 4;
-        private Duration requestTimeout = Duration.ofSeconds(10);
         private int maxStreams = 16;
         private Duration maxStreamDuration = Duration.ofHours(1);
         private Duration keepAlive = Duration.ofSeconds(1);
         private int eventCapacity = 10_000;
-        private int maxConnections = 256;
-        private int maxConnectionsPerAddress = 32;
-        private java.util.Set<String> allowedHosts = java.util.Set.of();
         private int historyPoints = 720;
         private Duration historySpacing = Duration.ofSeconds(10);
 
         private Builder(java.util.function.Supplier<Scheduler> scheduler) {
+            super(InetAddress.getLoopbackAddress(), 8080, 256, Duration.ofNanos(1));
             this.scheduler = scheduler;
-        }
-
-        /** @param address the address to bind (default: loopback) @return this */
-        public Builder bind(InetAddress address) {
-            this.bind = require("bind", address);
-            return this;
         }
 
         /**
@@ -186,18 +177,10 @@ public final class VisibilityServer implements AutoCloseable {
          */
         public Builder bind(String host) {
             try {
-                this.bind = InetAddress.getByName(require("bind", host));
+                return bind(InetAddress.getByName(require("bind", host)));
             } catch (IOException e) {
                 throw new IllegalArgumentException("bind: cannot resolve '" + host + "'", e);
             }
-            return this;
-        }
-
-        /** @param port 0..65535 (0: any free port) @return this */
-        public Builder port(int port) {
-            check(port >= 0 && port <= 65535, "port", port, "0..65535");
-            this.port = port;
-            return this;
         }
 
         /** @param mode what is served: {@code simulation}, {@code controller}, {@code manager} or {@code embedded} @return this */
@@ -243,24 +226,6 @@ public final class VisibilityServer implements AutoCloseable {
             return this;
         }
 
-        /** @param threads requests served at once, 1..256 @return this */
-        public Builder threads(int threads) {
-            check(threads >= 1 && threads <= 256, "threads", threads, "1..256");
-            this.threads = threads;
-            return this;
-        }
-
-        /**
-         * @param timeout the longest a connection's exchange may take: receiving the request head and body, and
-         *     writing the answer (a stream's each write); also the idle timeout of each read or write
-         * @return this
-         */
-        public Builder requestTimeout(Duration timeout) {
-            check(timeout != null && !timeout.isNegative() && !timeout.isZero(), "requestTimeout", timeout, "positive");
-            this.requestTimeout = timeout;
-            return this;
-        }
-
         /** @param streams job-set streams open at once, 1..1024 @return this */
         public Builder maxStreams(int streams) {
             check(streams >= 1 && streams <= 1024, "maxStreams", streams, "1..1024");
@@ -283,30 +248,6 @@ public final class VisibilityServer implements AutoCloseable {
         public Builder keepAlive(Duration interval) {
             check(interval != null && !interval.isNegative() && !interval.isZero(), "keepAlive", interval, "positive");
             this.keepAlive = interval;
-            return this;
-        }
-
-        /** @param max connections open at once, 1..65536 (more wait in the listen backlog) @return this */
-        public Builder maxConnections(int max) {
-            this.maxConnections = HardenedHttpServer.connectionLimit("maxConnections", max);
-            return this;
-        }
-
-        /** @param max connections open at once from one client address, 1..65536 (beyond: closed at once) @return this */
-        public Builder maxConnectionsPerAddress(int max) {
-            this.maxConnectionsPerAddress = HardenedHttpServer.connectionLimit("maxConnectionsPerAddress", max);
-            return this;
-        }
-
-        /**
-         * Host names the server answers for besides IP literals and {@code localhost} (a request naming any other
-         * host gets 421, which keeps a DNS-rebinding page from reading the API).
-         *
-         * @param hosts names such as {@code fairway-ui.fairway-system.svc}
-         * @return this
-         */
-        public Builder allowedHosts(java.util.Collection<String> hosts) {
-            this.allowedHosts = HardenedHttpServer.hostNames(hosts);
             return this;
         }
 

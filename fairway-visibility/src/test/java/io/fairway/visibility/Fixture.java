@@ -85,6 +85,19 @@ final class Fixture {
         return JSON.readTree(r.body());
     }
 
+    /**
+     * @return the items of the list at {@code url}, after checking that it holds {@code count} items, all of them
+     *     (a paged list's {@code total} says the same)
+     */
+    static JsonNode items(String url, int count) throws Exception {
+        JsonNode list = get(url);
+        assertThat(list.get("items")).as(url).hasSize(count);
+        if (list.has("total")) {
+            assertThat(list.get("total").asInt()).as(url).isEqualTo(count);
+        }
+        return list.get("items");
+    }
+
     /** @return the error body, after checking the status */
     static JsonNode error(String method, String url, String token, int status) throws Exception {
         HttpResponse<String> r = send(method, url, token);

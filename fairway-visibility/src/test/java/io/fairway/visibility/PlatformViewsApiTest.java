@@ -1,8 +1,8 @@
 package io.fairway.visibility;
 
-import static io.fairway.visibility.Fixture.assertBadParameters;
 import static io.fairway.visibility.Fixture.error;
 import static io.fairway.visibility.Fixture.get;
+import static io.fairway.visibility.Fixture.items;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,30 +19,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The views a platform team reads beyond one queue: every job (search, filters, sorting, paging), ResourceFlavors,
  * the overview, fairness, history, events paged back and filtered, and the whole scheduler's event stream.
  */
-class PlatformViewsApiTest {
-    private Fixture f;
-    private VisibilityServer server;
-    private String api;
-
-    @BeforeEach
-    void start() throws Exception {
-        f = new Fixture();
-        server = VisibilityServer.builder(f.scheduler).port(0).history(8, Duration.ofSeconds(10)).build();
-        f.populated();
-        api = server.url() + "api/v1";
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+class PlatformViewsApiTest extends ServedFixture {
+    @Override
+    VisibilityServer.Builder configure(VisibilityServer.Builder builder) {
+        return builder.history(8, Duration.ofSeconds(10));
     }
 
     private static List<String> ids(JsonNode page) {
@@ -82,26 +68,8 @@ class PlatformViewsApiTest {
     }
 
     @Test
-    void badJobTableParametersNameTheParameterAndValue() throws Exception {
-        String[][] cases = {
-            {"/jobs?sort=size", "sort", "size"},
-            {"/jobs?order=up", "order", "up"},
-            {"/jobs?state=pending,sleeping", "state", "pending,sleeping"},
-            {"/jobs?limit=1001", "limit", "1001"},
-            {"/jobs?q=", "q", ""},
-            {"/jobs?queue=team-a", "queue", "team-a"},
-            {"/events?type=EXPLODED", "type", "EXPLODED"},
-            {"/events?after=1&before=5", "before", "5"},
-        };
-        assertBadParameters(api, cases);
-        assertThat(error("GET", api + "/flavors/none", null, 404).get("message").asText()).contains("none");
-    }
-
-    @Test
     void flavorsShowTheirNodesGpusAndQuota() throws Exception {
-        JsonNode items = get(api + "/flavors").get("items");
-        assertThat(items).hasSize(1);
-        JsonNode h100 = items.get(0);
+        JsonNode h100 = items(api + "/flavors", 1).get(0);
         assertThat(h100.get("name").asText()).isEqualTo("h100");
         assertThat(h100.get("nodes").asInt()).isEqualTo(2);
         assertThat(h100.get("gpus").asLong()).isEqualTo(16);
@@ -111,6 +79,7 @@ class PlatformViewsApiTest {
         assertThat(detail.get("clusterQueues").get(0).get("clusterQueue").asText()).isEqualTo("team-a");
         assertThat(detail.get("clusterQueues").get(0).get("used").asLong()).isEqualTo(12);
         assertThat(detail.get("jobIds").toString()).contains("gang").contains("borrower");
+        assertThat(error("GET", api + "/flavors/none", null, 404).get("message").asText()).contains("none");
     }
 
     @Test

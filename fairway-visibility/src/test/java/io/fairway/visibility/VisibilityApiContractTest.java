@@ -3,6 +3,7 @@ package io.fairway.visibility;
 import static io.fairway.visibility.Fixture.assertBadParameters;
 import static io.fairway.visibility.Fixture.error;
 import static io.fairway.visibility.Fixture.get;
+import static io.fairway.visibility.Fixture.items;
 import static io.fairway.visibility.Fixture.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,28 +13,10 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.core.SchedulerState;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Every read path against an embedded scheduler: the answers the schema documents, equal to the engine's own. */
-class VisibilityApiContractTest {
-    private Fixture f;
-    private VisibilityServer server;
-    private String api;
-
-    @BeforeEach
-    void start() throws Exception {
-        f = new Fixture();
-        server = VisibilityServer.builder(f.scheduler).port(0).build();
-        f.populated();
-        api = server.url() + "api/v1";
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+class VisibilityApiContractTest extends ServedFixture {
 
     @Test
     void infoNamesTheVersionModeAndCounts() throws Exception {
@@ -48,8 +31,7 @@ class VisibilityApiContractTest {
 
     @Test
     void clusterQueuesShowUsageAgainstNominalWithBorrowing() throws Exception {
-        JsonNode items = get(api + "/clusterqueues").get("items");
-        assertThat(items).hasSize(3);
+        JsonNode items = items(api + "/clusterqueues", 3);
         JsonNode a = items.get(0);
         assertThat(a.get("name").asText()).isEqualTo("team-a");
         assertThat(a.get("pending").asInt()).isEqualTo(30);
@@ -92,8 +74,7 @@ class VisibilityApiContractTest {
 
     @Test
     void localQueuesCountTheirJobs() throws Exception {
-        JsonNode items = get(api + "/localqueues").get("items");
-        assertThat(items).hasSize(3);
+        JsonNode items = items(api + "/localqueues", 3);
         assertThat(items.get(0).get("name").asText()).isEqualTo("batch");
         assertThat(items.get(0).get("pending").asInt()).isEqualTo(10);
         assertThat(items.get(1).get("pending").asInt()).isEqualTo(20);
@@ -128,10 +109,8 @@ class VisibilityApiContractTest {
 
     @Test
     void localQueuePagesGiveBothPositions() throws Exception {
-        JsonNode page = get(api + "/localqueues/team-a/batch/pending?limit=100");
-        assertThat(page.get("total").asInt()).isEqualTo(10);
         int pos = 0;
-        for (JsonNode item : page.get("items")) {
+        for (JsonNode item : items(api + "/localqueues/team-a/batch/pending?limit=100", 10)) {
             assertThat(item.get("position").asInt()).isEqualTo(++pos);
             var e = f.scheduler.jobs().explain(item.get("id").asText()).orElseThrow();
             assertThat(item.get("positionInClusterQueue").asInt()).isEqualTo(e.jobsAhead() + 1);
@@ -140,9 +119,7 @@ class VisibilityApiContractTest {
 
     @Test
     void runningJobsCarryTheirPlacementDownToGpus() throws Exception {
-        JsonNode page = get(api + "/running");
-        assertThat(page.get("total").asInt()).isEqualTo(2);
-        JsonNode gang = page.get("items").get(0);
+        JsonNode gang = items(api + "/running", 2).get(0);
         assertThat(gang.get("id").asText()).isEqualTo("gang");
         JsonNode members = gang.get("placement").get("members");
         assertThat(members).hasSize(2);
@@ -188,10 +165,8 @@ class VisibilityApiContractTest {
 
     @Test
     void nodesShowGpusTheirHoldersAndNvlinkDomains() throws Exception {
-        JsonNode nodes = get(api + "/nodes");
-        assertThat(nodes.get("total").asInt()).isEqualTo(2);
         int used = 0;
-        for (JsonNode n : nodes.get("items")) {
+        for (JsonNode n : items(api + "/nodes", 2)) {
             used += n.get("gpusUsed").asInt();
         }
         assertThat(used).isEqualTo(12);
@@ -235,6 +210,14 @@ class VisibilityApiContractTest {
     @Test
     void badParametersAre400NamingTheParameterAndTheValue() throws Exception {
         String[][] cases = {
+            {"/jobs?sort=size", "sort", "size"},
+            {"/jobs?order=up", "order", "up"},
+            {"/jobs?state=pending,sleeping", "state", "pending,sleeping"},
+            {"/jobs?limit=1001", "limit", "1001"},
+            {"/jobs?q=", "q", ""},
+            {"/jobs?queue=team-a", "queue", "team-a"},
+            {"/events?type=EXPLODED", "type", "EXPLODED"},
+            {"/events?after=1&before=5", "before", "5"},
             {"/clusterqueues/team-a/pending?limit=0", "limit", "0"},
             {"/clusterqueues/team-a/pending?limit=abc", "limit", "abc"},
             {"/clusterqueues/team-a/pending?limit=1001", "limit", "1001"},

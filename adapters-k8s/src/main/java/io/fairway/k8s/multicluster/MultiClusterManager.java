@@ -15,6 +15,7 @@ import io.fairway.core.ExecutorHub;
 import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
+import io.fairway.k8s.BackgroundLoop;
 import io.fairway.k8s.JobTranslator;
 import io.fairway.k8s.Keys;
 import io.fairway.k8s.LeaseElection;
@@ -26,9 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -137,7 +135,7 @@ public final class MultiClusterManager implements AutoCloseable {
     private volatile long leaseConfirmedNanos;
     private LeaseElection elector;
     private boolean recovered;
-    private ScheduledExecutorService loop;
+    private BackgroundLoop loop;
 
     private final UserJobs userJobs;
     private volatile StoredJobs stored;
@@ -574,14 +572,9 @@ public final class MultiClusterManager implements AutoCloseable {
      * @return this
      */
     public MultiClusterManager runInBackground(Duration period) {
-        loop = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "fairway-multicluster");
-            t.setDaemon(true);
-            return t;
-        });
         long periodMillis = Math.max(1, period.toMillis());
         long[] last = {Long.MIN_VALUE / 2};
-        loop.scheduleWithFixedDelay(() -> {
+        loop = BackgroundLoop.start("fairway-multicluster", Math.min(200, periodMillis), () -> {
             long now = clock.millis();
             // a pass every period, and sooner when the engine asked for a round by time (a policy's wakeAt, a lease)
             if (now - last[0] < periodMillis && now < scheduler.nextWakeupMillis(periodMillis).orElse(Long.MAX_VALUE)) {
@@ -600,7 +593,7 @@ public final class MultiClusterManager implements AutoCloseable {
                     LOG.warn("executor pass of worker {} failed: {}", w.name(), e.getMessage());
                 }
             }
-        }, 0, Math.min(200, periodMillis), TimeUnit.MILLISECONDS);
+        });
         return this;
     }
 
@@ -608,12 +601,7 @@ public final class MultiClusterManager implements AutoCloseable {
     @Override
     public void close() {
         if (loop != null) {
-            loop.shutdownNow();
-            try {
-                loop.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            loop.close();
         }
         synchronized (lock) {
             closed = true;

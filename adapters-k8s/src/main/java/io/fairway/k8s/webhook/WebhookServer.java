@@ -1,6 +1,7 @@
 package io.fairway.k8s.webhook;
 
 import io.fabric8.kubernetes.client.internal.CertUtils;
+import io.fairway.visibility.ServerBuilder;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,7 +64,7 @@ public final class WebhookServer implements AutoCloseable {
     private WebhookServer(Builder b) throws IOException {
         this.cert = b.certDir.resolve("tls.crt");
         this.key = b.certDir.resolve("tls.key");
-        QueuedThreadPool pool = new QueuedThreadPool(b.threads + 2, 2, 60_000);
+        QueuedThreadPool pool = new QueuedThreadPool(b.threads() + 2, 2, 60_000);
         pool.setName("fairway-webhook");
         pool.setDaemon(true);
         pool.setReservedThreads(0);
@@ -77,15 +78,15 @@ public final class WebhookServer implements AutoCloseable {
         http.setRequestHeaderSize(8192);
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
-        http.setIdleTimeout(b.requestTimeout.toMillis());
+        http.setIdleTimeout(b.requestTimeout().toMillis());
         SecureRequestCustomizer secure = new SecureRequestCustomizer();
         secure.setSniHostCheck(false); // the API server calls the Service's name; the certificate is the operator's to match
         http.addCustomizer(secure);
         connector = new ServerConnector(server, null, scheduler, null, 1, 1, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(http));
-        connector.setHost(b.bind.getHostAddress());
-        connector.setPort(b.port);
-        connector.setIdleTimeout(b.requestTimeout.toMillis());
-        long deadline = b.requestTimeout.toMillis();
+        connector.setHost(b.address().getHostAddress());
+        connector.setPort(b.port());
+        connector.setIdleTimeout(b.requestTimeout().toMillis());
+        long deadline = b.requestTimeout().toMillis();
         connector.addBean(new Connection.Listener() {
             @Override
             public void onOpened(Connection c) {
@@ -107,7 +108,7 @@ public final class WebhookServer implements AutoCloseable {
             server.start();
         } catch (Exception e) {
             close();
-            throw new IOException("cannot start the admission webhook on " + b.bind.getHostAddress() + ":" + b.port + ": " + e.getMessage(), e);
+            throw new IOException("cannot start the admission webhook on " + b.address().getHostAddress() + ":" + b.port() + ": " + e.getMessage(), e);
         }
         if (b.reloadEvery != null) {
             scheduler.schedule(new Runnable() {
@@ -120,7 +121,7 @@ public final class WebhookServer implements AutoCloseable {
                 }
             }, b.reloadEvery.toMillis(), TimeUnit.MILLISECONDS);
         }
-        LOG.info("admission webhook serving https on {}:{}{}", b.bind.getHostAddress(), port(), PATH);
+        LOG.info("admission webhook serving https on {}:{}{}", b.address().getHostAddress(), port(), PATH);
     }
 
     /**
@@ -252,52 +253,27 @@ public final class WebhookServer implements AutoCloseable {
         }
     }
 
-    /** Builds a {@link WebhookServer}; every setter checks its argument. */
-    public static final class Builder {
+    /**
+     * Builds a {@link WebhookServer}; every setter checks its argument. Threads (reviews decided at once): at most 64;
+     * the request deadline counts whole milliseconds (at least 1 ms).
+     */
+    public static final class Builder extends ServerBuilder<Builder> {
         private final PodGateWebhook webhook;
         private final Path certDir;
-        private InetAddress bind;
-        private int port = 9443;
-        private int threads = 4;
-        private Duration requestTimeout = Duration.ofSeconds(10);
         private Duration reloadEvery = Duration.ofSeconds(60);
 
         private Builder(PodGateWebhook webhook, Path certDir) {
+            super(allAddresses(), 9443, 64, Duration.ofMillis(1));
             this.webhook = webhook;
             this.certDir = certDir;
+        }
+
+        private static InetAddress allAddresses() {
             try {
-                this.bind = InetAddress.getByName("0.0.0.0");
+                return InetAddress.getByName("0.0.0.0");
             } catch (java.net.UnknownHostException e) {
                 throw new IllegalStateException(e);
             }
-        }
-
-        /** @param address the address to bind @return this */
-        public Builder bind(InetAddress address) {
-            check(address != null, "bind", null, "an address");
-            this.bind = address;
-            return this;
-        }
-
-        /** @param port 0..65535 (0: any free port) @return this */
-        public Builder port(int port) {
-            check(port >= 0 && port <= 65535, "port", port, "0..65535");
-            this.port = port;
-            return this;
-        }
-
-        /** @param threads reviews decided at once, 1..64 @return this */
-        public Builder threads(int threads) {
-            check(threads >= 1 && threads <= 64, "threads", threads, "1..64");
-            this.threads = threads;
-            return this;
-        }
-
-        /** @param timeout the longest a connection's exchange may take @return this */
-        public Builder requestTimeout(Duration timeout) {
-            check(timeout != null && timeout.toMillis() > 0, "requestTimeout", timeout, "positive");
-            this.requestTimeout = timeout;
-            return this;
         }
 
         /** @param every how often the certificate files are checked for a change, or null never @return this */

@@ -111,21 +111,18 @@ class KueueQueuesTest {
         assertThat(q.resourceGroups().get(0).flavors().get(0).resources()).containsExactly(new ResourceQuota("cpu", 10_000, 2_000, 500),
                 new ResourceQuota("memory", 64L << 30, ResourceQuota.UNLIMITED, ResourceQuota.UNLIMITED));
         // the same ClusterQueue in the ConfigMap's YAML builds the same model
-        QueuesConfig yaml = QueuesConfig.parse("test", """
-                flavors: [{name: default}]
-                clusterQueues:
-                  - name: cq
-                    cohort: team
-                    queueingStrategy: StrictFIFO
-                    preemption: {withinClusterQueue: LowerOrNewerEqualPriority, reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority}}
-                    fairSharing: {weight: 0.5}
-                    priorityFactor: 2.5
-                    flavorFungibility: {whenCanBorrow: TryNextFlavor}
-                    resourceGroups:
-                      - coveredResources: [cpu, memory]
-                        flavors:
-                          - name: default
-                            resources: [{name: cpu, nominalQuota: 10, borrowingLimit: 2, lendingLimit: 500m}, {name: memory, nominalQuota: 64Gi}]
+        QueuesConfig yaml = configMapCq("""
+                cohort: team
+                queueingStrategy: StrictFIFO
+                preemption: {withinClusterQueue: LowerOrNewerEqualPriority, reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority}}
+                fairSharing: {weight: 0.5}
+                priorityFactor: 2.5
+                flavorFungibility: {whenCanBorrow: TryNextFlavor}
+                resourceGroups:
+                  - coveredResources: [cpu, memory]
+                    flavors:
+                      - name: default
+                        resources: [{name: cpu, nominalQuota: 10, borrowingLimit: 2, lendingLimit: 500m}, {name: memory, nominalQuota: 64Gi}]
                 """);
         assertThat(q).isEqualTo(yaml.clusterQueueModels().get(0));
     }
@@ -195,14 +192,11 @@ class KueueQueuesTest {
         PreemptionPolicy p = m.config().clusterQueueModels().get(0).preemption();
         assertThat(p.borrowWithinCohort()).isEqualTo(PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY);
         assertThat(p.maxPriorityThreshold()).isEqualTo(100);
-        QueuesConfig yaml = QueuesConfig.parse("test", """
-                flavors: [{name: default}]
-                clusterQueues:
-                  - name: cq
-                    cohort: team
-                    queueingStrategy: BestEffortFIFO
-                    preemption: {reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}}
-                    resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]}]
+        QueuesConfig yaml = configMapCq("""
+                cohort: team
+                queueingStrategy: BestEffortFIFO
+                preemption: {reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 100}}
+                resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]}]
                 """);
         assertThat(m.config().clusterQueueModels()).isEqualTo(yaml.clusterQueueModels());
         // a value that is not an integer is reported, naming the field, and no threshold is used
@@ -329,6 +323,11 @@ class KueueQueuesTest {
                   - coveredResources: [cpu]
                     flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]
                 """.formatted(name, extraSpec);
+    }
+
+    /** @return the queues of a ConfigMap holding one ClusterQueue {@code cq} over the flavor {@code default}, with these fields (YAML) */
+    private static QueuesConfig configMapCq(String fields) {
+        return QueuesConfig.parse("test", "flavors: [{name: default}]\nclusterQueues:\n  - name: cq\n" + fields.indent(4));
     }
 
     private static String lq(String ns, String cq) {

@@ -50,6 +50,21 @@ class WebhookServerTest {
         return server;
     }
 
+    @Test
+    void itsSettingsAreCheckedWithTheWebhooksOwnBoundsAndDefaults() {
+        WebhookServer.Builder b = WebhookServer.builder(webhook, certs);
+        assertThat(b.address().getHostAddress()).as("all addresses").isEqualTo("0.0.0.0");
+        assertThat(b.port()).isEqualTo(9443);
+        assertThat(b.threads()).isEqualTo(4);
+        assertThat(b.threads(64).threads()).isEqualTo(64);
+        assertThatThrownBy(() -> b.threads(65)).isInstanceOf(IllegalArgumentException.class).hasMessage("threads must be 1..64, was 65");
+        assertThatThrownBy(() -> b.requestTimeout(Duration.ofNanos(999_999))).hasMessage("requestTimeout must be positive, was PT0.000999999S");
+        assertThat(b.requestTimeout(Duration.ofMillis(1)).requestTimeout()).isEqualTo(Duration.ofMillis(1));
+        assertThatThrownBy(() -> b.port(70000)).hasMessage("port must be 0..65535, was 70000");
+        assertThatThrownBy(() -> b.bind(null)).hasMessage("bind must be an address, was null");
+        assertThatThrownBy(() -> b.reloadEvery(Duration.ZERO)).hasMessage("reloadEvery must be positive or null, was PT0S");
+    }
+
     private static HttpClient trusting(Certificate cert) throws Exception {
         return HttpClient.newBuilder().sslContext(trustingContext(cert)).connectTimeout(Duration.ofSeconds(20)).build();
     }
