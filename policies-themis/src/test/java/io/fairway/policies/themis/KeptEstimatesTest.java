@@ -1,8 +1,5 @@
 package io.fairway.policies.themis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.fairway.api.model.GpuTopology;
 import java.util.Map;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -19,11 +16,7 @@ import net.jqwik.api.constraints.LongRange;
  */
 class KeptEstimatesTest {
     private static MiniSim run(boolean keep, Map<String, String> params, long seed, int apps, long spanHours, double checkpointSeconds) {
-        MiniSim sim = new MiniSim(new ThemisPolicy("themis", ThemisProvider.config(params), keep), 2, 2, GpuTopology.pcie4("V100"), seed);
-        MiniSim.randomWorkload(sim, seed, apps, 3, spanHours * 3_600_000, checkpointSeconds);
-        sim.run(400L * 3600 * 1000);
-        assertThat(sim.violations).isEmpty();
-        return sim;
+        return MiniSim.randomHistory(new ThemisPolicy("themis", ThemisProvider.config(params), keep), seed, apps, spanHours, checkpointSeconds);
     }
 
     @Property(tries = 15)
@@ -34,8 +27,6 @@ class KeptEstimatesTest {
         double checkpointSeconds = checkpoints ? 120 : 0;
         MiniSim kept = run(true, params, seed, apps, spanHours, checkpointSeconds);
         MiniSim fresh = run(false, params, seed, apps, spanHours, checkpointSeconds);
-        assertThat(kept.log).containsExactlyElementsOf(fresh.log);
-        assertThat(kept.leases).containsExactlyElementsOf(fresh.leases);
-        assertThat(kept.finished).isEqualTo(fresh.finished);
+        MiniSim.assertSameHistory(kept, fresh);
     }
 }

@@ -1,5 +1,7 @@
 package io.fairway.policies.themis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
 import io.fairway.api.decision.Preempt;
@@ -89,6 +91,25 @@ final class MiniSim {
                 sim.submitAt(at, spec);
             }
         }
+    }
+
+    /**
+     * A random Themis-like history on 2 nodes of 2 GPUs (apps of up to 3 jobs arriving over {@code spanHours}), run
+     * until every job finished or 400 hours, with the engine's invariants checked after every round.
+     */
+    static MiniSim randomHistory(SchedulingPolicy policy, long seed, int apps, long spanHours, double checkpointSeconds) {
+        MiniSim sim = new MiniSim(policy, 2, 2, GpuTopology.pcie4("V100"), seed);
+        randomWorkload(sim, seed, apps, 3, spanHours * 3_600_000, checkpointSeconds);
+        sim.run(400L * 3600 * 1000);
+        assertThat(sim.violations).isEmpty();
+        return sim;
+    }
+
+    /** Two runs decided alike: the same decisions, lease renewals and finishes, in the same order and at the same times. */
+    static void assertSameHistory(MiniSim actual, MiniSim expected) {
+        assertThat(actual.log).containsExactlyElementsOf(expected.log);
+        assertThat(actual.leases).containsExactlyElementsOf(expected.leases);
+        assertThat(actual.finished).isEqualTo(expected.finished);
     }
 
     /** Runs until every job finished or {@code limitMillis}. */

@@ -119,14 +119,14 @@ public record PendingReason(Code code, String message, Map<String, Long> details
         while (i < a.length() && j < b.length()) {
             char x = a.charAt(i);
             char y = b.charAt(j);
-            boolean nx = startsNumber(a, i);
-            boolean ny = startsNumber(b, j);
-            if (nx != ny) {
+            int nx = numberEnd(a, i);
+            int ny = numberEnd(b, j);
+            if ((nx < 0) != (ny < 0)) {
                 return false;
             }
-            if (nx) {
-                i = skipNumber(a, i);
-                j = skipNumber(b, j);
+            if (nx >= 0) {
+                i = nx;
+                j = ny;
                 continue;
             }
             if (x != y) {
@@ -138,23 +138,31 @@ public record PendingReason(Code code, String message, Map<String, Long> details
         return i == a.length() && j == b.length();
     }
 
-    private static boolean startsNumber(String s, int i) {
-        if (!Character.isDigit(s.charAt(i))) {
-            return false;
+    /**
+     * Where a number of a reason's sentence ends, as {@link #sameAnswer} reads numbers: a digit run (with any
+     * decimal fraction) that does not continue a name, so {@code "12 GPUs"} and {@code "of 3.5"} hold numbers and
+     * {@code "node-12"}, {@code "v1.2"} or {@code "a100"} do not.
+     *
+     * @param sentence a reason's sentence
+     * @param i a position in it
+     * @return the position just after the number that starts at {@code i}, or -1 when none starts there
+     */
+    public static int numberEnd(String sentence, int i) {
+        if (!Character.isDigit(sentence.charAt(i))) {
+            return -1;
         }
-        if (i == 0) {
-            return true;
+        if (i > 0) {
+            char p = sentence.charAt(i - 1);
+            if (Character.isLetterOrDigit(p) || p == '-' || p == '_' || p == '.' || p == '/') {
+                return -1;
+            }
         }
-        char p = s.charAt(i - 1);
-        return !(Character.isLetterOrDigit(p) || p == '-' || p == '_' || p == '.' || p == '/');
-    }
-
-    private static int skipNumber(String s, int i) {
-        while (i < s.length() && (Character.isDigit(s.charAt(i))
-                || s.charAt(i) == '.' && i + 1 < s.length() && Character.isDigit(s.charAt(i + 1)))) {
-            i++;
+        int end = i;
+        while (end < sentence.length() && (Character.isDigit(sentence.charAt(end))
+                || sentence.charAt(end) == '.' && end + 1 < sentence.length() && Character.isDigit(sentence.charAt(end + 1)))) {
+            end++;
         }
-        return i;
+        return end;
     }
 
     /**

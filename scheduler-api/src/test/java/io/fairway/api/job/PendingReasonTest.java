@@ -36,6 +36,19 @@ class PendingReasonTest {
     }
 
     @Test
+    void aNumberIsADigitRunThatDoesNotContinueAName() {
+        String s = "needs 12 GPUs of 3.5 on node-12, v1.2 or a100/4";
+        assertThat(PendingReason.numberEnd(s, s.indexOf("12"))).isEqualTo(s.indexOf("12") + 2);
+        assertThat(PendingReason.numberEnd(s, s.indexOf("3.5"))).as("with its fraction").isEqualTo(s.indexOf("3.5") + 3);
+        assertThat(PendingReason.numberEnd(s, s.indexOf("12,"))).as("node-12").isEqualTo(-1);
+        assertThat(PendingReason.numberEnd(s, s.indexOf("1.2"))).as("v1.2").isEqualTo(-1);
+        assertThat(PendingReason.numberEnd(s, s.indexOf("100"))).as("a100").isEqualTo(-1);
+        assertThat(PendingReason.numberEnd(s, s.indexOf("/4") + 1)).as("a100/4").isEqualTo(-1);
+        assertThat(PendingReason.numberEnd(s, 0)).as("not a digit").isEqualTo(-1);
+        assertThat(PendingReason.numberEnd("7 left", 0)).as("at the start").isEqualTo(1);
+    }
+
+    @Test
     void equalButForTheRoundComparesEverythingElse() {
         PendingReason then = quota("team-a", 2).asOf(41);
         assertThat(quota("team-a", 2).asOf(57).equalsButRound(then)).isTrue();

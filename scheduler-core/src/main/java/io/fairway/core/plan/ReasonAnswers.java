@@ -83,9 +83,10 @@ final class ReasonAnswers {
         int i = 0;
         while (i < s.length()) {
             char c = s.charAt(i);
-            if (startsNumber(s, i)) {
+            int end = PendingReason.numberEnd(s, i);
+            if (end >= 0) {
                 b.append(NUMBER);
-                i = skipNumber(s, i);
+                i = end;
                 continue;
             }
             if (c == NUMBER || c == ESCAPE) {
@@ -95,26 +96,5 @@ final class ReasonAnswers {
             i++;
         }
         return b.toString();
-    }
-
-    // where a number starts and ends: as PendingReason.sameAnswer reads them
-
-    private static boolean startsNumber(String s, int i) {
-        if (!Character.isDigit(s.charAt(i))) {
-            return false;
-        }
-        if (i == 0) {
-            return true;
-        }
-        char p = s.charAt(i - 1);
-        return !(Character.isLetterOrDigit(p) || p == '-' || p == '_' || p == '.' || p == '/');
-    }
-
-    private static int skipNumber(String s, int i) {
-        while (i < s.length() && (Character.isDigit(s.charAt(i))
-                || s.charAt(i) == '.' && i + 1 < s.length() && Character.isDigit(s.charAt(i + 1)))) {
-            i++;
-        }
-        return i;
     }
 }
