@@ -189,7 +189,6 @@ public final class RoundMemory {
             NodeParts np = previous != null && previous.nodeParts != null && previous.nodeParts.holdsFor(s, allNodes)
                     ? previous.nodeParts : NodeParts.of(s, flavors, partNames.size(), allNodes);
             this.nodeParts = np;
-            Map<String, java.util.BitSet> partsOfNode = np.partsOfNode;
             boolean[] whole = np.whole;
             boolean anyOwn = np.anyOwn;
             List<JobStatus> holding = s.holding();
@@ -209,44 +208,8 @@ public final class RoundMemory {
             List<Object> lastTree = null;
             for (int hi = 0, hn = holding.size(); hi < hn; hi++) {
                 JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, hi); // what it holds: no service needed
-                long bits = 1L;
-                if (!narrow) {
-                    touched.clear();
-                    touched.set(0);
-                }
-                if (anyOwn && j.admission() != null && j.admission().placement() != null) {
-                    String last = null;
-                    for (io.fairway.api.decision.MemberPlacement m : j.admission().placement().members()) {
-                        if (!m.node().equals(last)) {
-                            last = m.node();
-                            java.util.BitSet b = partsOfNode.get(m.node());
-                            if (narrow) {
-                                bits |= b != null ? np.maskOf.get(m.node()) : -1L >>> (Long.SIZE - partNames.size());
-                            } else if (b != null) {
-                                touched.or(b);
-                            } else { // a node the snapshot does not list: count the job in every part
-                                touched.set(0, partNames.size());
-                            }
-                        }
-                    }
-                }
-                if (narrow) {
-                    for (long rest = bits; rest != 0; rest &= rest - 1) {
-                        int k = Long.numberOfTrailingZeros(rest);
-                        if (k == 0 || !whole[k]) {
-                            List<Object> l = partCap.get(k);
-                            l.add(j.spec());
-                            l.add(j.admission());
-                        }
-                    }
-                } else {
-                    for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
-                        if (k == 0 || !whole[k]) {
-                            partCap.get(k).add(j.spec());
-                            partCap.get(k).add(j.admission());
-                        }
-                    }
-                }
+                long bits = partsTouched(j, np, partNames.size(), anyOwn, touched);
+                addToParts(j, bits, touched, whole, partCap);
                 String cq = j.admission() == null ? null : j.admission().clusterQueue();
                 List<Object> t;
                 if (lastTree != null && java.util.Objects.equals(cq, lastCq)) {
@@ -269,6 +232,60 @@ public final class RoundMemory {
                 nodesIn.put(partNames.get(k), np.partNodeList.get(k));
             }
             return perTree;
+        }
+
+        /**
+         * The parts a holding job is counted in: the whole cluster's (part 0) and, when some part has nodes of its own,
+         * the parts of every node it is placed on (every part for a node the snapshot does not list).
+         *
+         * @param touched null when the parts fit in one long (then the bits are returned); else cleared and filled
+         * @return the parts as bits of one long, when {@code touched} is null
+         */
+        private static long partsTouched(JobStatus j, NodeParts np, int partCount, boolean anyOwn, java.util.BitSet touched) {
+            long bits = 1L;
+            if (touched != null) {
+                touched.clear();
+                touched.set(0);
+            }
+            if (!anyOwn || j.admission() == null || j.admission().placement() == null) {
+                return bits;
+            }
+            String last = null;
+            for (io.fairway.api.decision.MemberPlacement m : j.admission().placement().members()) {
+                if (m.node().equals(last)) {
+                    continue;
+                }
+                last = m.node();
+                java.util.BitSet b = np.partsOfNode.get(m.node());
+                if (touched == null) {
+                    bits |= b != null ? np.maskOf.get(m.node()) : -1L >>> (Long.SIZE - partCount);
+                } else if (b != null) {
+                    touched.or(b);
+                } else { // a node the snapshot does not list: count the job in every part
+                    touched.set(0, partCount);
+                }
+            }
+            return bits;
+        }
+
+        /** Adds what a holding job holds (its spec and admission) to the whole cluster's part and to each part it touches that keeps its own list. */
+        private static void addToParts(JobStatus j, long bits, java.util.BitSet touched, boolean[] whole, List<List<Object>> partCap) {
+            if (touched == null) {
+                for (long rest = bits; rest != 0; rest &= rest - 1) {
+                    int k = Long.numberOfTrailingZeros(rest);
+                    if (k == 0 || !whole[k]) {
+                        partCap.get(k).add(j.spec());
+                        partCap.get(k).add(j.admission());
+                    }
+                }
+                return;
+            }
+            for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
+                if (k == 0 || !whole[k]) {
+                    partCap.get(k).add(j.spec());
+                    partCap.get(k).add(j.admission());
+                }
+            }
         }
 
         /**
