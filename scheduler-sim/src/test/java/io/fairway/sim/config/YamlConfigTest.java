@@ -12,20 +12,13 @@ import io.fairway.api.model.Resources;
 import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.QueueModel;
+import io.fairway.sim.TempFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class YamlConfigTest {
-    @TempDir
-    Path dir;
-
-    private Path file(String name, String text) throws IOException {
-        return Files.writeString(dir.resolve(name), text);
-    }
+class YamlConfigTest extends TempFiles {
 
     @Test
     void bundledClusterIs64V100In2Racks() {
