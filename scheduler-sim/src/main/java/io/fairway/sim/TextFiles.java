@@ -45,28 +45,56 @@ public final class TextFiles {
     }
 
     /**
+     * A place in a text file, as an error names it.
+     *
+     * @param file the file (or resource) name
+     * @param line the 1-based line, 0 when the whole file is meant
+     * @param column the 1-based column on that line, 0 when not known
+     */
+    public record Place(String file, int line, int column) {
+        /** @return {@code file:line:column}, {@code file:line} or {@code file}, as {@link TextFiles#at} writes it */
+        @Override
+        public String toString() {
+            return at(file, line, column);
+        }
+    }
+
+    /** An error about a place in a text file: the file and line it names, read from its {@link Place}. */
+    public interface Located {
+        /** @return where in which file the problem is */
+        Place place();
+
+        /** @return the file (or resource) name */
+        default String file() {
+            return place().file();
+        }
+
+        /** @return the 1-based line, 0 when the problem is the whole file (or not on one line) */
+        default int line() {
+            return place().line();
+        }
+    }
+
+    /**
      * A file that cannot be read as bounded UTF-8 text; the message names the file, and the line (and column) where
      * there is one: {@code cluster.yaml:3:17: not UTF-8 (byte 0xC3)}.
      */
-    public static final class UnreadableFileException extends UncheckedIOException {
+    public static final class UnreadableFileException extends UncheckedIOException implements Located {
         private static final long serialVersionUID = 1L;
-        private final String file;
-        private final int line;
+        private final Place place;
 
         UnreadableFileException(String file, int line, int column, String message) {
-            super(at(file, line, column) + ": " + message, new IOException(message));
-            this.file = file;
-            this.line = line;
+            this(new Place(file, line, column), message);
         }
 
-        /** @return the file */
-        public String file() {
-            return file;
+        private UnreadableFileException(Place place, String message) {
+            super(place + ": " + message, new IOException(message));
+            this.place = place;
         }
 
-        /** @return the 1-based line, 0 when the problem is the whole file */
-        public int line() {
-            return line;
+        @Override
+        public Place place() {
+            return place;
         }
     }
 

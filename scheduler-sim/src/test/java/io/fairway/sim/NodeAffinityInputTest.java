@@ -13,27 +13,21 @@ import io.fairway.sim.config.ScenarioConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A job's required node affinity, written in a scenario's job entries. */
-class NodeAffinityInputTest {
-    @TempDir
-    Path dir;
-
-    private Path scenario(String jobs) throws IOException {
-        return TestScenarios.write(dir, """
+class NodeAffinityInputTest extends TempFiles {
+    private static final String HEAD = """
                 name: affinity
                 cluster:
                   clusters:
                     - name: default
                       nodeGroups:
                         - {namePrefix: gpu, count: 4, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 1024Gi}
-                """ + TestScenarios.gpuQueue(32), jobs);
-    }
+                """ + TestScenarios.gpuQueue(32);
 
     @Test
     void aJobsAffinityIsReadAndDecidesWhereItRuns() throws IOException {
-        Scenario s = ScenarioConfig.load(scenario("""
+        Scenario s = ScenarioConfig.load(scenario(HEAD, """
                   - id: picky
                     durationSeconds: 60
                     queue: lq
@@ -56,15 +50,15 @@ class NodeAffinityInputTest {
 
     @Test
     void aBadOperatorOrValueIsRefusedNamingTheField() {
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: j, durationSeconds: 5, queue: lq, gpus: 8, nodeAffinity: [{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}
                 """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions[0].operator")
                 .hasMessageContaining("Near");
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: j, durationSeconds: 5, queue: lq, gpus: 8, nodeAffinity: [{matchExpressions: [{key: gen, operator: Gt, values: [new]}]}]}
                 """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions[0].values")
                 .hasMessageContaining("new");
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: j, durationSeconds: 5, queue: lq, gpus: 8, nodeAffinity: [{matchExpressions: []}]}
                 """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("nodeAffinity[0].matchExpressions");
     }

@@ -9,15 +9,10 @@ import io.fairway.sim.config.ScenarioConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Priority classes in scenario files: the operator defines them under the queues, a job names one. */
-class PriorityClassInputTest {
-    @TempDir
-    Path dir;
-
-    private Path scenario(String jobs) throws IOException {
-        return TestScenarios.write(dir, """
+class PriorityClassInputTest extends TempFiles {
+    private static final String HEAD = """
                 name: classes
                 cluster: {clusters: [{nodeGroups: [{namePrefix: n, count: 1, cpu: "4"}]}]}
                 queues:
@@ -32,12 +27,11 @@ class PriorityClassInputTest {
                         - coveredResources: [cpu]
                           flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]
                   localQueues: [{name: lq, clusterQueue: cq}]
-                """, jobs);
-    }
+                """;
 
     @Test
     void aJobOfANonPreemptibleClassRunsToItsEndWhateverArrives() throws IOException {
-        Scenario s = ScenarioConfig.load(scenario("""
+        Scenario s = ScenarioConfig.load(scenario(HEAD, """
                   - {id: daemon, durationSeconds: 100, queue: lq, resources: {cpu: "4"}, priorityClass: system}
                   - {id: urgent, submitSeconds: 10, durationSeconds: 10, queue: lq, resources: {cpu: "4"}, priority: 1000}
                 """));
@@ -49,7 +43,7 @@ class PriorityClassInputTest {
 
     @Test
     void anUndefinedClassIsRefusedNamingIt() {
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: j, durationSeconds: 5, queue: lq, resources: {cpu: "1"}, priorityClass: platinum}
                 """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("priorityClass").hasMessageContaining("platinum");
     }

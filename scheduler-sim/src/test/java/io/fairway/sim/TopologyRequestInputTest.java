@@ -13,20 +13,15 @@ import io.fairway.sim.trace.Trace;
 import io.fairway.sim.trace.TraceFormat;
 import io.fairway.sim.trace.TraceFormatException;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A job's topology request, written in a scenario's job entries and in the native CSV's topology column. */
-class TopologyRequestInputTest {
+class TopologyRequestInputTest extends TempFiles {
     private static final String RACK = ClusterSpec.RACK_LABEL;
-
-    @TempDir
-    Path dir;
 
     private static final Map<String, TopologyRequest> EXPECTED = Map.of(
             "rack-required", TopologyRequest.required(RACK),
@@ -40,8 +35,7 @@ class TopologyRequestInputTest {
         return jobs.stream().collect(Collectors.toMap(SimJob::id, j -> j.spec().podSets().get(0).topology(), (a, b) -> a));
     }
 
-    private Path scenario(String jobs) throws IOException {
-        return TestScenarios.write(dir, """
+    private static final String HEAD = """
                 name: topo
                 cluster:
                   clusters:
@@ -49,12 +43,11 @@ class TopologyRequestInputTest {
                       topologyLevels: [fairway.io/rack]
                       nodeGroups:
                         - {namePrefix: gpu, count: 4, racks: 2, gpuShape: nvswitch-8, gpuModel: H100, cpu: "96", memory: 1024Gi}
-                """ + TestScenarios.gpuQueue(32), jobs);
-    }
+                """ + TestScenarios.gpuQueue(32);
 
     @Test
     void scenarioJobsAndCsvRowsCarryTheSameRequests() throws IOException {
-        Scenario s = ScenarioConfig.load(scenario("""
+        Scenario s = ScenarioConfig.load(scenario(HEAD, """
                   - {id: rack-required, durationSeconds: 60, queue: lq, gpus: 16, topology: {required: fairway.io/rack}}
                   - {id: rack-preferred, durationSeconds: 60, queue: lq, gpus: 16, topology: {preferred: fairway.io/rack}}
                   - {id: one-node, durationSeconds: 60, queue: lq, gpus: 8, topology: {required: kubernetes.io/hostname}}
@@ -64,8 +57,7 @@ class TopologyRequestInputTest {
                 """));
         assertThat(topologies(s.input().jobs())).isEqualTo(EXPECTED);
 
-        Path csv = dir.resolve("t.csv");
-        Files.writeString(csv, """
+        Path csv = file("t.csv", """
                 id,submit_seconds,duration_seconds,gpus,queue,topology
                 rack-required,0,60,16,lq,required:fairway.io/rack
                 rack-preferred,0,60,16,lq,preferred:fairway.io/rack
@@ -84,7 +76,7 @@ class TopologyRequestInputTest {
 
     @Test
     void aGangOf24ThatMustFitOne16GpuRackNeverRunsAndSaysWhy() throws IOException {
-        Scenario s = ScenarioConfig.load(scenario("""
+        Scenario s = ScenarioConfig.load(scenario(HEAD, """
                   - {id: in-a-rack, durationSeconds: 600, queue: lq, gpus: 24, topology: {required: fairway.io/rack}}
                   - {id: anywhere, submitSeconds: 10, durationSeconds: 600, queue: lq, gpus: 24}
                   - {id: sixteen, submitSeconds: 20, durationSeconds: 600, queue: lq, gpus: 16, topology: {required: fairway.io/rack}}
@@ -106,20 +98,19 @@ class TopologyRequestInputTest {
 
     @Test
     void badRequestsAreRefusedNamingTheJobAndValue() throws IOException {
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: both, durationSeconds: 60, queue: lq, gpus: 8, topology: {required: fairway.io/rack, preferred: fairway.io/rack}}
                 """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("give exactly one of required");
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: typo, durationSeconds: 60, queue: lq, gpus: 8, topology: {required: fairway.io/rak}}
                 """))).isInstanceOf(SimulationConfigException.class)
                 .hasMessageContaining("job typo: topology level fairway.io/rak is not a topology level of the cluster")
                 .hasMessageContaining("known levels: fairway.io/rack, kubernetes.io/hostname");
-        assertThatThrownBy(() -> ScenarioConfig.load(scenario("""
+        assertThatThrownBy(() -> ScenarioConfig.load(scenario(HEAD, """
                   - {id: field, durationSeconds: 60, queue: lq, gpus: 8, topology: {level: fairway.io/rack}}
                 """))).isInstanceOf(SimulationConfigException.class).hasMessageContaining("unknown field \"level\"")
                 .hasMessageContaining("preferred").hasMessageContaining("required");
-        Path csv = dir.resolve("bad.csv");
-        Files.writeString(csv, "id,submit_seconds,duration_seconds,gpus,topology\nj1,0,60,8,rack\n");
+        Path csv = file("bad.csv", "id,submit_seconds,duration_seconds,gpus,topology\nj1,0,60,8,rack\n");
         assertThatThrownBy(() -> TraceFormat.NATIVE.reader().read(csv)).isInstanceOf(TraceFormatException.class)
                 .hasMessageContaining(":2").hasMessageContaining("topology \"rack\" is not one of required:LEVEL");
     }

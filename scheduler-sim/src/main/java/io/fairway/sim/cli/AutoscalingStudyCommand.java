@@ -16,7 +16,6 @@ import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.config.Defaults;
 import io.fairway.sim.report.ComparisonTable;
-import io.fairway.sim.report.MetricsJson;
 import io.fairway.sim.trace.Trace;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -92,8 +91,8 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
     @Option(names = "--plot", paramLabel = "FILE", description = "Write a PNG with four bar charts: cost, average JCT, work lost, node wait.")
     Path plot;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every run as JSON.")
-    Path json;
+    @Mixin
+    MetricsJsonOption json = new MetricsJsonOption();
 
     @Mixin
     ProgressOption progress = new ProgressOption();
@@ -182,10 +181,7 @@ public final class AutoscalingStudyCommand implements Callable<Integer> {
                     i.costDollars()), ComparisonTable.duration(r.metrics().avgJctSeconds()), r.metrics().completed(), i.interruptions(),
                     i.gpuHoursLostToInterruptions(), i.nodeWaitJobHours()));
         }
-        if (json != null) {
-            MetricsJson.writeMetrics(json, results);
-            out.println("metrics: " + json);
-        }
+        json.write(out, results);
         if (plot != null) {
             writePlot(plot, results);
             out.println("plot:    " + plot);

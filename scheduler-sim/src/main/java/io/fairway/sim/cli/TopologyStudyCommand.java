@@ -11,9 +11,7 @@ import io.fairway.sim.SimulationOptions;
 import io.fairway.sim.SimulationResult;
 import io.fairway.sim.config.Defaults;
 import io.fairway.sim.report.ComparisonTable;
-import io.fairway.sim.report.MetricsJson;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -64,8 +62,8 @@ public final class TopologyStudyCommand implements Callable<Integer> {
     @Option(names = "--policy", split = ",", defaultValue = "best-effort-fifo", description = "Policies, comma-separated. Default: ${DEFAULT-VALUE}.")
     List<String> policies;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the metrics of every run as JSON.")
-    Path json;
+    @Mixin
+    MetricsJsonOption json = new MetricsJsonOption();
 
     @Mixin
     ProgressOption progress = new ProgressOption();
@@ -143,10 +141,7 @@ public final class TopologyStudyCommand implements Callable<Integer> {
             out.println(String.format(Locale.ROOT, "%s: topology-aware average JCT %s vs first-fit %s (%.1f%% lower)", ps.get(i / 2),
                     ComparisonTable.duration(aware), ComparisonTable.duration(ff), 100 * (1 - aware / ff)));
         }
-        if (json != null) {
-            MetricsJson.writeMetrics(json, results);
-            out.println("metrics: " + json);
-        }
+        json.write(out, results);
         out.flush();
         return 0;
     }

@@ -9,10 +9,9 @@ import io.fairway.sim.TextFiles;
  * philly.csv:17: num_gpus "two" is not a whole number
  * </pre>
  */
-public class TraceFormatException extends RuntimeException {
+public class TraceFormatException extends RuntimeException implements TextFiles.Located {
     private static final long serialVersionUID = 1L;
-    private final String file;
-    private final int line;
+    private final TextFiles.Place place;
 
     /**
      * @param file the file (or resource) name
@@ -20,9 +19,7 @@ public class TraceFormatException extends RuntimeException {
      * @param message what is wrong
      */
     public TraceFormatException(String file, int line, String message) {
-        super(file + (line > 0 ? ":" + line : "") + ": " + message);
-        this.file = file;
-        this.line = line;
+        this(file, line, 0, message);
     }
 
     /**
@@ -32,9 +29,7 @@ public class TraceFormatException extends RuntimeException {
      * @param message what is wrong
      */
     public TraceFormatException(String file, int line, int column, String message) {
-        super(TextFiles.at(file, line, column) + ": " + message);
-        this.file = file;
-        this.line = line;
+        this(new TextFiles.Place(file, line, column), message, null);
     }
 
     /**
@@ -44,18 +39,16 @@ public class TraceFormatException extends RuntimeException {
      * @param cause the underlying error
      */
     public TraceFormatException(String file, int line, String message, Throwable cause) {
-        super(TextFiles.at(file, line, 0) + ": " + message, cause);
-        this.file = file;
-        this.line = line;
+        this(new TextFiles.Place(file, line, 0), message, cause);
     }
 
-    /** @return the file (or resource) name */
-    public String file() {
-        return file;
+    private TraceFormatException(TextFiles.Place place, String message, Throwable cause) {
+        super(place + ": " + message, cause);
+        this.place = place;
     }
 
-    /** @return the 1-based line number, 0 when not on one line */
-    public int line() {
-        return line;
+    @Override
+    public TextFiles.Place place() {
+        return place;
     }
 }

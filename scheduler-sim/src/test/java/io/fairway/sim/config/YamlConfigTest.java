@@ -3,29 +3,20 @@ package io.fairway.sim.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fairway.api.model.ClusterQueue;
 import io.fairway.api.model.Node;
-import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.QueueingStrategy;
-import io.fairway.api.model.ResourceQuota;
 import io.fairway.api.model.Resources;
+import io.fairway.config.QueuesConfig;
 import io.fairway.sim.ClusterAction;
 import io.fairway.sim.ClusterModel;
 import io.fairway.sim.QueueModel;
+import io.fairway.sim.TempFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class YamlConfigTest {
-    @TempDir
-    Path dir;
-
-    private Path file(String name, String text) throws IOException {
-        return Files.writeString(dir.resolve(name), text);
-    }
+class YamlConfigTest extends TempFiles {
 
     @Test
     void bundledClusterIs64V100In2Racks() {
@@ -84,54 +75,25 @@ class YamlConfigTest {
         assertThat(c.totalGpus()).isEqualTo(24);
     }
 
+    /** Kueue's field names are mapped once, by the configuration module (its QueuesConfigTest); the simulator reads a file into that model. */
     @Test
-    void queuesFileMapsKueueFields() throws IOException {
-        Path p = file("queues.yaml", """
-                flavors:
-                  - name: a100
-                    nodeLabels: {gpu: a100}
-                cohorts:
-                  - name: research
+    void queuesFileIsReadIntoTheConfigurationModulesModel() throws IOException {
+        String yaml = """
+                flavors: [{name: a100, nodeLabels: {gpu: a100}}]
                 clusterQueues:
                   - name: team-a
-                    cohort: research
                     queueingStrategy: StrictFIFO
-                    preemption:
-                      withinClusterQueue: LowerOrNewerEqualPriority
-                      reclaimWithinCohort: Any
-                      borrowWithinCohort: {policy: LowerPriority}
-                    fairSharing: {weight: 2}
                     resourceGroups:
-                      - coveredResources: [cpu, nvidia.com/gpu]
-                        flavors:
-                          - name: a100
-                            resources:
-                              - {name: cpu, nominalQuota: 500m}
-                              - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8, lendingLimit: 4}
-                  - name: team-b
-                    queueingStrategy: BestEffortFIFO
-                    fairSharingWeight: 0.5
-                    resourceGroups:
-                      - coveredResources: [cpu]
-                        flavors: [{name: a100, resources: [{name: cpu, nominalQuota: 4}]}]
-                localQueues:
-                  - {name: gpu, namespace: team-a, clusterQueue: team-a}
-                  - {name: gpu, clusterQueue: team-b}
-                """);
-        QueueModel q = QueueFiles.load(p);
-        ClusterQueue a = q.clusterQueues().get(0);
-        assertThat(a.cohort()).isEqualTo("research");
-        assertThat(a.queueingStrategy()).isEqualTo(QueueingStrategy.STRICT_FIFO);
-        assertThat(a.preemption()).isEqualTo(new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY,
-                PreemptionPolicy.ReclaimWithinCohort.ANY, PreemptionPolicy.BorrowWithinCohort.LOWER_PRIORITY));
-        assertThat(a.fairSharingWeight()).isEqualTo(2.0);
-        ResourceQuota gpu = a.groupFor(Resources.GPU).flavors().get(0).quota(Resources.GPU);
-        assertThat(gpu).isEqualTo(new ResourceQuota(Resources.GPU, 16, 8, 4));
-        assertThat(a.groupFor(Resources.CPU).flavors().get(0).quota(Resources.CPU).nominal()).isEqualTo(500);
-        assertThat(q.clusterQueues().get(1).queueingStrategy()).isEqualTo(QueueingStrategy.BEST_EFFORT_FIFO);
-        assertThat(q.clusterQueues().get(1).fairSharingWeight()).isEqualTo(0.5);
-        assertThat(q.localQueues()).extracting(l -> l.key() + "->" + l.clusterQueue()).containsExactly("team-a/gpu->team-a", "default/gpu->team-b");
-        assertThat(q.flavors().get(0).nodeLabels()).containsEntry("gpu", "a100");
+                      - coveredResources: [nvidia.com/gpu]
+                        flavors: [{name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 16}]}]
+                localQueues: [{name: gpu, namespace: team-a, clusterQueue: team-a}]
+                """;
+        QueueModel q = QueueFiles.load(file("queues.yaml", yaml));
+        assertThat(q).isEqualTo(QueueFiles.toModel(QueuesConfig.parse("queues.yaml", yaml), "queues.yaml"));
+        assertThat(q.clusterQueues().get(0).queueingStrategy()).isEqualTo(QueueingStrategy.STRICT_FIFO);
+        assertThat(q.clusterQueues().get(0).groupFor(Resources.GPU).flavors().get(0).quota(Resources.GPU).nominal())
+                .isEqualTo(16);
+        assertThat(q.localQueues()).extracting(l -> l.key() + "->" + l.clusterQueue()).containsExactly("team-a/gpu->team-a");
     }
 
     @Test

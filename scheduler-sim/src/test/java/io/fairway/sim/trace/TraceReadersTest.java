@@ -8,19 +8,13 @@ import io.fairway.api.job.Locality;
 import io.fairway.api.job.PodSet;
 import io.fairway.api.model.Resources;
 import io.fairway.sim.SimJob;
+import io.fairway.sim.TempFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class TraceReadersTest {
-    @TempDir
-    Path dir;
-
-    private Path file(String name, String text) throws IOException {
-        return Files.writeString(dir.resolve(name), text);
-    }
+class TraceReadersTest extends TempFiles {
 
     @Test
     void phillyRowsAreSortedRebasedAndShapedIntoGangs() throws IOException {
