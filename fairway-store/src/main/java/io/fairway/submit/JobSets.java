@@ -5,6 +5,8 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -56,6 +58,31 @@ public final class JobSets {
          * @param priority the new priority
          */
         void reprioritized(List<String> jobIds, int priority);
+
+        /**
+         * A listener for a caller that acts on submissions only: cancellations and priority changes are recorded in
+         * the store and not passed on.
+         *
+         * @param submitted called with the jobs of each submission, stored, in order
+         * @return the listener
+         */
+        static Listener onSubmitted(Consumer<List<Submitted>> submitted) {
+            Objects.requireNonNull(submitted, "submitted");
+            return new Listener() {
+                @Override
+                public void submitted(List<Submitted> jobs) {
+                    submitted.accept(jobs);
+                }
+
+                @Override
+                public void cancelled(List<String> jobIds) {
+                }
+
+                @Override
+                public void reprioritized(List<String> jobIds, int priority) {
+                }
+            };
+        }
     }
 
     /**

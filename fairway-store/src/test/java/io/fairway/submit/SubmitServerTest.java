@@ -36,19 +36,7 @@ class SubmitServerTest {
     @Test
     void badRequestsAreRefusedWithTheirStatusAndNothingIsStored() throws Exception {
         try (JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
-            JobSets sets = new JobSets(store, (q, s, name, item) -> "{}", new JobSets.Listener() {
-                @Override
-                public void submitted(List<JobSets.Submitted> jobs) {
-                }
-
-                @Override
-                public void cancelled(List<String> jobIds) {
-                }
-
-                @Override
-                public void reprioritized(List<String> jobIds, int priority) {
-                }
-            }, QueuePermissions.parse("queues:\n  - name: gpu\n    permissions:\n      - subjects: [{kind: Group, name: ml}]\n"
+            JobSets sets = new JobSets(store, (q, s, name, item) -> "{}", JobSets.Listener.onSubmitted(jobs -> { }), QueuePermissions.parse("queues:\n  - name: gpu\n    permissions:\n      - subjects: [{kind: Group, name: ml}]\n"
                     + "        verbs: [submit, watch]\n"), System::currentTimeMillis);
             try (SubmitServer api = SubmitServer.builder(sets, JwtAuthenticator.hmac(SECRET, null, null)).port(0).build()) {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

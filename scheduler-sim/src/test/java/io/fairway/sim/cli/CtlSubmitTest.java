@@ -40,20 +40,8 @@ class CtlSubmitTest {
     void submitAnswersWithTheStoredJobIdsAndWatchFollowsTheSetUntilItEnds() throws Exception {
         List<String> handed = new ArrayList<>();
         try (JobStore store = JobStore.open(JobStore.Settings.sqlite(dir.resolve("jobs.db")))) {
-            JobSets sets = new JobSets(store, (q, s, name, item) -> "{\"name\":\"" + name + "\"}", new JobSets.Listener() {
-                @Override
-                public void submitted(List<JobSets.Submitted> jobs) {
-                    jobs.forEach(j -> handed.add(j.job().id()));
-                }
-
-                @Override
-                public void cancelled(List<String> jobIds) {
-                }
-
-                @Override
-                public void reprioritized(List<String> jobIds, int priority) {
-                }
-            }, QueuePermissions.parse("queues:\n  - name: gpu\n    permissions:\n      - subjects: [{kind: Group, name: ml}]\n"
+            JobSets sets = new JobSets(store, (q, s, name, item) -> "{\"name\":\"" + name + "\"}", JobSets.Listener.onSubmitted(jobs -> jobs.forEach(j -> handed.add(j.job().id()))),
+                    QueuePermissions.parse("queues:\n  - name: gpu\n    permissions:\n      - subjects: [{kind: Group, name: ml}]\n"
                     + "        verbs: [submit, watch]\n"), System::currentTimeMillis);
             try (SubmitServer api = SubmitServer.builder(sets, JwtAuthenticator.hmac(SECRET, null, null)).port(0).build()) {
                 String server = "http://127.0.0.1:" + api.port();
