@@ -2,12 +2,9 @@ package io.fairway.core.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.api.job.JobSpec;
 import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
-import io.fairway.api.model.Resources;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -57,41 +54,29 @@ class CommonAnswerShortcutTest {
     void oneComparisonWithTheCommonAnswerGivesTheWalkOverTheJobs(@ForAll long seed, @ForAll @IntRange(min = 1, max = 300) int operations) {
         Random r = new Random(seed);
         // few answers, and mostly the answer of a pending job again, so that whole groups often share one
-        PendingIndex.Builder builder = new PendingIndex.Builder();
-        Map<String, JobStatus> pending = new LinkedHashMap<>();
-        Map<String, JobStatus> left = new LinkedHashMap<>();
-        long sequence = 0;
+        PendingHistory h = new PendingHistory(r);
+        PendingIndex.Builder builder = h.builder;
         for (int op = 0; op < operations; op++) {
             int kind = r.nextInt(10);
-            PendingReason given = r.nextInt(3) == 0 ? reason(r) : sameAnswerAsFirst(r, pending);
-            if (kind < 4 || pending.isEmpty()) {
-                JobSpec spec = JobSpec.builder("job-" + sequence).queue("q" + r.nextInt(2)).submitTimeMillis(r.nextInt(3) == 0 ? r.nextInt(50) : 1_000 + op)
-                        .members(1, Resources.builder().gpus(1).build()).priority(0).build();
-                JobStatus j = new JobStatus(spec, JobState.PENDING, given, null, 0, 0, sequence++, 0, 0, 0);
-                pending.put(j.id(), j);
-                builder.add(j);
+            PendingReason given = r.nextInt(3) == 0 ? reason(r) : sameAnswerAsFirst(r, h.pending);
+            if (kind < 4 || h.pending.isEmpty()) {
+                h.arrive(op, given);
             } else if (kind < 6) {
-                JobStatus j = PendingIndexProperties.pick(pending, r);
-                pending.remove(j.id());
-                left.put(j.id(), j);
-                builder.remove(j);
+                h.leave();
             } else if (kind < 8) { // a new reason in the job's slot (as a round's reasons are applied), or by replace
-                JobStatus j = PendingIndexProperties.pick(pending, r);
+                JobStatus j = h.pickPending();
                 JobStatus now = new JobStatus(j.spec(), JobState.PENDING, given, null, op, j.preemptions(), j.sequence(), 0, 0, 0);
-                pending.put(j.id(), now);
+                h.pending.put(j.id(), now);
                 if (r.nextBoolean()) {
                     builder.restate(j, now);
                 } else {
                     builder.replace(j, now);
                 }
-            } else if (kind < 9 && !left.isEmpty()) {
-                JobStatus j = PendingIndexProperties.pick(left, r);
-                left.remove(j.id());
-                JobStatus back = new JobStatus(j.spec(), JobState.PENDING, given, null, op, j.preemptions() + 1, j.sequence(), 0, 0, 0);
-                pending.put(j.id(), back);
-                builder.add(back);
+            } else if (kind < 9 && !h.left.isEmpty()) {
+                int at = op;
+                h.comeBack(j -> new JobStatus(j.spec(), JobState.PENDING, given, null, at, j.preemptions() + 1, j.sequence(), 0, 0, 0));
             } else {
-                builder.add(PendingIndexProperties.pick(pending, r));
+                builder.add(h.pickPending());
             }
             if (r.nextInt(3) == 0 || op == operations - 1) {
                 for (PendingIndex.Group g : builder.freeze().groups()) {

@@ -2,13 +2,9 @@ package io.fairway.core.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.api.job.JobSpec;
-import io.fairway.api.job.JobState;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
-import io.fairway.api.model.Resources;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -26,35 +22,22 @@ class OddPositionsProperties {
     @Property(tries = 300)
     void oddPositionsAreTheJobsThatDoNotGiveTheCountedAnswer(@ForAll long seed, @ForAll @IntRange(min = 1, max = 400) int operations) {
         Random r = new Random(seed);
-        PendingIndex.Builder builder = new PendingIndex.Builder();
-        Map<String, JobStatus> pending = new LinkedHashMap<>();
-        Map<String, JobStatus> left = new LinkedHashMap<>();
-        long sequence = 0;
+        PendingHistory h = new PendingHistory(r);
+        PendingIndex.Builder builder = h.builder;
         for (int op = 0; op < operations; op++) {
             int kind = r.nextInt(10);
-            if (kind < 4 || pending.isEmpty()) {
-                long submitted = r.nextInt(3) == 0 ? r.nextInt(50) : 1_000 + op;
-                JobSpec spec = JobSpec.builder("job-" + sequence).queue("q" + r.nextInt(2)).submitTimeMillis(submitted)
-                        .members(1, Resources.builder().gpus(1).build()).build();
-                JobStatus j = new JobStatus(spec, JobState.PENDING, reason(r, op), null, 0, 0, sequence++, 0, 0, 0);
-                pending.put(j.id(), j);
-                builder.add(j);
+            if (kind < 4 || h.pending.isEmpty()) {
+                h.arrive(op, reason(r, op));
             } else if (kind < 6) {
-                JobStatus j = PendingIndexProperties.pick(pending, r);
-                pending.remove(j.id());
-                left.put(j.id(), j);
-                builder.remove(j);
+                h.leave();
             } else if (kind < 9) { // a new reason in place, as the engine writes one
-                JobStatus j = PendingIndexProperties.pick(pending, r);
+                JobStatus j = h.pickPending();
                 JobStatus now = j.waitingFor(reason(r, op));
-                pending.put(j.id(), now);
+                h.pending.put(j.id(), now);
                 builder.restate(j, now);
-            } else if (!left.isEmpty()) {
-                JobStatus j = PendingIndexProperties.pick(left, r);
-                left.remove(j.id());
-                JobStatus back = j.waitingFor(reason(r, op));
-                pending.put(j.id(), back);
-                builder.add(back);
+            } else {
+                int at = op;
+                h.comeBack(j -> j.waitingFor(reason(r, at)));
             }
             if (r.nextInt(3) == 0 || op == operations - 1) {
                 for (PendingIndex.Group g : builder.freeze().groups()) {
