@@ -47,25 +47,16 @@ final class Actuation {
     /** The engine's actuator: carries each decision out on the API server. Runs on the reconcile thread. */
     void apply(List<Decision> decisions) {
         state.beforeWrites.run();
+        // node decisions are carried out once the round's node requests are known (actuateNodes)
+        Decision.Handler onApiServer = new Decision.Handler(this::applyAdmit, this::applyPreempt, this::applyResize,
+                p -> state.pass.provisions.add(p), dp -> state.pass.deprovisions.add(dp));
         for (Decision d : decisions) {
             if ((d instanceof Admit || d instanceof Preempt || d instanceof Resize) && !state.mayWrite()) {
                 state.fencedWrites++;
                 continue;
             }
             try {
-                if (d instanceof Admit a) {
-                    applyAdmit(a);
-                } else if (d instanceof Preempt p) {
-                    applyPreempt(p);
-                } else if (d instanceof Resize r) {
-                    applyResize(r);
-                } else if (d instanceof Provision p) {
-                    state.pass.provisions.add(p); // carried out once the round's node requests are known (actuateNodes)
-                } else if (d instanceof Deprovision dp) {
-                    state.pass.deprovisions.add(dp);
-                } else {
-                    LOG.info("{} is left to the cluster's autoscaler", d);
-                }
+                d.applyTo(onApiServer);
             } catch (KubernetesClientException | IllegalArgumentException e) {
                 LOG.warn("could not apply {}: {}", d, e.getMessage());
                 if (d instanceof Admit) {

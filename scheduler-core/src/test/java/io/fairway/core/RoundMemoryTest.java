@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -97,6 +99,32 @@ class RoundMemoryTest {
         }
     }
 
+    /** One history given to a scheduler that remembers rounds ({@code a}) and to one that decides from scratch ({@code b}). */
+    private record Twins(Scheduler a, Scheduler b) {
+        static Twins of(Function<Boolean, Scheduler> build) {
+            return new Twins(build.apply(true), build.apply(false));
+        }
+
+        /** Does the same to both. */
+        void both(Consumer<Scheduler> step) {
+            step.accept(a);
+            step.accept(b);
+        }
+
+        /** @return the remembering scheduler's round, after checking that the other one decided the same */
+        RoundResult round() {
+            RoundResult ra = a.runRound();
+            sameDecisions(ra, b.runRound());
+            return ra;
+        }
+
+        /** Both hear that the job finished, then run a round. @return the remembering scheduler's round */
+        RoundResult finishAndRound(String jobId) {
+            both(s -> s.reportFinished(jobId));
+            return round();
+        }
+    }
+
     @Test
     void aRoundInWhichNothingChangedMakesNoAttemptAgain() {
         RoundFixture.Counting remembering = new RoundFixture.Counting(Policies.create("priority", Map.of()));
@@ -121,21 +149,18 @@ class RoundMemoryTest {
 
     @Test
     void aWalkingPolicysRepeatedAttemptsAreAnsweredFromMemoryAndAChangeIsSeenAtOnce() {
-        Scheduler a = scheduler(new EveryJob(true), true);
-        Scheduler b = scheduler(new EveryJob(true), false);
-        RoundFixture.fillAndQueue(a);
-        RoundFixture.fillAndQueue(b);
-        sameDecisions(a.runRound(), b.runRound());
-        sameDecisions(a.runRound(), b.runRound());
+        Twins t = Twins.of(remember -> scheduler(new EveryJob(true), remember));
+        Scheduler a = t.a();
+        Scheduler b = t.b();
+        t.both(RoundFixture::fillAndQueue);
+        t.round();
+        t.round();
         assertThat(a.roundMemory().answeredByLastRound()).as("attempts answered from memory in a round where nothing changed")
                 .isGreaterThanOrEqualTo(20);
         assertThat(b.roundMemory()).as("a scheduler that does not remember").isNull();
 
         io.fairway.api.job.PendingReason before = a.status("wait-3").orElseThrow().pendingReason();
-        a.reportFinished("run-1"); // 8 GPUs free: the capacity every waiting job depended on changed
-        b.reportFinished("run-1");
-        RoundResult ra = a.runRound();
-        sameDecisions(ra, b.runRound());
+        RoundResult ra = t.finishAndRound("run-1"); // 8 GPUs free: the capacity every waiting job depended on changed
         assertThat(ra.decisions()).as("the freed node is used").anyMatch(d -> d instanceof Admit);
         sameAnswers(a, b);
         // wait-0..2 took 7 of the 8 GPUs: wait-3 (8 GPUs) still fails for quota, now with 1 unused. The answer is the same, so
@@ -212,6 +237,15 @@ class RoundMemoryTest {
                 .podSet(io.fairway.api.job.PodSet.of("main", 1, Resources.builder().gpus(gpus).build())).build();
     }
 
+    /** @return {@code count} one-member jobs of 1, 2, 4 and 8 GPUs in turn, submitted one millisecond apart */
+    private static List<JobSpec> ofFourShapes(String idPrefix, String queue, int count, long firstSubmitted) {
+        List<JobSpec> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            jobs.add(job(idPrefix + i, queue, 1 << (i % 4), firstSubmitted + i));
+        }
+        return jobs;
+    }
+
     /** Submits both jobs, admits them in one round and reports both started. */
     private static void startBoth(Scheduler s, JobSpec one, JobSpec two) {
         s.submitAll(List.of(one, two));
@@ -222,27 +256,21 @@ class RoundMemoryTest {
 
     @Test
     void aQuotaFailureStandsInACohortTreeTheRoundLeftAlone() {
-        Scheduler a = twoTrees(true);
-        Scheduler b = twoTrees(false);
-        for (Scheduler s : List.of(a, b)) {
+        Twins t = Twins.of(this::twoTrees);
+        Scheduler a = t.a();
+        t.both(s -> {
             startBoth(s, job("run-a", "lq-a", 8, 0), job("run-b", "lq-b", 8, 0));
-            List<JobSpec> waiting = new ArrayList<>(List.of(job("wait-a", "lq-a", 8, 10)));
-            for (int i = 0; i < 8; i++) {
-                waiting.add(job("wait-b-" + i, "lq-b", 1 << (i % 4), 20 + i)); // behind wait-a: quota of cohort b is full
-            }
-            s.submitAll(waiting);
-        }
-        sameDecisions(a.runRound(), b.runRound()); // every waiting job fails for quota
-        sameDecisions(a.runRound(), b.runRound());
-        a.reportFinished("run-a"); // cohort a's quota frees: wait-a is admitted first, and the plan has changed
-        b.reportFinished("run-a");
-        RoundResult ra = a.runRound();
-        sameDecisions(ra, b.runRound());
+            s.submit(job("wait-a", "lq-a", 8, 10));
+            s.submitAll(ofFourShapes("wait-b-", "lq-b", 8, 20)); // behind wait-a: quota of cohort b is full
+        });
+        t.round(); // every waiting job fails for quota
+        t.round();
+        RoundResult ra = t.finishAndRound("run-a"); // cohort a's quota frees: wait-a is admitted first, and the plan has changed
         assertThat(ra.decisions()).as("wait-a admitted").anyMatch(d -> d instanceof Admit x && x.jobId().equals("wait-a"));
         // cohort b's tree did not change, in the snapshot nor in the plan: its four shapes' quota failures stand
         assertThat(a.roundMemory().answeredByLastRound()).as("quota failures in cohort b answered from memory after an admission in a")
                 .isGreaterThanOrEqualTo(4);
-        sameAnswers(a, b);
+        sameAnswers(t.a(), t.b());
     }
 
     /**
@@ -260,52 +288,41 @@ class RoundMemoryTest {
         return b.build();
     }
 
+    /** {@link #twoFlavors} with both nodes full: run-a on the a100 node, run-h on the h100 node. */
+    private Twins twoFullNodes() {
+        Twins t = Twins.of(this::twoFlavors);
+        t.both(s -> startBoth(s, job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0)));
+        return t;
+    }
+
     @Test
     void aPlacementFailureDependsOnTheCapacityOfItsFlavorsNodesOnly() {
-        Scheduler a = twoFlavors(true);
-        Scheduler b = twoFlavors(false);
-        for (Scheduler s : List.of(a, b)) {
-            startBoth(s, job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0));
-            List<JobSpec> waiting = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                waiting.add(job("wait-a-" + i, "lq-a100", 1 << i, 10 + i)); // four shapes, none fits the full a100 node
-            }
-            s.submitAll(waiting);
-        }
-        sameDecisions(a.runRound(), b.runRound());
-        sameDecisions(a.runRound(), b.runRound());
-        a.reportFinished("run-h"); // the h100 node empties: the a100 node, all cq-a's jobs can use, is as it was
-        b.reportFinished("run-h");
-        RoundResult ra = a.runRound();
-        sameDecisions(ra, b.runRound());
+        Twins t = twoFullNodes();
+        Scheduler a = t.a();
+        t.both(s -> s.submitAll(ofFourShapes("wait-a-", "lq-a100", 4, 10))); // none fits the full a100 node
+        t.round();
+        t.round();
+        RoundResult ra = t.finishAndRound("run-h"); // the h100 node empties: the a100 node, all cq-a's jobs can use, is as it was
         assertThat(ra.decisions()).isEmpty();
         assertThat(a.roundMemory().answeredByLastRound()).as("placement failures on the a100 node answered from memory")
                 .isEqualTo(4);
         assertThat(a.status("wait-a-0").orElseThrow().pendingReason().code()).isEqualTo(io.fairway.api.job.PendingReason.Code.INSUFFICIENT_CAPACITY);
-        sameAnswers(a, b);
+        sameAnswers(t.a(), t.b());
     }
 
     @Test
     void aFlavorThatMovesToOtherNodesDependsOnTheirCapacityFromThen() {
-        Scheduler a = twoFlavors(true);
-        Scheduler b = twoFlavors(false);
-        for (Scheduler s : List.of(a, b)) {
-            startBoth(s, job("run-a", "lq-a100", 8, 0), job("run-h", "lq-h100", 8, 0));
-            s.submitAll(List.of(job("wait-a", "lq-a100", 4, 10)));
-        }
-        sameDecisions(a.runRound(), b.runRound());
-        sameDecisions(a.runRound(), b.runRound());
-        for (Scheduler s : List.of(a, b)) { // flavor a100 now places on the h100 node, full as well
-            s.queues().updateFlavor(new ResourceFlavor("a100", Map.of("tier", "h100"), List.of(), List.of()));
-        }
-        sameDecisions(a.runRound(), b.runRound());
-        sameDecisions(a.runRound(), b.runRound());
-        a.reportFinished("run-h"); // the node flavor a100 now places on empties: its failure no longer stands
-        b.reportFinished("run-h");
-        RoundResult ra = a.runRound();
-        sameDecisions(ra, b.runRound());
+        Twins t = twoFullNodes();
+        t.both(s -> s.submit(job("wait-a", "lq-a100", 4, 10)));
+        t.round();
+        t.round();
+        // flavor a100 now places on the h100 node, full as well
+        t.both(s -> s.queues().updateFlavor(new ResourceFlavor("a100", Map.of("tier", "h100"), List.of(), List.of())));
+        t.round();
+        t.round();
+        RoundResult ra = t.finishAndRound("run-h"); // the node flavor a100 now places on empties: its failure no longer stands
         assertThat(ra.decisions()).as("wait-a admitted on the node its flavor moved to").hasSize(1);
-        sameAnswers(a, b);
+        sameAnswers(t.a(), t.b());
     }
 
     /** One flavor, two nodes of 8 GPUs, a ClusterQueue of 64 GPUs that never preempts. */
@@ -321,23 +338,22 @@ class RoundMemoryTest {
 
     @Test
     void aPlacementFailureStandsWhileTheRoomFreedIsTooSmallForIt() {
-        Scheduler a = roomy(true);
-        Scheduler b = roomy(false);
-        for (Scheduler s : List.of(a, b)) {
+        Twins t = Twins.of(this::roomy);
+        Scheduler a = t.a();
+        Scheduler b = t.b();
+        t.both(s -> {
             s.submitAll(List.of(job("run-1", "lq", 8, 0), job("run-2", "lq", 4, 1), job("run-3", "lq", 4, 2)));
             s.runRound();
             for (String id : List.of("run-1", "run-2", "run-3")) {
                 s.reportStarted(id);
             }
             s.submit(job("big", "lq", 8, 10));
-        }
-        sameDecisions(a.runRound(), b.runRound()); // big waits: no free GPU
+        });
+        t.round(); // big waits: no free GPU
         io.fairway.api.job.PendingReason first = a.status("big").orElseThrow().pendingReason();
         assertThat(first.code()).isEqualTo(io.fairway.api.job.PendingReason.Code.INSUFFICIENT_CAPACITY);
 
-        a.reportFinished("run-2"); // 4 GPUs free on n2: still no node with 8
-        b.reportFinished("run-2");
-        sameDecisions(a.runRound(), b.runRound());
+        t.finishAndRound("run-2"); // 4 GPUs free on n2: still no node with 8
         assertThat(a.roundMemory().answeredByLastRound()).as("the failure answered from memory: it needs more than any node has free")
                 .isEqualTo(1);
         assertThat(a.status("big").orElseThrow().pendingReason()).as("the reason is kept, as of the round that gave it").isSameAs(first);
@@ -345,10 +361,7 @@ class RoundMemoryTest {
                 .containsEntry("freeGpus", 4L);
         sameAnswers(a, b);
 
-        a.reportFinished("run-3"); // n2 empties: now it fits
-        b.reportFinished("run-3");
-        RoundResult ra = a.runRound();
-        sameDecisions(ra, b.runRound());
+        RoundResult ra = t.finishAndRound("run-3"); // n2 empties: now it fits
         assertThat(ra.decisions()).as("big admitted once a node has room").anyMatch(d -> d instanceof Admit x && x.jobId().equals("big"));
         sameAnswers(a, b);
     }

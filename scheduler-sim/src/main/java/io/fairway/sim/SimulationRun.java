@@ -2,10 +2,8 @@ package io.fairway.sim;
 
 import io.fairway.api.decision.Admit;
 import io.fairway.api.decision.Decision;
-import io.fairway.api.decision.Deprovision;
 import io.fairway.api.decision.Placement;
 import io.fairway.api.decision.Preempt;
-import io.fairway.api.decision.Provision;
 import io.fairway.api.decision.Resize;
 import io.fairway.api.event.EventType;
 import io.fairway.api.event.SchedulerEvent;
@@ -487,19 +485,12 @@ final class SimulationRun {
     // ---------------------------------------------------------------- the actuator
 
     private void actuate(List<Decision> decisions) {
+        Decision.Handler simulated = new Decision.Handler(this::admit, this::preempt, this::resize, nodes::provision, dp -> {
+            record("Deprovision", null, dp.node() + ": " + dp.reason());
+            nodes.deprovisioned(dp.node());
+        });
         for (Decision d : decisions) {
-            if (d instanceof Preempt p) {
-                preempt(p);
-            } else if (d instanceof Admit a) {
-                admit(a);
-            } else if (d instanceof Resize r) {
-                resize(r);
-            } else if (d instanceof Provision p) {
-                nodes.provision(p);
-            } else if (d instanceof Deprovision dp) {
-                record("Deprovision", null, dp.node() + ": " + dp.reason());
-                nodes.deprovisioned(dp.node());
-            }
+            d.applyTo(simulated);
         }
     }
 

@@ -28,6 +28,8 @@ import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The FIFO policies against a scripted context (no engine): the order they try jobs in, what they block, and the
@@ -230,13 +232,15 @@ class OrderedPolicyTest {
         assertThat(ctx.waiting.get("big").code()).isEqualTo(PendingReason.Code.QUOTA);
     }
 
-    @Test
-    void aBestEffortQueueInsideAStrictPolicyIsNotBlocked() {
-        ScriptedContext ctx = new ScriptedContext().queue("cq", 8, QueueingStrategy.BEST_EFFORT_FIFO)
-                .job("big", "cq", 16, 0, 1)
-                .job("small", "cq", 1, 0, 2);
-        policy("strict-fifo").plan(ctx);
-        assertThat(ctx.admitted).containsExactly("small");
+    /** Best effort: the priority policy, and a best-effort queue even inside the strict policy. */
+    @ParameterizedTest(name = "{0}, queue strategy {1}")
+    @CsvSource({"strict-fifo, BEST_EFFORT_FIFO", "priority, "})
+    void aBestEffortQueueIsNotBlockedByAJobThatDoesNotFit(String policy, QueueingStrategy strategy) {
+        ScriptedContext ctx = new ScriptedContext().queue("cq", 4, strategy)
+                .job("high-huge", "cq", 16, 9, 1)
+                .job("low", "cq", 2, 0, 2);
+        policy(policy).plan(ctx);
+        assertThat(ctx.admitted).containsExactly("low");
     }
 
     @Test
@@ -248,15 +252,6 @@ class OrderedPolicyTest {
                 .job("mid", "cq", 1, 5, 5);
         policy("priority").plan(ctx);
         assertThat(ctx.tried).containsExactly("high-early", "high-late", "mid", "low-early");
-    }
-
-    @Test
-    void priorityIsBestEffort() {
-        ScriptedContext ctx = new ScriptedContext().queue("cq", 4, null)
-                .job("high-huge", "cq", 16, 9, 1)
-                .job("low", "cq", 2, 0, 2);
-        policy("priority").plan(ctx);
-        assertThat(ctx.admitted).containsExactly("low");
     }
 
     @Test

@@ -160,4 +160,9 @@ public record Admit(String jobId, String clusterQueue, Map<String, String> flavo
         flavors = Map.copyOf(flavors);
         counts = Map.copyOf(counts);
     }
+
+    @Override
+    public void applyTo(Handler handler) {
+        handler.admit().accept(this);
+    }
 }

@@ -18,4 +18,9 @@ public record Deprovision(String node, String reason) implements Decision {
     public String jobId() {
         return null;
     }
+
+    @Override
+    public void applyTo(Handler handler) {
+        handler.deprovision().accept(this);
+    }
 }

@@ -16,4 +16,9 @@ public record Preempt(String jobId, String reason, boolean checkpoint, boolean m
         InvalidSpecException.requireName("preempt.jobId", jobId);
         reason = reason == null ? "" : reason;
     }
+
+    @Override
+    public void applyTo(Handler handler) {
+        handler.preempt().accept(this);
+    }
 }

@@ -22,4 +22,9 @@ public record Provision(String nodePool, String instanceType, int count, String 
     public String jobId() {
         return null;
     }
+
+    @Override
+    public void applyTo(Handler handler) {
+        handler.provision().accept(this);
+    }
 }

@@ -16,4 +16,9 @@ public record Resize(String jobId, String podSet, int targetCount, Placement pla
         InvalidSpecException.requireName("resize.jobId", jobId);
         InvalidSpecException.check(targetCount > 0, "resize.targetCount", targetCount, "targetCount must be > 0, was %d", targetCount);
     }
+
+    @Override
+    public void applyTo(Handler handler) {
+        handler.resize().accept(this);
+    }
 }

@@ -6,6 +6,8 @@ import io.fairway.api.model.Resources;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The shared job orders: who goes first when submit times, priorities or nothing but the sequence differ. */
 class JobOrderTest {
@@ -28,18 +30,25 @@ class JobOrderTest {
     private final JobStatus sameTimeLastAccepted = job("same-time-last", 0, 2_000, 4);
     private final JobStatus urgentEarly = job("urgent-early", 10, 3_000, 5);
 
-    @Test
-    void submissionIsSubmitTimeThenSequence() {
-        assertThat(sorted(JobOrder.SUBMISSION, lateUrgent, sameTimeLastAccepted, early, urgentEarly, sameTimeFirstAccepted))
-                .containsExactly("early", "same-time-first", "same-time-last", "urgent-early", "late-urgent");
-        assertThat(sorted(JobOrder.SUBMISSION.reversed(), early, sameTimeFirstAccepted, sameTimeLastAccepted))
-                .containsExactly("same-time-last", "same-time-first", "early");
+    /**
+     * SUBMISSION is submit time, then the order the scheduler accepted the jobs in; PRIORITY is highest first, then
+     * submission order; SEQUENCE ignores submit time and priority.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "SUBMISSION | early, same-time-first, same-time-last, urgent-early, late-urgent",
+        "PRIORITY   | urgent-early, late-urgent, early, same-time-first, same-time-last",
+        "SEQUENCE   | late-urgent, same-time-first, early, same-time-last, urgent-early"})
+    void eachOrderSortsTheJobsWhateverOrderTheyCameIn(JobOrder order, String expected) {
+        List<String> inOrder = List.of(expected.split(", "));
+        assertThat(sorted(order, sameTimeLastAccepted, lateUrgent, early, sameTimeFirstAccepted, urgentEarly)).isEqualTo(inOrder);
+        assertThat(sorted(order, urgentEarly, sameTimeFirstAccepted, early, lateUrgent, sameTimeLastAccepted)).isEqualTo(inOrder);
     }
 
     @Test
-    void priorityIsHighestFirstThenSubmissionOrder() {
-        assertThat(sorted(JobOrder.PRIORITY, sameTimeLastAccepted, lateUrgent, early, sameTimeFirstAccepted, urgentEarly))
-                .containsExactly("urgent-early", "late-urgent", "early", "same-time-first", "same-time-last");
+    void submissionReversedIsLatestFirst() {
+        assertThat(sorted(JobOrder.SUBMISSION.reversed(), early, sameTimeFirstAccepted, sameTimeLastAccepted))
+                .containsExactly("same-time-last", "same-time-first", "early");
     }
 
     @Test
@@ -47,12 +56,6 @@ class JobOrderTest {
         JobStatus lowest = job("lowest", Integer.MIN_VALUE, 0, 1);
         JobStatus highest = job("highest", Integer.MAX_VALUE, 0, 2);
         assertThat(sorted(JobOrder.PRIORITY, lowest, early, highest)).containsExactly("highest", "early", "lowest");
-    }
-
-    @Test
-    void sequenceIgnoresSubmitTimeAndPriority() {
-        assertThat(sorted(JobOrder.SEQUENCE, urgentEarly, early, lateUrgent, sameTimeLastAccepted, sameTimeFirstAccepted))
-                .containsExactly("late-urgent", "same-time-first", "early", "same-time-last", "urgent-early");
     }
 
     @Test

@@ -18,7 +18,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Placement across nodes: topology levels (block → rack → host), required and preferred constraints, reasons,
@@ -133,13 +137,23 @@ class TopologyPlacementTest {
         assertThat(p.throughputFactor()).isEqualTo(0.52);
     }
 
-    @Test
-    void requiredBlockKeepsAGangOfFourNodesInOneBlock() {
-        PlacementFixture f = blocksAndRacks(AWARE);
-        f.take("n2", 0);
-        Placement p = f.placeOk(4, 8, TopologyRequest.required(BLOCK));
-        assertThat(distinct(f.labelOfMembers(p, BLOCK))).containsExactly("b2");
-        assertThat(p.nodes()).containsExactlyInAnyOrder("n5", "n6", "n7", "n8");
+    static Stream<Arguments> requiredDomains() {
+        return Stream.of(
+                // four whole nodes: b1 has a GPU taken, so only b2 holds the gang
+                Arguments.of(AWARE, "n2", 4, 8, BLOCK, "b2", List.of("n5", "n6", "n7", "n8")),
+                // first fit still honours a required rack: r1 has a GPU taken, r2 is the first rack with 16 free
+                Arguments.of(FIRST_FIT, "n1", 16, 1, RACK, "r2", List.of("n3", "n4")));
+    }
+
+    @ParameterizedTest(name = "{0}: {2} x {3} GPUs requiring one {4}")
+    @MethodSource("requiredDomains")
+    void aRequiredDomainKeepsTheGangInTheFirstDomainThatHoldsItWhole(PlacementStrategy strategy, String partlyUsed, int members,
+                                                                      int gpus, String level, String domain, List<String> nodes) {
+        PlacementFixture f = blocksAndRacks(strategy);
+        f.take(partlyUsed, 0);
+        Placement p = f.placeOk(members, gpus, TopologyRequest.required(level));
+        assertThat(distinct(f.labelOfMembers(p, level))).containsExactly(domain);
+        assertThat(p.nodes()).containsExactlyInAnyOrderElementsOf(nodes);
     }
 
     @Test
@@ -265,13 +279,5 @@ class TopologyPlacementTest {
             where.add(m.node() + ":" + m.gpus().get(0));
         }
         assertThat(where).containsExactly("n1:0", "n1:2", "n1:3", "n1:4", "n1:5", "n1:6", "n1:7", "n2:0", "n2:1", "n2:2");
-    }
-
-    @Test
-    void firstFitStillHonoursARequiredRack() {
-        PlacementFixture f = blocksAndRacks(FIRST_FIT);
-        f.take("n1", 0);
-        Placement p = f.placeOk(16, 1, TopologyRequest.required(RACK));
-        assertThat(distinct(f.labelOfMembers(p, RACK))).containsExactly("r2");
     }
 }

@@ -17,11 +17,10 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.ResourceGroup;
 import io.fairway.api.model.ResourceQuota;
 import io.fairway.api.model.Resources;
-import io.fairway.api.spi.Attempt;
 import io.fairway.core.snapshot.Snapshot;
 import io.fairway.core.admission.QuotaBook;
-import io.fairway.core.placement.CapacityPlan;
-import io.fairway.core.placement.Placer;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -69,7 +68,7 @@ class PreemptionIndexProperties {
             }
             Snapshot s = w.snapshot(round, new ArrayList<>(holding.values()));
             FakePlan plan = new FakePlan(s);
-            PreemptionIndex index = new PreemptionIndex(plan);
+            PreemptionIndex index = new PreemptionIndex(plan.asSearchPlan());
             List<JobStatus> running = s.holding();
             check(w, s, plan, index, r);
             for (int c = 0; c < changesPerRound && !running.isEmpty(); c++) {
@@ -252,7 +251,7 @@ class PreemptionIndexProperties {
         Scratch(Snapshot s, FakePlan plan) {
             this.s = s;
             this.plan = plan;
-            this.quota = plan.quota();
+            this.quota = plan.quota;
         }
 
         List<JobStatus> jobsOf(String q) {
@@ -452,7 +451,7 @@ class PreemptionIndexProperties {
     }
 
     /** A round's plan as the index reads it: the snapshot, its quota, and which running jobs it took out. */
-    private static final class FakePlan implements SearchPlan {
+    private static final class FakePlan {
         final Snapshot snapshot;
         final QuotaBook quota;
         final Set<String> preempted = new HashSet<>();
@@ -463,79 +462,25 @@ class PreemptionIndexProperties {
             this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
         }
 
-        @Override
-        public Snapshot snapshot() {
-            return snapshot;
-        }
-
-        @Override
-        public QuotaBook quota() {
-            return quota;
-        }
-
-        @Override
-        public boolean outOfPlan(String jobId) {
+        boolean outOfPlan(String jobId) {
             return preempted.contains(jobId) || resized.contains(jobId);
         }
 
-        @Override
-        public CapacityPlan capacity() {
-            throw notRead("capacity");
-        }
-
-        @Override
-        public List<Placer.Taken> held(String jobId) {
-            throw notRead("held");
-        }
-
-        @Override
-        public String clusterQueueOf(JobStatus job) {
-            throw notRead("clusterQueueOf");
-        }
-
-        @Override
-        public long state() {
-            throw notRead("state");
-        }
-
-        @Override
-        public void restoreState(long earlier) {
-            throw notRead("restoreState");
-        }
-
-        @Override
-        public boolean preemptForSearch(JobStatus job, String reason) {
-            throw notRead("preemptForSearch");
-        }
-
-        @Override
-        public void restore(String jobId) {
-            throw notRead("restore");
-        }
-
-        @Override
-        public boolean fits(JobStatus job) {
-            throw notRead("fits");
-        }
-
-        @Override
-        public Attempt tryAdmit(JobStatus job) {
-            throw notRead("tryAdmit");
-        }
-
-        @Override
-        public void unadmit(String jobId) {
-            throw notRead("unadmit");
-        }
-
-        @Override
-        public void explainPreemption(String jobId, String reason) {
-            throw notRead("explainPreemption");
-        }
-
         /** The index reads only the snapshot, the quota and which jobs left the plan; any other call fails the property. */
-        private static AssertionError notRead(String method) {
-            return new AssertionError("the preemption index called SearchPlan." + method + ", which it has no use for");
+        SearchPlan asSearchPlan() {
+            InvocationHandler reads = (proxy, method, args) -> {
+                if (method.getDeclaringClass() == Object.class) {
+                    return method.invoke(this, args);
+                }
+                return switch (method.getName()) {
+                    case "snapshot" -> snapshot;
+                    case "quota" -> quota;
+                    case "outOfPlan" -> outOfPlan((String) args[0]);
+                    default -> throw new AssertionError("the preemption index called SearchPlan." + method.getName()
+                            + ", which it has no use for");
+                };
+            };
+            return (SearchPlan) Proxy.newProxyInstance(SearchPlan.class.getClassLoader(), new Class<?>[] {SearchPlan.class}, reads);
         }
     }
 }
