@@ -1,6 +1,5 @@
 package io.fairway.policies.themis;
 
-import java.util.Map;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -15,18 +14,11 @@ import net.jqwik.api.constraints.LongRange;
  * outlived its admission would show.
  */
 class KeptEstimatesTest {
-    private static MiniSim run(boolean keep, Map<String, String> params, long seed, int apps, long spanHours, double checkpointSeconds) {
-        return MiniSim.randomHistory(new ThemisPolicy("themis", ThemisProvider.config(params), keep), seed, apps, spanHours, checkpointSeconds);
-    }
-
     @Property(tries = 15)
     void keptEstimatesDecideAsFreshOnes(@ForAll @LongRange(min = 1, max = 1_000_000) long seed, @ForAll @IntRange(min = 6, max = 24) int apps,
                                         @ForAll @IntRange(min = 1, max = 12) int spanHours, @ForAll boolean checkpoints,
                                         @ForAll boolean perJob) {
-        Map<String, String> params = Map.of("perJob", Boolean.toString(perJob));
-        double checkpointSeconds = checkpoints ? 120 : 0;
-        MiniSim kept = run(true, params, seed, apps, spanHours, checkpointSeconds);
-        MiniSim fresh = run(false, params, seed, apps, spanHours, checkpointSeconds);
-        MiniSim.assertSameHistory(kept, fresh);
+        MiniSim.assertDecideAlike(params -> new ThemisPolicy("themis", ThemisProvider.config(params), true),
+                params -> new ThemisPolicy("themis", ThemisProvider.config(params), false), seed, apps, spanHours, checkpoints, perJob);
     }
 }

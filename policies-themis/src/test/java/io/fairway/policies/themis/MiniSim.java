@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * A tiny discrete-event loop around a real {@link Scheduler} for tests: jobs run for their estimate ÷ speed (members
@@ -103,6 +104,22 @@ final class MiniSim {
         sim.run(400L * 3600 * 1000);
         assertThat(sim.violations).isEmpty();
         return sim;
+    }
+
+    /**
+     * Two ways of running Themis decide alike on one random contended history: the same decisions, lease renewals and
+     * finishes.
+     *
+     * @param policy makes each way's policy from the history's parameters (the per-job term on or off)
+     * @param other makes the other way's
+     */
+    static void assertDecideAlike(Function<Map<String, String>, SchedulingPolicy> policy, Function<Map<String, String>, SchedulingPolicy> other,
+                                  long seed, int apps, int spanHours, boolean checkpoints, boolean perJob) {
+        Map<String, String> params = Map.of("perJob", Boolean.toString(perJob));
+        double checkpointSeconds = checkpoints ? 120 : 0;
+        MiniSim a = randomHistory(policy.apply(params), seed, apps, spanHours, checkpointSeconds);
+        MiniSim b = randomHistory(other.apply(params), seed, apps, spanHours, checkpointSeconds);
+        assertSameHistory(a, b);
     }
 
     /** Two runs decided alike: the same decisions, lease renewals and finishes, in the same order and at the same times. */

@@ -63,12 +63,8 @@ class QuietRoundsTest {
     void quietRoundsDecideAsFullRounds(@ForAll @LongRange(min = 1, max = 1_000_000) long seed, @ForAll @IntRange(min = 4, max = 24) int apps,
                                        @ForAll @IntRange(min = 1, max = 30) int spanHours, @ForAll boolean checkpoints,
                                        @ForAll boolean perJob) {
-        Map<String, String> params = Map.of("perJob", Boolean.toString(perJob));
-        double checkpointSeconds = checkpoints ? 120 : 0;
-        Counting quick = new Counting(Policies.create("themis", params));
-        MiniSim fast = MiniSim.randomHistory(quick, seed, apps, spanHours, checkpointSeconds);
-        MiniSim full = MiniSim.randomHistory(new PlanOnly(Policies.create("themis", params)), seed, apps, spanHours, checkpointSeconds);
-        MiniSim.assertSameHistory(fast, full);
+        MiniSim.assertDecideAlike(params -> new Counting(Policies.create("themis", params)),
+                params -> new PlanOnly(Policies.create("themis", params)), seed, apps, spanHours, checkpoints, perJob);
     }
 
     /** Jobs that fit together and run for hours: every lease expiry finds nothing waiting. */
