@@ -153,7 +153,7 @@ public final class TentativePlan {
     List<Placer.Taken> held(String jobId) {
         List<Placer.Taken> t = heldCapacity.get(jobId);
         if (t == null && lazyHeld) {
-            JobStatus j = holding(jobId);
+            JobStatus j = holdingById.get(jobId); // its spec and admission are all this reads: no service brought up to date
             if (j != null) {
                 t = takenBy(cap, j.spec(), j.admission());
                 heldCapacity.put(jobId, t);
