@@ -44,8 +44,16 @@ final class KeptReasons {
         if (carried == null) {
             return false;
         }
-        return keep ? given.sameAnswer(carried) : given.equalsButRound(carried);
+        if (!keep) {
+            return given.equalsButRound(carried);
+        }
+        // a reason given to many groups (a failure answered for a whole ClusterQueue and shape): its answer is worked
+        // out once, on its second comparison, and each later one is an identity check ({@link ReasonAnswers})
+        return seen.put(given, Boolean.TRUE) == null ? given.sameAnswer(carried) : ReasonAnswers.same(given, carried);
     }
+
+    /** The reasons given so far that {@link #stands} compared. */
+    private final Map<PendingReason, Boolean> seen = new IdentityHashMap<>();
 
     /**
      * As {@link #stands}, for a reason compared with many jobs' (a run's walk): the carried reasons' answers are
