@@ -15,9 +15,7 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
-import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
-import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
 import io.fairway.core.Scheduler;
 import java.util.ArrayList;
@@ -70,22 +68,10 @@ class RoundBoundsProperties {
         for (String policy : List.of("priority", "best-effort-fifo", "fair-sharing")) {
             for (long seed = 1; seed <= 10; seed++) {
                 AtomicLong now = new AtomicLong(1_000);
-                SchedulingPolicy counted = new SchedulingPolicy() {
-                    private final SchedulingPolicy inner = Policies.create(policy, Map.of());
-
-                    @Override
-                    public String name() {
-                        return inner.name();
-                    }
-
-                    @Override
-                    public void plan(PolicyContext ctx) {
-                        inner.plan(ctx);
-                        answered[0] += ((PlanContext) ctx).boundedSearches();
-                        answered[1] += ((PlanContext) ctx).standingQuotaFailures();
-                    }
-                };
+                BoundsCounted counted = new BoundsCounted(policy);
                 history(scheduler(now, policy, Map.of(), seed, counted), scheduler(now, policy, Map.of(), seed, null), new SplittableRandom(seed), now);
+                answered[0] += counted.allSearches;
+                answered[1] += counted.allQuota;
             }
         }
         assertThat(answered[0]).as("searches answered by a bound").isGreaterThan(50);

@@ -11,7 +11,6 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.PreemptionPolicy;
 import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
-import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
 import io.fairway.core.Policies;
 import io.fairway.core.RoundResult;
@@ -30,31 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 class RoundBoundsTest {
     private final AtomicLong now = new AtomicLong(1_000);
-    /** The searches and quota attempts the bounds answered in the last round of {@link #counted}. */
-    private final int[] answered = new int[2];
-
-    @AfterEach
-    void bothOn() {
-        RoundBounds.enabled = true;
-    }
-
     /** The priority policy, noting what the bounds answered. */
-    private SchedulingPolicy counted() {
-        SchedulingPolicy inner = Policies.create("priority", Map.of());
-        return new SchedulingPolicy() {
-            @Override
-            public String name() {
-                return inner.name();
-            }
-
-            @Override
-            public void plan(PolicyContext ctx) {
-                inner.plan(ctx);
-                answered[0] = ((PlanContext) ctx).boundedSearches();
-                answered[1] = ((PlanContext) ctx).standingQuotaFailures();
-            }
-        };
-    }
+    private final BoundsCounted counted = new BoundsCounted("priority");
 
     /** Nodes of 8 GPUs, under {@code policy}; cqA and cqB of {@code quotaA} and {@code quotaB} GPUs, LowerPriority within, no cohort. */
     private Scheduler scheduler(int nodes, int quotaA, int quotaB, SchedulingPolicy policy) {
@@ -97,7 +73,7 @@ class RoundBoundsTest {
 
     @Test
     void aQueueAtItsQuotaWithoutCandidatesIsAnsweredAfterAnotherTreeAdmits() {
-        Scheduler s = scheduler(3, 10, 8, counted());
+        Scheduler s = scheduler(3, 10, 8, counted);
         Scheduler reference = scheduler(3, 10, 8, Policies.create("priority", Map.of()));
         // cqA holds 8 of its 10 GPUs with jobs of priority 9: no job waiting in it has a candidate; a node stays free
         RoundResult r = sameHistory(s, reference, List.of(List.of(job("a-1", "a", 9, 4), job("a-2", "a", 9, 4)),
@@ -106,16 +82,16 @@ class RoundBoundsTest {
                 List.of(job("a-3", "a", 8, 2), job("p1", "a", 6, 2), job("q", "b", 5, 2), job("p2", "a", 4, 2), job("p3", "a", 3, 2))));
         assertThat(r.decisions()).hasSize(2);
         assertThat(s.status("q").orElseThrow().state()).isEqualTo(JobState.ADMITTED);
-        assertThat(answered[0]).as("searches answered by p1's").isEqualTo(2);
+        assertThat(counted.searches).as("searches answered by p1's").isEqualTo(2);
         // p2's admission attempt is answered by p1's quota failure (p3's by the round's memo: nothing changed since p2's)
-        assertThat(answered[1]).as("quota failures that stood after q's admission").isEqualTo(1);
+        assertThat(counted.quota).as("quota failures that stood after q's admission").isEqualTo(1);
         assertThat(s.status("p3").orElseThrow().pendingReason()).isEqualTo(reference.status("p3").orElseThrow().pendingReason());
         assertThat(s.status("p3").orElseThrow().pendingReason().message()).contains("no set of jobs that ClusterQueue cq-a may preempt makes room");
     }
 
     @Test
     void aSearchThatCountedTheFreeGpusIsMadeAgainOnceAnotherTreeFreedSome() {
-        Scheduler s = scheduler(2, 10, 9, counted());
+        Scheduler s = scheduler(2, 10, 9, counted);
         Scheduler reference = scheduler(2, 10, 9, Policies.create("priority", Map.of()));
         // n0: b-x (cqB, priority 0, 8 GPUs); n1: a-mid (priority 7, 6 GPUs) and a-low (priority 0, 2 GPUs): cqA uses 8 of 10
         sameHistory(s, reference, List.of(List.of(job("b-x", "b", 0, 8)), List.of(job("a-mid", "a", 7, 6)), List.of(job("a-low", "a", 0, 2))));
