@@ -42,7 +42,7 @@ public final class PlanContext implements PolicyContext {
     private final PendingView pending;
     private final TentativePlan plan;
     private final AttemptMemo memo = new AttemptMemo();
-    /** Failed preemption searches that answer later ones within the round ({@link RoundBounds}). */
+    /** Failures (for quota, of preemption searches) that answer later attempts of the round ({@link RoundBounds}). */
     private final RoundBounds bounds;
     private final RandomGenerator random;
     private final QuotaView quotaView;
@@ -792,6 +792,7 @@ public final class PlanContext implements PolicyContext {
         plan.reasons.put(job.id(), a.reason());
         return a;
     }
+
     @Override
     public boolean holdsInPlan(JobStatus job) {
         return plan.holding(job.id()) != null && !plan.preempted.containsKey(job.id());
