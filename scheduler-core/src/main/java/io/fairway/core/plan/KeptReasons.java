@@ -47,9 +47,13 @@ final class KeptReasons {
         if (!keep) {
             return given.equalsButRound(carried);
         }
-        // a reason given to many groups (a failure answered for a whole ClusterQueue and shape): its answer is worked
-        // out once, on its second comparison, and each later one is an identity check ({@link ReasonAnswers})
-        return seen.put(given, Boolean.TRUE) == null ? given.sameAnswer(carried) : ReasonAnswers.same(given, carried);
+        // a reason given to many groups (a failure answered for a whole ClusterQueue and shape), compared with carried
+        // sentences whose numbers moved: its answer is worked out once, on its second comparison, and each later one is
+        // an identity check ({@link ReasonAnswers}); equal sentences (or codes that differ) are cheaper compared directly
+        if (seen.put(given, Boolean.TRUE) == null || given.code() != carried.code() || given.message().equals(carried.message())) {
+            return given.sameAnswer(carried);
+        }
+        return ReasonAnswers.same(given, carried);
     }
 
     /** The reasons given so far that {@link #stands} compared. */
