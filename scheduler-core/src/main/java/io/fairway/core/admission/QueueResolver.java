@@ -53,6 +53,20 @@ public final class QueueResolver {
      * @return the ClusterQueue a pending job is admitted through now, or null when its queues are missing or stopped
      */
     public String resolve(JobStatus j) {
+        if (j == lastJob) {
+            return lastQueue; // a job is resolved several times in a row (its checks, attempts and reason): once is enough
+        }
+        String r = resolveAnew(j);
+        lastJob = j;
+        lastQueue = r;
+        return r;
+    }
+
+    /** The last job resolved and its ClusterQueue (the answer never changes: the snapshot is frozen). */
+    private JobStatus lastJob;
+    private String lastQueue;
+
+    private String resolveAnew(JobStatus j) {
         if (!nodeReservationQueues.isEmpty()) {
             String nodeReservationQueue = nodeReservationQueues.get(j.id());
             if (nodeReservationQueue != null) {

@@ -499,6 +499,21 @@ public final class QuotaBook {
         return n.changes;
     }
 
+    /**
+     * The cohort tree a ClusterQueue belongs to, as an identity: its root cohort, or the queue itself when it has no
+     * cohort. Two queues of one tree give the same object.
+     *
+     * @param cq a ClusterQueue
+     * @return the tree, or null for a queue the book does not know
+     */
+    public Object treeOf(String cq) {
+        QNode n = queueIndex.get(cq);
+        while (n != null && n.parent != null) {
+            n = n.parent;
+        }
+        return n;
+    }
+
     /** Counts {@link #treeChanges} from zero again, for every tree. */
     public void resetTreeChanges() {
         for (QNode n : queues.values()) {

@@ -44,8 +44,20 @@ final class KeptReasons {
         if (carried == null) {
             return false;
         }
-        return keep ? given.sameAnswer(carried) : given.equalsButRound(carried);
+        if (!keep) {
+            return given.equalsButRound(carried);
+        }
+        // a reason given to many groups (a failure answered for a whole ClusterQueue and shape), compared with carried
+        // sentences whose numbers moved: its answer is worked out once, on its second comparison, and each later one is
+        // an identity check ({@link ReasonAnswers}); equal sentences (or codes that differ) are cheaper compared directly
+        if (seen.put(given, Boolean.TRUE) == null || given.code() != carried.code() || given.message().equals(carried.message())) {
+            return given.sameAnswer(carried);
+        }
+        return ReasonAnswers.same(given, carried);
     }
+
+    /** The reasons given so far that {@link #stands} compared. */
+    private final Map<PendingReason, Boolean> seen = new IdentityHashMap<>();
 
     /**
      * As {@link #stands}, for a reason compared with many jobs' (a run's walk): the carried reasons' answers are

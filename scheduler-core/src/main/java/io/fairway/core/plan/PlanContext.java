@@ -42,6 +42,8 @@ public final class PlanContext implements PolicyContext {
     private final PendingView pending;
     private final TentativePlan plan;
     private final AttemptMemo memo = new AttemptMemo();
+    /** Failures (for quota, of preemption searches) that answer later attempts of the round ({@link RoundBounds}). */
+    private final RoundBounds bounds;
     private final RandomGenerator random;
     private final QuotaView quotaView;
     private final CapacityView capacityView;
@@ -124,6 +126,7 @@ public final class PlanContext implements PolicyContext {
         this.pending = new PendingView(snapshot, queues);
         Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
         this.plan = new TentativePlan(snapshot, preemption, charged);
+        this.bounds = new RoundBounds(plan);
         this.random = new SplittableRandom(snapshot.seed() * 0x9E3779B97F4A7C15L + snapshot.round());
         this.quotaView = new PlanQuota(plan, queues);
         this.capacityView = new PlanCapacity(plan.cap);
@@ -155,6 +158,7 @@ public final class PlanContext implements PolicyContext {
      * and recorded in, the memory. A round with jobs waiting for nodes under reserved quota does not use the memory.
      */
     public void policyStarts() {
+        bounds.start();
         if (memory != null && snapshot.provisioning().reservations().isEmpty()) {
             startState = plan.state();
             plan.quota.resetTreeChanges();
@@ -289,6 +293,15 @@ public final class PlanContext implements PolicyContext {
 
     @Override
     public Attempt tryAdmit(JobStatus job) {
+        long before = plan.state();
+        Attempt a = admitFullSize(job);
+        if (plan.state() != before) {
+            bounds.touched(queues.resolve(job), before); // an admission, or capacity kept for its queue as a lender
+        }
+        return a;
+    }
+
+    private Attempt admitFullSize(JobStatus job) {
         AttemptMemo.AttemptKey key = null;
         // Not for elastic jobs: the placement search keeps a per-round cache of "never fits" reasons by pod set, not by
         // member count, which their smaller attempts then read; skipping the full-size attempt would change what they read.
@@ -314,20 +327,35 @@ public final class PlanContext implements PolicyContext {
             if (remembered && placementStillFails(job, cqName, key) != null) {
                 return fail(job, memo.failedAdmission(key, plan.state()).reason());
             }
+            PendingReason quota = job.spec().isElastic() ? null : bounds.quotaFailure(key);
+            if (quota != null) { // a quota failure of this round in a cohort tree nothing changed since (see RoundBounds)
+                lastFailedForQuota = true;
+                noteFailure(key, quota, remembered, quotaOnly, cqName);
+                keepForLender(job, quota);
+                return fail(job, quota);
+            }
         }
         Attempt a = tryAdmit(job, Assignment.fullCounts(job.spec()));
         if (key != null && !a.admitted() && a.reason() != null) {
-            memo.admissionFailed(key, plan.state(), a.reason());
-            if (remembered) {
-                memory.admissionFailed(key, a.reason(), lastFailedForQuota);
-            } else if (quotaOnly && lastFailedForQuota && treeAsAtStart(cqName)) {
-                memory.admissionFailed(key, a.reason(), true);
+            noteFailure(key, a.reason(), remembered, quotaOnly, cqName);
+            if (lastFailedForQuota && !job.spec().isElastic()) {
+                bounds.quotaFailed(key, cqName, a.reason());
             }
         }
         if (!a.admitted()) {
             keepForLender(job, a.reason());
         }
         return a;
+    }
+
+    /** Records a failed full-size admission in the round's memo and, where it may answer later rounds, the memory. */
+    private void noteFailure(AttemptMemo.AttemptKey key, PendingReason reason, boolean remembered, boolean quotaOnly, String cqName) {
+        memo.admissionFailed(key, plan.state(), reason);
+        if (remembered) {
+            memory.admissionFailed(key, reason, lastFailedForQuota);
+        } else if (quotaOnly && lastFailedForQuota && treeAsAtStart(cqName)) {
+            memory.admissionFailed(key, reason, true);
+        }
     }
 
     /**
@@ -462,6 +490,7 @@ public final class PlanContext implements PolicyContext {
         }
         keptFor.put(cqName, new Kept(job.id(), demand));
         plan.changed();
+        bounds.kept(cqName);
     }
 
     /**
@@ -559,6 +588,8 @@ public final class PlanContext implements PolicyContext {
         if (ar.reason() != null) {
             return fail(job, ar.reason());
         }
+        bounds.capacityRead();
+        long before = plan.state();
         PendingReason last = null;
         for (Assignment.Choice c : ar.choices()) {
             Placed p = place.apply(c);
@@ -571,7 +602,9 @@ public final class PlanContext implements PolicyContext {
                 Kept kept = keptFor.get(cqName);
                 if (kept != null && kept.jobId().equals(job.id())) {
                     keptFor.remove(cqName); // admitted after all (by preemption): nothing to keep for it
+                    bounds.kept(cqName);
                 }
+                bounds.touched(cqName, before);
                 return Attempt.success(a);
             }
             last = p.reason();
@@ -610,14 +643,19 @@ public final class PlanContext implements PolicyContext {
         if (!job.spec().preemptible()) {
             return false; // its priority class is not preemptible: no policy may take it
         }
+        long before = plan.state();
         boolean done = plan.preempt(job, reason);
         policyPreemptions |= done;
+        bounds.touched(job.admission() == null ? null : job.admission().clusterQueue(), before);
         return done;
     }
 
     @Override
     public Attempt resize(JobStatus job, String podSet, int targetCount) {
-        return Resizer.resize(plan, job, podSet, targetCount);
+        long before = plan.state();
+        Attempt a = Resizer.resize(plan, job, podSet, targetCount);
+        bounds.touched(null, before); // what it frees and takes is not placed in one tree here
+        return a;
     }
 
     @Override
@@ -682,13 +720,17 @@ public final class PlanContext implements PolicyContext {
                     newer ? job.spec().submitTimeMillis() : 0, newer ? job.sequence() : 0);
             RoundMemory.Answer f = memory.search(remembered);
             if (f != null) { // the same search on an equal plan in an earlier round: replayed as the memo below does
-                plan.skipAdmissions(f.admissions());
-                if (f.admissions() > 0) {
-                    plan.reasons.remove(job.id());
-                }
-                plan.reasons.put(job.id(), f.reason());
-                return Attempt.failure(f.reason());
+                return replayedSearch(job, f.reason(), f.admissions());
             }
+        }
+        AttemptMemo.AttemptKey boundKey = RoundBounds.appliesToSearch(job, cq) ? memo.attemptKey(cq.name(), job) : null;
+        PendingReason bounded = boundKey == null ? null : bounds.search(boundKey, job, cqName, first.reason());
+        if (bounded != null) { // a failed search of this key at a priority as high answers it (see RoundBounds)
+            if (remembered != null) {
+                memory.searchFailed(remembered, bounded, 0); // the search's own answer, for this priority in the next rounds
+            }
+            plan.reasons.put(job.id(), bounded);
+            return Attempt.failure(bounded);
         }
         PreemptionSearch.Rank rank = plan.preemption.rank(job, cq);
         AttemptMemo.SearchKey key = rank == null ? null : new AttemptMemo.SearchKey(memo.attemptKey(cq.name(), job), rank);
@@ -700,27 +742,54 @@ public final class PlanContext implements PolicyContext {
             if (f != null) {
                 // the same search on the same plan, over the same candidates: it would fail the same way, and leave the
                 // plan as it found it but for the admission numbers it used
-                plan.skipAdmissions(f.admissions());
-                if (f.admissions() > 0) {
-                    plan.reasons.remove(job.id());
+                if (boundKey != null) {
+                    bounds.searchFailed(boundKey, job, cqName, first.reason(), f.reason(), f.admissions(), -1);
                 }
-                plan.reasons.put(job.id(), f.reason());
-                return Attempt.failure(f.reason());
+                return replayedSearch(job, f.reason(), f.admissions());
             }
         }
+        return search(job, cq, first.reason(), key, remembered, boundKey);
+    }
+
+    /** A failed search answered without being made: the admission numbers it used are skipped, its reason given. */
+    private Attempt replayedSearch(JobStatus job, PendingReason reason, long admissions) {
+        plan.skipAdmissions(admissions);
+        if (admissions > 0) {
+            plan.reasons.remove(job.id());
+        }
+        plan.reasons.put(job.id(), reason);
+        return Attempt.failure(reason);
+    }
+
+    /** Makes a preemption search and notes a failure in the round's memo, the memory and the search bounds. */
+    private Attempt search(JobStatus job, ClusterQueue cq, PendingReason notFitting, AttemptMemo.SearchKey key,
+                           RoundMemory.SearchKey remembered, AttemptMemo.AttemptKey boundKey) {
         long before = plan.state();
         long admissionsBefore = plan.admissions();
-        Attempt a = plan.preemption.run(job, cq, first.reason());
-        if (!a.admitted()) {
-            plan.restoreState(before); // a failed search undid all it tried
-            if (key != null) {
-                memo.searchFailed(key, new AttemptMemo.Failed(plan.state(), a.reason(), plan.admissions() - admissionsBefore));
-            }
-            if (remembered != null) {
-                memory.searchFailed(remembered, a.reason(), plan.admissions() - admissionsBefore);
-            }
-            plan.reasons.put(job.id(), a.reason());
+        long readsBefore = bounds.capacityReads();
+        bounds.searching(true);
+        Attempt a;
+        try {
+            a = plan.preemption.run(job, cq, notFitting);
+        } finally {
+            bounds.searching(false);
         }
+        if (a.admitted()) {
+            bounds.touched(cq.name(), before); // the victims are of its cohort tree
+            return a;
+        }
+        plan.restoreState(before); // a failed search undid all it tried
+        long used = plan.admissions() - admissionsBefore;
+        if (key != null) {
+            memo.searchFailed(key, new AttemptMemo.Failed(plan.state(), a.reason(), used));
+        }
+        if (remembered != null) {
+            memory.searchFailed(remembered, a.reason(), used);
+        }
+        if (boundKey != null) {
+            bounds.searchFailed(boundKey, job, cq.name(), notFitting, a.reason(), used, readsBefore);
+        }
+        plan.reasons.put(job.id(), a.reason());
         return a;
     }
 
@@ -768,7 +837,23 @@ public final class PlanContext implements PolicyContext {
             return first;
         }
         policyPreemptions |= !victims.isEmpty();
+        bounds.touched(null, before); // the victims the policy named may be of any tree
         return a;
+    }
+
+    /** Counts a read of the plan's capacity by the preemption search ({@link RoundBounds}). */
+    void capacityRead() {
+        bounds.capacityRead();
+    }
+
+    /** @return how many preemption searches a failed search's bound answered in this round, for tests and diagnostics */
+    public int boundedSearches() {
+        return bounds.searchesAnswered();
+    }
+
+    /** @return how many admission attempts a quota failure of the round answered after the plan changed elsewhere */
+    public int standingQuotaFailures() {
+        return bounds.quotaAnswered();
     }
 
     /** @return true when the job would be admitted now (nothing is changed) */
@@ -780,6 +865,7 @@ public final class PlanContext implements PolicyContext {
         if (ar.reason() != null) {
             return false;
         }
+        bounds.capacityRead();
         for (Assignment.Choice c : ar.choices()) {
             Placer.Outcome o = plan.placer.place(job.spec(), counts, plan.flavorSpecs(c.flavors()));
             if (o.result() != null) {

@@ -34,6 +34,7 @@ final class PlanForSearch implements SearchPlan {
 
     @Override
     public CapacityPlan capacity() {
+        ctx.capacityRead(); // what a search reads decides how long its failure stands (RoundBounds)
         return p.cap;
     }
 

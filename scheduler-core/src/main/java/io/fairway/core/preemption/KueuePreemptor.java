@@ -129,8 +129,7 @@ final class KueuePreemptor {
             victims.jobs.forEach(v -> ctx.explainPreemption(v.id(), Preemptor.describe(v, job, ctx.clusterQueueOf(v), cq.name())));
             return a;
         }
-        return Attempt.failure(new PendingReason(notFitting.code(), notFitting.message()
-                + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
+        return Attempt.failure(PreemptionSearch.noVictimSet(notFitting, cq.name()));
     }
 
     /**

@@ -35,6 +35,18 @@ public final class PreemptionSearch {
     }
 
     /**
+     * The reason a search that finds no victims gives: the admission attempt's failure with the search's sentence added.
+     *
+     * @param notFitting why the job does not fit without preemption
+     * @param cq its ClusterQueue's name
+     * @return the search's failure
+     */
+    public static PendingReason noVictimSet(PendingReason notFitting, String cq) {
+        return new PendingReason(notFitting.code(), notFitting.message() + "; no set of jobs that ClusterQueue " + cq
+                + " may preempt makes room", notFitting.details());
+    }
+
+    /**
      * Where a job's priority ranks among the candidates it may take: two jobs of one shape and ClusterQueue with
      * the same rank see the same candidates, so a failed search need not be repeated.
      *

@@ -113,8 +113,7 @@ final class Preemptor {
             }
             return a;
         }
-        return Attempt.failure(new PendingReason(notFitting.code(), notFitting.message()
-                + "; no set of jobs that ClusterQueue " + cq.name() + " may preempt makes room", notFitting.details()));
+        return Attempt.failure(PreemptionSearch.noVictimSet(notFitting, cq.name()));
     }
 
     /**
