@@ -48,15 +48,16 @@ final class KeptReasons {
             return given.equalsButRound(carried);
         }
         // a reason given to many groups (a failure answered for a whole ClusterQueue and shape), compared with carried
-        // sentences whose numbers moved: its answer is worked out once, on its second comparison, and each later one is
-        // an identity check ({@link ReasonAnswers}); equal sentences (or codes that differ) are cheaper compared directly
-        if (seen.put(given, Boolean.TRUE) == null || given.code() != carried.code() || given.message().equals(carried.message())) {
+        // sentences whose numbers moved: its answer is worked out once, on its second such comparison, and each later
+        // one is an identity check ({@link ReasonAnswers}); equal sentences (or codes that differ) are cheaper compared
+        // directly, and are not counted
+        if (given.code() != carried.code() || given.message().equals(carried.message()) || seen.put(given, Boolean.TRUE) == null) {
             return given.sameAnswer(carried);
         }
         return ReasonAnswers.same(given, carried);
     }
 
-    /** The reasons given so far that {@link #stands} compared. */
+    /** The reasons given so far that {@link #stands} compared with a sentence whose numbers moved. */
     private final Map<PendingReason, Boolean> seen = new IdentityHashMap<>();
 
     /**
