@@ -48,17 +48,21 @@ final class KeptReasons {
             return given.equalsButRound(carried);
         }
         // a reason given to many groups (a failure answered for a whole ClusterQueue and shape), compared with carried
-        // sentences whose numbers moved: its answer is worked out once, on its second such comparison, and each later
-        // one is an identity check ({@link ReasonAnswers}); equal sentences (or codes that differ) are cheaper compared
-        // directly, and are not counted
-        if (given.code() != carried.code() || given.message().equals(carried.message()) || seen.put(given, Boolean.TRUE) == null) {
+        // sentences whose numbers moved: once it has been compared so often, its answer is worked out once and each
+        // later comparison is an identity check ({@link ReasonAnswers}); working out a fresh reason's answer costs more
+        // than a few direct comparisons. Equal sentences (or codes that differ) are compared directly and not counted.
+        if (given.code() != carried.code() || given.message().equals(carried.message())
+                || seen.merge(given, 1, Integer::sum) < SHARED_ANSWER_AFTER) {
             return given.sameAnswer(carried);
         }
         return ReasonAnswers.same(given, carried);
     }
 
-    /** The reasons given so far that {@link #stands} compared with a sentence whose numbers moved. */
-    private final Map<PendingReason, Boolean> seen = new IdentityHashMap<>();
+    /** How often {@link #stands} compared each reason given so far with a sentence whose numbers moved. */
+    private final Map<PendingReason, Integer> seen = new IdentityHashMap<>();
+
+    /** The comparisons of one given reason after which its shared answer is used. */
+    private static final int SHARED_ANSWER_AFTER = 8;
 
     /**
      * As {@link #stands}, for a reason compared with many jobs' (a run's walk): the carried reasons' answers are
