@@ -23,6 +23,9 @@ public final class CapacityPlan {
     final Map<String, Integer> nodeIndex;
     final long[] free;               // nodes.length * width
     final long[] freeGpuMask;        // positions
+    /** Per resource (GPUs aside): the nodes with none of it free, so a scan for room skips them a word at a time. */
+    final BitSet[] drained;
+    private final BitSet drainedScratch = new BitSet();
     final boolean[] schedulable;
     final int[] clusterOf;
     final List<ClusterIndex> clusters = new ArrayList<>();
@@ -120,6 +123,7 @@ public final class CapacityPlan {
         this.freeGpuMask = new long[count];
         this.schedulable = new boolean[count];
         this.clusterOf = new int[count];
+        this.drained = new BitSet[width];
         Map<String, List<Integer>> byCluster = new LinkedHashMap<>();
         Map<io.fairway.api.model.Resources, long[]> vectors = new HashMap<>(); // most nodes share a few capacities
         for (int i = 0; i < count; i++) {
@@ -131,6 +135,14 @@ public final class CapacityPlan {
             freeGpuMask[i] = shapes[i].fullMask();
             schedulable[i] = !n.unschedulable();
             byCluster.computeIfAbsent(n.cluster(), k -> new ArrayList<>()).add(i);
+        }
+        for (int r = 0; r < width; r++) {
+            drained[r] = new BitSet(count);
+            for (int i = 0; i < count; i++) {
+                if (free[i * width + r] <= 0) {
+                    drained[r].set(i);
+                }
+            }
         }
         List<String> clusterNames = new ArrayList<>(byCluster.keySet());
         java.util.Collections.sort(clusterNames);
@@ -233,6 +245,10 @@ public final class CapacityPlan {
         this.freeGpuMask = o.freeGpuMask.clone();
         this.schedulable = o.schedulable;
         this.clusterOf = o.clusterOf;
+        this.drained = new BitSet[o.drained.length];
+        for (int r = 0; r < drained.length; r++) {
+            drained[r] = (BitSet) o.drained[r].clone();
+        }
         for (ClusterIndex c : o.clusters) {
             this.clusters.add(new ClusterIndex(c));
         }
@@ -378,6 +394,34 @@ public final class CapacityPlan {
         return (int) fit;
     }
 
+    /**
+     * The nodes on which no member asking for {@code req} fits, for lack of a resource it asks for with none free
+     * ({@link #membersFit} is 0 on each): a scan for room may skip them.
+     *
+     * @param req a member's request (GPUs aside)
+     * @return those nodes (a view valid until the next change or call), or null when {@code req} asks for nothing
+     */
+    BitSet drainedFor(long[] req) {
+        BitSet only = null;
+        boolean several = false;
+        for (int r = 0; r < req.length && r < width; r++) {
+            if (req[r] <= 0 || r == resources.gpu) {
+                continue;
+            }
+            if (only == null) {
+                only = drained[r];
+            } else {
+                if (!several) {
+                    drainedScratch.clear();
+                    drainedScratch.or(only);
+                    several = true;
+                }
+                drainedScratch.or(drained[r]);
+            }
+        }
+        return several ? drainedScratch : only;
+    }
+
     /** @return true while changes are being recorded for rollback */
     boolean recording() {
         return recording;
@@ -446,7 +490,8 @@ public final class CapacityPlan {
         ClusterIndex ci = schedulable[node] ? clusters.get(clusterOf[node]) : null;
         for (int r = 0; r < req.length && r < width; r++) {
             if (r != resources.gpu && req[r] != 0) {
-                free[node * width + r] += sign * req[r];
+                long f = free[node * width + r] += sign * req[r];
+                drained[r].set(node, f <= 0);
                 if (ci != null) {
                     for (int l = 0; l < ci.levels.size(); l++) {
                         ci.domainFreeResources[l][ci.domainOf[l][node] * width + r] += sign * req[r];

@@ -221,8 +221,13 @@ public final class Placer {
 
     /** Members without GPUs: the first node, CPU-only nodes before GPU nodes, that takes them all. */
     private boolean singleNodeWithoutGpus(CapacityPlan.ClusterIndex ci, PlaceState st) {
+        BitSet drained = cap.drainedFor(st.req); // nodes where it cannot fit, skipped a run at a time
         for (BitSet set : new BitSet[] {ci.cpuOnly, ci.members}) {
             for (int n = set.nextSetBit(0); n >= 0; n = set.nextSetBit(n + 1)) {
+                if (drained != null && drained.get(n)) {
+                    n = drained.nextClearBit(n) - 1;
+                    continue;
+                }
                 if (st.ok(n) && cap.membersFit(n, st.req, 0) >= st.m) {
                     st.put(n, st.m);
                     return true;
