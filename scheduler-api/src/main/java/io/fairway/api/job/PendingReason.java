@@ -119,6 +119,11 @@ public record PendingReason(Code code, String message, Map<String, Long> details
         while (i < a.length() && j < b.length()) {
             char x = a.charAt(i);
             char y = b.charAt(j);
+            if (x == y && !Character.isDigit(x)) { // neither starts a number: the common case, without looking back
+                i++;
+                j++;
+                continue;
+            }
             int nx = numberEnd(a, i);
             int ny = numberEnd(b, j);
             if ((nx < 0) != (ny < 0)) {
