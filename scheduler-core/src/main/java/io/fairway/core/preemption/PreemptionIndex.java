@@ -46,6 +46,9 @@ final class PreemptionIndex {
         final int priority;
         final long stateSince;
         final long sequence;
+        /** The admission order's keys, read once. */
+        final long admittedAt;
+        final long admissionOrder;
         /** False for a job of a non-preemptible priority class: never a candidate. */
         final boolean preemptible;
         /** The (flavor, resource) pairs its pod sets name, read on first use. */
@@ -59,6 +62,9 @@ final class PreemptionIndex {
             this.stateSince = job.stateSinceMillis();
             this.sequence = job.sequence();
             this.preemptible = job.spec().preemptible();
+            Admit a = job.admission();
+            this.admittedAt = a.admittedAtMillis();
+            this.admissionOrder = a.admissionOrder();
         }
 
         /** @return true when the job is charged for one of the (flavor, resource) pairs */
@@ -130,6 +136,15 @@ final class PreemptionIndex {
         return c != 0 ? c : Integer.compare(a.holdingPos, b.holdingPos);
     };
 
+    /** Admission order: admission time, then admission order, then sequence. */
+    static final Comparator<Held> ADMISSION_ORDER = (a, b) -> {
+        int c = Long.compare(a.admittedAt, b.admittedAt);
+        if (c == 0) {
+            c = Long.compare(a.admissionOrder, b.admissionOrder);
+        }
+        return c != 0 ? c : Long.compare(a.sequence, b.sequence);
+    };
+
     private static final Held[] NONE = new Held[0];
 
     private final SearchPlan ctx;
@@ -178,8 +193,7 @@ final class PreemptionIndex {
     /** Lists a queue's jobs in admission order with their quota charges: on the first question about its usage. */
     private void build(Queue q) {
         Held[] adm = q.jobs.toArray(NONE);
-        Arrays.sort(adm, Comparator.comparingLong((Held h) -> h.job.admission().admittedAtMillis())
-                .thenComparingLong(h -> h.job.admission().admissionOrder()).thenComparingLong(h -> h.job.sequence()));
+        Arrays.sort(adm, ADMISSION_ORDER);
         q.byAdmission = adm;
         Map<String, Integer> frIds = new HashMap<>();
         List<Long> nominal = new ArrayList<>();
@@ -191,6 +205,18 @@ final class PreemptionIndex {
             adm[i].admissionPos = i;
             start[i] = n;
             JobStatus h = adm[i].job;
+            if (i > 0 && sameCharges(adm[i - 1].job, h)) { // a queue of one shape: its charges are read once
+                int from = start[i - 1];
+                int len = n - from;
+                if (n + len > fr.length) {
+                    fr = Arrays.copyOf(fr, (n + len) * 2 + 4);
+                    amount = Arrays.copyOf(amount, (n + len) * 2 + 4);
+                }
+                System.arraycopy(fr, from, fr, n, len);
+                System.arraycopy(amount, from, amount, n, len);
+                n += len;
+                continue;
+            }
             for (PodSet ps : h.spec().podSets()) {
                 int m = h.admission().counts().getOrDefault(ps.name(), ps.count());
                 for (Map.Entry<String, Long> r : ps.total(m).asMap().entrySet()) {
@@ -229,6 +255,29 @@ final class PreemptionIndex {
             }
         }
         q.used = used;
+    }
+
+    /**
+     * @return true when both jobs charge their queue the same (flavor, resource) amounts in the same order: pod sets
+     *     of the same names and requests, admitted with the same counts and flavors
+     */
+    private static boolean sameCharges(JobStatus a, JobStatus b) {
+        List<PodSet> pa = a.spec().podSets();
+        List<PodSet> pb = b.spec().podSets();
+        Admit aa = a.admission();
+        Admit ab = b.admission();
+        if (pa.size() != pb.size() || !aa.flavors().equals(ab.flavors())) {
+            return false;
+        }
+        for (int k = 0; k < pa.size(); k++) {
+            PodSet x = pa.get(k);
+            PodSet y = pb.get(k);
+            if (!x.name().equals(y.name()) || !x.resources().equals(y.resources())
+                    || aa.counts().getOrDefault(x.name(), x.count()).intValue() != ab.counts().getOrDefault(y.name(), y.count()).intValue()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Queue built(String queue) {
