@@ -185,8 +185,8 @@ public final class Placer {
             return true;
         }
         int host = ci.levels.size();
-        if (top == host) {
-            return false;
+        if (top == host || st.g == 0 && st.remaining() == 1) {
+            return false; // one member without GPUs: the single-node scan tried every node any search could give it
         }
         for (int l = host - 1; l >= Math.max(top, 0); l--) {
             if (inBestDomain(ci, l, st)) {

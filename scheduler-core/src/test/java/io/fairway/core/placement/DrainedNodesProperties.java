@@ -22,23 +22,26 @@ import net.jqwik.api.constraints.IntRange;
 /**
  * A job without GPUs goes to the first node, CPU-only nodes before GPU nodes, that holds all its members. The scan
  * skips nodes with none left of a resource the job asks for; this checks that skipping never changes the node chosen,
- * whatever mix of placements, releases, failed attempts and copies the free capacity went through.
+ * whatever mix of placements, releases, failed attempts and copies the free capacity went through; and that a single
+ * member the scan finds no node for is not placed by the searches across nodes and racks either (it stops there).
  */
 class DrainedNodesProperties {
     @Property(tries = 200)
     void theFirstNodeWithRoomIsChosenWhateverWasDrained(@ForAll @IntRange(min = 1, max = 40) int nodeCount,
-            @ForAll @IntRange(min = 1, max = 120) int steps, @ForAll long seed) {
+            @ForAll @IntRange(min = 1, max = 120) int steps, @ForAll boolean racks, @ForAll long seed) {
         Random rnd = new Random(seed);
         List<Node> nodes = new ArrayList<>();
         for (int i = 0; i < nodeCount; i++) {
             Node.Builder b = Node.builder("n" + i)
-                    .capacity(Resources.builder().cpu(rnd.nextInt(9)).memoryGiB(rnd.nextInt(33)).build());
+                    .capacity(Resources.builder().cpu(rnd.nextInt(9)).memoryGiB(rnd.nextInt(33)).build())
+                    .label(ClusterSpec.RACK_LABEL, "r" + rnd.nextInt(4));
             if (rnd.nextInt(4) == 0) {
                 b.gpus(GpuTopology.nvSwitch8("H100"));
             }
             nodes.add(b.build());
         }
-        CapacityPlan cap = new CapacityPlan(nodes, Map.of(Node.DEFAULT_CLUSTER, new ClusterSpec(Node.DEFAULT_CLUSTER, List.of())),
+        CapacityPlan cap = new CapacityPlan(nodes, Map.of(Node.DEFAULT_CLUSTER,
+                new ClusterSpec(Node.DEFAULT_CLUSTER, racks ? List.of(ClusterSpec.RACK_LABEL) : List.of())),
                 new ResourceIndex());
         List<Placer.Taken> held = new ArrayList<>();
         for (int s = 0; s < steps; s++) {
