@@ -31,6 +31,8 @@ public final class FairwaySide implements Side {
     private Scheduler scheduler;
     private long clock;
     private long heard;
+    /** The rounds the last {@link #preparePreemption()} ran to settle the cluster (the last decided nothing). */
+    int settledRounds;
     /** The thread's CPU time of each {@link #fill()} and {@link #preempt()}, in ms, in order (warm-ups included). */
     final java.util.List<Double> fillCpuMillis = new java.util.ArrayList<>();
     final java.util.List<Double> preemptCpuMillis = new java.util.ArrayList<>();
@@ -71,9 +73,27 @@ public final class FairwaySide implements Side {
         for (int q = 0; q < w.newcomer(); q++) {
             submit(q);
         }
-        scheduler.runRound();
+        settledRounds = settle();
         clock += 10_000;
         submit(w.newcomer());
+    }
+
+    /**
+     * Runs rounds until one decides nothing, as YARN's side sends heartbeats until a pass allocates nothing: the
+     * cluster is settled, and the engine has caught up with what the rounds decided, before the newcomer arrives.
+     *
+     * @return the rounds run (the last decided nothing)
+     */
+    private int settle() {
+        int rounds = 0;
+        while (rounds < 10) {
+            rounds++;
+            clock += 1_000;
+            if (scheduler.runRound().decisions().isEmpty()) {
+                break;
+            }
+        }
+        return rounds;
     }
 
     @Override

@@ -16,7 +16,10 @@ import java.util.function.Function;
  *   <li><b>fill</b>: an empty cluster, every queue's jobs waiting; one Fairway round, or YARN node heartbeats until
  *       a pass allocates nothing. Printed as allocations per second.</li>
  *   <li><b>preempt</b>: every queue but the last has filled the cluster (each above its guaranteed share), then the
- *       last queue's jobs arrive; cycles with preemption on until the newcomer holds its guaranteed share. Fairway:
+ *       last queue's jobs arrive; cycles with preemption on until the newcomer holds its guaranteed share. Both sides
+ *       settle before the newcomer arrives, unmeasured: YARN's nodes heartbeat until a pass allocates nothing, Fairway
+ *       runs rounds until one decides nothing (so neither side's measured step includes catching up on the fill).
+ *       Fairway:
  *       {@code runRound()} with {@code reclaimWithinCohort: Any}; YARN: {@code ProportionalCapacityPreemptionPolicy}
  *       cycles, each followed by a heartbeat from every node.</li>
  * </ol>

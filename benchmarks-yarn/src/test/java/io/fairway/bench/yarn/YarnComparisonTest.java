@@ -26,6 +26,8 @@ class YarnComparisonTest {
         try (FairwaySide f = new FairwaySide(SMALL); YarnSide y = new YarnSide(SMALL)) {
             f.preparePreemption();
             y.preparePreemption();
+            // settled as YARN's side is: the fill's round, then one that decides nothing, before the newcomer arrives
+            assertThat(f.settledRounds).as("rounds until one decided nothing").isBetween(2, 9);
             assertThat(f.shape()).isEqualTo(y.shape());
             Side.Outcome fo = f.preempt();
             Side.Outcome yo = y.preempt();
