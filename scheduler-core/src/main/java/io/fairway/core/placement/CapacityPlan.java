@@ -49,6 +49,11 @@ public final class CapacityPlan {
         // per level: node -> domain id, and domain -> free GPUs / free resources / node list / child domains
         final int[][] domainOf;
         final long[][] domainFree;
+        /**
+         * Per level: at least the free GPUs of its freest domain (raised when a domain gains, set exactly when a search
+         * reads every domain of the level), so a search for more GPUs than that can skip the level.
+         */
+        final long[] freestDomainBound;
         final long[][] domainFreeResources;  // per level: domain * width + resource
         final int[][][] domainNodes;
         final int[][][] domainChildren;      // per level: domain -> its domains one level narrower (none on the last)
@@ -68,6 +73,7 @@ public final class CapacityPlan {
             this.members.or(o.members);
             this.cpuOnly.or(o.cpuOnly);
             this.domainOf = o.domainOf;
+            this.freestDomainBound = o.freestDomainBound.clone();
             this.domainFree = new long[o.domainFree.length][];
             this.domainFreeResources = new long[o.domainFreeResources.length][];
             for (int l = 0; l < domainFree.length; l++) {
@@ -91,6 +97,7 @@ public final class CapacityPlan {
             }
             domainOf = new int[levels.size()][nodeCount];
             domainFree = new long[levels.size()][];
+            freestDomainBound = new long[levels.size()];
             domainFreeResources = new long[levels.size()][];
             domainNodes = new int[levels.size()][][];
             domainChildren = new int[levels.size()][][];
@@ -158,6 +165,9 @@ public final class CapacityPlan {
             }
             linkDomains(ci, members);
             addMembers(ci, members);
+            for (int l = 0; l < levels.size(); l++) {
+                ci.freestDomainBound[l] = Arrays.stream(ci.domainFree[l]).max().orElse(0);
+            }
         }
     }
 
@@ -513,7 +523,10 @@ public final class CapacityPlan {
             ci.byFreeGpus[after].set(node);
             for (int l = 0; l < ci.levels.size(); l++) {
                 int d = ci.domainOf[l][node];
-                ci.domainFree[l][d] += after - before;
+                long f = ci.domainFree[l][d] += after - before;
+                if (f > ci.freestDomainBound[l]) {
+                    ci.freestDomainBound[l] = f;
+                }
                 if (resources.gpu < width) {
                     ci.domainFreeResources[l][d * width + resources.gpu] += after - before;
                 }

@@ -323,17 +323,23 @@ public final class Placer {
     /** Tries the domains of a level that could hold the rest, best fit first (least room that suffices). */
     private boolean inBestDomain(CapacityPlan.ClusterIndex ci, int level, PlaceState st) {
         int want = st.remaining();
+        if (st.g > 0 && ci.freestDomainBound[level] < (long) want * st.g) {
+            return false; // no domain of the level has the GPUs: every estimate would fall short
+        }
         int domains = ci.domainNodes[level].length;
         long[] est = new long[domains];
         int candidates = 0;
         Integer[] order = new Integer[domains];
+        long[] free = ci.domainFree[level];
+        long freest = 0;
         for (int d = 0; d < domains; d++) {
             est[d] = estimate(ci, level, d, st);
             if (est[d] >= want) {
                 order[candidates++] = d;
             }
+            freest = Math.max(freest, free[d]);
         }
-        long[] free = ci.domainFree[level];
+        ci.freestDomainBound[level] = freest; // read exactly: the bound tightens
         Arrays.sort(order, 0, candidates, (a, b) -> {
             int c = Long.compare(est[a], est[b]);
             if (c == 0) {
