@@ -118,6 +118,10 @@ final class PreemptionIndex {
         int firstInPlan;
         /** The root of its cohort tree, or null. */
         String root;
+        /** The last {@link #heldAboveNominal} answer: for which pairs (the very set), at which {@link #version}. */
+        Set<String> aboveFor;
+        int aboveVersion;
+        boolean above;
 
         Queue(String name) {
             this.name = name;
@@ -388,7 +392,17 @@ final class PreemptionIndex {
      * @return true when it borrows in one of them
      */
     boolean heldAboveNominal(String queue, Set<String> pairs) {
-        return anyAgainstNominal(queue, pairs, 1);
+        Queue q = built(queue);
+        if (q == null) {
+            return false;
+        }
+        // asked once per candidate of a search, with the search's own set: answered again only after the queue changed
+        if (q.aboveFor != pairs || q.aboveVersion != q.version) {
+            q.above = anyAgainstNominal(queue, pairs, 1);
+            q.aboveFor = pairs;
+            q.aboveVersion = q.version;
+        }
+        return q.above;
     }
 
     /**
