@@ -59,7 +59,7 @@ final class KueuePreemptor {
         PreemptionPolicy p = cq.preemption();
         QuotaBook quota = ctx.quota();
         Map<String, Long> demand = demand(ctx, job, cq);
-        Set<String> needed = needed(quota, cq, demand);
+        Set<String> needed = index.shared(needed(quota, cq, demand));
         boolean fitsNominal = true;
         boolean underNominal = true;
         for (Map.Entry<String, Long> e : demand.entrySet()) {

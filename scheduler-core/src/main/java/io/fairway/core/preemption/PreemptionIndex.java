@@ -157,6 +157,8 @@ final class PreemptionIndex {
     /** Per cohort tree root: its ClusterQueues that hold jobs. */
     private final Map<String, List<Queue>> queuesByRoot = new HashMap<>();
     private final Map<String, String> rootOfQueue = new HashMap<>();
+    /** One set per content of the pairs searches need, so answers kept per set ({@link #heldAboveNominal}) serve later searches. */
+    private final Map<Set<String>, Set<String>> sharedPairs = new HashMap<>();
 
     PreemptionIndex(SearchPlan ctx) {
         this.ctx = ctx;
@@ -379,6 +381,14 @@ final class PreemptionIndex {
     Held[] borrowers(Queue q) {
         borrowingFlags(q);
         return q.borrowers;
+    }
+
+    /**
+     * @param pairs (flavor, resource) keys a search needs, not changed afterwards
+     * @return the set of the same keys this index gave out first (the same object for every equal set of the round)
+     */
+    Set<String> shared(Set<String> pairs) {
+        return sharedPairs.computeIfAbsent(pairs, k -> Set.copyOf(k));
     }
 
     /**
