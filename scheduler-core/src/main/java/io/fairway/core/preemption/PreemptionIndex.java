@@ -539,6 +539,9 @@ final class PreemptionIndex {
         private final Filter lastFilter;
         private final List<Held> read = new ArrayList<>();
         private int mergedCount = -1;
+        /** The merged sources with a job left, as a binary heap by that job (built on the first read). */
+        private int[] heap;
+        private int heapSize = -1;
 
         /**
          * @param merged the sources merged in candidate order, each from {@code starts[i]}
@@ -603,33 +606,100 @@ final class PreemptionIndex {
             return null;
         }
 
+        /**
+         * The next job of the merged sources in candidate order: the sources sit in a heap by their first job still
+         * listed, so a job costs O(log sources), not a look at every source (a cohort tree of many queues). A source's
+         * first job is checked again when it comes up, so the order is exactly that of a look at every source.
+         */
         private Held nextMerged() {
-            int best = -1;
-            Held bestHeld = null;
-            for (int s = 0; s < merged.length; s++) {
-                Held[] a = merged[s];
+            if (heapSize < 0) {
+                heap = new int[merged.length];
+                heapSize = 0;
+                for (int s = 0; s < merged.length; s++) {
+                    if (advance(s)) {
+                        heap[heapSize] = s;
+                        siftUp(heapSize++);
+                    }
+                }
+            }
+            while (heapSize > 0) {
+                int s = heap[0];
                 int p = pos[s];
-                while (p < end[s]) {
-                    Held h = a[p];
-                    if (mergedFilter.stop(h)) {
-                        p = end[s];
-                        break;
+                if (!advance(s)) {
+                    heap[0] = heap[--heapSize];
+                    siftDown(0);
+                } else if (pos[s] != p) {
+                    siftDown(0); // its first job is no longer listed: it takes its place by the next one
+                } else {
+                    Held h = merged[s][pos[s]++];
+                    if (advance(s)) {
+                        siftDown(0);
+                    } else {
+                        heap[0] = heap[--heapSize];
+                        siftDown(0);
                     }
-                    if (mergedFilter.accept(h)) {
-                        break;
-                    }
-                    p++;
-                }
-                pos[s] = p;
-                if (p < end[s] && (bestHeld == null || CANDIDATE_ORDER.compare(a[p], bestHeld) < 0)) {
-                    best = s;
-                    bestHeld = a[p];
+                    return h;
                 }
             }
-            if (best >= 0) {
-                pos[best]++;
+            return null;
+        }
+
+        /** Moves source {@code s} to its first job still listed. @return false when it has none left */
+        private boolean advance(int s) {
+            Held[] a = merged[s];
+            int p = pos[s];
+            while (p < end[s]) {
+                Held h = a[p];
+                if (mergedFilter.stop(h)) {
+                    p = end[s];
+                    break;
+                }
+                if (mergedFilter.accept(h)) {
+                    break;
+                }
+                p++;
             }
-            return bestHeld;
+            pos[s] = p;
+            return p < end[s];
+        }
+
+        private boolean before(int a, int b) {
+            return CANDIDATE_ORDER.compare(merged[a][pos[a]], merged[b][pos[b]]) < 0;
+        }
+
+        private void siftUp(int i) {
+            int s = heap[i];
+            while (i > 0) {
+                int parent = (i - 1) >>> 1;
+                if (!before(s, heap[parent])) {
+                    break;
+                }
+                heap[i] = heap[parent];
+                i = parent;
+            }
+            heap[i] = s;
+        }
+
+        private void siftDown(int i) {
+            if (heapSize == 0) {
+                return;
+            }
+            int s = heap[i];
+            while (true) {
+                int child = 2 * i + 1;
+                if (child >= heapSize) {
+                    break;
+                }
+                if (child + 1 < heapSize && before(heap[child + 1], heap[child])) {
+                    child++;
+                }
+                if (!before(heap[child], s)) {
+                    break;
+                }
+                heap[i] = heap[child];
+                i = child;
+            }
+            heap[i] = s;
         }
     }
 }
