@@ -50,10 +50,10 @@ public final class CapacityPlan {
         final int[][] domainOf;
         final long[][] domainFree;
         /**
-         * Per level: at least the free GPUs of its freest domain (raised when a domain gains, set exactly when a search
-         * reads every domain of the level), so a search for more GPUs than that can skip the level.
+         * Per level: its domains by free GPUs in powers of two ({@link #freeBucket}), so a search for a gang's GPUs
+         * reads only the domains that may have them.
          */
-        final long[] freestDomainBound;
+        final BitSet[][] domainsByFree;
         final long[][] domainFreeResources;  // per level: domain * width + resource
         final int[][][] domainNodes;
         final int[][][] domainChildren;      // per level: domain -> its domains one level narrower (none on the last)
@@ -73,7 +73,13 @@ public final class CapacityPlan {
             this.members.or(o.members);
             this.cpuOnly.or(o.cpuOnly);
             this.domainOf = o.domainOf;
-            this.freestDomainBound = o.freestDomainBound.clone();
+            this.domainsByFree = new BitSet[o.domainsByFree.length][];
+            for (int l = 0; l < domainsByFree.length; l++) {
+                domainsByFree[l] = new BitSet[o.domainsByFree[l].length];
+                for (int b = 0; b < domainsByFree[l].length; b++) {
+                    domainsByFree[l][b] = (BitSet) o.domainsByFree[l][b].clone();
+                }
+            }
             this.domainFree = new long[o.domainFree.length][];
             this.domainFreeResources = new long[o.domainFreeResources.length][];
             for (int l = 0; l < domainFree.length; l++) {
@@ -97,7 +103,7 @@ public final class CapacityPlan {
             }
             domainOf = new int[levels.size()][nodeCount];
             domainFree = new long[levels.size()][];
-            freestDomainBound = new long[levels.size()];
+            domainsByFree = new BitSet[levels.size()][];
             domainFreeResources = new long[levels.size()][];
             domainNodes = new int[levels.size()][][];
             domainChildren = new int[levels.size()][][];
@@ -166,7 +172,11 @@ public final class CapacityPlan {
             linkDomains(ci, members);
             addMembers(ci, members);
             for (int l = 0; l < levels.size(); l++) {
-                ci.freestDomainBound[l] = Arrays.stream(ci.domainFree[l]).max().orElse(0);
+                ci.domainsByFree[l] = new BitSet[freeBucket(Arrays.stream(ci.domainFree[l]).sum()) + 1];
+                Arrays.setAll(ci.domainsByFree[l], b -> new BitSet());
+                for (int d = 0; d < ci.domainFree[l].length; d++) {
+                    ci.domainsByFree[l][bucket(ci, l, ci.domainFree[l][d])].set(d);
+                }
             }
         }
     }
@@ -523,9 +533,13 @@ public final class CapacityPlan {
             ci.byFreeGpus[after].set(node);
             for (int l = 0; l < ci.levels.size(); l++) {
                 int d = ci.domainOf[l][node];
+                long was = ci.domainFree[l][d];
                 long f = ci.domainFree[l][d] += after - before;
-                if (f > ci.freestDomainBound[l]) {
-                    ci.freestDomainBound[l] = f;
+                int from = bucket(ci, l, was);
+                int to = bucket(ci, l, f);
+                if (from != to) {
+                    ci.domainsByFree[l][from].clear(d);
+                    ci.domainsByFree[l][to].set(d);
                 }
                 if (resources.gpu < width) {
                     ci.domainFreeResources[l][d * width + resources.gpu] += after - before;
@@ -534,6 +548,19 @@ public final class CapacityPlan {
             freeGpus += after - before;
             ci.freeGpus += after - before;
         }
+    }
+
+    /**
+     * @param free free GPUs
+     * @return the power-of-two bucket they fall in: 0 for none, {@code k} for 2^(k-1) up to 2^k - 1
+     */
+    static int freeBucket(long free) {
+        return free <= 0 ? 0 : 64 - Long.numberOfLeadingZeros(free);
+    }
+
+    /** @return the bucket of a level's index that holds a domain with {@code free} GPUs free (the last holds all above) */
+    static int bucket(ClusterIndex ci, int level, long free) {
+        return Math.min(freeBucket(free), ci.domainsByFree[level].length - 1);
     }
 
     /** @return the largest free GPU count on one schedulable node */

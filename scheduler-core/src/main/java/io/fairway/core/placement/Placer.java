@@ -320,26 +320,35 @@ public final class Placer {
         }
     }
 
-    /** Tries the domains of a level that could hold the rest, best fit first (least room that suffices). */
+    /**
+     * Tries the domains of a level that could hold the rest, best fit first (least room that suffices). For a gang
+     * of GPUs only the domains with as many GPUs free are read (by the level's index of domains by free GPUs).
+     */
     private boolean inBestDomain(CapacityPlan.ClusterIndex ci, int level, PlaceState st) {
         int want = st.remaining();
-        if (st.g > 0 && ci.freestDomainBound[level] < (long) want * st.g) {
-            return false; // no domain of the level has the GPUs: every estimate would fall short
-        }
         int domains = ci.domainNodes[level].length;
+        long[] free = ci.domainFree[level];
         long[] est = new long[domains];
         int candidates = 0;
         Integer[] order = new Integer[domains];
-        long[] free = ci.domainFree[level];
-        long freest = 0;
-        for (int d = 0; d < domains; d++) {
-            est[d] = estimate(ci, level, d, st);
-            if (est[d] >= want) {
-                order[candidates++] = d;
+        if (st.g > 0) {
+            long need = (long) want * st.g; // an estimate is at most a domain's free GPUs over each member's
+            BitSet[] byFree = ci.domainsByFree[level];
+            for (int b = CapacityPlan.bucket(ci, level, need); b < byFree.length; b++) {
+                for (int d = byFree[b].nextSetBit(0); d >= 0; d = byFree[b].nextSetBit(d + 1)) {
+                    if (free[d] >= need && (est[d] = estimate(ci, level, d, st)) >= want) {
+                        order[candidates++] = d;
+                    }
+                }
             }
-            freest = Math.max(freest, free[d]);
+        } else {
+            for (int d = 0; d < domains; d++) {
+                est[d] = estimate(ci, level, d, st);
+                if (est[d] >= want) {
+                    order[candidates++] = d;
+                }
+            }
         }
-        ci.freestDomainBound[level] = freest; // read exactly: the bound tightens
         Arrays.sort(order, 0, candidates, (a, b) -> {
             int c = Long.compare(est[a], est[b]);
             if (c == 0) {

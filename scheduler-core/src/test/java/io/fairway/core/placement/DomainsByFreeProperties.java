@@ -11,7 +11,6 @@ import io.fairway.api.model.Node;
 import io.fairway.api.model.Resources;
 import io.fairway.core.snapshot.PlacementStrategy;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -20,16 +19,16 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * The topology search skips a level when no domain of it has the GPUs a gang needs, reading a bound kept on the
- * freest domain instead of every domain. The skip is exact only while the bound is never below the freest domain's
- * free GPUs: this holds it to that through gangs placed (required and preferred racks and blocks), jobs letting go,
- * charges taken back after failed attempts, and copies.
+ * The topology search reads only the domains of a level that may have the GPUs a gang needs, through an index of the
+ * level's domains by free GPUs (in powers of two). That is exact only while every domain sits in the bucket of its
+ * free GPUs and in no other: this holds it to that through gangs placed (required and preferred racks and blocks),
+ * jobs letting go, charges taken back after failed attempts, and copies.
  */
-class FreestDomainBoundProperties {
+class DomainsByFreeProperties {
     private static final String BLOCK = "fairway.io/block";
 
     @Property(tries = 200)
-    void theBoundIsNeverBelowTheFreestDomain(@ForAll @IntRange(min = 1, max = 24) int nodeCount,
+    void everyDomainSitsInTheBucketOfItsFreeGpus(@ForAll @IntRange(min = 1, max = 24) int nodeCount,
             @ForAll @IntRange(min = 1, max = 80) int steps, @ForAll long seed) {
         Random rnd = new Random(seed);
         List<Node> nodes = new ArrayList<>();
@@ -62,8 +61,13 @@ class FreestDomainBoundProperties {
             }
             CapacityPlan.ClusterIndex ci = cap.clusters.get(0);
             for (int l = 0; l < ci.levels.size(); l++) {
-                long freest = Arrays.stream(ci.domainFree[l]).max().orElse(0);
-                assertThat(ci.freestDomainBound[l]).as("step %d, level %s", s, ci.levels.get(l)).isGreaterThanOrEqualTo(freest);
+                for (int d = 0; d < ci.domainFree[l].length; d++) {
+                    int expected = CapacityPlan.bucket(ci, l, ci.domainFree[l][d]);
+                    for (int b = 0; b < ci.domainsByFree[l].length; b++) {
+                        assertThat(ci.domainsByFree[l][b].get(d)).as("step %d, level %s, domain %d (%d free), bucket %d", s,
+                                ci.levels.get(l), d, ci.domainFree[l][d], b).isEqualTo(b == expected);
+                    }
+                }
             }
         }
     }
