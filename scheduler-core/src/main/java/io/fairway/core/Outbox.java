@@ -59,7 +59,11 @@ final class Outbox {
     private final Actuator actuator;
     final List<SchedulerListener> listeners = new CopyOnWriteArrayList<>();
     final Map<String, List<SchedulerListener>> jobSetListeners = new ConcurrentHashMap<>();
-    /** Events ({@link SchedulerEvent}) and actuator batches ({@link Outgoing}) not yet delivered, in state order. */
+    /** An operation's events, delivered in their order. */
+    private record Events(List<SchedulerEvent> list) {
+    }
+
+    /** Events (an operation's {@link Events}) and actuator batches ({@link Outgoing}) not yet delivered, in state order. */
     private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
     private final ReentrantLock deliveryLock = new ReentrantLock();
 
@@ -78,9 +82,15 @@ final class Outbox {
         return heard() ? new ArrayList<>() : UNHEARD;
     }
 
-    /** Queues an operation's events and decisions (state lock held). @return the decisions' batch, or null when none */
+    /**
+     * Queues an operation's events and decisions (state lock held). The events list is handed over: one entry for the
+     * whole list, not one per event (a round's hundreds of thousands of reasons cost one), so the caller must not
+     * change it afterwards. @return the decisions' batch, or null when none
+     */
     Outgoing publish(List<SchedulerEvent> events, List<Decision> decisions) {
-        queue.addAll(events);
+        if (!events.isEmpty()) {
+            queue.add(new Events(events));
+        }
         if (decisions.isEmpty()) {
             return null;
         }
@@ -101,8 +111,10 @@ final class Outbox {
         try {
             Object o;
             while ((o = queue.poll()) != null) {
-                if (o instanceof SchedulerEvent e) {
-                    dispatch(e);
+                if (o instanceof Events batch) {
+                    for (SchedulerEvent e : batch.list()) {
+                        dispatch(e);
+                    }
                 } else {
                     Outgoing out = (Outgoing) o;
                     try {
