@@ -139,7 +139,7 @@ final class Outbox {
         for (SchedulerListener l : listeners) {
             safely(l, e);
         }
-        if (e.jobSet() != null) {
+        if (e.jobSet() != null && !jobSetListeners.isEmpty()) { // no lookup (no hash of the name) when nobody listens so
             List<SchedulerListener> ls = jobSetListeners.get(e.jobSet());
             if (ls != null) {
                 for (SchedulerListener l : ls) {
