@@ -373,6 +373,15 @@ public final class PendingIndex implements PendingJobs {
     public static final class Builder {
         private final Map<Key, MutableGroup> groups = new HashMap<>();
         private PendingIndex last;
+        /** The groups created since the last freeze (some may have left again): the freeze lists them after the others. */
+        private final List<MutableGroup> arrived = new ArrayList<>();
+
+        /** {@link #GROUP_ORDER} of the groups' heads, read from the keys kept at their last freeze. */
+        private static final Comparator<MutableGroup> HEAD_ORDER = (a, b) -> {
+            int c = Long.compare(a.headSubmitted, b.headSubmitted);
+            return c != 0 ? c : Long.compare(a.headSequence, b.headSequence);
+        };
+
         /** The groups of the last freeze, in order: the next freeze starts from it, so its sort has little to move. */
         private List<MutableGroup> lastOrder = List.of();
         private long freezes;
@@ -397,6 +406,9 @@ public final class PendingIndex implements PendingJobs {
             boolean gone;
             /** The freeze that last listed it. */
             long listedIn;
+            /** The order keys of its first job as of its last freeze (the groups are sorted by them, not by the jobs). */
+            long headSubmitted;
+            long headSequence;
             /**
              * The answer its jobs are counted against, or null (not known: counted again at the next freeze); and
              * how many present jobs carry a reason that does not give it ({@link PendingReason#sameAnswer}). Kept
@@ -583,7 +595,13 @@ public final class PendingIndex implements PendingJobs {
 
         /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
         public void add(JobStatus j) {
-            MutableGroup g = groups.computeIfAbsent(Key.of(j.spec()), MutableGroup::new);
+            Key key = Key.of(j.spec());
+            MutableGroup g = groups.get(key);
+            if (g == null) {
+                g = new MutableGroup(key);
+                groups.put(key, g);
+                arrived.add(g);
+            }
             g.add(j); // the same job with an older status is replaced in place
             g.frozen = null;
             last = null;
@@ -643,6 +661,7 @@ public final class PendingIndex implements PendingJobs {
         public void clear() {
             groups.values().forEach(g -> g.gone = true);
             groups.clear();
+            arrived.clear();
             last = null;
         }
 
@@ -661,23 +680,32 @@ public final class PendingIndex implements PendingJobs {
                     order.add(g);
                 }
             }
-            for (MutableGroup g : groups.values()) {
-                if (g.listedIn != freeze) {
+            for (MutableGroup g : arrived) {
+                if (!g.gone && g.listedIn != freeze) {
                     g.listedIn = freeze;
                     order.add(g);
                 }
             }
+            arrived.clear();
+            boolean sorted = true;
+            MutableGroup previous = null;
             for (MutableGroup g : order) {
                 if (g.frozen == null) {
                     g.frozen = Group.of(g.key, g.compact(), true);
+                    g.headSubmitted = g.submitted[0]; // compacted: slot 0 holds the head
+                    g.headSequence = g.sequence[0];
                     g.frozen.commonAnswer = g.commonAnswer();
                     if (g.answer != null) {
                         g.frozen.countedAnswer = g.answer;
                         g.frozen.oddPositions = g.oddSlots();
                     }
                 }
+                sorted &= previous == null || HEAD_ORDER.compare(previous, g) <= 0;
+                previous = g;
             }
-            order.sort((a, b) -> GROUP_ORDER.compare(a.frozen.head(), b.frozen.head()));
+            if (!sorted) {
+                order.sort(HEAD_ORDER);
+            }
             lastOrder = order;
             List<Group> out = new ArrayList<>(order.size());
             for (MutableGroup g : order) {
