@@ -41,10 +41,21 @@ final class PendingView {
     /** How many groups were given a reason in bulk. */
     private int bulkCount;
 
-    PendingView(Snapshot snapshot, QueueResolver queues) {
+    /**
+     * @param snapshot the round's input
+     * @param queues resolves the jobs' ClusterQueues
+     * @param configuration stands for the round's configuration ({@link RoundMemory.Round#configuration()}): the
+     *     groups' ClusterQueues are kept against it across rounds; null to resolve every group anew
+     */
+    PendingView(Snapshot snapshot, QueueResolver queues, Object configuration) {
         this.snapshot = snapshot;
         this.queues = queues;
+        // a job waiting for nodes resolves to the queue that reserved for it, not its group's: resolved job by job
+        this.configuration = snapshot.provisioning().reservations().isEmpty() ? configuration : null;
     }
+
+    /** Stands for the round's configuration, or null: see the constructor. */
+    private final Object configuration;
 
     /** The snapshot's groups, resolved once: {@link #bulk} is keyed by their identity. */
     private PendingIndex index;
@@ -150,7 +161,7 @@ final class PendingView {
             String[] resolved = new String[all.size()];
             for (int at = 0; at < resolved.length; at++) {
                 PendingIndex.Group g = all.get(at);
-                String cq = queues.resolve(g.head());
+                String cq = configuration == null ? queues.resolve(g.head()) : g.clusterQueueUnder(configuration, queues::resolve);
                 resolved[at] = cq;
                 if (cq == null) {
                     continue;

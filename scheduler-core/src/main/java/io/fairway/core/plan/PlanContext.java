@@ -123,7 +123,7 @@ public final class PlanContext implements PolicyContext {
         this.memory = memory;
         this.snapshot = snapshot;
         this.queues = new QueueResolver(snapshot);
-        this.pending = new PendingView(snapshot, queues);
+        this.pending = new PendingView(snapshot, queues, memory == null ? null : memory.configuration());
         Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
         this.plan = new TentativePlan(snapshot, preemption, charged);
         this.bounds = new RoundBounds(plan);

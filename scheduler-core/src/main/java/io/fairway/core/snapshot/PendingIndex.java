@@ -307,6 +307,31 @@ public final class PendingIndex implements PendingJobs {
             return jobs[0];
         }
 
+        /** A group's ClusterQueue as resolved under one configuration (see {@link #clusterQueueUnder}). */
+        private record Resolved(Object configuration, String clusterQueue) {
+        }
+
+        /** The last ClusterQueue resolved for the group, and under which configuration; null before. */
+        private volatile Resolved resolved;
+
+        /**
+         * The group's ClusterQueue as kept under a configuration: its jobs share one namespace and LocalQueue, so
+         * the answer follows from the configuration alone, and a group that lasts across rounds is resolved once
+         * per configuration instead of once per round.
+         *
+         * @param configuration an object that stands for one configuration (the same object only for equal ones)
+         * @param resolve resolves the group's first job (called when nothing is kept under {@code configuration})
+         * @return its ClusterQueue, or null when its queues are missing or stopped
+         */
+        public String clusterQueueUnder(Object configuration, java.util.function.Function<JobStatus, String> resolve) {
+            Resolved r = resolved;
+            if (r == null || r.configuration() != configuration) {
+                r = new Resolved(configuration, resolve.apply(jobs[0]));
+                resolved = r;
+            }
+            return r.clusterQueue();
+        }
+
         /** @return the number of jobs */
         public int size() {
             return jobs.length;
