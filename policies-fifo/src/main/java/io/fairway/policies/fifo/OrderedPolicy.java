@@ -12,6 +12,7 @@ import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 
@@ -69,13 +70,16 @@ public class OrderedPolicy implements SchedulingPolicy {
         // The built-in orders compare keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
         boolean keyed = order == null || order == JobOrder.SUBMISSION || order == JobOrder.PRIORITY;
         Comparator<JobStatus> byOrder = (order == null ? JobOrder.SUBMISSION : order).thenComparing(JobOrder.SEQUENCE);
-        PriorityQueue<Cursor> heads = new PriorityQueue<>(keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
+        List<PendingGroup> groups = ctx.pendingGroups();
+        PriorityQueue<Cursor> heads = new PriorityQueue<>(Math.max(1, groups.size()),
+                keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
         boolean byPriority = order == JobOrder.PRIORITY;
-        for (PendingGroup g : ctx.pendingGroups()) {
+        for (PendingGroup g : groups) {
             heads.add(new Cursor(g, byPriority));
         }
         Map<String, PendingReason> blockReason = new HashMap<>();
-        Map<Shape, PendingReason> failedShapes = new HashMap<>();
+        // sized for a failure per group: a deep round fails most of them, and growing the map rehashes every shape
+        Map<Shape, PendingReason> failedShapes = new HashMap<>(Math.max(16, (int) (groups.size() / 0.75f) + 1));
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
             String cq = c.group.clusterQueue();
