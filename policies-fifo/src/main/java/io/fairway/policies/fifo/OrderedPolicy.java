@@ -82,7 +82,11 @@ public class OrderedPolicy implements SchedulingPolicy {
             String cq = c.group.clusterQueue();
             Queue q = c.queue;
             if (q == null) {
-                q = queues.computeIfAbsent(cq, k -> new Queue(null, isStrict(null)));
+                q = queues.get(cq);
+                if (q == null) { // a queue the context does not list: neither preempting nor strict unless by default
+                    q = new Queue(null, isStrict(null));
+                    queues.put(cq, q);
+                }
                 c.queue = q;
             }
             if (q.blocked != null) {
