@@ -12,6 +12,7 @@ import io.fairway.api.spi.PolicyContext;
 import io.fairway.api.spi.SchedulingPolicy;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 
@@ -61,47 +62,53 @@ public class OrderedPolicy implements SchedulingPolicy {
     }
 
     private void admitInOrder(PolicyContext ctx) {
-        Map<String, ClusterQueue> queues = new HashMap<>();
+        Map<String, Queue> queues = new HashMap<>();
         for (ClusterQueue q : ctx.clusterQueues()) {
-            queues.put(q.name(), q);
+            queues.put(q.name(), new Queue(q, isStrict(q)));
         }
         // Walk the groups' jobs merged into one order: the head of each group waits in a heap keyed by the job at its cursor.
         // The built-in orders compare keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
         boolean keyed = order == null || order == JobOrder.SUBMISSION || order == JobOrder.PRIORITY;
         Comparator<JobStatus> byOrder = (order == null ? JobOrder.SUBMISSION : order).thenComparing(JobOrder.SEQUENCE);
-        PriorityQueue<Cursor> heads = new PriorityQueue<>(keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
+        List<PendingGroup> groups = ctx.pendingGroups();
+        PriorityQueue<Cursor> heads = new PriorityQueue<>(Math.max(1, groups.size()),
+                keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
         boolean byPriority = order == JobOrder.PRIORITY;
-        for (PendingGroup g : ctx.pendingGroups()) {
+        for (PendingGroup g : groups) {
             heads.add(new Cursor(g, byPriority));
         }
-        Map<String, PendingReason> blockReason = new HashMap<>();
-        Map<Shape, PendingReason> failedShapes = new HashMap<>();
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
             String cq = c.group.clusterQueue();
-            PendingReason blocked = blockReason.get(cq);
-            if (blocked != null) {
-                ctx.leaveWaiting(c.group, c.index, blocked); // behind the blocked head of a StrictFIFO queue
+            Queue q = c.queue;
+            if (q == null) {
+                q = queues.get(cq);
+                if (q == null) { // a queue the context does not list: neither preempting nor strict unless by default
+                    q = new Queue(null, isStrict(null));
+                    queues.put(cq, q);
+                }
+                c.queue = q;
+            }
+            if (q.blocked != null) {
+                ctx.leaveWaiting(c.group, c.index, q.blocked); // behind the blocked head of a StrictFIFO queue
                 continue;
             }
-            ClusterQueue q = queues.get(cq);
-            boolean preempting = preempts(q);
             JobStatus j = c.job();
             if (c.shape == null) {
-                c.shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), preempting ? j.spec().priority() : 0);
+                c.shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), q.preempting ? j.spec().priority() : 0);
             }
-            PendingReason failed = failedShapes.get(c.shape);
+            PendingReason failed = q.failedShapes.get(c.shape);
             if (failed == null && c.index == 0) {
-                failed = standing(ctx, c.group, j, preempting);
+                failed = standing(ctx, c.group, j, q.preempting);
                 if (failed != null) {
-                    failedShapes.put(c.shape, failed);
-                    if (!isStrict(q)) {
+                    q.failedShapes.put(c.shape, failed);
+                    if (!q.strict) {
                         continue; // the group keeps the reasons it carries
                     }
                 }
             }
             if (failed == null) {
-                Attempt a = admit(ctx, j, preempting);
+                Attempt a = admit(ctx, j, q.preempting);
                 if (a.admitted()) {
                     if (c.advance()) {
                         heads.add(c);
@@ -109,19 +116,36 @@ public class OrderedPolicy implements SchedulingPolicy {
                     continue;
                 }
                 failed = a.reason();
-                failedShapes.put(c.shape, failed);
+                q.failedShapes.put(c.shape, failed);
             }
             // Within a round capacity and quota only shrink: no later job of this shape fits either.
-            if (isStrict(q)) {
+            if (q.strict) {
                 ctx.leaveWaiting(j, failed);
                 PendingReason behind = waitingBehind(j, cq, failed);
-                blockReason.put(cq, behind);
+                q.blocked = behind;
                 if (c.index + 1 < c.group.jobs().size()) {
                     ctx.leaveWaiting(c.group, c.index + 1, behind);
                 }
             } else {
                 ctx.leaveWaiting(c.group, c.index, failed);
             }
+        }
+    }
+
+    /**
+     * What a round's walk knows of one ClusterQueue, looked up once per group: whether it preempts and is strict, the
+     * reason of the jobs behind its blocked head (StrictFIFO), and the shapes of its jobs found not to fit (kept per
+     * queue: a shape names its queue, so the queue's own map holds every entry a lookup can find).
+     */
+    private static final class Queue {
+        final boolean preempting;
+        final boolean strict;
+        PendingReason blocked;
+        final Map<Shape, PendingReason> failedShapes = new HashMap<>();
+
+        Queue(ClusterQueue q, boolean strict) {
+            this.preempting = preempts(q);
+            this.strict = strict;
         }
     }
 
@@ -159,6 +183,8 @@ public class OrderedPolicy implements SchedulingPolicy {
         private final boolean byPriority;
         int index;
         Shape shape;
+        /** Its ClusterQueue's state in the walk, once looked up. */
+        Queue queue;
         private JobStatus job;
         private long negatedPriority;
         private long submitted;
@@ -270,7 +296,11 @@ public class OrderedPolicy implements SchedulingPolicy {
         private final String namespace;
         private final java.util.List<PodSet> podSets;
         private final int priority;
-        /** Hashing the pod sets is most of a lookup: done once per group, not once per job looked up. */
+        /**
+         * Hashing the pod sets is most of a lookup: done once per group, not once per job looked up. The queue and
+         * namespace are left out of it (equality still compares them): a walk keeps each queue's shapes apart, and
+         * one queue's jobs are mostly of one namespace.
+         */
         private final int hash;
 
         Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority) {
@@ -278,7 +308,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             this.namespace = namespace;
             this.podSets = podSets;
             this.priority = priority;
-            this.hash = java.util.Objects.hash(clusterQueue, namespace, podSets, priority);
+            this.hash = 31 * podSets.hashCode() + priority;
         }
 
         @Override

@@ -47,11 +47,55 @@ final class KeptReasons {
         if (!keep) {
             return given.equalsButRound(carried);
         }
+        if (given.code() != carried.code()) {
+            return false;
+        }
+        if (!memo) {
+            return compared(given, carried);
+        }
+        // many groups are given one reason object and carry one (the previous round's): each pair is compared once
+        Compared last = lastCompared.get(given);
+        if (last != null && last.carried == carried) {
+            return last.same;
+        }
+        boolean same = compared(given, carried);
+        if (last == null) {
+            lastCompared.put(given, new Compared(carried, same));
+        } else {
+            last.carried = carried;
+            last.same = same;
+        }
+        return same;
+    }
+
+    /**
+     * Per reason given this round, the carried reason it was last compared with and the outcome: a round gives one
+     * reason object to many groups (a failure answered for a ClusterQueue and shape, a bound's answer) whose jobs
+     * carry one object (the reason of the previous round that gave the same answer), so most comparisons repeat one.
+     */
+    private final Map<PendingReason, Compared> lastCompared = new IdentityHashMap<>();
+
+    /** Off only to compare with: each comparison made anew ({@code KeptReasonsMemoProperties}). */
+    static volatile boolean memo = true;
+
+    /** One comparison's operands' second half and outcome. */
+    private static final class Compared {
+        private PendingReason carried;
+        private boolean same;
+
+        Compared(PendingReason carried, boolean same) {
+            this.carried = carried;
+            this.same = same;
+        }
+    }
+
+    /** {@link PendingReason#sameAnswer}, for two reasons of one code, two different objects. */
+    private boolean compared(PendingReason given, PendingReason carried) {
         // a reason given to many groups (a failure answered for a whole ClusterQueue and shape), compared with carried
         // sentences whose numbers moved: once it has been compared so often, its answer is worked out once and each
         // later comparison is an identity check ({@link ReasonAnswers}); working out a fresh reason's answer costs more
         // than a few direct comparisons. Equal sentences (or codes that differ) are compared directly and not counted.
-        if (given.code() != carried.code() || given.message().equals(carried.message())
+        if (given.message().equals(carried.message())
                 || seen.merge(given, 1, Integer::sum) < SHARED_ANSWER_AFTER) {
             return given.sameAnswer(carried);
         }

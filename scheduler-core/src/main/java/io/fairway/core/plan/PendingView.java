@@ -9,7 +9,6 @@ import io.fairway.core.snapshot.Provisioning;
 import io.fairway.core.snapshot.Snapshot;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,13 +28,34 @@ final class PendingView {
     private final Map<String, List<JobStatus>> pendingByCq = new TreeMap<>();
     /** The policy's view of the pending groups, built on first use. */
     private List<PendingGroup> groupViews;
-    /** Per group of the snapshot's index: the reason given to its jobs from some position on. */
-    private final IdentityHashMap<PendingIndex.Group, Bulk> bulk = new IdentityHashMap<>();
+    /**
+     * Per group of the snapshot's index, by its position there: its ClusterQueue (null: its queues are missing or
+     * stopped), resolved once when the policy's view is built ({@link #groups()}); null until then.
+     */
+    private String[] queueAt;
+    /**
+     * Per group of the snapshot's index, by its position there: the reason given to its jobs from some position on,
+     * or null; allocated with the policy's view (a group is given a reason in bulk only through it).
+     */
+    private Bulk[] bulkAt;
+    /** How many groups were given a reason in bulk. */
+    private int bulkCount;
 
-    PendingView(Snapshot snapshot, QueueResolver queues) {
+    /**
+     * @param snapshot the round's input
+     * @param queues resolves the jobs' ClusterQueues
+     * @param configuration stands for the round's configuration ({@link RoundMemory.Round#configuration()}): the
+     *     groups' ClusterQueues are kept against it across rounds; null to resolve every group anew
+     */
+    PendingView(Snapshot snapshot, QueueResolver queues, Object configuration) {
         this.snapshot = snapshot;
         this.queues = queues;
+        // a job waiting for nodes resolves to the queue that reserved for it, not its group's: resolved job by job
+        this.configuration = snapshot.provisioning().reservations().isEmpty() ? configuration : null;
     }
+
+    /** Stands for the round's configuration, or null: see the constructor. */
+    private final Object configuration;
 
     /** The snapshot's groups, resolved once: {@link #bulk} is keyed by their identity. */
     private PendingIndex index;
@@ -52,18 +72,41 @@ final class PendingView {
     record Bulk(int from, PendingReason reason) {
     }
 
-    /** A group as the policy sees it; {@code source} is null when jobs waiting for nodes were left out of it. */
-    private record GroupView(PendingIndex.Group source, String clusterQueue, List<JobStatus> jobs) implements PendingGroup {
+    /**
+     * A group as the policy sees it; {@code source} is null when jobs waiting for nodes were left out of it, else
+     * {@code at} is its position in the snapshot's index. {@code size} is the number of its jobs (read without
+     * touching the list).
+     */
+    private record GroupView(PendingIndex.Group source, int at, String clusterQueue, List<JobStatus> jobs, int size) implements PendingGroup {
     }
 
     /** @return true when the policy gave no group a reason in bulk */
     boolean noBulk() {
-        return bulk.isEmpty();
+        return bulkCount == 0;
     }
 
-    /** @return the reason the policy gave a group of the index from some position on, or null */
-    Bulk bulk(PendingIndex.Group g) {
-        return bulk.get(g);
+    /**
+     * @param at a group's position in the snapshot's index ({@link #index()})
+     * @return the reason the policy gave that group from some position on, or null
+     */
+    Bulk bulkAt(int at) {
+        return bulkAt == null ? null : bulkAt[at];
+    }
+
+    /**
+     * @param at a group's position in the snapshot's index
+     * @param g the group there
+     * @return its ClusterQueue, or null when its queues are missing or stopped (resolved once per round)
+     */
+    String clusterQueueAt(int at, PendingIndex.Group g) {
+        return queueAt == null ? queues.resolve(g.head()) : queueAt[at];
+    }
+
+    private void putBulk(int at, Bulk b) {
+        if (bulkAt[at] == null) {
+            bulkCount++;
+        }
+        bulkAt[at] = b;
     }
 
     /** @return the admissible pending jobs in submission order */
@@ -114,8 +157,12 @@ final class PendingView {
         if (groupViews == null) {
             Map<String, Provisioning.Reservation> reservations = snapshot.provisioning().reservations();
             List<PendingGroup> views = new ArrayList<>();
-            for (PendingIndex.Group g : index().groups()) {
-                String cq = queues.resolve(g.head());
+            List<PendingIndex.Group> all = index().groups();
+            String[] resolved = new String[all.size()];
+            for (int at = 0; at < resolved.length; at++) {
+                PendingIndex.Group g = all.get(at);
+                String cq = configuration == null ? queues.resolve(g.head()) : g.clusterQueueUnder(configuration, queues::resolve);
+                resolved[at] = cq;
                 if (cq == null) {
                     continue;
                 }
@@ -132,9 +179,11 @@ final class PendingView {
                     jobs = List.copyOf(kept);
                 }
                 if (!jobs.isEmpty()) {
-                    views.add(new GroupView(filtered ? null : g, cq, jobs));
+                    views.add(new GroupView(filtered ? null : g, at, cq, jobs, jobs.size()));
                 }
             }
+            queueAt = resolved;
+            bulkAt = new Bulk[resolved.length];
             groupViews = Collections.unmodifiableList(views);
         }
         return groupViews;
@@ -157,7 +206,7 @@ final class PendingView {
         if (!carriesOne(group, carried)) {
             return false;
         }
-        bulk.put(((GroupView) group).source(), new Bulk(0, carried));
+        putBulk(((GroupView) group).at(), new Bulk(0, carried));
         return true;
     }
 
@@ -169,8 +218,8 @@ final class PendingView {
      */
     boolean leaveWaiting(PendingGroup group, int fromIndex, PendingReason reason) {
         if (group instanceof GroupView v && v.source() != null && groupViews != null && fromIndex >= 0) {
-            if (fromIndex < v.jobs().size()) {
-                bulk.put(v.source(), new Bulk(fromIndex, reason));
+            if (fromIndex < v.size()) {
+                putBulk(v.at(), new Bulk(fromIndex, reason));
             }
             return true;
         }

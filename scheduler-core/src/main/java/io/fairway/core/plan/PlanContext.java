@@ -123,7 +123,7 @@ public final class PlanContext implements PolicyContext {
         this.memory = memory;
         this.snapshot = snapshot;
         this.queues = new QueueResolver(snapshot);
-        this.pending = new PendingView(snapshot, queues);
+        this.pending = new PendingView(snapshot, queues, memory == null ? null : memory.configuration());
         Function<TentativePlan, PreemptionSearch> preemption = p -> new PreemptionSearch(new PlanForSearch(this, p));
         this.plan = new TentativePlan(snapshot, preemption, charged);
         this.bounds = new RoundBounds(plan);
@@ -221,9 +221,13 @@ public final class PlanContext implements PolicyContext {
         return pending.index();
     }
 
-    /** @return the ClusterQueue of a group of the index, or null when its queues are missing or stopped */
-    String clusterQueueOf(PendingIndex.Group g) {
-        return queues.resolve(g.head());
+    /**
+     * @param at a group's position in the index ({@link #pendingIndex()})
+     * @param g the group there
+     * @return its ClusterQueue, or null when its queues are missing or stopped
+     */
+    String clusterQueueAt(int at, PendingIndex.Group g) {
+        return pending.clusterQueueAt(at, g);
     }
 
     /** @return the reason a pending job waits for a missing or stopped queue, or null when its queue resolves */
@@ -231,9 +235,12 @@ public final class PlanContext implements PolicyContext {
         return queues.unresolvedReasonOf(j);
     }
 
-    /** @return the reason the policy gave a group of the index from some position on, or null */
-    PendingView.Bulk bulk(PendingIndex.Group g) {
-        return pending.bulk(g);
+    /**
+     * @param at a group's position in the index ({@link #pendingIndex()})
+     * @return the reason the policy gave that group from some position on, or null
+     */
+    PendingView.Bulk bulkAt(int at) {
+        return pending.bulkAt(at);
     }
 
     @Override

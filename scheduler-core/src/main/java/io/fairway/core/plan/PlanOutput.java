@@ -62,16 +62,17 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
         // gave no reason at all, there is nothing to walk.
         boolean keep = ctx.answersStood();
         List<PendingIndex.Group> groups = keep && ctx.noReasonsGiven() ? List.of() : ctx.pendingIndex().groups();
-        for (PendingIndex.Group g : groups) {
+        for (int at = 0; at < groups.size(); at++) {
+            PendingIndex.Group g = groups.get(at);
             List<JobStatus> jobs = g.jobs();
-            String cq = ctx.clusterQueueOf(g);
+            String cq = ctx.clusterQueueAt(at, g);
             PendingReason bulkReason;
             int from;
             if (cq == null) {
                 bulkReason = ctx.unresolvedReasonOf(g.head()); // the same for the whole group: one namespace and LocalQueue
                 from = 0;
             } else {
-                PendingView.Bulk b = ctx.bulk(g);
+                PendingView.Bulk b = ctx.bulkAt(at);
                 bulkReason = b == null ? null : b.reason();
                 from = b == null ? jobs.size() : b.from();
             }

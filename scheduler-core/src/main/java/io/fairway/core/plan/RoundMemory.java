@@ -142,7 +142,7 @@ public final class RoundMemory {
             this.previous = previous;
             this.snapshot = s;
             this.lastEpoch = previous == null ? 0 : previous.lastEpoch;
-            this.config = new Object[] {s.placement(), s.flavors(), s.clusters(), s.clusterQueues(), s.cohorts(),
+            Object[] config = new Object[] {s.placement(), s.flavors(), s.clusters(), s.clusterQueues(), s.cohorts(),
                     s.localQueues(), s.provisioning().reservations(), s.provisioning().pools().isEmpty()};
             // The capacity in parts: the whole cluster, and per flavor the nodes it places on (its clusters whole where
             // they define topology levels: the topology search weighs whole domains) with the holding jobs on them.
@@ -161,8 +161,10 @@ public final class RoundMemory {
             boolean same = previous != null;
             if (previous != null && sameConfig(previous.config, config)) {
                 configEpoch = previous.configEpoch;
+                this.config = previous.config; // equal: the object stands for the configuration while it lasts
             } else {
                 configEpoch = ++lastEpoch;
+                this.config = config;
                 same = false;
             }
             same &= keepPartEpochs(partNames);
@@ -375,6 +377,18 @@ public final class RoundMemory {
         /** Counts an attempt answered from the memory after the caller's own check ({@link #placementStillFails}). */
         void answeredAfterCheck() {
             answered++;
+        }
+
+        /**
+         * An object that stands for this round's configuration (placement, flavors, clusters, ClusterQueues, cohorts,
+         * LocalQueues, node reservations): the same object in every round of this memory while the configuration stays
+         * equal, and an object no other configuration is given. Whatever follows from the configuration alone (a
+         * LocalQueue's ClusterQueue, say) may be kept against it across rounds.
+         *
+         * @return that object
+         */
+        public Object configuration() {
+            return config;
         }
 
         /** @return true when the configuration is the previous round's (its epoch was kept) */

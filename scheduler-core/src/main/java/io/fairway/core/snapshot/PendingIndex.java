@@ -307,6 +307,31 @@ public final class PendingIndex implements PendingJobs {
             return jobs[0];
         }
 
+        /** A group's ClusterQueue as resolved under one configuration (see {@link #clusterQueueUnder}). */
+        private record Resolved(Object configuration, String clusterQueue) {
+        }
+
+        /** The last ClusterQueue resolved for the group, and under which configuration; null before. */
+        private volatile Resolved resolved;
+
+        /**
+         * The group's ClusterQueue as kept under a configuration: its jobs share one namespace and LocalQueue, so
+         * the answer follows from the configuration alone, and a group that lasts across rounds is resolved once
+         * per configuration instead of once per round.
+         *
+         * @param configuration an object that stands for one configuration (the same object only for equal ones)
+         * @param resolve resolves the group's first job (called when nothing is kept under {@code configuration})
+         * @return its ClusterQueue, or null when its queues are missing or stopped
+         */
+        public String clusterQueueUnder(Object configuration, java.util.function.Function<JobStatus, String> resolve) {
+            Resolved r = resolved;
+            if (r == null || r.configuration() != configuration) {
+                r = new Resolved(configuration, resolve.apply(jobs[0]));
+                resolved = r;
+            }
+            return r.clusterQueue();
+        }
+
         /** @return the number of jobs */
         public int size() {
             return jobs.length;
@@ -373,6 +398,15 @@ public final class PendingIndex implements PendingJobs {
     public static final class Builder {
         private final Map<Key, MutableGroup> groups = new HashMap<>();
         private PendingIndex last;
+        /** The groups created since the last freeze (some may have left again): the freeze lists them after the others. */
+        private final List<MutableGroup> arrived = new ArrayList<>();
+
+        /** {@link #GROUP_ORDER} of the groups' heads, read from the keys kept at their last freeze. */
+        private static final Comparator<MutableGroup> HEAD_ORDER = (a, b) -> {
+            int c = Long.compare(a.headSubmitted, b.headSubmitted);
+            return c != 0 ? c : Long.compare(a.headSequence, b.headSequence);
+        };
+
         /** The groups of the last freeze, in order: the next freeze starts from it, so its sort has little to move. */
         private List<MutableGroup> lastOrder = List.of();
         private long freezes;
@@ -397,6 +431,9 @@ public final class PendingIndex implements PendingJobs {
             boolean gone;
             /** The freeze that last listed it. */
             long listedIn;
+            /** The order keys of its first job as of its last freeze (the groups are sorted by them, not by the jobs). */
+            long headSubmitted;
+            long headSequence;
             /**
              * The answer its jobs are counted against, or null (not known: counted again at the next freeze); and
              * how many present jobs carry a reason that does not give it ({@link PendingReason#sameAnswer}). Kept
@@ -583,7 +620,13 @@ public final class PendingIndex implements PendingJobs {
 
         /** @param j a job that became pending (or whose pending status changed: replaces the old one) */
         public void add(JobStatus j) {
-            MutableGroup g = groups.computeIfAbsent(Key.of(j.spec()), MutableGroup::new);
+            Key key = Key.of(j.spec());
+            MutableGroup g = groups.get(key);
+            if (g == null) {
+                g = new MutableGroup(key);
+                groups.put(key, g);
+                arrived.add(g);
+            }
             g.add(j); // the same job with an older status is replaced in place
             g.frozen = null;
             last = null;
@@ -643,6 +686,7 @@ public final class PendingIndex implements PendingJobs {
         public void clear() {
             groups.values().forEach(g -> g.gone = true);
             groups.clear();
+            arrived.clear();
             last = null;
         }
 
@@ -661,23 +705,32 @@ public final class PendingIndex implements PendingJobs {
                     order.add(g);
                 }
             }
-            for (MutableGroup g : groups.values()) {
-                if (g.listedIn != freeze) {
+            for (MutableGroup g : arrived) {
+                if (!g.gone && g.listedIn != freeze) {
                     g.listedIn = freeze;
                     order.add(g);
                 }
             }
+            arrived.clear();
+            boolean sorted = true;
+            MutableGroup previous = null;
             for (MutableGroup g : order) {
                 if (g.frozen == null) {
                     g.frozen = Group.of(g.key, g.compact(), true);
+                    g.headSubmitted = g.submitted[0]; // compacted: slot 0 holds the head
+                    g.headSequence = g.sequence[0];
                     g.frozen.commonAnswer = g.commonAnswer();
                     if (g.answer != null) {
                         g.frozen.countedAnswer = g.answer;
                         g.frozen.oddPositions = g.oddSlots();
                     }
                 }
+                sorted &= previous == null || HEAD_ORDER.compare(previous, g) <= 0;
+                previous = g;
             }
-            order.sort((a, b) -> GROUP_ORDER.compare(a.frozen.head(), b.frozen.head()));
+            if (!sorted) {
+                order.sort(HEAD_ORDER);
+            }
             lastOrder = order;
             List<Group> out = new ArrayList<>(order.size());
             for (MutableGroup g : order) {

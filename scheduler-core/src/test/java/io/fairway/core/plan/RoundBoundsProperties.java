@@ -55,8 +55,15 @@ class RoundBoundsProperties {
         Map<String, String> params = policy.equals("fair-sharing") && r.nextBoolean() ? Map.of("preemptToFairShare", "true") : Map.of();
         Scheduler on = scheduler(now, policy, params, seed, null);
         Scheduler off = scheduler(now, policy, params, seed, null);
-        history(on, off, r, now);
+        history(on, off, r, now, BOUNDS);
     }
+
+    /** Turns a shortcut on (for the first scheduler's rounds) or off (for the second's). */
+    interface Switch {
+        void set(boolean on);
+    }
+
+    private static final Switch BOUNDS = on -> RoundBounds.enabled = on;
 
     /**
      * The histories meet the bounds often (else the property proves little): over a few of them under the priority
@@ -69,7 +76,7 @@ class RoundBoundsProperties {
             for (long seed = 1; seed <= 10; seed++) {
                 AtomicLong now = new AtomicLong(1_000);
                 BoundsCounted counted = new BoundsCounted(policy);
-                history(scheduler(now, policy, Map.of(), seed, counted), scheduler(now, policy, Map.of(), seed, null), new SplittableRandom(seed), now);
+                history(scheduler(now, policy, Map.of(), seed, counted), scheduler(now, policy, Map.of(), seed, null), new SplittableRandom(seed), now, BOUNDS);
                 answered[0] += counted.allSearches;
                 answered[1] += counted.allQuota;
             }
@@ -78,7 +85,11 @@ class RoundBoundsProperties {
         assertThat(answered[1]).as("quota failures that stood after the plan changed").isGreaterThan(50);
     }
 
-    private static void history(Scheduler on, Scheduler off, SplittableRandom r, AtomicLong now) {
+    /**
+     * A random history through both schedulers, {@code shortcut} on for {@code on}'s rounds and off for {@code off}'s;
+     * after every round both must have decided, reported and kept the same.
+     */
+    static void history(Scheduler on, Scheduler off, SplittableRandom r, AtomicLong now, Switch shortcut) {
         int ids = 0;
         for (int step = 0; step < 40; step++) {
             now.addAndGet(1 + r.nextInt(20_000));
@@ -91,24 +102,24 @@ class RoundBoundsProperties {
                 on.submitAll(burst);
                 off.submitAll(burst);
             } else if (what < 8) {
-                round(on, off, step, r);
+                round(on, off, step, r, shortcut);
             } else {
                 endSome(on, off, r, what == 8);
             }
         }
-        round(on, off, -1, r);
+        round(on, off, -1, r, shortcut);
     }
 
-    private static void round(Scheduler on, Scheduler off, int step, SplittableRandom r) {
+    private static void round(Scheduler on, Scheduler off, int step, SplittableRandom r, Switch shortcut) {
         RoundResult a;
         RoundResult b;
         try {
-            RoundBounds.enabled = true;
+            shortcut.set(true);
             a = on.runRound();
-            RoundBounds.enabled = false;
+            shortcut.set(false);
             b = off.runRound();
         } finally {
-            RoundBounds.enabled = true;
+            shortcut.set(true);
         }
         assertThat(a.decisions()).as("step %d: decisions", step).isEqualTo(b.decisions());
         assertThat(a.refused()).as("step %d: refusals", step).isEqualTo(b.refused());
@@ -171,7 +182,7 @@ class RoundBoundsProperties {
      * (Fairway's cohort rules, or reclaim LowerPriority: outside the class) and cq3 (LowerOrNewerEqualPriority), cq4
      * without a cohort (LowerPriority).
      */
-    private static Scheduler scheduler(AtomicLong now, String policy, Map<String, String> params, long seed, SchedulingPolicy given) {
+    static Scheduler scheduler(AtomicLong now, String policy, Map<String, String> params, long seed, SchedulingPolicy given) {
         Scheduler.Builder b = (given == null ? Scheduler.builder().policy(policy, params) : Scheduler.builder().policy(given)).clock(now::get).seed(seed)
                 .flavor(ResourceFlavor.of("default")).cohort(Cohort.of("t0", null)).cohort(Cohort.of("t1", null));
         PreemptionPolicy bounded = new PreemptionPolicy(PreemptionPolicy.WithinClusterQueue.LOWER_PRIORITY,
