@@ -43,6 +43,9 @@ public final class Placer {
     private final CapacityPlan cap;
     private final PlacementStrategy strategy;
     private final PlacementFailure failures;
+    /** While true ({@link #placeIfPossible}), a failure is not explained: one shared answer stands for every "no". */
+    private boolean quiet;
+    private static final PendingReason NOT_NOW = PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "no placement now");
     private final Map<Resources, long[]> vectors = new HashMap<>();
 
     Placer(CapacityPlan cap) {
@@ -102,7 +105,9 @@ public final class Placer {
                 }
                 cap.rollback();
             }
-            if (failed == null) { // no domain of the shared level has room for the whole job's GPUs
+            if (failed == null && quiet) {
+                failed = NOT_NOW;
+            } else if (failed == null) { // no domain of the shared level has room for the whole job's GPUs
                 String level = ci.levels.get(shared);
                 failed = PendingReason.of(ci.domainNames[shared].length == 0 || WholeJobDomain.totalGpus(job, counts) > WholeJobDomain.largest(cap, ci, shared)
                         ? PendingReason.Code.GANG_LARGER_THAN_ANY_DOMAIN : PendingReason.Code.NO_FITTING_TOPOLOGY,
@@ -120,6 +125,24 @@ public final class Placer {
             reason = PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "the cluster has no nodes");
         }
         return new Outcome(null, reason);
+    }
+
+    /**
+     * Finds and takes a placement as {@link #place} does, without working out why there is none: for a caller that
+     * only asks whether the job fits (a preemption search after each victim), the same placement or none.
+     *
+     * @param job the job
+     * @param counts members per pod set
+     * @param flavors flavor per pod set (may be empty)
+     * @return the placement taken, or null when none exists now
+     */
+    public Result placeIfPossible(JobSpec job, Map<String, Integer> counts, Map<String, ResourceFlavor> flavors) {
+        quiet = true;
+        try {
+            return place(job, counts, flavors).result();
+        } finally {
+            quiet = false;
+        }
     }
 
     /**
@@ -169,10 +192,10 @@ public final class Placer {
             st.pin(ci.domainOf[pinLevel], pinDomain);
         }
         if ((long) m * g > ci.freeGpus) {
-            return failures.failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
+            return quiet ? NOT_NOW : failures.failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
         }
         boolean placed = strategy == PlacementStrategy.FIRST_FIT ? FirstFit.place(cap, ci, st, top) : topologyAware(ci, st, top, t.spread());
-        return placed ? null : failures.failure(ci, st, top, flavor);
+        return placed ? null : quiet ? NOT_NOW : failures.failure(ci, st, top, flavor);
     }
 
     // ------------------------------------------------------------------ topology-aware search

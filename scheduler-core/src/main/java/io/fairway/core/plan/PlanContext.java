@@ -874,9 +874,9 @@ public final class PlanContext implements PolicyContext {
         }
         bounds.capacityRead();
         for (Assignment.Choice c : ar.choices()) {
-            Placer.Outcome o = plan.placer.place(job.spec(), counts, plan.flavorSpecs(c.flavors()));
-            if (o.result() != null) {
-                plan.give(o.result().taken());
+            Placer.Result r = plan.placer.placeIfPossible(job.spec(), counts, plan.flavorSpecs(c.flavors()));
+            if (r != null) {
+                plan.give(r.taken());
                 return true;
             }
         }
