@@ -338,6 +338,16 @@ public final class Assignment {
         return new Choice(f, quota, ids, amounts);
     }
 
+    /** @return where the group is in the list (the same object first: a queue's groups are few and shared), or -1 */
+    private static int indexOf(List<ResourceGroup> groups, ResourceGroup g) {
+        for (int i = 0; i < groups.size(); i++) {
+            if (groups.get(i) == g || groups.get(i).equals(g)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /**
      * What a job asks of each (flavor, resource) of its target flavors, as Kueue's preemption and its capacity kept
      * for a lender see it: per pod set and resource group, the first flavor (that its node selector allows) whose
@@ -352,14 +362,24 @@ public final class Assignment {
     public static Map<String, Long> targetDemand(ClusterQueue cq, Map<String, ResourceFlavor> flavorSpecs, QuotaBook quota, JobSpec job) {
         Map<String, Long> demand = new LinkedHashMap<>();
         for (PodSet ps : job.podSets()) {
-            Map<ResourceGroup, List<String>> byGroup = new LinkedHashMap<>();
+            // the pod set's resources by group, groups in order of first use: a list, not a map keyed by the group,
+            // whose hash would read every flavor's quotas on each call
+            List<ResourceGroup> groups = new ArrayList<>(2);
+            List<List<String>> covered = new ArrayList<>(2);
             for (String r : ps.resources().names()) {
                 ResourceGroup g = cq.groupFor(r);
                 if (g != null) {
-                    byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(r);
+                    int i = indexOf(groups, g);
+                    if (i < 0) {
+                        groups.add(g);
+                        covered.add(new ArrayList<>(2));
+                        i = groups.size() - 1;
+                    }
+                    covered.get(i).add(r);
                 }
             }
-            for (Map.Entry<ResourceGroup, List<String>> e : byGroup.entrySet()) {
+            for (int gi = 0; gi < groups.size(); gi++) {
+                Map.Entry<ResourceGroup, List<String>> e = Map.entry(groups.get(gi), covered.get(gi));
                 String target = null;
                 for (FlavorQuotas fq : e.getKey().flavors()) {
                     ResourceFlavor spec = flavorSpecs.get(fq.flavor());
