@@ -243,6 +243,12 @@ public final class PendingIndex implements PendingJobs {
                     && queue.equals(k.queue) && podSets.equals(k.podSets);
         }
 
+        /** @return true when the job's key equals this one (compared in place: no key built, no hash computed) */
+        boolean matches(JobSpec spec) {
+            return priority == spec.priority() && namespace.equals(spec.namespace()) && queue.equals(spec.queue())
+                    && (podSets == spec.podSets() || podSets.equals(spec.podSets()));
+        }
+
         @Override
         public int hashCode() {
             return hash;
@@ -398,6 +404,8 @@ public final class PendingIndex implements PendingJobs {
     public static final class Builder {
         private final Map<Key, MutableGroup> groups = new HashMap<>();
         private PendingIndex last;
+        /** The group {@link #groupOf} found last (checked against {@code gone} before use). */
+        private MutableGroup lastFound;
         /** The groups created since the last freeze (some may have left again): the freeze lists them after the others. */
         private final List<MutableGroup> arrived = new ArrayList<>();
 
@@ -632,9 +640,23 @@ public final class PendingIndex implements PendingJobs {
             last = null;
         }
 
+        /**
+         * The group of a job's key: the group found last when the key matches it (the jobs of a round's run, or of
+         * its admissions, come one group at a time), else a lookup by a new key.
+         */
+        private MutableGroup groupOf(JobSpec spec) {
+            MutableGroup g = lastFound;
+            if (g != null && !g.gone && g.key.matches(spec)) {
+                return g;
+            }
+            g = groups.get(Key.of(spec));
+            lastFound = g;
+            return g;
+        }
+
         /** @param j a job that left pending */
         public void remove(JobStatus j) {
-            MutableGroup g = groups.get(Key.of(j.spec()));
+            MutableGroup g = groupOf(j.spec());
             if (g != null && g.remove(j)) {
                 g.frozen = null;
                 last = null;
@@ -652,7 +674,7 @@ public final class PendingIndex implements PendingJobs {
          * @param now its new status
          */
         public void replace(JobStatus old, JobStatus now) {
-            MutableGroup g = old.spec() == now.spec() ? groups.get(Key.of(old.spec())) : null;
+            MutableGroup g = old.spec() == now.spec() ? groupOf(old.spec()) : null;
             if (g == null || old.sequence() != now.sequence() || !g.remove(old)) {
                 remove(old);
                 add(now);
@@ -671,7 +693,7 @@ public final class PendingIndex implements PendingJobs {
          * @param now its next status
          */
         public void restate(JobStatus old, JobStatus now) {
-            MutableGroup g = old.spec() == now.spec() && old.sequence() == now.sequence() ? groups.get(Key.of(old.spec())) : null;
+            MutableGroup g = old.spec() == now.spec() && old.sequence() == now.sequence() ? groupOf(old.spec()) : null;
             int i = g == null ? -1 : g.find(old);
             if (i < 0 || g.jobs[i] != old) {
                 replace(old, now);
