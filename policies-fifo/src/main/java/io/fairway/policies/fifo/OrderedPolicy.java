@@ -296,11 +296,7 @@ public class OrderedPolicy implements SchedulingPolicy {
         private final String namespace;
         private final java.util.List<PodSet> podSets;
         private final int priority;
-        /**
-         * Hashing the pod sets is most of a lookup: done once per group, not once per job looked up. The queue and
-         * namespace are left out of it (equality still compares them): a walk keeps each queue's shapes apart, and
-         * one queue's jobs are mostly of one namespace.
-         */
+        /** Hashing the pod sets is most of a lookup: done once per group, not once per job looked up. */
         private final int hash;
 
         Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority) {
@@ -308,7 +304,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             this.namespace = namespace;
             this.podSets = podSets;
             this.priority = priority;
-            this.hash = 31 * podSets.hashCode() + priority;
+            this.hash = java.util.Objects.hash(clusterQueue, namespace, podSets, priority);
         }
 
         @Override
