@@ -47,7 +47,7 @@ public final class TentativePlan {
      */
     private final boolean lazyHeld;
     private final Map<String, List<Placer.Taken>> heldCapacity;
-    final Map<String, PendingReason> reasons = new LinkedHashMap<>();
+    final Map<String, PendingReason> reasons;
     final LinkedHashMap<String, Admit> admitted;
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
@@ -88,6 +88,8 @@ public final class TentativePlan {
         // Sized for as many admissions as there are free GPUs (a round at scale admits tens of thousands: growing
         // the tables step by step cost more than the puts)
         int expected = (int) Math.min(1 << 20, cap.freeGpus()) + 16;
+        // and for a reason per waiting group (a deep round answers each group's first job on its own)
+        this.reasons = new LinkedHashMap<>(tableFor((int) Math.min(1 << 20, snapshot.pendingIndex().groups().size()) + 16));
         List<JobStatus> holding = snapshot.holding();
         this.admittedJobs = new HashMap<>(tableFor(expected));
         this.admitted = new LinkedHashMap<>(tableFor(expected));
