@@ -408,7 +408,7 @@ final class PreemptionIndex {
         }
         // asked once per candidate of a search, with the search's own set: answered again only after the queue changed
         if (q.aboveFor != pairs || q.aboveVersion != q.version) {
-            q.above = anyAgainstNominal(queue, pairs, 1);
+            q.above = anyAgainstNominal(q, pairs, 1);
             q.aboveFor = pairs;
             q.aboveVersion = q.version;
         }
@@ -421,15 +421,12 @@ final class PreemptionIndex {
      * @return true when its running jobs still in the plan use less than its nominal quota of one of the pairs it quotes
      */
     boolean heldBelowNominal(String queue, Set<String> pairs) {
-        return anyAgainstNominal(queue, pairs, -1);
+        Queue q = built(queue);
+        return q != null && anyAgainstNominal(q, pairs, -1);
     }
 
     /** @return true when the queue's use of one of the pairs it quotes compares with its nominal quota as {@code sign} (1: above, -1: below) */
-    private boolean anyAgainstNominal(String queue, Set<String> pairs, int sign) {
-        Queue q = built(queue);
-        if (q == null) {
-            return false;
-        }
+    private static boolean anyAgainstNominal(Queue q, Set<String> pairs, int sign) {
         for (String fr : pairs) {
             Integer id = q.frIds.get(fr);
             if (id != null && Long.compare(q.used[id], q.nominal[id]) == sign) {
