@@ -192,10 +192,15 @@ public final class Placer {
             st.pin(ci.domainOf[pinLevel], pinDomain);
         }
         if ((long) m * g > ci.freeGpus) {
-            return quiet ? NOT_NOW : failures.failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
+            return failure(ci, st, top, flavor); // not enough free GPUs in the whole cluster: no search needed
         }
         boolean placed = strategy == PlacementStrategy.FIRST_FIT ? FirstFit.place(cap, ci, st, top) : topologyAware(ci, st, top, t.spread());
-        return placed ? null : quiet ? NOT_NOW : failures.failure(ci, st, top, flavor);
+        return placed ? null : failure(ci, st, top, flavor);
+    }
+
+    /** Why the pod set cannot be placed now, or, for {@link #placeIfPossible}, the one shared "no". */
+    private PendingReason failure(CapacityPlan.ClusterIndex ci, PlaceState st, int top, ResourceFlavor flavor) {
+        return quiet ? NOT_NOW : failures.failure(ci, st, top, flavor);
     }
 
     // ------------------------------------------------------------------ topology-aware search
