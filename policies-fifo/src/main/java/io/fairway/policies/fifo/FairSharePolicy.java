@@ -174,63 +174,74 @@ public final class FairSharePolicy implements SchedulingPolicy {
         Fairness fairness = options.preemptToFairShare() ? new Fairness(ctx, queues, shares, heads) : null;
         PriorityQueue<Ranked> order = new PriorityQueue<>();
         for (ClusterQueue q : ctx.clusterQueues()) {
-            if (heads.containsKey(q.name())) {
-                order.add(new Ranked(q.name(), key(ctx, q, shares, heads.get(q.name()))));
+            PriorityQueue<OrderedPolicy.Cursor> dq = heads.get(q.name());
+            if (dq != null) {
+                Lane lane = new Lane(q, dq, OrderedPolicy.preempts(q));
+                order.add(new Ranked(lane, key(ctx, q, shares, dq)));
             }
         }
-        Map<OrderedPolicy.Shape, PendingReason> failedShapes = new HashMap<>();
         // each queue's jobs left waiting so far this round, in its order: the first of each priority is its oldest
         Map<String, List<JobStatus>> waitingEarlier = new HashMap<>();
-        while (!order.isEmpty()) {
-            Ranked r = order.poll();
-            PriorityQueue<OrderedPolicy.Cursor> dq = heads.get(r.queue);
-            OrderedPolicy.Cursor c = dq.poll();
-            JobStatus j = c.job();
-            ClusterQueue q = queues.get(r.queue);
-            boolean preempting = OrderedPolicy.preempts(q);
-            if (c.shape == null) {
-                c.shape = new OrderedPolicy.Shape(r.queue, j.spec().namespace(), j.spec().podSets(),
-                        preempting || fairness != null ? j.spec().priority() : 0);
-            }
-            PendingReason failed = failedShapes.get(c.shape);
-            if (failed == null && fairness == null && c.index == 0) {
-                // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
-                failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
-                if (failed != null) {
-                    failedShapes.put(c.shape, failed);
-                    if (!dq.isEmpty()) {
-                        order.add(new Ranked(r.queue, key(ctx, q, shares, dq)));
-                    }
-                    continue; // the group keeps the reasons it carries
-                }
-            }
-            if (failed == null) {
-                Attempt a = OrderedPolicy.admit(ctx, j, preempting);
-                if (!a.admitted() && fairness != null) {
-                    a = fairness.admit(j, q, a, waitingEarlier.getOrDefault(r.queue, List.of()));
-                }
-                if (a.admitted()) {
-                    if (c.advance()) {
-                        dq.add(c);
-                    }
+        OrderedPolicy.Shapes shapes = new OrderedPolicy.Shapes();
+        Ranked still = null; // the queue just walked, when its rank did not change: it is still the first
+        while (still != null || !order.isEmpty()) {
+            Ranked r = still != null ? still : order.poll();
+            still = null;
+            Lane lane = r.lane;
+            OrderedPolicy.Cursor c = lane.jobs.poll();
+            step(ctx, lane, c, fairness, shapes, waitingEarlier);
+            if (!lane.jobs.isEmpty()) {
+                double[] key = key(ctx, lane.queue, shares, lane.jobs);
+                Ranked again = new Ranked(lane, key);
+                // unchanged by the step (a job that did not fit changes nothing): the queue is still ahead of all others
+                if (again.compareTo(r) == 0) {
+                    still = again;
                 } else {
-                    // within a round the job's queue only gains and the others only lose: no later job of this shape
-                    // fits, nor finds victims, either
-                    failed = a.reason();
-                    failedShapes.put(c.shape, failed);
+                    order.add(again);
                 }
-            }
-            if (failed != null) {
-                if (fairness != null) {
-                    waitingEarlier.computeIfAbsent(r.queue, k -> new ArrayList<>()).add(j);
-                }
-                ctx.leaveWaiting(c.group, c.index, failed); // the rest of the group cannot fit either
-            }
-            if (!dq.isEmpty()) {
-                order.add(new Ranked(r.queue, key(ctx, q, shares, dq)));
             }
         }
         Elastic.growIntoIdleCapacity(ctx);
+    }
+
+    /** Tries the job at a queue's cursor (or gives it the failure of its shape), and moves the cursor on. */
+    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, OrderedPolicy.Shapes shapes,
+                      Map<String, List<JobStatus>> waitingEarlier) {
+        Map<OrderedPolicy.Shape, PendingReason> failedShapes = lane.failedShapes;
+        JobStatus j = c.job();
+        boolean preempting = lane.preempting;
+        if (c.shape == null) {
+            c.shape = shapes.of(lane.queue.name(), j, preempting || fairness != null);
+        }
+        PendingReason failed = failedShapes.get(c.shape);
+        if (failed == null && fairness == null && c.index == 0) {
+            // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
+            failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
+            if (failed != null) {
+                failedShapes.put(c.shape, failed);
+                return; // the group keeps the reasons it carries
+            }
+        }
+        if (failed == null) {
+            Attempt a = OrderedPolicy.admit(ctx, j, preempting);
+            if (!a.admitted() && fairness != null) {
+                a = fairness.admit(j, lane.queue, a, waitingEarlier.getOrDefault(lane.queue.name(), List.of()));
+            }
+            if (a.admitted()) {
+                if (c.advance()) {
+                    lane.jobs.add(c);
+                }
+                return;
+            }
+            // within a round the job's queue only gains and the others only lose: no later job of this shape
+            // fits, nor finds victims, either
+            failed = a.reason();
+            failedShapes.put(c.shape, failed);
+        }
+        if (fairness != null) {
+            waitingEarlier.computeIfAbsent(lane.queue.name(), k -> new ArrayList<>()).add(j);
+        }
+        ctx.leaveWaiting(c.group, c.index, failed); // the rest of the group cannot fit either
     }
 
     private double[] key(PolicyContext ctx, ClusterQueue q, Shares shares, PriorityQueue<OrderedPolicy.Cursor> dq) {
@@ -609,7 +620,19 @@ public final class FairSharePolicy implements SchedulingPolicy {
         }
     }
 
-    private record Ranked(String queue, double[] key) implements Comparable<Ranked> {
+    /**
+     * A ClusterQueue in the walk: its definition, its groups' cursors in Kueue order, whether it preempts, and the
+     * shapes of its jobs that did not fit this round (a shape names its ClusterQueue, so the queues' maps are disjoint;
+     * one map per queue stays small enough to be read from cache while the walk stays in that queue).
+     */
+    private record Lane(ClusterQueue queue, PriorityQueue<OrderedPolicy.Cursor> jobs, boolean preempting,
+                        Map<OrderedPolicy.Shape, PendingReason> failedShapes) {
+        Lane(ClusterQueue queue, PriorityQueue<OrderedPolicy.Cursor> jobs, boolean preempting) {
+            this(queue, jobs, preempting, new HashMap<>());
+        }
+    }
+
+    private record Ranked(Lane lane, double[] key) implements Comparable<Ranked> {
         @Override
         public int compareTo(Ranked o) {
             for (int i = 0; i < key.length; i++) {
@@ -618,7 +641,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
                     return c;
                 }
             }
-            return queue.compareTo(o.queue);
+            return lane.queue.name().compareTo(o.lane.queue.name());
         }
     }
 }

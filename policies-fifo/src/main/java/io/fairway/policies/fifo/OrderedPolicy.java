@@ -77,6 +77,7 @@ public class OrderedPolicy implements SchedulingPolicy {
         for (PendingGroup g : groups) {
             heads.add(new Cursor(g, byPriority));
         }
+        Shapes shapes = new Shapes();
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
             String cq = c.group.clusterQueue();
@@ -95,7 +96,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             }
             JobStatus j = c.job();
             if (c.shape == null) {
-                c.shape = new Shape(cq, j.spec().namespace(), j.spec().podSets(), q.preempting ? j.spec().priority() : 0);
+                c.shape = shapes.of(cq, j, q.preempting);
             }
             PendingReason failed = q.failedShapes.get(c.shape);
             if (failed == null && c.index == 0) {
@@ -290,6 +291,7 @@ public class OrderedPolicy implements SchedulingPolicy {
      * @param namespace the namespace
      * @param podSets the pod sets (records: equal when their counts, resources, selectors and constraints are)
      * @param priority the priority, where it matters (preemption), else 0
+     * @param podSetsHash the pod sets' hash code ({@link Shapes} computes it once per list)
      */
     static final class Shape {
         private final String clusterQueue;
@@ -299,12 +301,26 @@ public class OrderedPolicy implements SchedulingPolicy {
         /** Hashing the pod sets is most of a lookup: done once per group, not once per job looked up. */
         private final int hash;
 
-        Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority) {
+        Shape(String clusterQueue, String namespace, java.util.List<PodSet> podSets, int priority, int podSetsHash) {
             this.clusterQueue = clusterQueue;
             this.namespace = namespace;
             this.podSets = podSets;
             this.priority = priority;
-            this.hash = java.util.Objects.hash(clusterQueue, namespace, podSets, priority);
+            // each part mixed in through a bijective finalizer (MurmurHash3's): with a plain 31-based sum, names like
+            // cq-12 and cq-18 offset pod sets whose hashes differ by a multiple of 31², and a million shapes collide by
+            // the hundred thousand (each collision a deep comparison of pod sets)
+            int h = mix(podSetsHash);
+            h = mix(h ^ java.util.Objects.hashCode(namespace));
+            h = mix(h ^ clusterQueue.hashCode());
+            this.hash = mix(h ^ priority);
+        }
+
+        private static int mix(int h) {
+            h ^= h >>> 16;
+            h *= 0x85EBCA6B;
+            h ^= h >>> 13;
+            h *= 0xC2B2AE35;
+            return h ^ (h >>> 16);
         }
 
         @Override
@@ -316,6 +332,30 @@ public class OrderedPolicy implements SchedulingPolicy {
         @Override
         public int hashCode() {
             return hash;
+        }
+    }
+
+    /**
+     * Makes a round's shapes, hashing each distinct pod set list once: the engine keeps one copy of equal lists, so a
+     * deep queue's groups share a handful of them, and hashing one deeply is most of what making a shape costs.
+     */
+    static final class Shapes {
+        private final java.util.IdentityHashMap<java.util.List<PodSet>, Integer> podSetHashes = new java.util.IdentityHashMap<>();
+
+        /**
+         * @param clusterQueue the ClusterQueue
+         * @param job a job of it
+         * @param withPriority whether the job's priority is part of its shape
+         * @return the job's shape
+         */
+        Shape of(String clusterQueue, JobStatus job, boolean withPriority) {
+            java.util.List<PodSet> podSets = job.spec().podSets();
+            Integer h = podSetHashes.get(podSets);
+            if (h == null) {
+                h = podSets.hashCode();
+                podSetHashes.put(podSets, h);
+            }
+            return new Shape(clusterQueue, job.spec().namespace(), podSets, withPriority ? job.spec().priority() : 0, h);
         }
     }
 
