@@ -4,6 +4,7 @@ import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
 import io.fairway.api.job.PodSet;
 import io.fairway.core.preemption.PreemptionSearch;
+import io.fairway.core.snapshot.KeyHash;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,8 @@ final class AttemptMemo {
             this.namespace = job.spec().namespace();
             this.podSets = job.spec().podSets();
             this.sensitivity = job.spec().sensitivity();
-            this.hash = Objects.hash(clusterQueue, namespace, podSets, sensitivity);
+            int h = KeyHash.with(KeyHash.with(0, podSets.hashCode()), clusterQueue.hashCode());
+            this.hash = KeyHash.with(KeyHash.with(h, Objects.hashCode(namespace)), Objects.hashCode(sensitivity));
         }
 
         @Override

@@ -206,7 +206,7 @@ public final class PendingIndex implements PendingJobs {
             this.queue = queue;
             this.podSets = podSets;
             this.priority = priority;
-            this.hash = ((namespace.hashCode() * 31 + queue.hashCode()) * 31 + podSets.hashCode()) * 31 + priority;
+            this.hash = KeyHash.with(KeyHash.with(KeyHash.with(KeyHash.with(0, namespace.hashCode()), queue.hashCode()), podSets.hashCode()), priority);
         }
 
         /**
