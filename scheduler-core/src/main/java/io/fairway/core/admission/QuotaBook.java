@@ -569,11 +569,17 @@ public final class QuotaBook {
         }
         long s = 0;
         for (int i = 0; i < n.usage.length; i++) {
-            if (n.usage[i] != 0 && keys.get(i).endsWith('\u0000' + resource)) {
+            if (n.usage[i] != 0 && namesResource(keys.get(i), resource)) {
                 s += n.usage[i];
             }
         }
         return s;
+    }
+
+    /** @return whether a (flavor, resource) key is of this resource (read in place: a fair-share walk asks per job) */
+    private static boolean namesResource(String key, String resource) {
+        int sep = key.length() - resource.length() - 1;
+        return sep >= 0 && key.charAt(sep) == '\u0000' && key.endsWith(resource);
     }
 
     /**

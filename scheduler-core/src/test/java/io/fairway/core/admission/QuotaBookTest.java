@@ -50,6 +50,24 @@ class QuotaBookTest {
     }
 
     @Test
+    void aResourcesUsageSumsItsFlavorsAndNotAResourceWhoseNameEndsLikeIt() {
+        // a uses 5 GPUs of h100 and 3 of a100, and 7 of example.com/nvidia.com/gpu, whose name ends with the GPU's
+        String otherGpu = "example.com/" + Resources.GPU;
+        ClusterQueue a = ClusterQueue.builder("a").resourceGroup(new ResourceGroup(List.of(Resources.GPU, otherGpu), List.of(
+                new FlavorQuotas("h100", List.of(new ResourceQuota(Resources.GPU, 8, NONE, NONE), new ResourceQuota(otherGpu, 8, NONE, NONE))),
+                new FlavorQuotas("a100", List.of(new ResourceQuota(Resources.GPU, 8, NONE, NONE), new ResourceQuota(otherGpu, 8, NONE, NONE))))))
+                .build();
+        QuotaBook b = book(List.of(), a);
+        b.add("a", GPU, 5);
+        b.add("a", QuotaBook.fr("a100", Resources.GPU), 3);
+        b.add("a", QuotaBook.fr("h100", otherGpu), 7);
+        assertThat(b.usedResource("a", Resources.GPU)).isEqualTo(8);
+        assertThat(b.usedResource("a", otherGpu)).isEqualTo(7);
+        assertThat(b.usedResource("a", "cpu")).isZero();
+        assertThat(b.usedResource("nope", Resources.GPU)).isZero();
+    }
+
+    @Test
     void aCohortLendsUnusedQuota() {
         // a: 8, b: 4, one cohort -> the cohort holds 12
         QuotaBook b = book(List.of(), cq("a", "c", 8, NONE, NONE), cq("b", "c", 4, NONE, NONE));
