@@ -91,6 +91,9 @@ final class Elastic {
      * @return its elastic pod sets ({@code minCount < count}), in spec order; empty for a rigid job
      */
     static List<PodSet> elasticSets(JobStatus r) {
+        if (!r.spec().isElastic()) {
+            return List.of(); // asked for every job that does not fit: most are rigid
+        }
         List<PodSet> out = new ArrayList<>();
         for (PodSet ps : r.spec().podSets()) {
             if (ps.isElastic()) {
@@ -119,10 +122,10 @@ final class Elastic {
      */
     static List<Map<String, Integer>> smallerSizes(JobStatus j) {
         List<PodSet> elastic = elasticSets(j);
-        List<Map<String, Integer>> out = new ArrayList<>();
         if (elastic.isEmpty()) {
-            return out;
+            return List.of();
         }
+        List<Map<String, Integer>> out = new ArrayList<>();
         Map<String, Integer> cur = new LinkedHashMap<>();
         for (PodSet ps : j.spec().podSets()) {
             cur.put(ps.name(), ps.count());

@@ -192,12 +192,11 @@ public final class FairSharePolicy implements SchedulingPolicy {
             step(ctx, lane, c, fairness, shapes, waitingEarlier);
             if (!lane.jobs.isEmpty()) {
                 double[] key = key(ctx, lane.queue, shares, lane.jobs);
-                Ranked again = new Ranked(lane, key);
                 // unchanged by the step (a job that did not fit changes nothing): the queue is still ahead of all others
-                if (again.compareTo(r) == 0) {
-                    still = again;
+                if (Ranked.compareKeys(key, r.key) == 0) {
+                    still = r;
                 } else {
-                    order.add(again);
+                    order.add(new Ranked(lane, key));
                 }
             }
         }
@@ -635,13 +634,18 @@ public final class FairSharePolicy implements SchedulingPolicy {
     private record Ranked(Lane lane, double[] key) implements Comparable<Ranked> {
         @Override
         public int compareTo(Ranked o) {
-            for (int i = 0; i < key.length; i++) {
-                int c = Double.compare(key[i], o.key[i]);
+            int c = compareKeys(key, o.key);
+            return c != 0 ? c : lane.queue.name().compareTo(o.lane.queue.name());
+        }
+
+        static int compareKeys(double[] a, double[] b) {
+            for (int i = 0; i < a.length; i++) {
+                int c = Double.compare(a[i], b[i]);
                 if (c != 0) {
                     return c;
                 }
             }
-            return lane.queue.name().compareTo(o.lane.queue.name());
+            return 0;
         }
     }
 }

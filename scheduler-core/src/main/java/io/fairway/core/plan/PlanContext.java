@@ -41,6 +41,13 @@ public final class PlanContext implements PolicyContext {
     private final QueueResolver queues;
     private final PendingView pending;
     private final TentativePlan plan;
+    /** The policy's read-only view of the plan's elastic jobs that hold resources, made once. */
+    private List<JobStatus> holdingElasticView;
+    /** The last failure handed out, given again for the same reason object. */
+    private Attempt lastFailure;
+    /** The last single pod set list counted, and its counts. */
+    private List<io.fairway.api.job.PodSet> lastCountedPodSets;
+    private Map<String, Integer> lastCounts;
     private final AttemptMemo memo = new AttemptMemo();
     /** Failures (for quota, of preemption searches) that answer later attempts of the round ({@link RoundBounds}). */
     private final RoundBounds bounds;
@@ -295,7 +302,10 @@ public final class PlanContext implements PolicyContext {
 
     @Override
     public List<JobStatus> holdingElastic() {
-        return Collections.unmodifiableList(plan.holdingElastic);
+        if (holdingElasticView == null) {
+            holdingElasticView = Collections.unmodifiableList(plan.holdingElastic); // a view: it follows the plan's list
+        }
+        return holdingElasticView;
     }
 
     @Override
@@ -316,7 +326,7 @@ public final class PlanContext implements PolicyContext {
         // after the plan changed, a quota failure still stands in a cohort tree the plan left as it was
         boolean quotaOnly = !remembered && startState >= 0 && !job.spec().isElastic();
         String cqName = null;
-        if (precheck(job, Assignment.fullCounts(job.spec())) == null) {
+        if (precheck(job, fullCounts(job)) == null) {
             cqName = queues.resolve(job);
             key = memo.attemptKey(cqName, job);
             AttemptMemo.Failed f = memo.failedAdmission(key, plan.state());
@@ -342,7 +352,7 @@ public final class PlanContext implements PolicyContext {
                 return fail(job, quota);
             }
         }
-        Attempt a = tryAdmit(job, Assignment.fullCounts(job.spec()));
+        Attempt a = tryAdmit(job, fullCounts(job));
         if (key != null && !a.admitted() && a.reason() != null) {
             noteFailure(key, a.reason(), remembered, quotaOnly, cqName);
             if (lastFailedForQuota && !job.spec().isElastic()) {
@@ -386,7 +396,7 @@ public final class PlanContext implements PolicyContext {
         JobStatus job = group.jobs().get(0);
         PendingReason carried = job.pendingReason();
         if (carried == null || job.spec().isElastic() || !pending.carriesOne(group, carried)
-                || precheck(job, Assignment.fullCounts(job.spec())) != null) {
+                || precheck(job, fullCounts(job)) != null) {
             return null;
         }
         String cqName = queues.resolve(job);
@@ -460,7 +470,7 @@ public final class PlanContext implements PolicyContext {
             return null;
         }
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
-        Map<String, Integer> counts = Assignment.fullCounts(job.spec());
+        Map<String, Integer> counts = fullCounts(job);
         Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts));
         if (ar.reason() != null) {
             return null; // its quota no longer fits: the answer is a quota failure, made afresh
@@ -642,7 +652,28 @@ public final class PlanContext implements PolicyContext {
         if (!plan.admitted.containsKey(job.id()) && queues.resolve(job) != null) {
             plan.reasons.put(job.id(), reason);
         }
-        return Attempt.failure(reason);
+        return failure(reason);
+    }
+
+    /**
+     * @return the job's full counts; for a single pod set (immutable) the last map made again while the job's pod sets
+     *     are the same list (the engine keeps one copy of equal lists, so a deep queue asks for a handful of them)
+     */
+    private Map<String, Integer> fullCounts(JobStatus job) {
+        List<io.fairway.api.job.PodSet> podSets = job.spec().podSets();
+        if (podSets != lastCountedPodSets || podSets.size() != 1) {
+            lastCounts = Assignment.fullCounts(job.spec());
+            lastCountedPodSets = podSets.size() == 1 ? podSets : null;
+        }
+        return lastCounts;
+    }
+
+    /** @return a failure with this reason: the last one made again when the reason is the same object (answers repeat) */
+    private Attempt failure(PendingReason reason) {
+        if (lastFailure == null || lastFailure.reason() != reason) {
+            lastFailure = Attempt.failure(reason);
+        }
+        return lastFailure;
     }
 
     @Override
@@ -737,7 +768,7 @@ public final class PlanContext implements PolicyContext {
                 memory.searchFailed(remembered, bounded, 0); // the search's own answer, for this priority in the next rounds
             }
             plan.reasons.put(job.id(), bounded);
-            return Attempt.failure(bounded);
+            return failure(bounded);
         }
         PreemptionSearch.Rank rank = plan.preemption.rank(job, cq);
         AttemptMemo.SearchKey key = rank == null ? null : new AttemptMemo.SearchKey(memo.attemptKey(cq.name(), job), rank);
@@ -765,7 +796,7 @@ public final class PlanContext implements PolicyContext {
             plan.reasons.remove(job.id());
         }
         plan.reasons.put(job.id(), reason);
-        return Attempt.failure(reason);
+        return failure(reason);
     }
 
     /** Makes a preemption search and notes a failure in the round's memo, the memory and the search bounds. */
@@ -866,7 +897,7 @@ public final class PlanContext implements PolicyContext {
     /** @return true when the job would be admitted now (nothing is changed) */
     boolean fits(JobStatus job) {
         String cqName = queues.resolve(job);
-        Map<String, Integer> counts = Assignment.fullCounts(job.spec());
+        Map<String, Integer> counts = fullCounts(job);
         Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(snapshot.clusterQueues().get(cqName), snapshot.flavors(), plan.quota,
                 job.spec(), counts));
         if (ar.reason() != null) {
