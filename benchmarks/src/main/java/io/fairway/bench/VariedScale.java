@@ -28,7 +28,8 @@ import java.util.SplittableRandom;
  * gangs of 2, 4 or 8 members × 8 GPUs in one rack (required or preferred); priorities 0-999 and queues at random
  * (seeded), so the jobs fall into hundreds of thousands of groups. Prints the groups, {@code submitAll}, the first
  * {@code runRound()} (fills the cluster) and then {@code rounds} steady rounds in which 1 % of the running jobs finish
- * and as many arrive (wall and the round's compute time), and how busy the cluster is.
+ * and as many arrive (wall and the round's compute time), and how busy the cluster is; then the steady rounds' medians,
+ * all of them and those after the third (by then the admission and preemption counts have levelled off).
  *
  * <p>A one-shot harness (a million-job setup does not suit JMH's iterations). Run:
  * {@code java -Xms10g -Xmx10g -XX:+AlwaysPreTouch -cp benchmarks/target/benchmarks.jar io.fairway.bench.VariedScale 1000000 3}.
@@ -77,6 +78,7 @@ public final class VariedScale {
                 s.snapshot().pendingIndex().groups().size(), Runtime.version());
         System.out.printf("submitAll: %.0f ms%n", submit / 1e6);
         List<String> running = new ArrayList<>();
+        List<double[]> steady = new ArrayList<>(); // wall and compute (ms) of each steady round
         for (int r = 0; r <= rounds; r++) {
             if (r > 0) {
                 clock.now += 10_000;
@@ -115,10 +117,36 @@ public final class VariedScale {
                     }
                 }
             }
+            if (r > 0) {
+                steady.add(new double[] {wall / 1e6, res.computeNanos() / 1e6});
+            }
             System.out.printf("%s round: admitted %d, preempted %d, wall %.0f ms, compute %.0f ms, cluster %.1f %% busy%n",
                     r == 0 ? "first" : "steady", admitted, preempted, wall / 1e6, res.computeNanos() / 1e6, 100.0 * busy / (nodes * 8L));
         }
+        summarize(steady);
         System.out.println(heard[0] > 0 ? "events heard" : "no events");
+    }
+
+    /**
+     * The steady rounds' medians: all of them, and those after the third, when the queues have settled (the first
+     * steady rounds still move the cluster toward the fair shares: thousands of admissions and preemptions each; at a
+     * million jobs the later ones make 350-450 admissions and 190-270 preemptions a round).
+     */
+    private static void summarize(List<double[]> steady) {
+        if (steady.isEmpty()) {
+            return;
+        }
+        System.out.printf("steady rounds 1-%d: median wall %.0f ms, compute %.0f ms%n", steady.size(), median(steady, 0), median(steady, 1));
+        if (steady.size() > 3) {
+            List<double[]> settled = steady.subList(3, steady.size());
+            System.out.printf("steady rounds 4-%d (settled): median wall %.0f ms, compute %.0f ms%n", steady.size(), median(settled, 0),
+                    median(settled, 1));
+        }
+    }
+
+    private static double median(List<double[]> rows, int column) {
+        double[] v = rows.stream().mapToDouble(row -> row[column]).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     /** 1, 2, 4 or 8 GPUs on one node (80 %), or a gang of 2, 4 or 8 members × 8 GPUs in one rack (20 %). */
