@@ -109,14 +109,7 @@ public final class VariedScale {
                     preempted++;
                 }
             }
-            long busy = 0;
-            for (var j : s.jobs().all()) {
-                if (j.state().holdsResources() && j.admission() != null) {
-                    for (PodSet ps : j.spec().podSets()) {
-                        busy += ps.resources().gpus() * ps.count();
-                    }
-                }
-            }
+            long busy = busyGpus(s);
             if (r > 0) {
                 steady.add(new double[] {wall / 1e6, res.computeNanos() / 1e6});
             }
@@ -125,6 +118,19 @@ public final class VariedScale {
         }
         summarize(steady);
         System.out.println(heard[0] > 0 ? "events heard" : "no events");
+    }
+
+    /** @return the GPUs of the jobs that hold resources */
+    private static long busyGpus(Scheduler s) {
+        long busy = 0;
+        for (var j : s.jobs().all()) {
+            if (j.state().holdsResources() && j.admission() != null) {
+                for (PodSet ps : j.spec().podSets()) {
+                    busy += ps.resources().gpus() * ps.count();
+                }
+            }
+        }
+        return busy;
     }
 
     /**
