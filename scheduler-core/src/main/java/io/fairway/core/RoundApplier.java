@@ -130,9 +130,14 @@ final class RoundApplier {
 
     private void admit(List<Admit> admits, long now, List<SchedulerEvent> events, List<Decision> applied) {
         List<Admit> quotaReserved = new ArrayList<>();
+        String cqName = null; // a round's admissions come a ClusterQueue at a time: its definition looked up once per run
+        ClusterQueue cq = null;
         for (Admit a : admits) {
             JobStatus j = state.jobs.byId.get(a.jobId());
-            ClusterQueue cq = state.clusterQueues.get(a.clusterQueue());
+            if (cqName == null || !cqName.equals(a.clusterQueue())) {
+                cqName = a.clusterQueue();
+                cq = state.clusterQueues.get(cqName);
+            }
             boolean checked = cq != null && !cq.admissionChecks().isEmpty();
             JobStatus n = state.jobs.admit(j, a, checked, now);
             if (checked) {
@@ -163,7 +168,7 @@ final class RoundApplier {
             g.forEachChange(w);
         } else {
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
-                w.changed(e.getKey(), null, e.getValue());
+                w.changed(e.getKey(), null, -1, e.getValue());
             }
         }
     }
@@ -184,7 +189,7 @@ final class RoundApplier {
         }
 
         @Override
-        public void changed(String jobId, JobStatus asSeen, PendingReason reason) {
+        public void changed(String jobId, JobStatus asSeen, int slot, PendingReason reason) {
             if (reason != given) {
                 given = reason;
                 kept = state.jobs.keptCopy(reason);
@@ -193,9 +198,9 @@ final class RoundApplier {
                 notGiven = null;
             }
             JobStatus j = asSeen;
-            if (j == null || !state.jobs.waitAnew(j, kept)) {
+            if (j == null || !state.jobs.waitAnew(j, kept, slot)) {
                 j = state.jobs.byId.get(jobId); // known by id only, or changed since the round's snapshot
-                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept)) {
+                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept, -1)) {
                     return;
                 }
             }
@@ -270,8 +275,49 @@ final class RoundApplier {
     }
 
     SchedulerEvent admittedEvent(JobStatus n, Admit a) {
-        return state.jobs.event(n, EventType.ADMITTED, a.clusterQueue() + " " + new java.util.TreeMap<>(a.flavors()) + " on " + a.placement().nodes()
-                + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
+        return state.jobs.event(n, EventType.ADMITTED, admittedText.of(a));
+    }
+
+    private final AdmittedText admittedText = new AdmittedText();
+
+    /**
+     * The text of an {@code ADMITTED} event: "ClusterQueue {flavors, by name} on [nodes] (locality, x factor)". A round's
+     * admissions mostly repeat the ClusterQueue and flavors, and the locality and factor, of the one before: those
+     * parts are written once per change (lock held), and a gang on one node is named without building a set.
+     */
+    private static final class AdmittedText {
+        private String clusterQueue;
+        private Map<String, String> flavors;
+        private String head; // "ClusterQueue {flavors} on "
+        private Object locality;
+        private double factor = Double.NaN;
+        private String tail; // " (locality, x factor)"
+
+        String of(Admit a) {
+            if (!a.clusterQueue().equals(clusterQueue) || !a.flavors().equals(flavors)) {
+                clusterQueue = a.clusterQueue();
+                flavors = new java.util.HashMap<>(a.flavors()); // a copy: a policy's map may change after
+                head = clusterQueue + " " + new java.util.TreeMap<>(flavors) + " on ";
+            }
+            io.fairway.api.decision.Placement p = a.placement();
+            if (p.locality() != locality || Double.compare(p.throughputFactor(), factor) != 0) {
+                locality = p.locality();
+                factor = p.throughputFactor();
+                tail = " (" + locality + ", x" + Math.round(factor * 100) / 100.0 + ")";
+            }
+            return head + nodes(p.members()) + tail;
+        }
+
+        /** @return the placement's distinct nodes as their set prints them ("[a, b]") */
+        private static String nodes(List<MemberPlacement> members) {
+            String first = members.isEmpty() ? null : members.get(0).node();
+            for (int i = 1; i < members.size(); i++) {
+                if (!members.get(i).node().equals(first)) {
+                    return io.fairway.api.decision.Placement.nodesOf(members).toString();
+                }
+            }
+            return first == null ? "[]" : "[" + first + "]";
+        }
     }
 
     /** Asks the admission checks about every job with reserved quota (lock held). */

@@ -693,8 +693,21 @@ public final class PendingIndex implements PendingJobs {
          * @param now its next status
          */
         public void restate(JobStatus old, JobStatus now) {
+            restate(old, now, -1);
+        }
+
+        /**
+         * As {@link #restate(JobStatus, JobStatus)}, with where the job stood at the last freeze: a group's slots are
+         * its frozen positions until a job arrives before them, so the slot is checked (one identity comparison) and
+         * the group searched only when the job is no longer there.
+         *
+         * @param old its status in the index
+         * @param now its next status
+         * @param slot the job's position in its group of the last {@link #freeze()}, or -1 when not known
+         */
+        public void restate(JobStatus old, JobStatus now, int slot) {
             MutableGroup g = old.spec() == now.spec() && old.sequence() == now.sequence() ? groupOf(old.spec()) : null;
-            int i = g == null ? -1 : g.find(old);
+            int i = g == null ? -1 : slot >= 0 && slot < g.size && g.jobs[slot] == old ? slot : g.find(old);
             if (i < 0 || g.jobs[i] != old) {
                 replace(old, now);
                 return;
@@ -702,6 +715,11 @@ public final class PendingIndex implements PendingJobs {
             g.restateAt(i, now);
             g.frozen = null;
             last = null;
+        }
+
+        /** @return true when no job is pending */
+        public boolean isEmpty() {
+            return groups.isEmpty();
         }
 
         /** Forgets every job. */
