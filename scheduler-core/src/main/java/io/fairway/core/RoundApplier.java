@@ -282,22 +282,28 @@ final class RoundApplier {
 
     /**
      * The text of an {@code ADMITTED} event: "ClusterQueue {flavors, by name} on [nodes] (locality, x factor)". A round's
-     * admissions mostly repeat the ClusterQueue and flavors, and the locality and factor, of the one before: those
-     * parts are written once per change (lock held), and a gang on one node is named without building a set.
+     * admissions repeat, per ClusterQueue, its flavors, and mostly the locality and factor of the admission before:
+     * those parts are written once per change (lock held), and a gang on one node is named without building a set.
      */
-    private static final class AdmittedText {
-        private String clusterQueue;
-        private Map<String, String> flavors;
-        private String head; // "ClusterQueue {flavors} on "
+    static final class AdmittedText {
+        /** Per ClusterQueue (as many as it admitted to, up to a bound): the flavors last written, and their text. */
+        private final Map<String, Head> heads = new java.util.HashMap<>();
         private Object locality;
         private double factor = Double.NaN;
         private String tail; // " (locality, x factor)"
 
+        /** @param flavors the admission's (immutable: an {@link Admit} copies them) @param text "ClusterQueue {flavors} on " */
+        private record Head(Map<String, String> flavors, String text) {
+        }
+
         String of(Admit a) {
-            if (!a.clusterQueue().equals(clusterQueue) || !a.flavors().equals(flavors)) {
-                clusterQueue = a.clusterQueue();
-                flavors = new java.util.HashMap<>(a.flavors()); // a copy: a policy's map may change after
-                head = clusterQueue + " " + new java.util.TreeMap<>(flavors) + " on ";
+            Head h = heads.get(a.clusterQueue());
+            if (h == null || h.flavors != a.flavors() && !h.flavors.equals(a.flavors())) {
+                if (heads.size() >= 4096) {
+                    heads.clear();
+                }
+                h = new Head(a.flavors(), a.clusterQueue() + " " + new java.util.TreeMap<>(a.flavors()) + " on ");
+                heads.put(a.clusterQueue(), h);
             }
             io.fairway.api.decision.Placement p = a.placement();
             if (p.locality() != locality || Double.compare(p.throughputFactor(), factor) != 0) {
@@ -305,18 +311,19 @@ final class RoundApplier {
                 factor = p.throughputFactor();
                 tail = " (" + locality + ", x" + Math.round(factor * 100) / 100.0 + ")";
             }
-            return head + nodes(p.members()) + tail;
+            String one = oneNode(p.members());
+            return one != null ? h.text + "[" + one + "]" + tail : h.text + io.fairway.api.decision.Placement.nodesOf(p.members()) + tail;
         }
 
-        /** @return the placement's distinct nodes as their set prints them ("[a, b]") */
-        private static String nodes(List<MemberPlacement> members) {
+        /** @return the node every member runs on, or null when they use several (or none) */
+        private static String oneNode(List<MemberPlacement> members) {
             String first = members.isEmpty() ? null : members.get(0).node();
             for (int i = 1; i < members.size(); i++) {
                 if (!members.get(i).node().equals(first)) {
-                    return io.fairway.api.decision.Placement.nodesOf(members).toString();
+                    return null;
                 }
             }
-            return first == null ? "[]" : "[" + first + "]";
+            return first;
         }
     }
 
