@@ -193,15 +193,16 @@ final class JobBook {
      *
      * @param seen a pending status of the job
      * @param keptCopy its new reason
-     * @param slot where the job stood in its group of the index's last freeze (checked before use), or -1
+     * @param group the position of the job's group in the index's last freeze (checked before use), or -1
+     * @param slot where the job stood in that group (checked before use), or -1
      * @return false (and nothing written) when {@code seen} is no longer the job's current status
      */
-    boolean waitAnew(JobStatus seen, PendingReason keptCopy, int slot) {
+    boolean waitAnew(JobStatus seen, PendingReason keptCopy, int group, int slot) {
         JobStatus now = seen.waitingFor(keptCopy);
         if (seen.state() != JobState.PENDING || !byId.replace(now.id(), seen, now)) {
             return false; // same place, same indexes: only the status object changes
         }
-        pendingIndex.restate(seen, now, slot);
+        pendingIndex.restate(seen, now, group, slot);
         state.modCount++;
         return true;
     }

@@ -168,7 +168,7 @@ final class RoundApplier {
             g.forEachChange(w);
         } else {
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
-                w.changed(e.getKey(), null, -1, e.getValue());
+                w.changed(e.getKey(), null, -1, -1, e.getValue());
             }
         }
     }
@@ -189,7 +189,7 @@ final class RoundApplier {
         }
 
         @Override
-        public void changed(String jobId, JobStatus asSeen, int slot, PendingReason reason) {
+        public void changed(String jobId, JobStatus asSeen, int group, int slot, PendingReason reason) {
             if (reason != given) {
                 given = reason;
                 kept = state.jobs.keptCopy(reason);
@@ -198,9 +198,9 @@ final class RoundApplier {
                 notGiven = null;
             }
             JobStatus j = asSeen;
-            if (j == null || !state.jobs.waitAnew(j, kept, slot)) {
+            if (j == null || !state.jobs.waitAnew(j, kept, group, slot)) {
                 j = state.jobs.byId.get(jobId); // known by id only, or changed since the round's snapshot
-                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept, -1)) {
+                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept, -1, -1)) {
                     return;
                 }
             }

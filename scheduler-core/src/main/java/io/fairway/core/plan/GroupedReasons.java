@@ -28,10 +28,12 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
          * @param jobId the job
          * @param asSeen the job's status in the round's snapshot, whose reason differs from {@code reason}; null when
          *     the round has only the id (a reason given to the job alone, or changed after the plan)
-         * @param slot the job's position in its group of the round's pending index, or -1 when not known
+         * @param group the position of the job's group in the round's pending index ({@code groups()}), or -1 when not
+         *     known
+         * @param slot the job's position in that group, or -1 when not known
          * @param reason its new reason
          */
-        void changed(String jobId, JobStatus asSeen, int slot, PendingReason reason);
+        void changed(String jobId, JobStatus asSeen, int group, int slot, PendingReason reason);
     }
 
     /**
@@ -45,15 +47,18 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         private final Map<String, ?> skip;
         /** The group the jobs end (from {@link #from} on), when the index counts its answers; else null. */
         private final PendingIndex.Group group;
+        /** Its position in the round's pending index, or -1. */
+        private final int groupAt;
         private final int from;
         /** True once a whole walk found no job to list. */
         private boolean listsNone;
 
-        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip, PendingIndex.Group group, int from) {
+        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip, PendingIndex.Group group, int groupAt, int from) {
             this.jobs = jobs;
             this.reason = reason;
             this.skip = skip;
             this.group = group;
+            this.groupAt = groupAt;
             this.from = from;
         }
     }
@@ -87,17 +92,18 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
      * {@code skip} (jobs waiting for nodes).
      */
     void putRun(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
-        runs.add(new Run(jobs, reason, skip, null, 0));
+        runs.add(new Run(jobs, reason, skip, null, -1, 0));
     }
 
     /**
-     * Adds a run over the jobs of {@code group} from position {@code from} on: as {@link #putRun(List, PendingReason,
-     * Map)}, and when the jobs keep reasons that give the same answer and {@code reason} gives the answer the index
-     * counts the group against, a walk visits only the jobs that do not give it.
+     * Adds a run over the jobs of {@code group} (at {@code groupAt} in the round's pending index) from position
+     * {@code from} on: as {@link #putRun(List, PendingReason, Map)}, and when the jobs keep reasons that give the same
+     * answer and {@code reason} gives the answer the index counts the group against, a walk visits only the jobs that
+     * do not give it.
      */
-    void putRun(PendingIndex.Group group, int from, PendingReason reason, Map<String, ?> skip) {
+    void putRun(PendingIndex.Group group, int groupAt, int from, PendingReason reason, Map<String, ?> skip) {
         List<JobStatus> jobs = group.jobs();
-        runs.add(new Run(jobs.subList(from, jobs.size()), reason, skip, group, from));
+        runs.add(new Run(jobs.subList(from, jobs.size()), reason, skip, group, groupAt, from));
     }
 
     @Override
@@ -134,7 +140,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             Map<String, PendingReason> m = new LinkedHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
             m.putAll(individual);
             for (Run r : runs) {
-                walkRun(r, (id, j, slot, reason) -> {
+                walkRun(r, (id, j, at, slot, reason) -> {
                     m.put(id, reason);
                     return true;
                 });
@@ -148,7 +154,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
 
     /** One step of a walk over a run's listed jobs: false ends the walk. */
     private interface Step {
-        boolean take(String jobId, JobStatus asSeen, int slot, PendingReason reason);
+        boolean take(String jobId, JobStatus asSeen, int group, int slot, PendingReason reason);
     }
 
     /**
@@ -178,7 +184,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             if (had == differs || !kept.standsForMany(r.reason, had)) {
                 differs = had;
                 listed = true;
-                if (!s.take(j.id(), j, slot, r.reason)) {
+                if (!s.take(j.id(), j, r.groupAt, slot, r.reason)) {
                     return false;
                 }
             } else {
@@ -216,20 +222,20 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
     public synchronized void forEachChange(Changes c) {
         if (view != null || !overlay.isEmpty()) {
             for (Entry<String, PendingReason> e : view().entrySet()) {
-                c.changed(e.getKey(), null, -1, e.getValue());
+                c.changed(e.getKey(), null, -1, -1, e.getValue());
             }
             return;
         }
         for (Entry<String, PendingReason> e : individual.entrySet()) {
             if (removed.isEmpty() || !removed.contains(e.getKey())) {
-                c.changed(e.getKey(), null, -1, e.getValue());
+                c.changed(e.getKey(), null, -1, -1, e.getValue());
             }
         }
         RemovedFilter maybeRemoved = new RemovedFilter(removed);
         for (Run r : runs) {
-            walkRun(r, (id, j, slot, reason) -> {
+            walkRun(r, (id, j, at, slot, reason) -> {
                 if (!maybeRemoved.mayHold(id) || !removed.contains(id)) {
-                    c.changed(id, j, slot, reason);
+                    c.changed(id, j, at, slot, reason);
                 }
                 return true;
             });
@@ -285,7 +291,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             }
         }
         for (Run r : runs) {
-            if (!walkRun(r, (id, j, slot, reason) -> removed.contains(id))) {
+            if (!walkRun(r, (id, j, at, slot, reason) -> removed.contains(id))) {
                 return false;
             }
         }

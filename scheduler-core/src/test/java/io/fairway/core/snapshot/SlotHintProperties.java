@@ -14,10 +14,10 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * The engine writes a waiting job's new reason in its group's slot, told where the job stood at the index's last
- * freeze (the round walked that index). Between that freeze and the write, jobs may have arrived before it in its
- * group (a preempted job keeps its early place), left, or changed: whatever the hint — right, stale, wrong or absent —
- * the index after the writes holds exactly the jobs waiting, with their latest statuses, as an index built from them
- * from scratch does.
+ * freeze (the round walked that index): its group's position and its own. Between that freeze and the write, groups
+ * and jobs may have arrived before it (a preempted job keeps its early place), left, or changed: whatever the hint —
+ * right, stale, wrong or absent — the index after the writes holds exactly the jobs waiting, with their latest
+ * statuses, as an index built from them from scratch does.
  */
 class SlotHintProperties {
     @Property(tries = 300)
@@ -37,7 +37,8 @@ class SlotHintProperties {
                 JobStatus j = h.pickPending();
                 JobStatus now = j.waitingFor(PendingReason.of(PendingReason.Code.INSUFFICIENT_CAPACITY, "no room " + op));
                 h.pending.put(j.id(), now);
-                h.builder.restate(j, now, hint(r, frozen, j));
+                int[] at = hint(r, frozen, j);
+                h.builder.restate(j, now, at[0], at[1]);
             }
             if (r.nextInt(8) == 0) {
                 frozen = h.builder.freeze(); // a round's snapshot: the slots are its positions again
@@ -50,23 +51,27 @@ class SlotHintProperties {
         }
     }
 
-    /** The job's position in its group of {@code frozen} (stale when jobs arrived before it since), a wrong one, or -1. */
-    private static int hint(Random r, PendingIndex frozen, JobStatus j) {
-        int kind = r.nextInt(4);
+    /**
+     * The positions of the job's group in {@code frozen} and of the job in it (stale when groups or jobs arrived before
+     * them since), wrong ones, or -1.
+     */
+    private static int[] hint(Random r, PendingIndex frozen, JobStatus j) {
+        int kind = r.nextInt(5);
         if (kind == 0) {
-            return -1;
+            return new int[] {-1, -1};
         }
         if (kind == 1) {
-            return r.nextInt(64);
+            return new int[] {r.nextInt(8), r.nextInt(64)};
         }
-        for (PendingIndex.Group g : frozen.groups()) {
-            List<JobStatus> jobs = g.jobs();
+        List<PendingIndex.Group> groups = frozen.groups();
+        for (int at = 0; at < groups.size(); at++) {
+            List<JobStatus> jobs = groups.get(at).jobs();
             for (int i = 0; i < jobs.size(); i++) {
                 if (jobs.get(i).id().equals(j.id())) {
-                    return i;
+                    return kind == 2 ? new int[] {-1, i} : new int[] {at, i};
                 }
             }
         }
-        return -1;
+        return new int[] {r.nextInt(8), -1};
     }
 }
