@@ -16,9 +16,12 @@ import io.fairway.api.model.ResourceFlavor;
 import io.fairway.api.model.Resources;
 import io.fairway.core.snapshot.PendingIndex;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -32,19 +35,7 @@ import net.jqwik.api.Property;
 class PendingMembershipProperties {
     @Property(tries = 60)
     void thePendingIndexHoldsExactlyTheCurrentPendingStatuses(@ForAll long seed) {
-        SplittableRandom r = new SplittableRandom(seed);
-        AtomicLong now = new AtomicLong();
-        Scheduler s = builder(now).build();
-        List<String> ended = new ArrayList<>();
-        int ids = 0;
-        for (int step = 0; step < 150; step++) {
-            now.addAndGet(1 + r.nextInt(30_000));
-            String what = step(s, r, ids, ended);
-            if (what.equals("arrival")) {
-                ids++;
-            } else if (what.equals("restore")) {
-                s = Scheduler.restore(s.exportState(), Scheduler.builder().clock(now::get).policy("priority"));
-            }
+        history(seed, (s, step, what) -> {
             EngineState st = s.state();
             List<JobStatus> expected = new ArrayList<>();
             for (JobStatus j : s.jobs().all()) {
@@ -59,6 +50,39 @@ class PendingMembershipProperties {
             assertThat(s.jobs().pending()).as("step %d (%s)", step, what).containsExactlyElementsOf(expected);
             assertThat(st.read(st.jobs::nonePending)).as("step %d (%s)", step, what).isEqualTo(expected.isEmpty());
             assertThat(s.checkInvariants()).as("step %d (%s)", step, what).isEmpty();
+        });
+    }
+
+    /** The histories above do preempt, requeue, forget and restore (else the property would prove little). */
+    @Example
+    void historiesPreemptRequeueForgetAndRestore() {
+        Set<String> seen = new HashSet<>();
+        for (long seed = 0; seed < 20; seed++) {
+            history(seed, (s, step, what) -> seen.add(what));
+        }
+        assertThat(seen).contains("round (preempted)", "eviction", "forget", "restore", "priority changed", "cancel", "quota changed");
+    }
+
+    /** A step's outcome, checked after it. */
+    private interface Check {
+        void after(Scheduler s, int step, String what);
+    }
+
+    private static void history(long seed, Check check) {
+        SplittableRandom r = new SplittableRandom(seed);
+        AtomicLong now = new AtomicLong();
+        Scheduler s = builder(now).build();
+        List<String> ended = new ArrayList<>();
+        int ids = 0;
+        for (int step = 0; step < 150; step++) {
+            now.addAndGet(1 + r.nextInt(30_000));
+            String what = step(s, r, ids, ended);
+            if (what.equals("arrival")) {
+                ids++;
+            } else if (what.equals("restore")) {
+                s = Scheduler.restore(s.exportState(), Scheduler.builder().clock(now::get).policy("priority"));
+            }
+            check.after(s, step, what);
         }
     }
 
@@ -76,12 +100,14 @@ class PendingMembershipProperties {
                 return "arrival";
             }
             case 3, 4 -> {
+                boolean preempted = false;
                 for (Decision d : s.runRound().decisions()) {
                     if (d instanceof Admit a && r.nextBoolean()) {
                         s.reportStarted(a.jobId());
                     }
+                    preempted |= d instanceof io.fairway.api.decision.Preempt;
                 }
-                return "round";
+                return preempted ? "round (preempted)" : "round";
             }
             case 5 -> {
                 if (some != null) {
@@ -109,9 +135,10 @@ class PendingMembershipProperties {
                 return "cancel";
             }
             case 9 -> {
-                if (!ended.isEmpty()) {
-                    s.jobs().forget(ended.remove(r.nextInt(ended.size())));
+                if (ended.isEmpty()) {
+                    return "nothing to forget";
                 }
+                s.jobs().forget(ended.remove(r.nextInt(ended.size())));
                 return "forget";
             }
             case 10 -> {
