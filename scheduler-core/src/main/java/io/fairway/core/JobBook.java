@@ -30,13 +30,14 @@ import java.util.function.Predicate;
  */
 final class JobBook {
     private final EngineState state;
-    final HashMap<String, JobStatus> byId = new HashMap<>();
     /**
-     * Pending jobs by sequence. A hash map: the hot paths only put, get and remove (a tree costs a walk of scattered
-     * nodes per operation); the few readers that need submission order sort ({@link #pendingInOrder()}).
+     * Every job by id, with its current status. A job is pending exactly when the status {@code byId} holds for it is
+     * in state {@code PENDING} (such a status is then in {@link #pendingIndex}), and holds resources exactly when that
+     * status's state does (it is then in {@link #holding}): whether a status is a job's current one is one lookup here,
+     * and a job's new pending reason costs this one write and a write in its group's slot.
      */
-    final HashMap<Long, JobStatus> pending = new HashMap<>();
-    /** The same pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
+    final HashMap<String, JobStatus> byId = new HashMap<>();
+    /** The pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
     final PendingIndex.Builder pendingIndex = new PendingIndex.Builder();
     final TreeMap<Long, JobStatus> holding = new TreeMap<>();
     long nextSequence;
@@ -94,7 +95,6 @@ final class JobBook {
             });
             JobStatus s = JobStatus.submitted(j, initial, now, nextSequence++);
             byId.put(j.id(), s);
-            pending.put(s.sequence(), s);
             pendingIndex.add(s);
             added.add(s);
             events.add(new SchedulerEvent(now, j.id(), j.jobSet(), EventType.SUBMITTED, queueKey));
@@ -188,22 +188,21 @@ final class JobBook {
 
     /**
      * A pending job's new reason, known by the caller to differ from the one it carries and already its kept copy
-     * ({@link #keptCopy}): nothing is compared. @return false (and nothing written) when {@code seen} is no longer the
-     * job's current pending status
+     * ({@link #keptCopy}): nothing is compared. One write by id (which also tells that {@code seen} is still the job's
+     * status) and one in the job's slot of its pending group.
+     *
+     * @param seen a pending status of the job
+     * @param keptCopy its new reason
+     * @param group the position of the job's group in the index's last freeze (checked before use), or -1
+     * @param slot where the job stood in that group (checked before use), or -1
+     * @return false (and nothing written) when {@code seen} is no longer the job's current status
      */
-    boolean waitAnew(JobStatus seen, PendingReason keptCopy) {
+    boolean waitAnew(JobStatus seen, PendingReason keptCopy, int group, int slot) {
         JobStatus now = seen.waitingFor(keptCopy);
-        JobStatus was = pending.put(seen.sequence(), now); // same place, same indexes: only the status object changes
-        if (was != seen) {
-            if (was == null) {
-                pending.remove(seen.sequence());
-            } else {
-                pending.put(seen.sequence(), was);
-            }
-            return false;
+        if (seen.state() != JobState.PENDING || !byId.replace(now.id(), seen, now)) {
+            return false; // same place, same indexes: only the status object changes
         }
-        byId.put(now.id(), now);
-        pendingIndex.restate(seen, now);
+        pendingIndex.restate(seen, now, group, slot);
         state.modCount++;
         return true;
     }
@@ -242,18 +241,16 @@ final class JobBook {
      * @param now its next status
      */
     void replace(JobStatus old, JobStatus now) {
-        byId.put(now.id(), now);
-        if (pending.get(old.sequence()) == old) {
+        boolean wasCurrent = byId.put(now.id(), now) == old; // the indexes hold a job's current status only
+        if (wasCurrent && old.state() == JobState.PENDING) {
             if (now.state() == JobState.PENDING && now.sequence() == old.sequence()) {
-                pending.put(now.sequence(), now); // still pending (a new reason, say): same place in both indexes
-                pendingIndex.replace(old, now);
+                pendingIndex.replace(old, now); // still pending (a new reason, say): same place
                 state.modCount++;
                 return;
             }
-            pending.remove(old.sequence());
             pendingIndex.remove(old);
         }
-        boolean wasHolding = holding.get(old.sequence()) == old;
+        boolean wasHolding = wasCurrent && old.state().holdsResources();
         if (wasHolding) {
             // usage is charged up to the moment a job lets go of its resources, not only to the next round: a job
             // that ends between two rounds has used them until now (the decay step is a no-op when no time passed)
@@ -263,13 +260,12 @@ final class JobBook {
                 state.pools.released(old, state.clock.millis()); // the clock is read only where pool nodes are tracked
             }
         }
+        boolean holdsNow = now.state().holdsResources();
         if (now.state() == JobState.PENDING) {
-            pending.put(now.sequence(), now);
             pendingIndex.add(now);
-        } else if (now.state().holdsResources()) {
+        } else if (holdsNow) {
             holding.put(now.sequence(), now);
         }
-        boolean holdsNow = holding.get(now.sequence()) == now;
         if (wasHolding != holdsNow || wasHolding && !sameUsage(old, now)) {
             state.holdingUsageVersion++;
         }
@@ -289,7 +285,6 @@ final class JobBook {
     void restore(JobStatus j) {
         byId.put(j.id(), j);
         if (j.state() == JobState.PENDING) {
-            pending.put(j.sequence(), j);
             pendingIndex.add(j);
         } else if (j.state().holdsResources()) {
             holding.put(j.sequence(), j);
@@ -313,7 +308,12 @@ final class JobBook {
 
     /** @return the pending jobs by sequence (submission order), as a new list */
     List<JobStatus> pendingInOrder() {
-        return bySequence(pending.values());
+        return new ArrayList<>(pendingIndex.freeze().inSubmissionOrder());
+    }
+
+    /** @return true when no job is pending */
+    boolean nonePending() {
+        return pendingIndex.isEmpty();
     }
 
     /** @return every known job in submission order */
@@ -324,7 +324,7 @@ final class JobBook {
     /** @return live (pending or holding) jobs that {@code filter} selects, in submission order */
     List<JobStatus> live(Predicate<JobStatus> filter) {
         List<JobStatus> l = new ArrayList<>();
-        for (JobStatus j : pending.values()) {
+        for (JobStatus j : pendingIndex.freeze().inSubmissionOrder()) {
             if (filter.test(j)) {
                 l.add(j);
             }
@@ -347,9 +347,15 @@ final class JobBook {
     /** @return index inconsistencies (each job in exactly one state and index, the pending index in step) */
     List<String> checkIndexes() {
         List<String> v = new ArrayList<>();
+        PendingIndex idx = pendingIndex.freeze();
+        List<JobStatus> inOrder = idx.inSubmissionOrder();
+        Set<JobStatus> indexed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        indexed.addAll(inOrder);
+        int pendingById = 0;
         for (JobStatus j : byId.values()) {
-            boolean inPending = pending.get(j.sequence()) == j;
+            boolean inPending = indexed.contains(j);
             boolean inHolding = holding.get(j.sequence()) == j;
+            pendingById += j.state() == JobState.PENDING ? 1 : 0;
             boolean ok = switch (j.state()) {
                 case PENDING -> inPending && !inHolding && j.pendingReason() != null && j.admission() == null;
                 case QUOTA_RESERVED, ADMITTED, RUNNING -> inHolding && !inPending && j.admission() != null;
@@ -360,13 +366,12 @@ final class JobBook {
                         + ", reason " + j.pendingReason() + ")");
             }
         }
-        PendingIndex idx = pendingIndex.freeze();
-        List<JobStatus> inOrder = pendingInOrder();
-        if (idx.size() != pending.size() || !idx.equals(PendingIndex.of(inOrder)) || !idx.inSubmissionOrder().equals(inOrder)) {
-            v.add("the pending index holds " + idx.size() + " jobs in its groups, the pending list " + pending.size());
+        if (idx.size() != pendingById || indexed.size() != inOrder.size() || !idx.equals(PendingIndex.of(bySequence(inOrder)))
+                || !inOrder.equals(bySequence(inOrder))) {
+            v.add("the pending index holds " + idx.size() + " jobs in its groups, " + pendingById + " jobs are pending");
         }
-        if (pending.size() + holding.size() > byId.size()) {
-            v.add("indexes hold " + (pending.size() + holding.size()) + " jobs, more than the " + byId.size() + " known");
+        if (idx.size() + holding.size() > byId.size()) {
+            v.add("indexes hold " + (idx.size() + holding.size()) + " jobs, more than the " + byId.size() + " known");
         }
         return v;
     }

@@ -59,7 +59,7 @@ public final class Jobs {
             String cq = j.admission() != null ? j.admission().clusterQueue() : lq == null ? null : lq.clusterQueue();
             int ahead = 0;
             if (j.state() == JobState.PENDING && cq != null) {
-                for (JobStatus o : state.jobs.pending.values()) {
+                for (JobStatus o : state.jobs.pendingIndex.freeze().inSubmissionOrder()) {
                     LocalQueue olq = state.localQueues.get(o.spec().localQueueKey());
                     if (o != j && olq != null && cq.equals(olq.clusterQueue()) && JobOrder.PRIORITY.compare(o, j) < 0) {
                         ahead++;

@@ -130,9 +130,14 @@ final class RoundApplier {
 
     private void admit(List<Admit> admits, long now, List<SchedulerEvent> events, List<Decision> applied) {
         List<Admit> quotaReserved = new ArrayList<>();
+        String cqName = null; // a round's admissions come a ClusterQueue at a time: its definition looked up once per run
+        ClusterQueue cq = null;
         for (Admit a : admits) {
             JobStatus j = state.jobs.byId.get(a.jobId());
-            ClusterQueue cq = state.clusterQueues.get(a.clusterQueue());
+            if (cqName == null || !cqName.equals(a.clusterQueue())) {
+                cqName = a.clusterQueue();
+                cq = state.clusterQueues.get(cqName);
+            }
             boolean checked = cq != null && !cq.admissionChecks().isEmpty();
             JobStatus n = state.jobs.admit(j, a, checked, now);
             if (checked) {
@@ -163,7 +168,7 @@ final class RoundApplier {
             g.forEachChange(w);
         } else {
             for (Map.Entry<String, PendingReason> e : reasons.entrySet()) {
-                w.changed(e.getKey(), null, e.getValue());
+                w.changed(e.getKey(), null, -1, -1, e.getValue());
             }
         }
     }
@@ -184,7 +189,7 @@ final class RoundApplier {
         }
 
         @Override
-        public void changed(String jobId, JobStatus asSeen, PendingReason reason) {
+        public void changed(String jobId, JobStatus asSeen, int group, int slot, PendingReason reason) {
             if (reason != given) {
                 given = reason;
                 kept = state.jobs.keptCopy(reason);
@@ -193,9 +198,9 @@ final class RoundApplier {
                 notGiven = null;
             }
             JobStatus j = asSeen;
-            if (j == null || !state.jobs.waitAnew(j, kept)) {
+            if (j == null || !state.jobs.waitAnew(j, kept, group, slot)) {
                 j = state.jobs.byId.get(jobId); // known by id only, or changed since the round's snapshot
-                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept)) {
+                if (j == null || j.state() != JobState.PENDING || !differs(j.pendingReason()) || !state.jobs.waitAnew(j, kept, -1, -1)) {
                     return;
                 }
             }
@@ -270,8 +275,56 @@ final class RoundApplier {
     }
 
     SchedulerEvent admittedEvent(JobStatus n, Admit a) {
-        return state.jobs.event(n, EventType.ADMITTED, a.clusterQueue() + " " + new java.util.TreeMap<>(a.flavors()) + " on " + a.placement().nodes()
-                + " (" + a.placement().locality() + ", x" + Math.round(a.placement().throughputFactor() * 100) / 100.0 + ")");
+        return state.jobs.event(n, EventType.ADMITTED, admittedText.of(a));
+    }
+
+    private final AdmittedText admittedText = new AdmittedText();
+
+    /**
+     * The text of an {@code ADMITTED} event: "ClusterQueue {flavors, by name} on [nodes] (locality, x factor)". A round's
+     * admissions repeat, per ClusterQueue, its flavors, and mostly the locality and factor of the admission before:
+     * those parts are written once per change (lock held), and a gang on one node is named without building a set.
+     */
+    static final class AdmittedText {
+        /** Per ClusterQueue (as many as it admitted to, up to a bound): the flavors last written, and their text. */
+        private final Map<String, Head> heads = new java.util.HashMap<>();
+        private Object locality;
+        private double factor = Double.NaN;
+        private String tail; // " (locality, x factor)"
+
+        /** @param flavors the admission's (immutable: an {@link Admit} copies them) @param text "ClusterQueue {flavors} on " */
+        private record Head(Map<String, String> flavors, String text) {
+        }
+
+        String of(Admit a) {
+            Head h = heads.get(a.clusterQueue());
+            if (h == null || h.flavors != a.flavors() && !h.flavors.equals(a.flavors())) {
+                if (heads.size() >= 4096) {
+                    heads.clear();
+                }
+                h = new Head(a.flavors(), a.clusterQueue() + " " + new java.util.TreeMap<>(a.flavors()) + " on ");
+                heads.put(a.clusterQueue(), h);
+            }
+            io.fairway.api.decision.Placement p = a.placement();
+            if (p.locality() != locality || Double.compare(p.throughputFactor(), factor) != 0) {
+                locality = p.locality();
+                factor = p.throughputFactor();
+                tail = " (" + locality + ", x" + Math.round(factor * 100) / 100.0 + ")";
+            }
+            String one = oneNode(p.members());
+            return one != null ? h.text + "[" + one + "]" + tail : h.text + io.fairway.api.decision.Placement.nodesOf(p.members()) + tail;
+        }
+
+        /** @return the node every member runs on, or null when they use several (or none) */
+        private static String oneNode(List<MemberPlacement> members) {
+            String first = members.isEmpty() ? null : members.get(0).node();
+            for (int i = 1; i < members.size(); i++) {
+                if (!members.get(i).node().equals(first)) {
+                    return null;
+                }
+            }
+            return first;
+        }
     }
 
     /** Asks the admission checks about every job with reserved quota (lock held). */

@@ -337,7 +337,7 @@ public final class Scheduler {
      * @return the round's result, or null: the round runs in full
      */
     private RoundResult renewWhenNothingWaits(List<SchedulerEvent> checkEvents, List<Decision> checkAdmits) {
-        if (!checkEvents.isEmpty() || !checkAdmits.isEmpty() || !state.jobs.pending.isEmpty() || !state.pools.nodePools.isEmpty()
+        if (!checkEvents.isEmpty() || !checkAdmits.isEmpty() || !state.jobs.nonePending() || !state.pools.nodePools.isEmpty()
                 || !state.pools.reservations.isEmpty() || !state.pools.inFlight.isEmpty() || !state.quotaAllowance.isEmpty()) {
             return null;
         }

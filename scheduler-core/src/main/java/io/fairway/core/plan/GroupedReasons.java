@@ -28,9 +28,12 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
          * @param jobId the job
          * @param asSeen the job's status in the round's snapshot, whose reason differs from {@code reason}; null when
          *     the round has only the id (a reason given to the job alone, or changed after the plan)
+         * @param group the position of the job's group in the round's pending index ({@code groups()}), or -1 when not
+         *     known
+         * @param slot the job's position in that group, or -1 when not known
          * @param reason its new reason
          */
-        void changed(String jobId, JobStatus asSeen, PendingReason reason);
+        void changed(String jobId, JobStatus asSeen, int group, int slot, PendingReason reason);
     }
 
     /**
@@ -44,15 +47,18 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         private final Map<String, ?> skip;
         /** The group the jobs end (from {@link #from} on), when the index counts its answers; else null. */
         private final PendingIndex.Group group;
+        /** Its position in the round's pending index, or -1. */
+        private final int groupAt;
         private final int from;
         /** True once a whole walk found no job to list. */
         private boolean listsNone;
 
-        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip, PendingIndex.Group group, int from) {
+        Run(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip, PendingIndex.Group group, int groupAt, int from) {
             this.jobs = jobs;
             this.reason = reason;
             this.skip = skip;
             this.group = group;
+            this.groupAt = groupAt;
             this.from = from;
         }
     }
@@ -86,17 +92,18 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
      * {@code skip} (jobs waiting for nodes).
      */
     void putRun(List<JobStatus> jobs, PendingReason reason, Map<String, ?> skip) {
-        runs.add(new Run(jobs, reason, skip, null, 0));
+        runs.add(new Run(jobs, reason, skip, null, -1, 0));
     }
 
     /**
-     * Adds a run over the jobs of {@code group} from position {@code from} on: as {@link #putRun(List, PendingReason,
-     * Map)}, and when the jobs keep reasons that give the same answer and {@code reason} gives the answer the index
-     * counts the group against, a walk visits only the jobs that do not give it.
+     * Adds a run over the jobs of {@code group} (at {@code groupAt} in the round's pending index) from position
+     * {@code from} on: as {@link #putRun(List, PendingReason, Map)}, and when the jobs keep reasons that give the same
+     * answer and {@code reason} gives the answer the index counts the group against, a walk visits only the jobs that
+     * do not give it.
      */
-    void putRun(PendingIndex.Group group, int from, PendingReason reason, Map<String, ?> skip) {
+    void putRun(PendingIndex.Group group, int groupAt, int from, PendingReason reason, Map<String, ?> skip) {
         List<JobStatus> jobs = group.jobs();
-        runs.add(new Run(jobs.subList(from, jobs.size()), reason, skip, group, from));
+        runs.add(new Run(jobs.subList(from, jobs.size()), reason, skip, group, groupAt, from));
     }
 
     @Override
@@ -133,7 +140,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             Map<String, PendingReason> m = new LinkedHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
             m.putAll(individual);
             for (Run r : runs) {
-                walkRun(r, (id, j, reason) -> {
+                walkRun(r, (id, j, at, slot, reason) -> {
                     m.put(id, reason);
                     return true;
                 });
@@ -147,7 +154,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
 
     /** One step of a walk over a run's listed jobs: false ends the walk. */
     private interface Step {
-        boolean take(String jobId, JobStatus asSeen, PendingReason reason);
+        boolean take(String jobId, JobStatus asSeen, int group, int slot, PendingReason reason);
     }
 
     /**
@@ -168,7 +175,8 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
         List<JobStatus> all = r.group == null ? null : r.group.jobs();
         int n = odd == null ? r.jobs.size() : odd.length;
         for (int k = odd == null ? 0 : firstAtOrAfter(odd, r.from); k < n; k++) {
-            JobStatus j = odd == null ? r.jobs.get(k) : all.get(odd[k]);
+            int slot = odd != null ? odd[k] : all != null ? r.from + k : -1; // the job's position in its group
+            JobStatus j = odd == null ? r.jobs.get(k) : all.get(slot);
             PendingReason had = j.pendingReason();
             if (had == r.reason || had == same || skips && r.skip.containsKey(j.id())) {
                 continue;
@@ -176,7 +184,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             if (had == differs || !kept.standsForMany(r.reason, had)) {
                 differs = had;
                 listed = true;
-                if (!s.take(j.id(), j, r.reason)) {
+                if (!s.take(j.id(), j, r.groupAt, slot, r.reason)) {
                     return false;
                 }
             } else {
@@ -214,22 +222,57 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
     public synchronized void forEachChange(Changes c) {
         if (view != null || !overlay.isEmpty()) {
             for (Entry<String, PendingReason> e : view().entrySet()) {
-                c.changed(e.getKey(), null, e.getValue());
+                c.changed(e.getKey(), null, -1, -1, e.getValue());
             }
             return;
         }
         for (Entry<String, PendingReason> e : individual.entrySet()) {
             if (removed.isEmpty() || !removed.contains(e.getKey())) {
-                c.changed(e.getKey(), null, e.getValue());
+                c.changed(e.getKey(), null, -1, -1, e.getValue());
             }
         }
+        RemovedFilter maybeRemoved = new RemovedFilter(removed);
         for (Run r : runs) {
-            walkRun(r, (id, j, reason) -> {
-                if (removed.isEmpty() || !removed.contains(id)) {
-                    c.changed(id, j, reason);
+            walkRun(r, (id, j, at, slot, reason) -> {
+                if (!maybeRemoved.mayHold(id) || !removed.contains(id)) {
+                    c.changed(id, j, at, slot, reason);
                 }
                 return true;
             });
+        }
+    }
+
+    /**
+     * Which ids may have been removed, by one bit per id hash in a table eight bits wide per removed id: a round
+     * removes its admitted jobs (tens of thousands in a first round), and a walk over the jobs left waiting then asks
+     * a small table instead of a lookup in the removed set per job; only a hit (all removed ids, and about one in
+     * eight of the others) is looked up.
+     */
+    private static final class RemovedFilter {
+        private final long[] bits;
+        private final int mask;
+
+        RemovedFilter(Set<String> removed) {
+            int words = Integer.highestOneBit(Math.max(1, removed.size() / 8) * 2);
+            bits = new long[removed.isEmpty() ? 0 : words];
+            mask = words - 1;
+            for (String id : removed) {
+                int h = spread(id);
+                bits[(h >>> 6) & mask] |= 1L << h;
+            }
+        }
+
+        private static int spread(String id) {
+            int h = id.hashCode();
+            return h ^ (h >>> 16) * 0x9E3779B1;
+        }
+
+        boolean mayHold(String id) {
+            if (bits.length == 0) {
+                return false;
+            }
+            int h = spread(id);
+            return (bits[(h >>> 6) & mask] & 1L << h) != 0;
         }
     }
 
@@ -248,7 +291,7 @@ public final class GroupedReasons extends AbstractMap<String, PendingReason> {
             }
         }
         for (Run r : runs) {
-            if (!walkRun(r, (id, j, reason) -> removed.contains(id))) {
+            if (!walkRun(r, (id, j, at, slot, reason) -> removed.contains(id))) {
                 return false;
             }
         }

@@ -96,7 +96,7 @@ public record PlanOutput(List<Preempt> preemptions, List<Admit> admissions, Map<
             // the rest of the group, answered with one reason: nothing to report when every job carries it already
             // (the round drops the reasons of jobs it admits, should a policy admit one it also answered in bulk)
             if (from < jobs.size() && !kept.stands(bulkReason, g.commonReason()) && !keptByAll(ctx, kept, bulkReason, g)) {
-                reasons.putRun(g, from, kept.stamp(bulkReason), reservations);
+                reasons.putRun(g, at, from, kept.stamp(bulkReason), reservations);
             }
         }
         Map<String, Long> renewals = new LinkedHashMap<>(plan.leaseRenewals);

@@ -654,6 +654,18 @@ public final class PendingIndex implements PendingJobs {
             return g;
         }
 
+        /** @return the group at {@code at} in the last freeze when it is the live group of the job's key, else {@link #groupOf} */
+        private MutableGroup groupAt(int at, JobSpec spec) {
+            if (at >= 0 && at < lastOrder.size()) {
+                MutableGroup g = lastOrder.get(at);
+                if (!g.gone && g.key.matches(spec)) {
+                    lastFound = g;
+                    return g;
+                }
+            }
+            return groupOf(spec);
+        }
+
         /** @param j a job that left pending */
         public void remove(JobStatus j) {
             MutableGroup g = groupOf(j.spec());
@@ -693,8 +705,23 @@ public final class PendingIndex implements PendingJobs {
          * @param now its next status
          */
         public void restate(JobStatus old, JobStatus now) {
-            MutableGroup g = old.spec() == now.spec() && old.sequence() == now.sequence() ? groupOf(old.spec()) : null;
-            int i = g == null ? -1 : g.find(old);
+            restate(old, now, -1, -1);
+        }
+
+        /**
+         * As {@link #restate(JobStatus, JobStatus)}, with where the job stood at the last freeze: the groups keep
+         * their frozen order and a group's slots are its frozen positions until a job arrives before them, so the
+         * group is taken by position (its key checked) and the slot checked by identity; a group is looked up by
+         * key, or searched, only when the job is no longer there.
+         *
+         * @param old its status in the index
+         * @param now its next status
+         * @param group the position of the job's group in the last {@link #freeze()}'s groups, or -1 when not known
+         * @param slot the job's position in that group, or -1 when not known
+         */
+        public void restate(JobStatus old, JobStatus now, int group, int slot) {
+            MutableGroup g = old.spec() == now.spec() && old.sequence() == now.sequence() ? groupAt(group, old.spec()) : null;
+            int i = g == null ? -1 : slot >= 0 && slot < g.size && g.jobs[slot] == old ? slot : g.find(old);
             if (i < 0 || g.jobs[i] != old) {
                 replace(old, now);
                 return;
@@ -702,6 +729,11 @@ public final class PendingIndex implements PendingJobs {
             g.restateAt(i, now);
             g.frozen = null;
             last = null;
+        }
+
+        /** @return true when no job is pending */
+        public boolean isEmpty() {
+            return groups.isEmpty();
         }
 
         /** Forgets every job. */
