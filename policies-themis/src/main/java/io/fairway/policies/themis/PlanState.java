@@ -377,16 +377,6 @@ final class PlanState {
     }
 
     /**
-     * Sorts apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name; each app's
-     * key is computed once rather than at every comparison.
-     *
-     * @param names apps of the round, sorted in place
-     */
-    void sortShortestRemainingFirst(List<String> names) {
-        sortByKey(names, a -> apps.get(a).sharedSeconds() - apps.get(a).elapsed());
-    }
-
-    /**
      * Sorts names by a key ascending, then by name: the order of
      * {@code Comparator.comparingDouble(key).thenComparing(name)}, with the key computed once per name and the names
      * sorted as positions on primitive keys (no record per name, no comparator call per comparison: a round sorts its
@@ -396,15 +386,28 @@ final class PlanState {
         int n = names.size();
         double[] keys = new double[n];
         String[] byPos = names.toArray(new String[0]);
-        int[] idx = new int[n];
         for (int i = 0; i < n; i++) {
             keys[i] = key.applyAsDouble(byPos[i]);
-            idx[i] = i;
         }
-        sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeyThenName(keys, byPos, x, y));
+        int[] idx = sortedByKey(byPos, keys);
         for (int i = 0; i < n; i++) {
             names.set(i, byPos[idx[i]]);
         }
+    }
+
+    /**
+     * @param names names by position
+     * @param keys each name's key, by position
+     * @return the positions in the order of {@code Comparator.comparingDouble(key).thenComparing(name)}
+     */
+    static int[] sortedByKey(String[] names, double[] keys) {
+        int n = names.length;
+        int[] idx = new int[n];
+        for (int i = 0; i < n; i++) {
+            idx[i] = i;
+        }
+        sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeyThenName(keys, names, x, y));
+        return idx;
     }
 
     /** {@code Comparator.comparingDouble(key).thenComparing(name)} on keys read once. */
