@@ -71,6 +71,27 @@ class SpeedShortcutsTest {
         assertThat(PlanState.inSubmissionOrder(views, holding)).containsExactlyElementsOf(expected);
     }
 
+    @Property(tries = 1000)
+    void submissionPositionsAreAStableSortOnBothKeys(@ForAll @Size(max = 60) List<@IntRange(min = 0, max = 6) Integer> submits,
+                                                    @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 6) Integer> sequences,
+                                                    @ForAll @IntRange(min = 0, max = 3) int width) {
+        // width 0–1: keys and positions packed into one long; 2–3: ranges too wide to pack (merge-sorted), negatives
+        long[] scale = {1, 1_000_003L, Long.MAX_VALUE / 5, Long.MAX_VALUE / 3};
+        int n = Math.min(submits.size(), sequences.size());
+        long[] submit = new long[n];
+        long[] sequence = new long[n];
+        for (int i = 0; i < n; i++) {
+            submit[i] = (submits.get(i) - 3) * scale[width];
+            sequence[i] = sequences.get(i) * (width == 3 ? scale[width] : 1);
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            expected.add(i);
+        }
+        expected.sort(Comparator.comparingLong((Integer i) -> submit[i]).thenComparingLong(i -> sequence[i])); // stable
+        assertThat(PlanState.submissionPositions(submit, sequence)).containsExactly(expected.stream().mapToInt(Integer::intValue).toArray());
+    }
+
     @Property(tries = 300)
     void anItemsPositionIsThatOfItsJob(@ForAll @IntRange(min = 1, max = 8) int n, @ForAll @IntRange(min = 0, max = 7) int pick,
                                       @ForAll boolean copy) {
