@@ -171,6 +171,24 @@ class SpeedShortcutsTest {
         assertThat(la.equals(lb)).isEqualTo(shapeBits(a) == shapeBits(b));
     }
 
+    @Property(tries = 1000)
+    void aJobHasTheShapeOfAKeyExactlyWhenItsOwnKeyIsEqual(@ForAll @IntRange(min = 0, max = 63) int a, @ForAll @IntRange(min = 0, max = 63) int b,
+                                                         @ForAll @IntRange(min = 0, max = 3) int fewerA, @ForAll @IntRange(min = 0, max = 3) int fewerB) {
+        // counts: every pod set at its full count (0), or the main pod set at 1 or 2 members, the side one absent or at 1
+        Bids.ShapeKey ka = Bids.shapeKey(shapedJob(a), counts(fewerA));
+        JobSpec jb = shapedJob(b);
+        assertThat(ka.sameShape(jb, counts(fewerB))).as("%d/%d vs %d/%d", a, fewerA, b, fewerB).isEqualTo(ka.equals(Bids.shapeKey(jb, counts(fewerB))));
+    }
+
+    private static java.util.Map<String, Integer> counts(int fewer) {
+        return switch (fewer) {
+            case 0 -> null;
+            case 1 -> java.util.Map.of("main", 1);
+            case 2 -> java.util.Map.of("main", 2, "side", 1);
+            default -> java.util.Map.of("main", 1, "side", 1);
+        };
+    }
+
     /** The bits of a job's id that make its shape (bit 5, the job's name, does not). */
     private static int shapeBits(int bits) {
         return bits & 31;
