@@ -119,7 +119,7 @@ final class Bids {
      */
     static Map<String, List<Item>> items(PlanState r) {
         Map<String, List<Item>> items = new LinkedHashMap<>(r.apps.size() * 2);
-        Map<ShapeKey, Double> throughputByShape = new HashMap<>(); // jobs of one shape share a placement search
+        ShapeCache throughputByShape = new ShapeCache(); // jobs of one shape share a placement search
         for (AppView app : r.apps.values()) {
             List<Item> keep = new ArrayList<>();
             List<Item> start = new ArrayList<>();
@@ -208,7 +208,7 @@ final class Bids {
         sortStablyByKey(items, keys);
     }
 
-    private static Item pendingItem(PlanState r, JobView j, Map<ShapeKey, Double> throughputByShape) {
+    private static Item pendingItem(PlanState r, JobView j, ShapeCache throughputByShape) {
         JobSpec spec = j.status().spec();
         PodSet elastic = null;
         int fixed = 0;
@@ -246,10 +246,15 @@ final class Bids {
      * capacity when it finds a place; else, from the job's sensitivity, one node's factor when the gang fits
      * the largest node seen, one rack's otherwise.
      */
-    private static double throughput(PlanState r, JobStatus job, Map<String, Integer> fewer, int gpus, Map<ShapeKey, Double> cache) {
+    private static double throughput(PlanState r, JobStatus job, Map<String, Integer> fewer, int gpus, ShapeCache cache) {
+        if (cache.lastKey != null && cache.lastKey.sameShape(job.spec(), fewer)) {
+            return cache.lastFactor; // the shape of the job asked about last (an app's jobs are often alike): no key built
+        }
         ShapeKey key = shapeKey(job.spec(), fewer);
-        Double cached = cache.get(key);
+        Double cached = cache.byShape.get(key);
         if (cached != null) {
+            cache.lastKey = key;
+            cache.lastFactor = cached;
             return cached;
         }
         Map<String, Integer> counts = fewer == null ? fullCounts(job.spec()) : fewer;
@@ -263,8 +268,17 @@ final class Bids {
             int node = r.nodeSize();
             tf = job.spec().sensitivity().factor(gpus <= node ? Locality.NODE : Locality.RACK);
         }
-        cache.put(key, tf);
+        cache.byShape.put(key, tf);
+        cache.lastKey = key;
+        cache.lastFactor = tf;
         return tf;
+    }
+
+    /** Throughput factors by job shape for one round, and the shape asked about last with its factor. */
+    static final class ShapeCache {
+        final Map<ShapeKey, Double> byShape = new HashMap<>();
+        ShapeKey lastKey;
+        double lastFactor;
     }
 
     /**
@@ -389,6 +403,31 @@ final class Bids {
         @Override
         public int hashCode() {
             return (java.util.Objects.hashCode(namespace) * 31 + java.util.Objects.hashCode(sensitivity)) * 31 + java.util.Arrays.hashCode(podSets);
+        }
+
+        /**
+         * @param spec a job
+         * @param counts members per pod set, or null for every pod set at its full count
+         * @return {@code equals(shapeKey(spec, counts))}, without building that key
+         */
+        boolean sameShape(JobSpec spec, Map<String, Integer> counts) {
+            List<PodSet> pss = spec.podSets();
+            if (pss.size() != podSets.length || !java.util.Objects.equals(namespace, spec.namespace())
+                    || !java.util.Objects.equals(sensitivity, spec.sensitivity())) {
+                return false;
+            }
+            for (int i = 0; i < podSets.length; i++) {
+                PodSet ps = pss.get(i);
+                PodSetShape s = podSets[i];
+                Integer c = counts == null ? Integer.valueOf(ps.count()) : counts.get(ps.name());
+                if (s.count() != (c == null ? -1 : c) || !java.util.Objects.equals(s.resources(), ps.resources())
+                        || !java.util.Objects.equals(s.nodeSelector(), ps.nodeSelector())
+                        || !java.util.Objects.equals(s.tolerations(), ps.tolerations())
+                        || !java.util.Objects.equals(s.topology(), ps.topology()) || !java.util.Objects.equals(s.affinity(), ps.affinity())) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         @Override

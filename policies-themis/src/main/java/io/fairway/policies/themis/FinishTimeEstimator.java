@@ -279,11 +279,11 @@ final class FinishTimeEstimator {
         int gpuJobs = 0;
         int x = 0;
         if (kept != null) {
-            kept.beginRound();
+            kept.beginRound(jobs.size());
         }
         for (JobStatus j : jobs) {
             if (kept != null) {
-                Kept.Job k = kept.job(j);
+                Kept.Job k = kept.job(j, x);
                 gpus[x] = k.gpus;
                 speeds[x] = k.speed(j);
             } else {
@@ -298,13 +298,21 @@ final class FinishTimeEstimator {
         }
         double jobShare = (double) totalGpus / Math.max(1, gpuJobs);
         Map<String, List<JobView>> byApp = new HashMap<>();
+        String lastApp = null;
+        List<JobView> lastJobs = null;
         x = 0;
         for (JobStatus j : jobs) {
             long g = gpus[x++];
             if (g > 0) {
                 JobView v = speeds == null ? view(j, now, mode, revocable, jobShare, g)
                         : view(j, now, mode, revocable, jobShare, g, speeds[x - 1]);
-                byApp.computeIfAbsent(j.spec().jobSet(), k -> new ArrayList<>()).add(v);
+                String app = j.spec().jobSet();
+                // an app's jobs mostly come one after another: the previous job's list first, the map otherwise
+                if (lastJobs == null || !java.util.Objects.equals(app, lastApp)) {
+                    lastJobs = byApp.computeIfAbsent(app, k -> new ArrayList<>());
+                    lastApp = app;
+                }
+                lastJobs.add(v);
                 if (views != null) {
                     views.add(v);
                 }
@@ -372,22 +380,43 @@ final class FinishTimeEstimator {
         }
 
         private final Map<String, Job> jobs = new HashMap<>();
+        /**
+         * The entries by the jobs' positions in the last round (and in this one, as far as it has come): a job at the
+         * same position with the same spec object takes its entry without a lookup by id. Any entry made for a spec
+         * is right for every status of that spec, so the map and the positions need not agree.
+         */
+        private Job[] byPosition = new Job[0];
         private String[] names = new String[0];
         private long round;
         private int live;
 
-        /** Starts a round: the jobs asked for until {@link #endRound} are this round's live jobs. */
-        void beginRound() {
+        /**
+         * Starts a round: the jobs asked for until {@link #endRound} are this round's live jobs.
+         *
+         * @param jobs how many jobs the round asks for at most (positions 0 to jobs − 1)
+         */
+        void beginRound(int jobs) {
             round++;
             live = 0;
+            if (byPosition.length < jobs) {
+                byPosition = java.util.Arrays.copyOf(byPosition, jobs);
+            }
         }
 
-        /** @return the job's entry (the kept one while its spec is the same object), marked live in this round */
-        Job job(JobStatus j) {
-            Job k = jobs.get(j.id());
+        /**
+         * @param j a live job
+         * @param position its position among the round's jobs
+         * @return the job's entry (the kept one while its spec is the same object), marked live in this round
+         */
+        Job job(JobStatus j, int position) {
+            Job k = byPosition[position];
             if (k == null || k.spec != j.spec()) {
-                k = new Job(j.spec());
-                jobs.put(j.id(), k);
+                k = jobs.get(j.id());
+                if (k == null || k.spec != j.spec()) {
+                    k = new Job(j.spec());
+                    jobs.put(j.id(), k);
+                }
+                byPosition[position] = k;
             }
             if (k.round != round) {
                 k.round = round;

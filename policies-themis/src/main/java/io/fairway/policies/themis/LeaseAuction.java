@@ -38,6 +38,13 @@ final class LeaseAuction {
 
     /** GPUs on offer to the auction. */
     private final long pool;
+    /** The estimate and the items of each app of {@link #rank}, by its position there (looked up once per round). */
+    private final FinishTimeEstimator.AppView[] appAt;
+    private final List<List<Item>> itemsAt;
+    /** The app the starvation guard added to the bidders from outside the (1 − f) worst, or null. */
+    private String addedWorst;
+    /** How many apps of {@link #rank}, from its start, bid as the (1 − f) worst. */
+    private int worstBidders;
 
     /**
      * @param r the round
@@ -49,6 +56,12 @@ final class LeaseAuction {
         this.rank = rank;
         this.pool = pool;
         this.left = pool;
+        this.appAt = new FinishTimeEstimator.AppView[rank.size()];
+        this.itemsAt = new ArrayList<>(rank.size());
+        for (int i = 0; i < appAt.length; i++) {
+            appAt[i] = r.apps.get(rank.get(i));
+            itemsAt.add(r.items.get(rank.get(i)));
+        }
     }
 
     /**
@@ -86,12 +99,16 @@ final class LeaseAuction {
         Config config = r.config;
         int n = rank.size();
         int bidders = Math.max(1, (int) Math.ceil((1 - config.f()) * n - 1e-9));
-        participants.addAll(rank.subList(0, Math.min(n, bidders)));
+        worstBidders = Math.min(n, bidders);
+        participants.addAll(rank.subList(0, worstBidders));
         if (config.starvationGuard() && worst != null && !participants.contains(worst)) {
             participants.add(worst);
+            addedWorst = worst;
         }
-        for (String a : participants) {
-            List<Option> os = Bids.options(r, r.apps.get(a), r.items.get(a), pool);
+        for (int p = 0; p < participants.size(); p++) {
+            String a = participants.get(p);
+            boolean inRank = p < worstBidders; // the added app is looked up by name
+            List<Option> os = Bids.options(r, inRank ? appAt[p] : r.apps.get(a), inRank ? itemsAt.get(p) : r.items.get(a), pool);
             int[] sizes = new int[os.size()];
             double[] vals = new double[os.size()];
             for (int i = 0; i < os.size(); i++) {
@@ -151,28 +168,33 @@ final class LeaseAuction {
      * for completion times; fairness was the auction's business), then the bidders.
      */
     private void giveOutLeftover() {
-        Set<String> inAuction = new HashSet<>(participants);
-        List<String> outside = new ArrayList<>();
-        List<String> inside = new ArrayList<>();
-        for (String a : rank) {
-            (inAuction.contains(a) ? inside : outside).add(a);
-        }
-        for (List<String> group : List.of(outside, inside)) {
-            for (String a : group) {
-                keepRunning(a);
+        // positions in rank: the bidders are its first worstBidders apps and the app the guard added (if in rank)
+        int[] outside = new int[rank.size()];
+        int[] inside = new int[rank.size()];
+        int nOut = 0;
+        int nIn = 0;
+        for (int i = 0; i < rank.size(); i++) {
+            if (i < worstBidders || addedWorst != null && addedWorst.equals(rank.get(i))) {
+                inside[nIn++] = i;
+            } else {
+                outside[nOut++] = i;
             }
         }
-        for (List<String> group : List.of(outside, inside)) {
-            List<String> g = new ArrayList<>(group);
-            r.sortShortestRemainingFirst(g);
-            startOrder.addAll(g);
+        for (int i = 0; i < nOut; i++) {
+            keepRunning(itemsAt.get(outside[i]));
         }
+        for (int i = 0; i < nIn; i++) {
+            keepRunning(itemsAt.get(inside[i]));
+        }
+        int[] order = new int[nOut + nIn];
+        int nOrder = nearestToFinishFirst(outside, nOut, order, 0);
+        nearestToFinishFirst(inside, nIn, order, nOrder);
         Set<String> startIds = new HashSet<>();
         for (Choice c : starts) {
             startIds.add(c.item().job().id());
         }
-        for (String a : startOrder) {
-            for (Item it : r.items.get(a)) {
+        for (int p : order) {
+            for (Item it : itemsAt.get(p)) {
                 if (left <= 0) {
                     return;
                 }
@@ -181,9 +203,31 @@ final class LeaseAuction {
         }
     }
 
+    /**
+     * Appends a group of apps (positions in {@link #rank}) to {@link #startOrder} and to {@code order} from {@code at},
+     * nearest to finishing at their current speeds first (T_sh − elapsed), then by name.
+     *
+     * @return the next free place in {@code order}
+     */
+    private int nearestToFinishFirst(int[] group, int n, int[] order, int at) {
+        String[] names = new String[n];
+        double[] keys = new double[n];
+        for (int i = 0; i < n; i++) {
+            FinishTimeEstimator.AppView a = appAt[group[i]];
+            names[i] = rank.get(group[i]);
+            keys[i] = a.sharedSeconds() - a.elapsed();
+        }
+        int[] sorted = PlanState.sortedByKey(names, keys);
+        for (int i = 0; i < n; i++) {
+            order[at + i] = group[sorted[i]];
+            startOrder.add(names[sorted[i]]);
+        }
+        return at + n;
+    }
+
     /** An app keeps its running jobs whose leases expired, while what is left covers them. */
-    private void keepRunning(String app) {
-        for (Item it : r.items.get(app)) {
+    private void keepRunning(List<Item> items) {
+        for (Item it : items) {
             if (it.keep() && !r.kept(it.job().id()) && it.minCost() <= left) {
                 r.keep(it.job().status());
                 left -= it.minCost();

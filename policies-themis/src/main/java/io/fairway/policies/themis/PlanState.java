@@ -73,7 +73,7 @@ final class PlanState {
     /** Jobs started in this plan. */
     private final Set<String> admitted = new HashSet<>();
     /** Jobs the core was asked to admit in this plan (admitted or given the core's reason): not explained again. */
-    private final Set<String> explained = new HashSet<>();
+    private final Tried explained = new Tried();
     /** Jobs whose expired lease is neither renewed nor offered: their nodes are being gathered. */
     private final Set<String> gathering = new HashSet<>();
     /** Nodes being gathered for the worst app: jobs started there get leases that expire at once. */
@@ -229,11 +229,7 @@ final class PlanState {
             sequence[i] = s.sequence();
         }
         if (!sorted(submit, sequence, 0, holdingLive) || !sorted(submit, sequence, holdingLive, n)) {
-            int[] idx = new int[n];
-            for (int i = 0; i < n; i++) {
-                idx[i] = i;
-            }
-            sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeys(submit, sequence, x, y));
+            int[] idx = submissionPositions(submit, sequence);
             List<JobView> all = new ArrayList<>(n);
             for (int i : idx) {
                 all.add(views.get(i));
@@ -251,6 +247,51 @@ final class PlanState {
             }
         }
         return all;
+    }
+
+    /**
+     * The positions in the order of the keys (submit time, then sequence), ties in position order (a stable sort).
+     * When the keys' ranges and the positions fit one long together, each position is packed under its keys and the
+     * longs sorted as primitives (the same order: keys first, then position); otherwise positions are merge-sorted.
+     */
+    static int[] submissionPositions(long[] submit, long[] sequence) {
+        int n = submit.length;
+        int[] idx = new int[n];
+        if (n == 0) {
+            return idx;
+        }
+        long minSubmit = Long.MAX_VALUE;
+        long maxSubmit = Long.MIN_VALUE;
+        long minSequence = Long.MAX_VALUE;
+        long maxSequence = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            minSubmit = Math.min(minSubmit, submit[i]);
+            maxSubmit = Math.max(maxSubmit, submit[i]);
+            minSequence = Math.min(minSequence, sequence[i]);
+            maxSequence = Math.max(maxSequence, sequence[i]);
+        }
+        long submitRange = maxSubmit - minSubmit; // negative when the difference overflows
+        long sequenceRange = maxSequence - minSequence;
+        int positionBits = 64 - Long.numberOfLeadingZeros(n - 1);
+        int sequenceBits = 64 - Long.numberOfLeadingZeros(sequenceRange);
+        int submitBits = 64 - Long.numberOfLeadingZeros(submitRange);
+        if (submitRange < 0 || sequenceRange < 0 || submitBits + sequenceBits + positionBits > 63) {
+            for (int i = 0; i < n; i++) {
+                idx[i] = i;
+            }
+            sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeys(submit, sequence, x, y));
+            return idx;
+        }
+        long[] packed = new long[n];
+        for (int i = 0; i < n; i++) {
+            packed[i] = (submit[i] - minSubmit) << (sequenceBits + positionBits) | (sequence[i] - minSequence) << positionBits | i;
+        }
+        java.util.Arrays.sort(packed);
+        long mask = (1L << positionBits) - 1;
+        for (int i = 0; i < n; i++) {
+            idx[i] = (int) (packed[i] & mask);
+        }
+        return idx;
     }
 
     /**
@@ -377,16 +418,6 @@ final class PlanState {
     }
 
     /**
-     * Sorts apps by the time they need to finish at their current speeds (T_sh − elapsed), then by name; each app's
-     * key is computed once rather than at every comparison.
-     *
-     * @param names apps of the round, sorted in place
-     */
-    void sortShortestRemainingFirst(List<String> names) {
-        sortByKey(names, a -> apps.get(a).sharedSeconds() - apps.get(a).elapsed());
-    }
-
-    /**
      * Sorts names by a key ascending, then by name: the order of
      * {@code Comparator.comparingDouble(key).thenComparing(name)}, with the key computed once per name and the names
      * sorted as positions on primitive keys (no record per name, no comparator call per comparison: a round sorts its
@@ -396,15 +427,28 @@ final class PlanState {
         int n = names.size();
         double[] keys = new double[n];
         String[] byPos = names.toArray(new String[0]);
-        int[] idx = new int[n];
         for (int i = 0; i < n; i++) {
             keys[i] = key.applyAsDouble(byPos[i]);
-            idx[i] = i;
         }
-        sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeyThenName(keys, byPos, x, y));
+        int[] idx = sortedByKey(byPos, keys);
         for (int i = 0; i < n; i++) {
             names.set(i, byPos[idx[i]]);
         }
+    }
+
+    /**
+     * @param names names by position
+     * @param keys each name's key, by position
+     * @return the positions in the order of {@code Comparator.comparingDouble(key).thenComparing(name)}
+     */
+    static int[] sortedByKey(String[] names, double[] keys) {
+        int n = names.length;
+        int[] idx = new int[n];
+        for (int i = 0; i < n; i++) {
+            idx[i] = i;
+        }
+        sortPositions(idx, new int[n], 0, n, (x, y) -> compareKeyThenName(keys, names, x, y));
+        return idx;
     }
 
     /** {@code Comparator.comparingDouble(key).thenComparing(name)} on keys read once. */
@@ -511,7 +555,7 @@ final class PlanState {
             return false;
         }
         Attempt a = c.item().elasticPodSet() == null ? ctx.tryAdmit(j) : ctx.tryAdmit(j, c.item().counts(c.members()));
-        explained.add(j.id());
+        explained.add(j);
         if (a.admitted()) {
             admitted.add(j.id());
             placed.add(a.admission().placement());
@@ -664,7 +708,7 @@ final class PlanState {
         PendingReason lastReason = null;
         long total = ctx.capacity().totalGpus();
         for (JobStatus j : pendingGpuJobs) {
-            if (explained.contains(j.id())) { // every job start() admitted is in explained too
+            if (explained.contains(j)) { // every job start() admitted is in explained too
                 continue;
             }
             if (j.spec().totalGpus() > total || Bids.neverFits(j)) {
@@ -685,6 +729,38 @@ final class PlanState {
                 lastReason = reason;
                 ctx.leaveWaiting(j, reason);
             }
+        }
+    }
+
+    /**
+     * A set of jobs (by id) that also knows their apps: a job of an app with none in the set is not looked up by id,
+     * and the answer for the app of the job asked about last is remembered (a round asks about every waiting job, an
+     * app's jobs mostly one after another, and few apps have a job in the set).
+     */
+    static final class Tried {
+        private final Set<String> ids = new HashSet<>();
+        private final Set<String> apps = new HashSet<>();
+        /** Whether {@link #lastApp} and {@link #lastAppHas} hold the answer for the app asked about last. */
+        private boolean remembered;
+        private String lastApp;
+        private boolean lastAppHas;
+
+        /** @param j a job to add */
+        void add(JobStatus j) {
+            ids.add(j.id());
+            apps.add(j.spec().jobSet());
+            remembered = false;
+        }
+
+        /** @param j a job @return true when a job with its id was added */
+        boolean contains(JobStatus j) {
+            String app = j.spec().jobSet();
+            if (!remembered || !java.util.Objects.equals(app, lastApp)) {
+                remembered = true;
+                lastApp = app;
+                lastAppHas = apps.contains(app);
+            }
+            return lastAppHas && ids.contains(j.id());
         }
     }
 }

@@ -58,4 +58,29 @@ class PlanStateShortcutsTest {
         PlanState.sortByKey(actual, key);
         assertThat(actual).containsExactlyElementsOf(expected);
     }
+
+    /**
+     * The set of jobs tried in a round answers as a plain set of ids: on random interleavings of adds and questions
+     * (jobs of a few apps, asked about in runs of one app and at random), every answer is membership by id.
+     */
+    @Property(tries = 500)
+    void triedJobsAnswerAsASetOfIds(@ForAll @net.jqwik.api.constraints.LongRange(min = 1, max = 1_000_000) long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        List<io.fairway.api.job.JobStatus> jobs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            String app = "app-" + rnd.nextInt(5);
+            jobs.add(io.fairway.api.job.JobStatus.submitted(MiniSim.job(app + "-j" + i, app, 1, 600), null, 0, i));
+        }
+        PlanState.Tried tried = new PlanState.Tried();
+        java.util.Set<String> plain = new java.util.HashSet<>();
+        for (int op = 0; op < 200; op++) {
+            io.fairway.api.job.JobStatus j = jobs.get(rnd.nextInt(jobs.size()));
+            if (rnd.nextInt(4) == 0) {
+                tried.add(j);
+                plain.add(j.id());
+            } else {
+                assertThat(tried.contains(j)).as("job %s after %s", j.id(), plain).isEqualTo(plain.contains(j.id()));
+            }
+        }
+    }
 }

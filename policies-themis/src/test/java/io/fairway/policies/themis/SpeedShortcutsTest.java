@@ -71,6 +71,27 @@ class SpeedShortcutsTest {
         assertThat(PlanState.inSubmissionOrder(views, holding)).containsExactlyElementsOf(expected);
     }
 
+    @Property(tries = 1000)
+    void submissionPositionsAreAStableSortOnBothKeys(@ForAll @Size(max = 60) List<@IntRange(min = 0, max = 6) Integer> submits,
+                                                    @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 6) Integer> sequences,
+                                                    @ForAll @IntRange(min = 0, max = 3) int width) {
+        // width 0–1: keys and positions packed into one long; 2–3: ranges too wide to pack (merge-sorted), negatives
+        long[] scale = {1, 1_000_003L, Long.MAX_VALUE / 5, Long.MAX_VALUE / 3};
+        int n = Math.min(submits.size(), sequences.size());
+        long[] submit = new long[n];
+        long[] sequence = new long[n];
+        for (int i = 0; i < n; i++) {
+            submit[i] = (submits.get(i) - 3) * scale[width];
+            sequence[i] = sequences.get(i) * (width == 3 ? scale[width] : 1);
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            expected.add(i);
+        }
+        expected.sort(Comparator.comparingLong((Integer i) -> submit[i]).thenComparingLong(i -> sequence[i])); // stable
+        assertThat(PlanState.submissionPositions(submit, sequence)).containsExactly(expected.stream().mapToInt(Integer::intValue).toArray());
+    }
+
     @Property(tries = 300)
     void anItemsPositionIsThatOfItsJob(@ForAll @IntRange(min = 1, max = 8) int n, @ForAll @IntRange(min = 0, max = 7) int pick,
                                       @ForAll boolean copy) {
@@ -148,6 +169,24 @@ class SpeedShortcutsTest {
             assertThat(ka.hashCode()).isEqualTo(kb.hashCode());
         }
         assertThat(la.equals(lb)).isEqualTo(shapeBits(a) == shapeBits(b));
+    }
+
+    @Property(tries = 1000)
+    void aJobHasTheShapeOfAKeyExactlyWhenItsOwnKeyIsEqual(@ForAll @IntRange(min = 0, max = 63) int a, @ForAll @IntRange(min = 0, max = 63) int b,
+                                                         @ForAll @IntRange(min = 0, max = 3) int fewerA, @ForAll @IntRange(min = 0, max = 3) int fewerB) {
+        // counts: every pod set at its full count (0), or the main pod set at 1 or 2 members, the side one absent or at 1
+        Bids.ShapeKey ka = Bids.shapeKey(shapedJob(a), counts(fewerA));
+        JobSpec jb = shapedJob(b);
+        assertThat(ka.sameShape(jb, counts(fewerB))).as("%d/%d vs %d/%d", a, fewerA, b, fewerB).isEqualTo(ka.equals(Bids.shapeKey(jb, counts(fewerB))));
+    }
+
+    private static java.util.Map<String, Integer> counts(int fewer) {
+        return switch (fewer) {
+            case 0 -> null;
+            case 1 -> java.util.Map.of("main", 1);
+            case 2 -> java.util.Map.of("main", 2, "side", 1);
+            default -> java.util.Map.of("main", 1, "side", 1);
+        };
     }
 
     /** The bits of a job's id that make its shape (bit 5, the job's name, does not). */
