@@ -171,6 +171,25 @@ final class UiPages {
         return ((Number) script("return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/v1/')).length;")).longValue();
     }
 
+    /**
+     * The count of {@link #apiRequests()} once the page's own loading is over: the browser lists a request when it
+     * completes, so requests the page made before it reported itself ready may still arrive; waits until the count
+     * holds for a second.
+     */
+    long settledApiRequests() throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        long seen = apiRequests();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1_000);
+            long now = apiRequests();
+            if (now == seen) {
+                return now;
+            }
+            seen = now;
+        }
+        throw new AssertionError("the page kept requesting for " + WAIT.toSeconds() + " s (" + seen + " requests to the API)");
+    }
+
     /** Saves a screenshot of the window under target/ui-screenshots/. */
     Path shot(String name) {
         return browser.screenshot(SHOTS.resolve(name));
