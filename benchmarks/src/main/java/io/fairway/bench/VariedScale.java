@@ -32,7 +32,7 @@ import java.util.SplittableRandom;
  * all of them and those after the third (by then the admission and preemption counts have levelled off).
  *
  * <p>A one-shot harness (a million-job setup does not suit JMH's iterations). Run:
- * {@code java -Xms10g -Xmx10g -XX:+AlwaysPreTouch -cp benchmarks/target/benchmarks.jar io.fairway.bench.VariedScale 1000000 3}.
+ * {@code java -Xms10g -Xmx10g -XX:+AlwaysPreTouch -cp benchmarks/target/benchmarks.jar io.fairway.bench.VariedScale 1000000 8}.
  */
 public final class VariedScale {
     private VariedScale() {
@@ -43,7 +43,7 @@ public final class VariedScale {
      */
     public static void main(String[] args) {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         int nodes = 10_000;
         int queues = 1_000;
         Workloads.ManualClock clock = new Workloads.ManualClock();
