@@ -66,17 +66,17 @@ public class OrderedPolicy implements SchedulingPolicy {
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), new Queue(q, isStrict(q)));
         }
-        // Walk the groups' jobs merged into one order: the head of each group waits in a heap keyed by the job at its cursor.
-        // The built-in orders compare keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
+        // Walk the groups' jobs merged into one order, by the job at each group's cursor. The built-in orders compare
+        // keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
         boolean keyed = order == null || order == JobOrder.SUBMISSION || order == JobOrder.PRIORITY;
         Comparator<JobStatus> byOrder = (order == null ? JobOrder.SUBMISSION : order).thenComparing(JobOrder.SEQUENCE);
         List<PendingGroup> groups = ctx.pendingGroups();
-        PriorityQueue<Cursor> heads = new PriorityQueue<>(Math.max(1, groups.size()),
-                keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
         boolean byPriority = order == JobOrder.PRIORITY;
-        for (PendingGroup g : groups) {
-            heads.add(new Cursor(g, byPriority));
+        Cursor[] cursors = new Cursor[groups.size()];
+        for (int i = 0; i < cursors.length; i++) {
+            cursors[i] = new Cursor(groups.get(i), byPriority);
         }
+        Heads heads = new Heads(cursors, keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
         Shapes shapes = new Shapes();
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
@@ -329,6 +329,47 @@ public class OrderedPolicy implements SchedulingPolicy {
         @Override
         public int hashCode() {
             return hash;
+        }
+    }
+
+    /**
+     * The groups' cursors in walk order: every group's first job sorted once, and a heap for the cursors moved on to a
+     * group's next job (after an admission). Taking the lesser of the two heads gives what one heap of every cursor
+     * would (the order is total: it ends with the job's sequence), without a heap's sifting per group of a deep queue
+     * whose groups are mostly taken once.
+     */
+    static final class Heads {
+        private final Cursor[] sorted;
+        private final Comparator<Cursor> order;
+        private final PriorityQueue<Cursor> movedOn;
+        private int next;
+
+        /**
+         * @param cursors one cursor per group, at its first job (sorted in place)
+         * @param order the walk's order of cursors
+         */
+        Heads(Cursor[] cursors, Comparator<Cursor> order) {
+            java.util.Arrays.sort(cursors, order);
+            this.sorted = cursors;
+            this.order = order;
+            this.movedOn = new PriorityQueue<>(order);
+        }
+
+        boolean isEmpty() {
+            return next == sorted.length && movedOn.isEmpty();
+        }
+
+        /** @return the cursor whose job comes first */
+        Cursor poll() {
+            if (movedOn.isEmpty() || next < sorted.length && order.compare(sorted[next], movedOn.peek()) <= 0) {
+                return sorted[next++];
+            }
+            return movedOn.poll();
+        }
+
+        /** @param c a cursor moved on to its group's next job */
+        void add(Cursor c) {
+            movedOn.add(c);
         }
     }
 
