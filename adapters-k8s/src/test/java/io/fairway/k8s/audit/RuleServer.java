@@ -106,6 +106,8 @@ public final class RuleServer implements AutoCloseable {
     private final KubernetesMockServer server;
     private final List<KubernetesClient> clients = new ArrayList<>();
     private final List<String> refusals = new CopyOnWriteArrayList<>();
+    private static final long SLOW_ANSWER_MILLIS = 2_000;
+    private final List<String> slowAnswers = new CopyOnWriteArrayList<>();
     private final AtomicInteger injected = new AtomicInteger();
     private volatile Faults faults = Faults.NONE;
     private volatile long slowMillis = 150;
@@ -120,9 +122,16 @@ public final class RuleServer implements AutoCloseable {
         server.init();
     }
 
+    /**
+     * How long a client of this server waits for an answer: 30 s rather than the client's default 10 s. Once, on a
+     * loaded two-core CI machine, an adapter's first request (a list of webhook configurations, nothing else in
+     * flight) waited past 10 s; the server's own time per request is checked apart ({@link #slowAnswers()}).
+     */
+    static final int REQUEST_TIMEOUT_MILLIS = 30_000;
+
     /** @return a new client of this server (closed with it); faults never hit it */
     public synchronized KubernetesClient newClient() {
-        KubernetesClient c = server.createClient();
+        KubernetesClient c = server.createClient(b -> b.editOrNewConfig().withRequestTimeout(REQUEST_TIMEOUT_MILLIS).endConfig());
         clients.add(c);
         return c;
     }
@@ -135,7 +144,7 @@ public final class RuleServer implements AutoCloseable {
         // one retry of a 5xx, soon: the client's default (10 retries with exponential back-off) would make every
         // injected fault cost seconds
         KubernetesClient c = server.createClient(b -> b.editOrNewConfig().addToCustomHeaders(FAULTY_HEADER, "1")
-                .withRequestRetryBackoffLimit(1).withRequestRetryBackoffInterval(20).endConfig());
+                .withRequestRetryBackoffLimit(1).withRequestRetryBackoffInterval(20).withRequestTimeout(REQUEST_TIMEOUT_MILLIS).endConfig());
         clients.add(c);
         return c;
     }
@@ -186,6 +195,15 @@ public final class RuleServer implements AutoCloseable {
     /** @return the writes of {@link #faultyClient() faulty clients} (the adapter's) refused so far */
     public List<String> clientRefusals() {
         return refusals.stream().filter(r -> r.startsWith("[faulty] ")).toList();
+    }
+
+    /**
+     * @return the requests the server itself took over {@value #SLOW_ANSWER_MILLIS} ms to answer (injected slowness
+     *     aside), each with its time; also logged as they happen, so a client's timeout can be told apart from a slow
+     *     server
+     */
+    public List<String> slowAnswers() {
+        return List.copyOf(slowAnswers);
     }
 
     /** Forgets the refusals so far. */
@@ -261,6 +279,18 @@ public final class RuleServer implements AutoCloseable {
 
         @Override
         public MockResponse dispatch(RecordedRequest request) {
+            long start = System.nanoTime();
+            MockResponse r = answer(request);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            if (millis > SLOW_ANSWER_MILLIS + slowMillis) { // an injected slowness (slowMillis) aside
+                String what = request.getMethod() + " " + request.getPath() + " took " + millis + " ms on " + Thread.currentThread().getName();
+                slowAnswers.add(what);
+                MOCK_LOG.warning("the tests' API server answered slowly: " + what);
+            }
+            return r;
+        }
+
+        private MockResponse answer(RecordedRequest request) {
             String method = request.getMethod();
             boolean write = !method.equals("GET") && !method.equals("HEAD");
             Fault fault = Fault.NONE;
