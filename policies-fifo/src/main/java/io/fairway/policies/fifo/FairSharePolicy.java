@@ -182,14 +182,13 @@ public final class FairSharePolicy implements SchedulingPolicy {
         }
         // each queue's jobs left waiting so far this round, in its order: the first of each priority is its oldest
         Map<String, List<JobStatus>> waitingEarlier = new HashMap<>();
-        OrderedPolicy.Shapes shapes = new OrderedPolicy.Shapes();
         Ranked still = null; // the queue just walked, when its rank did not change: it is still the first
         while (still != null || !order.isEmpty()) {
             Ranked r = still != null ? still : order.poll();
             still = null;
             Lane lane = r.lane;
             OrderedPolicy.Cursor c = lane.jobs.poll();
-            step(ctx, lane, c, fairness, shapes, waitingEarlier);
+            step(ctx, lane, c, fairness, waitingEarlier);
             if (!lane.jobs.isEmpty()) {
                 double[] key = key(ctx, lane.queue, shares, lane.jobs);
                 // unchanged by the step (a job that did not fit changes nothing): the queue is still ahead of all others
@@ -204,13 +203,12 @@ public final class FairSharePolicy implements SchedulingPolicy {
     }
 
     /** Tries the job at a queue's cursor (or gives it the failure of its shape), and moves the cursor on. */
-    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, OrderedPolicy.Shapes shapes,
-                      Map<String, List<JobStatus>> waitingEarlier) {
+    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, Map<String, List<JobStatus>> waitingEarlier) {
         Map<OrderedPolicy.Shape, PendingReason> failedShapes = lane.failedShapes;
         JobStatus j = c.job();
         boolean preempting = lane.preempting;
         if (c.shape == null) {
-            c.shape = shapes.of(lane.queue.name(), j, preempting || fairness != null);
+            c.shape = OrderedPolicy.Shape.of(lane.queue.name(), c.group, j, preempting || fairness != null);
         }
         PendingReason failed = failedShapes.get(c.shape);
         if (failed == null && fairness == null && c.index == 0) {

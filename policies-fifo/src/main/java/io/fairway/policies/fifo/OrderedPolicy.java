@@ -77,7 +77,6 @@ public class OrderedPolicy implements SchedulingPolicy {
             cursors[i] = new Cursor(groups.get(i), byPriority);
         }
         Heads heads = new Heads(cursors, keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
-        Shapes shapes = new Shapes();
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
             String cq = c.group.clusterQueue();
@@ -96,7 +95,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             }
             JobStatus j = c.job();
             if (c.shape == null) {
-                c.shape = shapes.of(cq, j, q.preempting);
+                c.shape = Shape.of(cq, c.group, j, q.preempting);
             }
             PendingReason failed = q.failedShapes.get(c.shape);
             if (failed == null && c.index == 0) {
@@ -291,7 +290,7 @@ public class OrderedPolicy implements SchedulingPolicy {
      * @param namespace the namespace
      * @param podSets the pod sets (records: equal when their counts, resources, selectors and constraints are)
      * @param priority the priority, where it matters (preemption), else 0
-     * @param podSetsHash the pod sets' hash code ({@link Shapes} computes it once per list)
+     * @param podSetsHash the pod sets' hash code (a group's, computed by the engine once per group)
      */
     static final class Shape {
         private final String clusterQueue;
@@ -313,6 +312,18 @@ public class OrderedPolicy implements SchedulingPolicy {
             h = mix(h ^ java.util.Objects.hashCode(namespace));
             h = mix(h ^ clusterQueue.hashCode());
             this.hash = mix(h ^ priority);
+        }
+
+        /**
+         * @param clusterQueue the ClusterQueue
+         * @param group a group of it
+         * @param job a job of the group
+         * @param withPriority whether the job's priority is part of its shape
+         * @return the job's shape, hashed from the group's pod set hash ({@link PendingGroup#podSetsHash()})
+         */
+        static Shape of(String clusterQueue, PendingGroup group, JobStatus job, boolean withPriority) {
+            return new Shape(clusterQueue, job.spec().namespace(), job.spec().podSets(), withPriority ? job.spec().priority() : 0,
+                    group.podSetsHash());
         }
 
         private static int mix(int h) {
@@ -372,29 +383,4 @@ public class OrderedPolicy implements SchedulingPolicy {
             movedOn.add(c);
         }
     }
-
-    /**
-     * Makes a round's shapes, hashing each distinct pod set list once: the engine keeps one copy of equal lists, so a
-     * deep queue's groups share a handful of them, and hashing one deeply is most of what making a shape costs.
-     */
-    static final class Shapes {
-        private final java.util.IdentityHashMap<java.util.List<PodSet>, Integer> podSetHashes = new java.util.IdentityHashMap<>();
-
-        /**
-         * @param clusterQueue the ClusterQueue
-         * @param job a job of it
-         * @param withPriority whether the job's priority is part of its shape
-         * @return the job's shape
-         */
-        Shape of(String clusterQueue, JobStatus job, boolean withPriority) {
-            java.util.List<PodSet> podSets = job.spec().podSets();
-            Integer h = podSetHashes.get(podSets);
-            if (h == null) {
-                h = podSets.hashCode();
-                podSetHashes.put(podSets, h);
-            }
-            return new Shape(clusterQueue, job.spec().namespace(), podSets, withPriority ? job.spec().priority() : 0, h);
-        }
-    }
-
 }

@@ -9,6 +9,7 @@ import io.fairway.api.job.PodSet;
 import io.fairway.api.job.TopologyRequest;
 import io.fairway.api.model.ClusterSpec;
 import io.fairway.api.model.Resources;
+import io.fairway.api.spi.PendingGroup;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -23,20 +24,23 @@ class ShapeHashTest {
     @Test
     void shapesOfAlikeQueuesPodSetsAndPrioritiesRarelyShareAHash() {
         PendingReason waiting = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting");
-        OrderedPolicy.Shapes shapes = new OrderedPolicy.Shapes();
         Set<Integer> hashes = new HashSet<>();
         int made = 0;
         for (PodSet podSet : podSets()) {
             for (int priority = 0; priority < 10; priority++) {
                 JobStatus job = JobStatus.submitted(JobSpec.builder("j").queue("lq").priority(priority).podSet(podSet).build(), waiting, 0, 0);
                 for (int q = 0; q < 1000; q++) {
-                    hashes.add(shapes.of("cq-" + q, job, true).hashCode());
+                    // the interface's own pod set hash: the list's
+                    hashes.add(OrderedPolicy.Shape.of("cq-" + q, new Group("cq-" + q, List.of(job)), job, true).hashCode());
                     made++;
                 }
             }
         }
         // 100,000 shapes: random 32-bit hashes share about one; a 31-based sum of the parts shared 11,700
         assertThat(made - hashes.size()).as("shapes sharing a hash with another").isLessThan(20);
+    }
+
+    private record Group(String clusterQueue, List<JobStatus> jobs) implements PendingGroup {
     }
 
     /** 1-8 GPUs on one node, or gangs of 2-8 full nodes in one rack, required or preferred. */

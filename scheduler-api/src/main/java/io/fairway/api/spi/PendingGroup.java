@@ -20,4 +20,15 @@ public interface PendingGroup {
 
     /** @return the group's jobs in Kueue order (submission time, then the order they were accepted); not empty */
     List<JobStatus> jobs();
+
+    /**
+     * The hash code of the group's pod sets, the same for every job of the group. The engine's groups answer it from
+     * what they computed when the group was made; the default computes it from the first job. A policy that keys maps
+     * by pod sets (for example shapes found not to fit this round) can take it rather than hash deep records per group.
+     *
+     * @return {@code jobs().get(0).spec().podSets().hashCode()}
+     */
+    default int podSetsHash() {
+        return jobs().get(0).spec().podSets().hashCode();
+    }
 }

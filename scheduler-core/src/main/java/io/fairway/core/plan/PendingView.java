@@ -77,7 +77,8 @@ final class PendingView {
      * {@code at} is its position in the snapshot's index. {@code size} is the number of its jobs (read without
      * touching the list).
      */
-    private record GroupView(PendingIndex.Group source, int at, String clusterQueue, List<JobStatus> jobs, int size) implements PendingGroup {
+    private record GroupView(PendingIndex.Group source, int at, String clusterQueue, List<JobStatus> jobs, int size, int podSetsHash)
+            implements PendingGroup {
     }
 
     /** @return true when the policy gave no group a reason in bulk */
@@ -179,7 +180,7 @@ final class PendingView {
                     jobs = List.copyOf(kept);
                 }
                 if (!jobs.isEmpty()) {
-                    views.add(new GroupView(filtered ? null : g, at, cq, jobs, jobs.size()));
+                    views.add(new GroupView(filtered ? null : g, at, cq, jobs, jobs.size(), g.key().podSetsHash()));
                 }
             }
             queueAt = resolved;

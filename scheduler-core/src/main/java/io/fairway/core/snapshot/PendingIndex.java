@@ -193,6 +193,7 @@ public final class PendingIndex implements PendingJobs {
         private final String queue;
         private final List<PodSet> podSets;
         private final int priority;
+        private final int podSetsHash;
         private final int hash;
 
         /**
@@ -206,7 +207,8 @@ public final class PendingIndex implements PendingJobs {
             this.queue = queue;
             this.podSets = podSets;
             this.priority = priority;
-            this.hash = KeyHash.with(KeyHash.with(KeyHash.with(KeyHash.with(0, namespace.hashCode()), queue.hashCode()), podSets.hashCode()), priority);
+            this.podSetsHash = podSets.hashCode();
+            this.hash = KeyHash.with(KeyHash.with(KeyHash.with(KeyHash.with(0, namespace.hashCode()), queue.hashCode()), podSetsHash), priority);
         }
 
         /**
@@ -235,6 +237,11 @@ public final class PendingIndex implements PendingJobs {
         /** @return the priority */
         public int priority() {
             return priority;
+        }
+
+        /** @return {@code podSets().hashCode()}, computed once */
+        public int podSetsHash() {
+            return podSetsHash;
         }
 
         @Override

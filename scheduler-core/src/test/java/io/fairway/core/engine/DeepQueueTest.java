@@ -129,6 +129,12 @@ class DeepQueueTest {
         Set<String> ids = new HashSet<>();
         engine.forEach(g -> g.jobs().forEach(j -> assertThat(ids.add(j.id())).isTrue()));
         assertThat(ids).hasSize(300).doesNotContain("lost");
+        // the pod set hash the engine's groups keep is their jobs' (policies key their maps of shapes by it)
+        for (PendingGroup g : engine) {
+            for (JobStatus j : g.jobs()) {
+                assertThat(g.podSetsHash()).as(j.id()).isEqualTo(j.spec().podSets().hashCode());
+            }
+        }
         // the same snapshot gives the same round
         RoundResult once = Rounds.run(snap, Policies.create("best-effort-fifo", Map.of()));
         RoundResult twice = Rounds.run(snap, Policies.create("best-effort-fifo", Map.of()));
