@@ -166,9 +166,18 @@ public final class FairSharePolicy implements SchedulingPolicy {
         }
         // Each queue's jobs in Kueue order: its groups (jobs of one shape and priority) merged by their cursors.
         Map<String, PriorityQueue<OrderedPolicy.Cursor>> heads = new HashMap<>();
-        for (PendingGroup g : ctx.pendingGroups()) {
-            heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS)) // Kueue order
-                    .add(new OrderedPolicy.Cursor(g, true));
+        List<PendingGroup> groups = ctx.pendingGroups();
+        // each group's shape made with its cursor (its first job just read), and counted: a group alone with its shape
+        // skips the map of failed shapes
+        ShapeCounts counts = new ShapeCounts(groups.size());
+        for (PendingGroup g : groups) {
+            OrderedPolicy.Cursor c = new OrderedPolicy.Cursor(g, true);
+            ClusterQueue q = queues.get(g.clusterQueue());
+            if (q != null) { // else not walked
+                c.shape = OrderedPolicy.Shape.of(q.name(), g, c.job(), OrderedPolicy.preempts(q) || options.preemptToFairShare());
+                counts.add(c.shape.hashCode());
+            }
+            heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS)).add(c); // Kueue order
         }
         Shares shares = new Shares(ctx, queues);
         Fairness fairness = options.preemptToFairShare() ? new Fairness(ctx, queues, shares, heads) : null;
@@ -188,7 +197,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             still = null;
             Lane lane = r.lane;
             OrderedPolicy.Cursor c = lane.jobs.poll();
-            step(ctx, lane, c, fairness, waitingEarlier);
+            step(ctx, lane, c, fairness, counts, waitingEarlier);
             if (!lane.jobs.isEmpty()) {
                 double[] key = key(ctx, lane.queue, shares, lane.jobs);
                 // unchanged by the step (a job that did not fit changes nothing): the queue is still ahead of all others
@@ -203,19 +212,20 @@ public final class FairSharePolicy implements SchedulingPolicy {
     }
 
     /** Tries the job at a queue's cursor (or gives it the failure of its shape), and moves the cursor on. */
-    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, Map<String, List<JobStatus>> waitingEarlier) {
+    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, ShapeCounts counts,
+                      Map<String, List<JobStatus>> waitingEarlier) {
         Map<OrderedPolicy.Shape, PendingReason> failedShapes = lane.failedShapes;
         JobStatus j = c.job();
         boolean preempting = lane.preempting;
-        if (c.shape == null) {
-            c.shape = OrderedPolicy.Shape.of(lane.queue.name(), c.group, j, preempting || fairness != null);
-        }
-        PendingReason failed = failedShapes.get(c.shape);
+        boolean shared = counts.shared(c.shape.hashCode()); // else no other group has its shape: nothing to look up or keep
+        PendingReason failed = shared ? failedShapes.get(c.shape) : null;
         if (failed == null && fairness == null && c.index == 0) {
             // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
             failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
             if (failed != null) {
-                failedShapes.put(c.shape, failed);
+                if (shared) {
+                    failedShapes.put(c.shape, failed);
+                }
                 return; // the group keeps the reasons it carries
             }
         }
@@ -233,7 +243,9 @@ public final class FairSharePolicy implements SchedulingPolicy {
             // within a round the job's queue only gains and the others only lose: no later job of this shape
             // fits, nor finds victims, either
             failed = a.reason();
-            failedShapes.put(c.shape, failed);
+            if (shared) {
+                failedShapes.put(c.shape, failed);
+            }
         }
         if (fairness != null) {
             waitingEarlier.computeIfAbsent(lane.queue.name(), k -> new ArrayList<>()).add(j);

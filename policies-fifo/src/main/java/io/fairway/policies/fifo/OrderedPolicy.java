@@ -73,35 +73,40 @@ public class OrderedPolicy implements SchedulingPolicy {
         List<PendingGroup> groups = ctx.pendingGroups();
         boolean byPriority = order == JobOrder.PRIORITY;
         Cursor[] cursors = new Cursor[groups.size()];
+        // every group's queue and shape up front (its first job just read), to count the shapes: a group alone with its
+        // shape skips the map of failed shapes
+        ShapeCounts counts = new ShapeCounts(cursors.length);
         for (int i = 0; i < cursors.length; i++) {
-            cursors[i] = new Cursor(groups.get(i), byPriority);
+            Cursor c = new Cursor(groups.get(i), byPriority);
+            String cq = c.group.clusterQueue();
+            Queue q = queues.get(cq);
+            if (q == null) { // a queue the context does not list: neither preempting nor strict unless by default
+                q = new Queue(null, isStrict(null));
+                queues.put(cq, q);
+            }
+            c.queue = q;
+            c.shape = Shape.of(cq, c.group, c.job(), q.preempting);
+            counts.add(c.shape.hashCode());
+            cursors[i] = c;
         }
         Heads heads = new Heads(cursors, keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
             String cq = c.group.clusterQueue();
             Queue q = c.queue;
-            if (q == null) {
-                q = queues.get(cq);
-                if (q == null) { // a queue the context does not list: neither preempting nor strict unless by default
-                    q = new Queue(null, isStrict(null));
-                    queues.put(cq, q);
-                }
-                c.queue = q;
-            }
             if (q.blocked != null) {
                 ctx.leaveWaiting(c.group, c.index, q.blocked); // behind the blocked head of a StrictFIFO queue
                 continue;
             }
             JobStatus j = c.job();
-            if (c.shape == null) {
-                c.shape = Shape.of(cq, c.group, j, q.preempting);
-            }
-            PendingReason failed = q.failedShapes.get(c.shape);
+            boolean shared = counts.shared(c.shape.hashCode()); // else no other group has its shape: nothing to look up or keep
+            PendingReason failed = shared ? q.failedShapes.get(c.shape) : null;
             if (failed == null && c.index == 0) {
                 failed = standing(ctx, c.group, j, q.preempting);
                 if (failed != null) {
-                    q.failedShapes.put(c.shape, failed);
+                    if (shared) {
+                        q.failedShapes.put(c.shape, failed);
+                    }
                     if (!q.strict) {
                         continue; // the group keeps the reasons it carries
                     }
@@ -116,7 +121,9 @@ public class OrderedPolicy implements SchedulingPolicy {
                     continue;
                 }
                 failed = a.reason();
-                q.failedShapes.put(c.shape, failed);
+                if (shared) {
+                    q.failedShapes.put(c.shape, failed);
+                }
             }
             // Within a round capacity and quota only shrink: no later job of this shape fits either.
             if (q.strict) {
