@@ -4,8 +4,8 @@ package io.fairway.policies.fifo;
  * How many of a round's groups have a shape in each hash bucket: none, one, or more. A walk keeps the shapes found not
  * to fit in a map so that a later group of the same shape takes the answer without an attempt; a group whose shape is
  * alone in its bucket is the only group of that shape (equal shapes hash alike), so no other group can ever look its
- * answer up, and the walk neither looks it up nor keeps it. A deep queue of varied jobs is mostly such groups: the
- * map's lookups and insertions, one each per group and round, were the walk's largest single cost.
+ * answer up, and the walk neither looks it up nor keeps it. A deep queue of varied jobs is mostly such groups, for
+ * which the map's lookup and insertion (one each per group and round) bought nothing.
  *
  * <p>Two bits per bucket; at least four buckets per group, so most unique shapes are alone in theirs. A shared bucket
  * only sends a group to the map, as before: the answers are the same either way.
