@@ -185,7 +185,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
         for (ClusterQueue q : ctx.clusterQueues()) {
             PriorityQueue<OrderedPolicy.Cursor> dq = heads.get(q.name());
             if (dq != null) {
-                Lane lane = new Lane(q, dq, OrderedPolicy.preempts(q));
+                Lane lane = new Lane(q, dq, OrderedPolicy.preempts(q), counts.failedShapes());
                 order.add(new Ranked(lane, key(ctx, q, shares, dq)));
             }
         }
@@ -197,7 +197,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             still = null;
             Lane lane = r.lane;
             OrderedPolicy.Cursor c = lane.jobs.poll();
-            step(ctx, lane, c, fairness, counts, waitingEarlier);
+            step(ctx, lane, c, fairness, waitingEarlier);
             if (!lane.jobs.isEmpty()) {
                 double[] key = key(ctx, lane.queue, shares, lane.jobs);
                 // unchanged by the step (a job that did not fit changes nothing): the queue is still ahead of all others
@@ -212,20 +212,16 @@ public final class FairSharePolicy implements SchedulingPolicy {
     }
 
     /** Tries the job at a queue's cursor (or gives it the failure of its shape), and moves the cursor on. */
-    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, ShapeCounts counts,
-                      Map<String, List<JobStatus>> waitingEarlier) {
-        Map<OrderedPolicy.Shape, PendingReason> failedShapes = lane.failedShapes;
+    private void step(PolicyContext ctx, Lane lane, OrderedPolicy.Cursor c, Fairness fairness, Map<String, List<JobStatus>> waitingEarlier) {
+        ShapeCounts.FailedShapes failedShapes = lane.failedShapes;
         JobStatus j = c.job();
         boolean preempting = lane.preempting;
-        boolean shared = counts.shared(c.shape.hashCode()); // else no other group has its shape: nothing to look up or keep
-        PendingReason failed = shared ? failedShapes.get(c.shape) : null;
+        PendingReason failed = failedShapes.get(c.shape);
         if (failed == null && fairness == null && c.index == 0) {
             // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
             failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
             if (failed != null) {
-                if (shared) {
-                    failedShapes.put(c.shape, failed);
-                }
+                failedShapes.put(c.shape, failed);
                 return; // the group keeps the reasons it carries
             }
         }
@@ -243,9 +239,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             // within a round the job's queue only gains and the others only lose: no later job of this shape
             // fits, nor finds victims, either
             failed = a.reason();
-            if (shared) {
-                failedShapes.put(c.shape, failed);
-            }
+            failedShapes.put(c.shape, failed);
         }
         if (fairness != null) {
             waitingEarlier.computeIfAbsent(lane.queue.name(), k -> new ArrayList<>()).add(j);
@@ -635,10 +629,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
      * one map per queue stays small enough to be read from cache while the walk stays in that queue).
      */
     private record Lane(ClusterQueue queue, PriorityQueue<OrderedPolicy.Cursor> jobs, boolean preempting,
-                        Map<OrderedPolicy.Shape, PendingReason> failedShapes) {
-        Lane(ClusterQueue queue, PriorityQueue<OrderedPolicy.Cursor> jobs, boolean preempting) {
-            this(queue, jobs, preempting, new HashMap<>());
-        }
+                        ShapeCounts.FailedShapes failedShapes) {
     }
 
     private record Ranked(Lane lane, double[] key) implements Comparable<Ranked> {

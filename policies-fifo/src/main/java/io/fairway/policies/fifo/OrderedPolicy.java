@@ -63,25 +63,25 @@ public class OrderedPolicy implements SchedulingPolicy {
 
     private void admitInOrder(PolicyContext ctx) {
         Map<String, Queue> queues = new HashMap<>();
+        List<PendingGroup> groups = ctx.pendingGroups();
+        // every group's shape is made and counted up front (its first job just read): a group alone with its shape
+        // skips the map of failed shapes
+        ShapeCounts counts = new ShapeCounts(groups.size());
         for (ClusterQueue q : ctx.clusterQueues()) {
-            queues.put(q.name(), new Queue(q, isStrict(q)));
+            queues.put(q.name(), new Queue(q, isStrict(q), counts));
         }
         // Walk the groups' jobs merged into one order, by the job at each group's cursor. The built-in orders compare
         // keys the cursor keeps (no pointer chasing per comparison); others, their comparator.
         boolean keyed = order == null || order == JobOrder.SUBMISSION || order == JobOrder.PRIORITY;
         Comparator<JobStatus> byOrder = (order == null ? JobOrder.SUBMISSION : order).thenComparing(JobOrder.SEQUENCE);
-        List<PendingGroup> groups = ctx.pendingGroups();
         boolean byPriority = order == JobOrder.PRIORITY;
         Cursor[] cursors = new Cursor[groups.size()];
-        // every group's queue and shape up front (its first job just read), to count the shapes: a group alone with its
-        // shape skips the map of failed shapes
-        ShapeCounts counts = new ShapeCounts(cursors.length);
         for (int i = 0; i < cursors.length; i++) {
             Cursor c = new Cursor(groups.get(i), byPriority);
             String cq = c.group.clusterQueue();
             Queue q = queues.get(cq);
             if (q == null) { // a queue the context does not list: neither preempting nor strict unless by default
-                q = new Queue(null, isStrict(null));
+                q = new Queue(null, isStrict(null), counts);
                 queues.put(cq, q);
             }
             c.queue = q;
@@ -99,14 +99,11 @@ public class OrderedPolicy implements SchedulingPolicy {
                 continue;
             }
             JobStatus j = c.job();
-            boolean shared = counts.shared(c.shape.hashCode()); // else no other group has its shape: nothing to look up or keep
-            PendingReason failed = shared ? q.failedShapes.get(c.shape) : null;
+            PendingReason failed = q.failedShapes.get(c.shape);
             if (failed == null && c.index == 0) {
                 failed = standing(ctx, c.group, j, q.preempting);
                 if (failed != null) {
-                    if (shared) {
-                        q.failedShapes.put(c.shape, failed);
-                    }
+                    q.failedShapes.put(c.shape, failed);
                     if (!q.strict) {
                         continue; // the group keeps the reasons it carries
                     }
@@ -121,9 +118,7 @@ public class OrderedPolicy implements SchedulingPolicy {
                     continue;
                 }
                 failed = a.reason();
-                if (shared) {
-                    q.failedShapes.put(c.shape, failed);
-                }
+                q.failedShapes.put(c.shape, failed);
             }
             // Within a round capacity and quota only shrink: no later job of this shape fits either.
             if (q.strict) {
@@ -148,11 +143,12 @@ public class OrderedPolicy implements SchedulingPolicy {
         final boolean preempting;
         final boolean strict;
         PendingReason blocked;
-        final Map<Shape, PendingReason> failedShapes = new HashMap<>();
+        final ShapeCounts.FailedShapes failedShapes;
 
-        Queue(ClusterQueue q, boolean strict) {
+        Queue(ClusterQueue q, boolean strict, ShapeCounts counts) {
             this.preempting = preempts(q);
             this.strict = strict;
+            this.failedShapes = counts.failedShapes();
         }
     }
 

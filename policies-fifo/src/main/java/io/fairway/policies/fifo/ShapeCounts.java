@@ -1,5 +1,9 @@
 package io.fairway.policies.fifo;
 
+import io.fairway.api.job.PendingReason;
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * How many of a round's groups have a shape in each hash bucket: none, one, or more. A walk keeps the shapes found not
  * to fit in a map so that a later group of the same shape takes the answer without an attempt; a group whose shape is
@@ -8,7 +12,8 @@ package io.fairway.policies.fifo;
  * which the map's lookup and insertion (one each per group and round) bought nothing.
  *
  * <p>Two bits per bucket; at least four buckets per group, so most unique shapes are alone in theirs. A shared bucket
- * only sends a group to the map, as before: the answers are the same either way.
+ * only sends a group to the map, as before: the answers are the same either way. The walks keep their maps as
+ * {@link FailedShapes}, which ask the counts themselves.
  */
 final class ShapeCounts {
     private final long[] counts;
@@ -40,5 +45,32 @@ final class ShapeCounts {
 
     private int bucket(int h) {
         return (h * 0x9E3779B9) >>> shift; // the top bits of a multiplicative hash
+    }
+
+    /** @return an empty map of a queue's shapes found not to fit, keeping only shapes these counts find shared */
+    FailedShapes failedShapes() {
+        return new FailedShapes(this);
+    }
+
+    /** A queue's shapes found not to fit this round, kept and looked up only where another group may share them. */
+    static final class FailedShapes {
+        private final ShapeCounts counts;
+        private final Map<OrderedPolicy.Shape, PendingReason> failed = new HashMap<>();
+
+        private FailedShapes(ShapeCounts counts) {
+            this.counts = counts;
+        }
+
+        /** @return the failure of this shape found earlier in the round, or null */
+        PendingReason get(OrderedPolicy.Shape shape) {
+            return counts.shared(shape.hashCode()) ? failed.get(shape) : null;
+        }
+
+        /** Notes that a shape did not fit (nothing to note for a shape no other group has). */
+        void put(OrderedPolicy.Shape shape, PendingReason reason) {
+            if (counts.shared(shape.hashCode())) {
+                failed.put(shape, reason);
+            }
+        }
     }
 }
