@@ -89,7 +89,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             counts.add(c.shape.hashCode());
             cursors[i] = c;
         }
-        Heads heads = new Heads(cursors, keyed ? Cursor.BY_KEYS : (x, y) -> byOrder.compare(x.job(), y.job()));
+        Heads heads = keyed ? Heads.byKeys(cursors) : new Heads(cursors, (x, y) -> byOrder.compare(x.job(), y.job()));
         while (!heads.isEmpty()) {
             Cursor c = heads.poll();
             String cq = c.group.clusterQueue();
@@ -363,10 +363,83 @@ public class OrderedPolicy implements SchedulingPolicy {
          * @param order the walk's order of cursors
          */
         Heads(Cursor[] cursors, Comparator<Cursor> order) {
-            java.util.Arrays.sort(cursors, order);
+            this(cursors, order, false);
+        }
+
+        private Heads(Cursor[] cursors, Comparator<Cursor> order, boolean alreadySorted) {
+            if (!alreadySorted) {
+                java.util.Arrays.sort(cursors, order);
+            }
             this.sorted = cursors;
             this.order = order;
             this.movedOn = new PriorityQueue<>(order);
+        }
+
+        /**
+         * The heads in {@link Cursor#BY_KEYS} order, as {@code new Heads(cursors, Cursor.BY_KEYS)} sorts them. The engine
+         * hands its groups over in the submission order of their first jobs (submission time, then sequence); when
+         * the cursors come in that order (checked here, one pass over keys the cursors hold), the order by keys is
+         * the order by priority alone with ties kept where they stand: a counting sort by priority where the
+         * priorities span few values for the number of groups, else a sort of primitive keys (priority above
+         * position), either without a comparison sort that reads two cursors per comparison. Otherwise, the
+         * comparison sort.
+         *
+         * @param cursors one cursor per group, at its first job (sorted in place)
+         * @return the heads
+         */
+        static Heads byKeys(Cursor[] cursors) {
+            if (!sortByPriorityIfInSubmissionOrder(cursors)) {
+                java.util.Arrays.sort(cursors, Cursor.BY_KEYS);
+            }
+            return new Heads(cursors, Cursor.BY_KEYS, true);
+        }
+
+        /** @return false (and the cursors untouched) unless they were in submission order and are now in key order */
+        private static boolean sortByPriorityIfInSubmissionOrder(Cursor[] cursors) {
+            long least = Long.MAX_VALUE;
+            long most = Long.MIN_VALUE;
+            for (int i = 0; i < cursors.length; i++) {
+                Cursor c = cursors[i];
+                if (i > 0) {
+                    Cursor p = cursors[i - 1];
+                    if (p.submitted > c.submitted || p.submitted == c.submitted && p.sequence > c.sequence) {
+                        return false;
+                    }
+                }
+                least = Math.min(least, c.negatedPriority);
+                most = Math.max(most, c.negatedPriority);
+            }
+            if (cursors.length < 2 || least == most) {
+                return true; // in submission order with one priority: in key order already
+            }
+            Cursor[] before = cursors.clone();
+            if (most - least < 4L * cursors.length) {
+                // few distinct values for the number of groups (Kueue's priorities are small integers): a counting
+                // sort, stable, in two passes
+                int[] starts = new int[(int) (most - least) + 2];
+                for (Cursor c : before) {
+                    starts[(int) (c.negatedPriority - least) + 1]++;
+                }
+                for (int v = 1; v < starts.length; v++) {
+                    starts[v] += starts[v - 1];
+                }
+                for (Cursor c : before) {
+                    cursors[starts[(int) (c.negatedPriority - least)]++] = c;
+                }
+                return true;
+            }
+            if (least < Integer.MIN_VALUE || most > Integer.MAX_VALUE) {
+                return false; // a priority whose negation is beyond an int: the comparison sort
+            }
+            long[] keys = new long[cursors.length];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = before[i].negatedPriority << 32 | i; // the position is below 2^31: it never reaches the sign
+            }
+            java.util.Arrays.sort(keys);
+            for (int i = 0; i < keys.length; i++) {
+                cursors[i] = before[(int) keys[i]];
+            }
+            return true;
         }
 
         boolean isEmpty() {
