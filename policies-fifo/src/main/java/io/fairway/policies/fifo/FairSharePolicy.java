@@ -167,15 +167,15 @@ public final class FairSharePolicy implements SchedulingPolicy {
         // Each queue's jobs in Kueue order: its groups (jobs of one shape and priority) merged by their cursors.
         Map<String, PriorityQueue<OrderedPolicy.Cursor>> heads = new HashMap<>();
         List<PendingGroup> groups = ctx.pendingGroups();
-        // each group's shape made with its cursor (its first job just read), and counted: a group alone with its shape
-        // skips the map of failed shapes
+        // each group's shape hashed with its cursor (its first job just read), and counted: a group alone with its
+        // shape skips the map of failed shapes, and its shape is never made
         ShapeCounts counts = new ShapeCounts(groups.size());
         for (PendingGroup g : groups) {
             OrderedPolicy.Cursor c = new OrderedPolicy.Cursor(g, true);
             ClusterQueue q = queues.get(g.clusterQueue());
             if (q != null) { // else not walked
-                c.shape = OrderedPolicy.Shape.of(q.name(), g, c.job(), OrderedPolicy.preempts(q) || options.preemptToFairShare());
-                counts.add(c.shape.hashCode());
+                c.shapeIn(q.name(), OrderedPolicy.preempts(q) || options.preemptToFairShare());
+                counts.add(c.shapeHash);
             }
             heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS)).add(c); // Kueue order
         }
@@ -216,12 +216,12 @@ public final class FairSharePolicy implements SchedulingPolicy {
         ShapeCounts.FailedShapes failedShapes = lane.failedShapes;
         JobStatus j = c.job();
         boolean preempting = lane.preempting;
-        PendingReason failed = failedShapes.get(c.shape);
+        PendingReason failed = failedShapes.get(c);
         if (failed == null && fairness == null && c.index == 0) {
             // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
             failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
             if (failed != null) {
-                failedShapes.put(c.shape, failed);
+                failedShapes.put(c, failed);
                 return; // the group keeps the reasons it carries
             }
         }
@@ -239,7 +239,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             // within a round the job's queue only gains and the others only lose: no later job of this shape
             // fits, nor finds victims, either
             failed = a.reason();
-            failedShapes.put(c.shape, failed);
+            failedShapes.put(c, failed);
         }
         if (fairness != null) {
             waitingEarlier.computeIfAbsent(lane.queue.name(), k -> new ArrayList<>()).add(j);

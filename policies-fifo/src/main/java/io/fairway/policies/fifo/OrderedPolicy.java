@@ -64,8 +64,8 @@ public class OrderedPolicy implements SchedulingPolicy {
     private void admitInOrder(PolicyContext ctx) {
         Map<String, Queue> queues = new HashMap<>();
         List<PendingGroup> groups = ctx.pendingGroups();
-        // every group's shape is made and counted up front (its first job just read): a group alone with its shape
-        // skips the map of failed shapes
+        // every group's shape is hashed and counted up front (its first job just read): a group alone with its shape
+        // skips the map of failed shapes, and its shape is never made
         ShapeCounts counts = new ShapeCounts(groups.size());
         for (ClusterQueue q : ctx.clusterQueues()) {
             queues.put(q.name(), new Queue(q, isStrict(q), counts));
@@ -85,8 +85,8 @@ public class OrderedPolicy implements SchedulingPolicy {
                 queues.put(cq, q);
             }
             c.queue = q;
-            c.shape = Shape.of(cq, c.group, c.job(), q.preempting);
-            counts.add(c.shape.hashCode());
+            c.shapeIn(cq, q.preempting);
+            counts.add(c.shapeHash);
             cursors[i] = c;
         }
         Heads heads = keyed ? Heads.byKeys(cursors) : new Heads(cursors, (x, y) -> byOrder.compare(x.job(), y.job()));
@@ -99,11 +99,11 @@ public class OrderedPolicy implements SchedulingPolicy {
                 continue;
             }
             JobStatus j = c.job();
-            PendingReason failed = q.failedShapes.get(c.shape);
+            PendingReason failed = q.failedShapes.get(c);
             if (failed == null && c.index == 0) {
                 failed = standing(ctx, c.group, j, q.preempting);
                 if (failed != null) {
-                    q.failedShapes.put(c.shape, failed);
+                    q.failedShapes.put(c, failed);
                     if (!q.strict) {
                         continue; // the group keeps the reasons it carries
                     }
@@ -118,7 +118,7 @@ public class OrderedPolicy implements SchedulingPolicy {
                     continue;
                 }
                 failed = a.reason();
-                q.failedShapes.put(c.shape, failed);
+                q.failedShapes.put(c, failed);
             }
             // Within a round capacity and quota only shrink: no later job of this shape fits either.
             if (q.strict) {
@@ -185,7 +185,14 @@ public class OrderedPolicy implements SchedulingPolicy {
         final PendingGroup group;
         private final boolean byPriority;
         int index;
-        Shape shape;
+        /**
+         * The hash of its group's shape ({@link #shapeIn}); the shape itself is made only when a walk looks it up
+         * ({@link #shape()}: most groups are alone with their shape, and no map ever holds it).
+         */
+        int shapeHash;
+        private String shapeQueue;
+        private boolean shapeWithPriority;
+        private Shape shape;
         /** Its ClusterQueue's state in the walk, once looked up. */
         Queue queue;
         private JobStatus job;
@@ -208,6 +215,27 @@ public class OrderedPolicy implements SchedulingPolicy {
             negatedPriority = byPriority ? -(long) job.spec().priority() : 0;
             submitted = job.spec().submitTimeMillis();
             sequence = job.sequence();
+        }
+
+        /**
+         * Gives the cursor its group's shape's hash: the shape of the group's first job in {@code clusterQueue}.
+         *
+         * @param clusterQueue the group's ClusterQueue
+         * @param withPriority whether the job's priority is part of its shape
+         */
+        void shapeIn(String clusterQueue, boolean withPriority) {
+            JobStatus first = group.jobs().get(0);
+            shapeQueue = clusterQueue;
+            shapeWithPriority = withPriority;
+            shapeHash = Shape.hash(clusterQueue, first.spec().namespace(), group.podSetsHash(), withPriority ? first.spec().priority() : 0);
+        }
+
+        /** @return the shape {@link #shapeIn} hashed (made at the first call), whose hash code is {@link #shapeHash} */
+        Shape shape() {
+            if (shape == null) {
+                shape = Shape.of(shapeQueue, group, group.jobs().get(0), shapeWithPriority);
+            }
+            return shape;
         }
 
         /** @return the job at the cursor */
@@ -308,13 +336,24 @@ public class OrderedPolicy implements SchedulingPolicy {
             this.namespace = namespace;
             this.podSets = podSets;
             this.priority = priority;
+            this.hash = hash(clusterQueue, namespace, podSetsHash, priority);
+        }
+
+        /**
+         * @param clusterQueue the ClusterQueue
+         * @param namespace the namespace
+         * @param podSetsHash the pod sets' hash
+         * @param priority the priority, where it matters, else 0
+         * @return the hash code of the shape of these parts
+         */
+        static int hash(String clusterQueue, String namespace, int podSetsHash, int priority) {
             // each part mixed in: with a plain 31-based sum, names like cq-12 and cq-18 offset pod sets whose hashes
             // differ by a multiple of 31², and a million shapes collide by the hundred thousand (each collision a deep
             // comparison of pod sets)
             int h = mix(podSetsHash);
             h = mix(h ^ java.util.Objects.hashCode(namespace));
             h = mix(h ^ clusterQueue.hashCode());
-            this.hash = mix(h ^ priority);
+            return mix(h ^ priority);
         }
 
         /**

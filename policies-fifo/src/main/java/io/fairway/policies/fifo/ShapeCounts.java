@@ -61,15 +61,18 @@ final class ShapeCounts {
             this.counts = counts;
         }
 
-        /** @return the failure of this shape found earlier in the round, or null */
-        PendingReason get(OrderedPolicy.Shape shape) {
-            return counts.shared(shape.hashCode()) ? failed.get(shape) : null;
+        /**
+         * @param at a cursor whose shape is hashed ({@link OrderedPolicy.Cursor#shapeIn})
+         * @return the failure of its shape found earlier in the round, or null (its shape made only when it may be shared)
+         */
+        PendingReason get(OrderedPolicy.Cursor at) {
+            return counts.shared(at.shapeHash) ? failed.get(at.shape()) : null;
         }
 
-        /** Notes that a shape did not fit (nothing to note for a shape no other group has). */
-        void put(OrderedPolicy.Shape shape, PendingReason reason) {
-            if (counts.shared(shape.hashCode())) {
-                failed.put(shape, reason);
+        /** Notes that the shape at a cursor did not fit (nothing to note, nor any shape made, for a shape no other group has). */
+        void put(OrderedPolicy.Cursor at, PendingReason reason) {
+            if (counts.shared(at.shapeHash)) {
+                failed.put(at.shape(), reason);
             }
         }
     }

@@ -40,6 +40,23 @@ class ShapeHashTest {
         assertThat(made - hashes.size()).as("shapes sharing a hash with another").isLessThan(20);
     }
 
+    @Test
+    void aCursorHashesTheShapeItMakesWhenLookedUp() {
+        PendingReason waiting = PendingReason.of(PendingReason.Code.POLICY_CHOSE_OTHERS, "waiting");
+        for (PodSet podSet : podSets()) {
+            for (boolean withPriority : new boolean[] {true, false}) {
+                JobStatus first = JobStatus.submitted(JobSpec.builder("a").queue("lq").priority(7).podSet(podSet).build(), waiting, 0, 0);
+                JobStatus second = JobStatus.submitted(JobSpec.builder("b").queue("lq").priority(7).podSet(podSet).build(), waiting, 0, 1);
+                OrderedPolicy.Cursor c = new OrderedPolicy.Cursor(new Group("cq-3", List.of(first, second)), true);
+                c.shapeIn("cq-3", withPriority);
+                c.advance(); // the shape is the group's first job's, wherever the cursor stands
+                OrderedPolicy.Shape made = OrderedPolicy.Shape.of("cq-3", new Group("cq-3", List.of(first)), first, withPriority);
+                assertThat(c.shape()).isEqualTo(made);
+                assertThat(c.shapeHash).isEqualTo(made.hashCode()).isEqualTo(c.shape().hashCode());
+            }
+        }
+    }
+
     private record Group(String clusterQueue, List<JobStatus> jobs) implements PendingGroup {
     }
 
