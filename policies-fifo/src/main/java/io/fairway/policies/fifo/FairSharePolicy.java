@@ -174,7 +174,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
             OrderedPolicy.Cursor c = new OrderedPolicy.Cursor(g, true);
             ClusterQueue q = queues.get(g.clusterQueue());
             if (q != null) { // else not walked
-                c.shapeIn(q.name(), OrderedPolicy.preempts(q) || options.preemptToFairShare());
+                c.shapeIn(OrderedPolicy.preempts(q) || options.preemptToFairShare());
                 counts.add(c.shapeHash);
             }
             heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS)).add(c); // Kueue order

@@ -85,7 +85,7 @@ public class OrderedPolicy implements SchedulingPolicy {
                 queues.put(cq, q);
             }
             c.queue = q;
-            c.shapeIn(cq, q.preempting);
+            c.shapeIn(q.preempting);
             counts.add(c.shapeHash);
             cursors[i] = c;
         }
@@ -190,7 +190,6 @@ public class OrderedPolicy implements SchedulingPolicy {
          * ({@link #shape()}: most groups are alone with their shape, and no map ever holds it).
          */
         int shapeHash;
-        private String shapeQueue;
         private boolean shapeWithPriority;
         private Shape shape;
         /** Its ClusterQueue's state in the walk, once looked up. */
@@ -218,22 +217,21 @@ public class OrderedPolicy implements SchedulingPolicy {
         }
 
         /**
-         * Gives the cursor its group's shape's hash: the shape of the group's first job in {@code clusterQueue}.
+         * Gives the cursor its group's shape's hash: the shape of the group's first job in the group's ClusterQueue.
          *
-         * @param clusterQueue the group's ClusterQueue
          * @param withPriority whether the job's priority is part of its shape
          */
-        void shapeIn(String clusterQueue, boolean withPriority) {
+        void shapeIn(boolean withPriority) {
             JobStatus first = group.jobs().get(0);
-            shapeQueue = clusterQueue;
             shapeWithPriority = withPriority;
-            shapeHash = Shape.hash(clusterQueue, first.spec().namespace(), group.podSetsHash(), withPriority ? first.spec().priority() : 0);
+            shapeHash = Shape.hash(group.clusterQueue(), first.spec().namespace(), group.podSetsHash(),
+                    withPriority ? first.spec().priority() : 0);
         }
 
         /** @return the shape {@link #shapeIn} hashed (made at the first call), whose hash code is {@link #shapeHash} */
         Shape shape() {
             if (shape == null) {
-                shape = Shape.of(shapeQueue, group, group.jobs().get(0), shapeWithPriority);
+                shape = Shape.of(group.clusterQueue(), group, group.jobs().get(0), shapeWithPriority);
             }
             return shape;
         }

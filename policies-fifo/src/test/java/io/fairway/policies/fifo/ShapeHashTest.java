@@ -48,7 +48,7 @@ class ShapeHashTest {
                 JobStatus first = JobStatus.submitted(JobSpec.builder("a").queue("lq").priority(7).podSet(podSet).build(), waiting, 0, 0);
                 JobStatus second = JobStatus.submitted(JobSpec.builder("b").queue("lq").priority(7).podSet(podSet).build(), waiting, 0, 1);
                 OrderedPolicy.Cursor c = new OrderedPolicy.Cursor(new Group("cq-3", List.of(first, second)), true);
-                c.shapeIn("cq-3", withPriority);
+                c.shapeIn(withPriority);
                 c.advance(); // the shape is the group's first job's, wherever the cursor stands
                 OrderedPolicy.Shape made = OrderedPolicy.Shape.of("cq-3", new Group("cq-3", List.of(first)), first, withPriority);
                 assertThat(c.shape()).isEqualTo(made);
