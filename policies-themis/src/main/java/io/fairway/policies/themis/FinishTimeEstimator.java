@@ -276,6 +276,7 @@ final class FinishTimeEstimator {
         // a job's GPUs are summed over its pod sets at each call: once per job here (or once while its spec stays)
         long[] gpus = new long[jobs.size()];
         double[] speeds = kept == null ? null : new double[jobs.size()];
+        Kept.Job[] entries = kept == null ? null : new Kept.Job[jobs.size()];
         int gpuJobs = 0;
         int x = 0;
         if (kept != null) {
@@ -284,6 +285,7 @@ final class FinishTimeEstimator {
         for (JobStatus j : jobs) {
             if (kept != null) {
                 Kept.Job k = kept.job(j, x);
+                entries[x] = k;
                 gpus[x] = k.gpus;
                 speeds[x] = k.speed(j);
             } else {
@@ -297,26 +299,45 @@ final class FinishTimeEstimator {
             kept.endRound();
         }
         double jobShare = (double) totalGpus / Math.max(1, gpuJobs);
-        Map<String, List<JobView>> byApp = new HashMap<>();
-        String lastApp = null;
-        List<JobView> lastJobs = null;
+        JobView[] inOrder = new JobView[gpuJobs];
+        Kept.Job[] entryOf = kept == null ? null : new Kept.Job[gpuJobs];
         x = 0;
+        int v = 0;
         for (JobStatus j : jobs) {
             long g = gpus[x++];
             if (g > 0) {
-                JobView v = speeds == null ? view(j, now, mode, revocable, jobShare, g)
+                JobView view = speeds == null ? view(j, now, mode, revocable, jobShare, g)
                         : view(j, now, mode, revocable, jobShare, g, speeds[x - 1]);
-                String app = j.spec().jobSet();
-                // an app's jobs mostly come one after another: the previous job's list first, the map otherwise
-                if (lastJobs == null || !java.util.Objects.equals(app, lastApp)) {
-                    lastJobs = byApp.computeIfAbsent(app, k -> new ArrayList<>());
-                    lastApp = app;
+                if (entryOf != null) {
+                    entryOf[v] = entries[x - 1];
                 }
-                lastJobs.add(v);
+                inOrder[v++] = view;
                 if (views != null) {
-                    views.add(v);
+                    views.add(view);
                 }
             }
+        }
+        int[] appOf = kept == null ? null : kept.sameApps(entryOf);
+        return appOf != null ? byKeptApps(inOrder, appOf, kept.names, now, totalGpus, perJob)
+                : byApp(inOrder, now, totalGpus, perJob, kept);
+    }
+
+    /**
+     * The apps of the views, grouped through a map and sorted by name (and, with {@code kept}, the names and each
+     * entry's app index kept for the next round).
+     */
+    private static LinkedHashMap<String, AppView> byApp(JobView[] inOrder, long now, long totalGpus, boolean perJob, Kept kept) {
+        Map<String, List<JobView>> byApp = new HashMap<>();
+        String lastApp = null;
+        List<JobView> lastJobs = null;
+        for (JobView view : inOrder) {
+            String app = view.status().spec().jobSet();
+            // an app's jobs mostly come one after another: the previous job's list first, the map otherwise
+            if (lastJobs == null || !java.util.Objects.equals(app, lastApp)) {
+                lastJobs = byApp.computeIfAbsent(app, k -> new ArrayList<>());
+                lastApp = app;
+            }
+            lastJobs.add(view);
         }
         String[] names = kept == null ? sortedNames(byApp.keySet()) : kept.sortedNames(byApp.keySet());
         LinkedHashMap<String, AppView> out = new LinkedHashMap<>(names.length * 2);
@@ -324,6 +345,36 @@ final class FinishTimeEstimator {
         double share = (double) totalGpus / n;
         for (String name : names) {
             out.put(name, app(name, byApp.get(name), now, share, perJob));
+        }
+        return out;
+    }
+
+    /**
+     * The apps of the views when they are the last round's apps ({@link Kept#sameApps}): each view's app is its kept
+     * index into the sorted names, so the views are grouped by a counting sort on it (stable: each app's jobs in the
+     * order given), with no map and no sort.
+     */
+    private static LinkedHashMap<String, AppView> byKeptApps(JobView[] inOrder, int[] appOf, String[] names, long now, long totalGpus,
+                                                             boolean perJob) {
+        int apps = names.length;
+        int[] start = new int[apps + 1];
+        for (int a : appOf) {
+            start[a + 1]++;
+        }
+        for (int a = 0; a < apps; a++) {
+            start[a + 1] += start[a];
+        }
+        JobView[] grouped = new JobView[inOrder.length];
+        int[] next = java.util.Arrays.copyOf(start, apps);
+        for (int i = 0; i < inOrder.length; i++) {
+            grouped[next[appOf[i]]++] = inOrder[i];
+        }
+        LinkedHashMap<String, AppView> out = new LinkedHashMap<>(apps * 2);
+        double share = (double) totalGpus / Math.max(1, apps);
+        for (int a = 0; a < apps; a++) {
+            List<JobView> jobsOfApp = start[a + 1] - start[a] == 1 ? List.of(grouped[start[a]])
+                    : java.util.Arrays.asList(grouped).subList(start[a], start[a + 1]);
+            out.put(names[a], app(names[a], jobsOfApp, now, share, perJob));
         }
         return out;
     }
@@ -356,6 +407,9 @@ final class FinishTimeEstimator {
             double holdingSpeed;
             /** The last round the job was live in. */
             long round;
+            /** Its app's index in {@link Kept#names} as of {@link #appVersion}. */
+            int app;
+            int appVersion = -1;
 
             Job(JobSpec spec) {
                 this.spec = spec;
@@ -380,13 +434,17 @@ final class FinishTimeEstimator {
         }
 
         private final Map<String, Job> jobs = new HashMap<>();
+        /** Each name of {@link #names} by its position there (made with the names). */
+        private Map<String, Integer> nameIndex = Map.of();
+        /** Bumped whenever {@link #names} is replaced: an entry's app index stands only for the names it was read in. */
+        private int namesVersion;
         /**
          * The entries by the jobs' positions in the last round (and in this one, as far as it has come): a job at the
          * same position with the same spec object takes its entry without a lookup by id. Any entry made for a spec
          * is right for every status of that spec, so the map and the positions need not agree.
          */
         private Job[] byPosition = new Job[0];
-        private String[] names = new String[0];
+        String[] names = new String[0];
         private long round;
         private int live;
 
@@ -448,7 +506,41 @@ final class FinishTimeEstimator {
                 }
             }
             names = FinishTimeEstimator.sortedNames(now);
+            Map<String, Integer> index = new HashMap<>(names.length * 2);
+            for (int i = 0; i < names.length; i++) {
+                index.put(names[i], i);
+            }
+            nameIndex = index;
+            namesVersion++;
             return names;
+        }
+
+        /**
+         * The app index of each job, when the jobs' apps are exactly the last round's apps (every name of
+         * {@link #names} has a job, and every job's app is one of them): an entry's index is read once per set of
+         * names. @return the index into {@link #names} of each entry's app, or null when the apps changed
+         */
+        int[] sameApps(Job[] entries) {
+            int[] appOf = new int[entries.length];
+            boolean[] seen = new boolean[names.length];
+            int distinct = 0;
+            for (int i = 0; i < entries.length; i++) {
+                Job k = entries[i];
+                if (k.appVersion != namesVersion) {
+                    Integer a = nameIndex.get(k.spec.jobSet());
+                    if (a == null) {
+                        return null;
+                    }
+                    k.app = a;
+                    k.appVersion = namesVersion;
+                }
+                appOf[i] = k.app;
+                if (!seen[k.app]) {
+                    seen[k.app] = true;
+                    distinct++;
+                }
+            }
+            return distinct == names.length ? appOf : null;
         }
     }
 

@@ -66,6 +66,62 @@ class KeptEstimatesTest {
         }
     }
 
+    /**
+     * Apps grouped by their kept indexes, when the apps are the last round's, are the apps grouped afresh: on random
+     * rounds whose jobs join, leave, change app (an edit) and change order, with apps of one and of many jobs, the
+     * estimate with what was kept lists the same apps in the same order, each with the same jobs in the same order and
+     * the same numbers, as the estimate made from nothing.
+     */
+    @Property(tries = 60)
+    void appsGroupedByKeptIndexesAreTheAppsGroupedAfresh(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+        Random rnd = new Random(seed);
+        int appNames = 1 + rnd.nextInt(12);
+        List<JobStatus> pool = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            pool.add(JobStatus.submitted(spec("job-" + i, "app-" + rnd.nextInt(appNames), rnd), null, 1_000L * i, i));
+        }
+        FinishTimeEstimator.Kept kept = new FinishTimeEstimator.Kept();
+        int fastRounds = 0;
+        for (int round = 0; round < 40; round++) {
+            if (rnd.nextInt(4) == 0) { // an edit, sometimes into another app
+                int i = rnd.nextInt(pool.size());
+                pool.set(i, pool.get(i).withSpec(spec(pool.get(i).id(), "app-" + rnd.nextInt(appNames), rnd)));
+            }
+            List<JobStatus> live = new ArrayList<>(pool);
+            if (rnd.nextInt(3) == 0) {
+                Collections.shuffle(live, rnd);
+            }
+            if (rnd.nextInt(3) == 0) {
+                live.remove(rnd.nextInt(live.size())); // a job (and maybe its app) not live in this round
+            }
+            long now = 100_000L + 60_000L * round;
+            java.util.LinkedHashMap<String, FinishTimeEstimator.AppView> fresh = FinishTimeEstimator.appsInOrder(live, now, 64,
+                    ThemisPolicy.Estimate.ELAPSED, j -> false, round % 2 == 0, null, null);
+            String[] before = kept.names;
+            java.util.LinkedHashMap<String, FinishTimeEstimator.AppView> withKept = FinishTimeEstimator.appsInOrder(live, now, 64,
+                    ThemisPolicy.Estimate.ELAPSED, j -> false, round % 2 == 0, null, kept);
+            if (kept.names == before) {
+                fastRounds++;
+            }
+            org.assertj.core.api.Assertions.assertThat(withKept.keySet()).containsExactlyElementsOf(fresh.keySet());
+            for (String app : fresh.keySet()) {
+                FinishTimeEstimator.AppView a = fresh.get(app);
+                FinishTimeEstimator.AppView b = withKept.get(app);
+                org.assertj.core.api.Assertions.assertThat(b.jobs().stream().map(FinishTimeEstimator.JobView::id).toList())
+                        .containsExactlyElementsOf(a.jobs().stream().map(FinishTimeEstimator.JobView::id).toList());
+                org.assertj.core.api.Assertions.assertThat(b.rho()).isEqualTo(a.rho());
+                org.assertj.core.api.Assertions.assertThat(b.sharedSeconds()).isEqualTo(a.sharedSeconds());
+                org.assertj.core.api.Assertions.assertThat(b.idealSeconds()).isEqualTo(a.idealSeconds());
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(fastRounds).as("rounds whose apps were the last round's").isPositive();
+    }
+
+    private static JobSpec spec(String id, String app, Random rnd) {
+        return JobSpec.builder(id).queue("lq").jobSet(app).podSet(PodSet.of("main", 1 + rnd.nextInt(4),
+                Resources.builder().gpus(1 + rnd.nextInt(8)).build())).estimatedSeconds(600).build();
+    }
+
     private static JobSpec spec(String id, Random rnd) {
         return JobSpec.builder(id).queue("lq").podSet(PodSet.of("main", 1 + rnd.nextInt(4), Resources.builder().gpus(1 + rnd.nextInt(8)).build()))
                 .estimatedSeconds(600).build();
