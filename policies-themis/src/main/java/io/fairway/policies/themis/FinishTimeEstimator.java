@@ -317,16 +317,12 @@ final class FinishTimeEstimator {
                 }
             }
         }
-        int[] appOf = kept == null ? null : kept.sameApps(entryOf);
-        return appOf != null ? byKeptApps(inOrder, appOf, kept.names, now, totalGpus, perJob)
-                : byApp(inOrder, now, totalGpus, perJob, kept);
+        return kept == null ? byApp(inOrder, now, totalGpus, perJob)
+                : byKeptApps(inOrder, kept.appIndexes(entryOf), kept.names, now, totalGpus, perJob);
     }
 
-    /**
-     * The apps of the views, grouped through a map and sorted by name (and, with {@code kept}, the names and each
-     * entry's app index kept for the next round).
-     */
-    private static LinkedHashMap<String, AppView> byApp(JobView[] inOrder, long now, long totalGpus, boolean perJob, Kept kept) {
+    /** The apps of the views, grouped through a map and sorted by name. */
+    private static LinkedHashMap<String, AppView> byApp(JobView[] inOrder, long now, long totalGpus, boolean perJob) {
         Map<String, List<JobView>> byApp = new HashMap<>();
         String lastApp = null;
         List<JobView> lastJobs = null;
@@ -339,7 +335,7 @@ final class FinishTimeEstimator {
             }
             lastJobs.add(view);
         }
-        String[] names = kept == null ? sortedNames(byApp.keySet()) : kept.sortedNames(byApp.keySet());
+        String[] names = sortedNames(byApp.keySet());
         LinkedHashMap<String, AppView> out = new LinkedHashMap<>(names.length * 2);
         int n = Math.max(1, byApp.size());
         double share = (double) totalGpus / n;
@@ -350,9 +346,8 @@ final class FinishTimeEstimator {
     }
 
     /**
-     * The apps of the views when they are the last round's apps ({@link Kept#sameApps}): each view's app is its kept
-     * index into the sorted names, so the views are grouped by a counting sort on it (stable: each app's jobs in the
-     * order given), with no map and no sort.
+     * The apps of the views by their kept indexes into the sorted names ({@link Kept#appIndexes}): the views are
+     * grouped by a counting sort on the index (stable: each app's jobs in the order given), with no map and no sort.
      */
     private static LinkedHashMap<String, AppView> byKeptApps(JobView[] inOrder, int[] appOf, String[] names, long now, long totalGpus,
                                                              boolean perJob) {
@@ -434,8 +429,6 @@ final class FinishTimeEstimator {
         }
 
         private final Map<String, Job> jobs = new HashMap<>();
-        /** Each name of {@link #names} by its position there (made with the names). */
-        private Map<String, Integer> nameIndex = Map.of();
         /** Bumped whenever {@link #names} is replaced: an entry's app index stands only for the names it was read in. */
         private int namesVersion;
         /**
@@ -491,56 +484,72 @@ final class FinishTimeEstimator {
             }
         }
 
-        /** @return the names sorted: the last round's order when the set of names is the same */
-        String[] sortedNames(java.util.Set<String> now) {
-            if (now.size() == names.length) {
-                boolean same = true;
-                for (String n : names) {
-                    if (!now.contains(n)) {
-                        same = false;
-                        break;
-                    }
-                }
-                if (same) {
-                    return names;
-                }
-            }
-            names = FinishTimeEstimator.sortedNames(now);
-            Map<String, Integer> index = new HashMap<>(names.length * 2);
-            for (int i = 0; i < names.length; i++) {
-                index.put(names[i], i);
-            }
-            nameIndex = index;
-            namesVersion++;
-            return names;
-        }
-
         /**
-         * The app index of each job, when the jobs' apps are exactly the last round's apps (every name of
-         * {@link #names} has a job, and every job's app is one of them): an entry's index is read once per set of
-         * names. @return the index into {@link #names} of each entry's app, or null when the apps changed
+         * Each job's app as an index into {@link #names}, the names made this round's: the apps of the jobs, in name
+         * order. An entry keeps its app's index from one round to the next; while the apps stay, that is all a round
+         * reads. When apps arrive or leave, the names are merged with the arrivals (a name not among the last round's
+         * is found by a binary search) and the kept indexes moved to the new positions, so the cost follows the apps
+         * that changed and the live jobs, with no map and no sort of all names.
+         *
+         * @param entries the live GPU jobs' entries, in the round's order
+         * @return the index into {@link #names} of each entry's app
          */
-        int[] sameApps(Job[] entries) {
+        int[] appIndexes(Job[] entries) {
             int[] appOf = new int[entries.length];
             boolean[] seen = new boolean[names.length];
             int distinct = 0;
+            java.util.TreeSet<String> arrived = null;
             for (int i = 0; i < entries.length; i++) {
                 Job k = entries[i];
-                if (k.appVersion != namesVersion) {
-                    Integer a = nameIndex.get(k.spec.jobSet());
-                    if (a == null) {
-                        return null;
+                int a = k.appVersion == namesVersion ? k.app : java.util.Arrays.binarySearch(names, k.spec.jobSet());
+                if (a < 0) {
+                    if (arrived == null) {
+                        arrived = new java.util.TreeSet<>();
                     }
+                    arrived.add(k.spec.jobSet());
+                } else {
                     k.app = a;
                     k.appVersion = namesVersion;
+                    if (!seen[a]) {
+                        seen[a] = true;
+                        distinct++;
+                    }
                 }
-                appOf[i] = k.app;
-                if (!seen[k.app]) {
-                    seen[k.app] = true;
-                    distinct++;
-                }
+                appOf[i] = a;
             }
-            return distinct == names.length ? appOf : null;
+            if (arrived == null && distinct == names.length) {
+                return appOf; // the last round's apps
+            }
+            String[] merged = new String[distinct + (arrived == null ? 0 : arrived.size())];
+            int[] moved = new int[names.length]; // an old index's new one
+            java.util.Iterator<String> added = arrived == null ? java.util.Collections.emptyIterator() : arrived.iterator();
+            String next = added.hasNext() ? added.next() : null;
+            int m = 0;
+            for (int old = 0; old < names.length; old++) {
+                if (!seen[old]) {
+                    continue; // an app with no live job left
+                }
+                while (next != null && next.compareTo(names[old]) < 0) {
+                    merged[m++] = next;
+                    next = added.hasNext() ? added.next() : null;
+                }
+                moved[old] = m;
+                merged[m++] = names[old];
+            }
+            while (next != null) {
+                merged[m++] = next;
+                next = added.hasNext() ? added.next() : null;
+            }
+            names = merged;
+            namesVersion++;
+            for (int i = 0; i < entries.length; i++) {
+                Job k = entries[i];
+                int a = appOf[i] >= 0 ? moved[appOf[i]] : java.util.Arrays.binarySearch(merged, k.spec.jobSet());
+                k.app = a;
+                k.appVersion = namesVersion;
+                appOf[i] = a;
+            }
+            return appOf;
         }
     }
 

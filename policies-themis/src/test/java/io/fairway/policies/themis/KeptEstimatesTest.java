@@ -67,10 +67,10 @@ class KeptEstimatesTest {
     }
 
     /**
-     * Apps grouped by their kept indexes, when the apps are the last round's, are the apps grouped afresh: on random
-     * rounds whose jobs join, leave, change app (an edit) and change order, with apps of one and of many jobs, the
-     * estimate with what was kept lists the same apps in the same order, each with the same jobs in the same order and
-     * the same numbers, as the estimate made from nothing.
+     * Apps grouped by their kept indexes (the names merged with the arrivals when apps come and go) are the apps
+     * grouped afresh: on random rounds whose jobs join, leave, change app (an edit) and change order, with apps of one
+     * and of many jobs, the estimate with what was kept lists the same apps in the same order, each with the same jobs
+     * in the same order and the same numbers, as the estimate made from nothing.
      */
     @Property(tries = 60)
     void appsGroupedByKeptIndexesAreTheAppsGroupedAfresh(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
@@ -114,7 +114,7 @@ class KeptEstimatesTest {
                 org.assertj.core.api.Assertions.assertThat(b.idealSeconds()).isEqualTo(a.idealSeconds());
             }
         }
-        org.assertj.core.api.Assertions.assertThat(fastRounds).as("rounds whose apps were the last round's").isPositive();
+        org.assertj.core.api.Assertions.assertThat(fastRounds).as("rounds whose apps were the last round's (the names kept as they were)").isPositive();
     }
 
     private static JobSpec spec(String id, String app, Random rnd) {
