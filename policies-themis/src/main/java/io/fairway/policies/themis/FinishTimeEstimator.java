@@ -288,6 +288,9 @@ final class FinishTimeEstimator {
                 entries[x] = k;
                 gpus[x] = k.gpus;
                 speeds[x] = k.speed(j);
+                if (k.gpus > 0 && j.admission() != null && j.state().holdsResources()) {
+                    kept.heldHighestGpuPlusOne = Math.max(kept.heldHighestGpuPlusOne, k.highestGpuPlusOne);
+                }
             } else {
                 gpus[x] = j.spec().totalGpus();
             }
@@ -402,6 +405,8 @@ final class FinishTimeEstimator {
             double holdingSpeed;
             /** The last round the job was live in. */
             long round;
+            /** One more than the highest GPU index its placement uses ({@link #placement}'s; 0 without GPUs). */
+            int highestGpuPlusOne;
             /** Its app's index in {@link Kept#names} as of {@link #appVersion}. */
             int app;
             int appVersion = -1;
@@ -421,6 +426,9 @@ final class FinishTimeEstimator {
                 // policy handed to the engine, which could change it, so a copy is kept and compared by value
                 if (a.placement() != placement || !a.counts().equals(counts)) {
                     counts = Map.copyOf(a.counts());
+                    if (a.placement() != placement) {
+                        highestGpuPlusOne = highestGpuPlusOne(a.placement());
+                    }
                     placement = a.placement();
                     holdingSpeed = sizeFraction(spec, counts) * placement.throughputFactor();
                 }
@@ -440,6 +448,19 @@ final class FinishTimeEstimator {
         String[] names = new String[0];
         private long round;
         private int live;
+        /** Over this round's jobs that hold GPUs: one more than the highest GPU index their placements use. */
+        int heldHighestGpuPlusOne;
+
+        /** @return one more than the highest GPU index a placement uses (0 when it uses none) */
+        static int highestGpuPlusOne(io.fairway.api.decision.Placement p) {
+            int max = 0;
+            for (io.fairway.api.decision.MemberPlacement m : p.members()) {
+                for (int g : m.gpus()) {
+                    max = Math.max(max, g + 1);
+                }
+            }
+            return max;
+        }
 
         /**
          * Starts a round: the jobs asked for until {@link #endRound} are this round's live jobs.
@@ -449,6 +470,7 @@ final class FinishTimeEstimator {
         void beginRound(int jobs) {
             round++;
             live = 0;
+            heldHighestGpuPlusOne = 0;
             if (byPosition.length < jobs) {
                 byPosition = java.util.Arrays.copyOf(byPosition, jobs);
             }

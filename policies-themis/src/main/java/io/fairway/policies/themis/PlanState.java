@@ -198,6 +198,9 @@ final class PlanState {
         List<JobView> views = new ArrayList<>(live.size());
         this.apps = FinishTimeEstimator.appsInOrder(live, now, ctx.capacity().totalGpus(), config.estimate(), this::revocable,
                 config.perJob(), views, kept);
+        if (kept != null) {
+            maxNodeGpus = kept.heldHighestGpuPlusOne; // what nodeSize would scan the holding jobs for, read as the estimates were made
+        }
         this.offer = new Offer(ctx.capacity().freeGpus(), offered);
         this.overdue = findOverdue(views, holdingLive);
     }

@@ -117,6 +117,56 @@ class KeptEstimatesTest {
         org.assertj.core.api.Assertions.assertThat(fastRounds).as("rounds whose apps were the last round's (the names kept as they were)").isPositive();
     }
 
+    /**
+     * The largest node a round has seen (one more than the highest GPU index a holding job uses), read from the kept
+     * entries as the estimates are made, is what a scan of the holding jobs' placements gives: on random rounds whose
+     * jobs start, move to other GPUs, stop holding and wait again.
+     */
+    @Property(tries = 60)
+    void theHighestGpuKeptIsTheHighestGpuHeld(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+        Random rnd = new Random(seed);
+        List<JobStatus> pool = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            pool.add(JobStatus.submitted(spec("job-" + i, "app-" + rnd.nextInt(5), rnd), null, 1_000L * i, i));
+        }
+        FinishTimeEstimator.Kept kept = new FinishTimeEstimator.Kept();
+        for (int round = 0; round < 30; round++) {
+            for (int e = rnd.nextInt(5); e > 0; e--) { // a job starts on some GPUs, moves, or goes back to waiting
+                int i = rnd.nextInt(pool.size());
+                JobStatus j = pool.get(i);
+                pool.set(i, rnd.nextInt(3) == 0 ? JobStatus.submitted(j.spec(), null, j.spec().submitTimeMillis(), j.sequence())
+                        : holding(j, rnd));
+            }
+            List<JobStatus> live = new ArrayList<>(pool);
+            Collections.shuffle(live, rnd);
+            int scan = 0;
+            for (JobStatus j : live) {
+                if (j.admission() != null && j.spec().totalGpus() > 0) {
+                    for (io.fairway.api.decision.MemberPlacement m : j.admission().placement().members()) {
+                        for (int g : m.gpus()) {
+                            scan = Math.max(scan, g + 1);
+                        }
+                    }
+                }
+            }
+            FinishTimeEstimator.appsInOrder(live, 100_000L + 60_000L * round, 64, ThemisPolicy.Estimate.ELAPSED, j -> false, false, null, kept);
+            org.assertj.core.api.Assertions.assertThat(kept.heldHighestGpuPlusOne).as("round %d", round).isEqualTo(scan);
+        }
+    }
+
+    private static JobStatus holding(JobStatus j, Random rnd) {
+        List<io.fairway.api.decision.MemberPlacement> members = new ArrayList<>();
+        int n = 1 + rnd.nextInt(2);
+        for (int m = 0; m < n; m++) {
+            int first = rnd.nextInt(12);
+            members.add(new io.fairway.api.decision.MemberPlacement("main", m, "n" + m, List.of(first, first + rnd.nextInt(3))));
+        }
+        io.fairway.api.decision.Placement p = new io.fairway.api.decision.Placement(members, io.fairway.api.job.Locality.RACK, 1.0);
+        io.fairway.api.decision.Admit a = new io.fairway.api.decision.Admit(j.id(), "cq", java.util.Map.of("main", "default"),
+                java.util.Map.of("main", j.spec().podSets().get(0).count()), p, 50_000, 900_000);
+        return new JobStatus(j.spec(), io.fairway.api.job.JobState.RUNNING, null, a, 50_000, 0, j.sequence(), 0, 0, -1);
+    }
+
     private static JobSpec spec(String id, String app, Random rnd) {
         return JobSpec.builder(id).queue("lq").jobSet(app).podSet(PodSet.of("main", 1 + rnd.nextInt(4),
                 Resources.builder().gpus(1 + rnd.nextInt(8)).build())).estimatedSeconds(600).build();
