@@ -73,8 +73,26 @@ public final class QueueResolver {
                 return nodeReservationQueue;
             }
         }
-        Map<String, LocalQueue> ns = localQueueIndex.get(j.spec().namespace());
-        LocalQueue lq = ns == null ? null : ns.get(j.spec().queue());
+        String namespace = j.spec().namespace();
+        String queue = j.spec().queue();
+        if (namespace == lastNamespace && queue == lastQueueName) {
+            return lastByName; // the same name objects as the job resolved by name last (the engine shares them between specs)
+        }
+        String r = resolveByName(namespace, queue);
+        lastNamespace = namespace;
+        lastQueueName = queue;
+        lastByName = r;
+        return r;
+    }
+
+    /** The namespace and LocalQueue name last resolved by name, and the answer (null: none). */
+    private String lastNamespace;
+    private String lastQueueName;
+    private String lastByName;
+
+    private String resolveByName(String namespace, String queue) {
+        Map<String, LocalQueue> ns = localQueueIndex.get(namespace);
+        LocalQueue lq = ns == null ? null : ns.get(queue);
         if (lq == null) {
             return null;
         }
