@@ -58,6 +58,16 @@ class RoundBoundsProperties {
         history(on, off, r, now, BOUNDS);
     }
 
+    /**
+     * A history the property found: a bound answers a quota failure with the reason remembered from an earlier round,
+     * given anew to a job whose answer changed; the reason a round gives is stamped with that round, as the attempt
+     * made afresh stamps it (it kept the earlier round's stamp).
+     */
+    @net.jqwik.api.Example
+    void aRememberedReasonGivenAnewIsStampedWithTheRound() {
+        boundsDecideWhatTheAttemptsDecide("tiresias-las", 8212802L);
+    }
+
     /** Turns a shortcut on (for the first scheduler's rounds) or off (for the second's). */
     interface Switch {
         void set(boolean on);
