@@ -194,15 +194,19 @@ public final class RoundMemory {
             boolean[] whole = np.whole;
             boolean anyOwn = np.anyOwn;
             List<JobStatus> holding = s.holding();
-            // the whole cluster's part holds every node and every holding job: sized at once
+            // the whole cluster's part holds every node and every holding job (its spec and admission): made at its
+            // final size, the nodes copied in once; the other parts grow as their jobs are found
+            Object[] wholePart = java.util.Arrays.copyOf(allNodes, allNodes.length + 2 * holding.size());
             List<List<Object>> partCap = new ArrayList<>(partNames.size());
-            for (int k = 0; k < partNames.size(); k++) {
-                List<Object> l = k == 0 ? new ArrayList<>(allNodes.length + 2 * holding.size()) : new ArrayList<>();
-                if (k == 0 || !whole[k]) {
+            partCap.add(null);
+            for (int k = 1; k < partNames.size(); k++) {
+                List<Object> l = new ArrayList<>();
+                if (!whole[k]) {
                     l.addAll(java.util.Arrays.asList(allNodes));
                 }
                 partCap.add(l);
             }
+            int wholeAt = allNodes.length;
             Map<String, List<Object>> perTree = new HashMap<>();
             boolean narrow = partNames.size() <= Long.SIZE; // the parts a job touches as the bits of one long
             java.util.BitSet touched = narrow ? null : new java.util.BitSet();
@@ -210,8 +214,11 @@ public final class RoundMemory {
             List<Object> lastTree = null;
             for (int hi = 0, hn = holding.size(); hi < hn; hi++) {
                 JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, hi); // what it holds: no service needed
-                long bits = partsTouched(j, np, partNames.size(), anyOwn, touched);
-                addToParts(j, bits, touched, whole, partCap);
+                wholePart[wholeAt++] = j.spec();
+                wholePart[wholeAt++] = j.admission();
+                if (anyOwn) {
+                    addToParts(j, partsTouched(j, np, partNames.size(), anyOwn, touched), touched, whole, partCap);
+                }
                 String cq = j.admission() == null ? null : j.admission().clusterQueue();
                 List<Object> t;
                 if (lastTree != null && java.util.Objects.equals(cq, lastCq)) {
@@ -226,7 +233,9 @@ public final class RoundMemory {
                 t.add(j.state());
             }
             for (int k = 0; k < partNames.size(); k++) {
-                if (k == 0 || !whole[k]) {
+                if (k == 0) {
+                    parts.put(partNames.get(k), wholePart);
+                } else if (!whole[k]) {
                     parts.put(partNames.get(k), partCap.get(k).toArray());
                 } else {
                     sharesWhole.add(partNames.get(k));
@@ -270,20 +279,23 @@ public final class RoundMemory {
             return bits;
         }
 
-        /** Adds what a holding job holds (its spec and admission) to the whole cluster's part and to each part it touches that keeps its own list. */
+        /**
+         * Adds what a holding job holds (its spec and admission) to each part it touches, other than the whole
+         * cluster's, that keeps its own list (the whole cluster's is filled by the caller).
+         */
         private static void addToParts(JobStatus j, long bits, java.util.BitSet touched, boolean[] whole, List<List<Object>> partCap) {
             if (touched == null) {
-                for (long rest = bits; rest != 0; rest &= rest - 1) {
+                for (long rest = bits & ~1L; rest != 0; rest &= rest - 1) {
                     int k = Long.numberOfTrailingZeros(rest);
-                    if (k == 0 || !whole[k]) {
+                    if (!whole[k]) {
                         partCap.get(k).add(j.spec());
                         partCap.get(k).add(j.admission());
                     }
                 }
                 return;
             }
-            for (int k = touched.nextSetBit(0); k >= 0; k = touched.nextSetBit(k + 1)) {
-                if (k == 0 || !whole[k]) {
+            for (int k = touched.nextSetBit(1); k >= 0; k = touched.nextSetBit(k + 1)) {
+                if (!whole[k]) {
                     partCap.get(k).add(j.spec());
                     partCap.get(k).add(j.admission());
                 }
