@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
@@ -38,7 +39,7 @@ final class JobBook {
     final HashMap<String, JobStatus> byId = new HashMap<>();
     /** The pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
     final PendingIndex.Builder pendingIndex = new PendingIndex.Builder();
-    final HoldingJobs holding = new HoldingJobs();
+    final TreeMap<Long, JobStatus> holding = new TreeMap<>();
     long nextSequence;
 
     /*
@@ -254,9 +255,7 @@ final class JobBook {
             // usage is charged up to the moment a job lets go of its resources, not only to the next round: a job
             // that ends between two rounds has used them until now (the decay step is a no-op when no time passed)
             state.decayUsage();
-            if (!now.state().holdsResources() || now.sequence() != old.sequence()) {
-                holding.remove(old.sequence()); // a job that still holds keeps its place: its new status is put there below
-            }
+            holding.remove(old.sequence());
             if (!state.pools.nodePools.isEmpty()) {
                 state.pools.released(old, state.clock.millis()); // the clock is read only where pool nodes are tracked
             }
