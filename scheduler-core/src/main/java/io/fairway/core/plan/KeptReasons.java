@@ -124,26 +124,11 @@ final class KeptReasons {
         return keep ? ReasonAnswers.same(given, carried) : given.equalsButRound(carried);
     }
 
-    /**
-     * @return the reason stamped with this round (one stamped object per reason object): a reason the round gives is
-     *     as of this round, also when it is an answer found in an earlier round and stamped then (a remembered answer
-     *     that stands, given anew to a job whose answer changed), as deciding from scratch would stamp it
-     */
+    /** @return the reason stamped with this round (one stamped object per reason object) */
     PendingReason stamp(PendingReason r) {
-        if (r.details().isEmpty()) {
+        if (r.details().isEmpty() || r.details().containsKey(PendingReason.AS_OF_ROUND)) {
             return r;
         }
-        Long at = r.details().get(PendingReason.AS_OF_ROUND);
-        if (at != null && at == round) {
-            return r;
-        }
-        return stamped.computeIfAbsent(r, x -> at == null ? x.asOf(round) : restamped(x, round));
-    }
-
-    /** @return {@code r}, stamped with an earlier round, stamped with {@code round} instead */
-    private static PendingReason restamped(PendingReason r, long round) {
-        Map<String, Long> d = new java.util.LinkedHashMap<>(r.details());
-        d.put(PendingReason.AS_OF_ROUND, round);
-        return new PendingReason(r.code(), r.message(), d);
+        return stamped.computeIfAbsent(r, x -> x.asOf(round));
     }
 }
