@@ -387,11 +387,13 @@ final class FinishTimeEstimator {
     /**
      * What a round's estimates need that cannot have changed while its inputs stay the very same objects, kept from
      * one round to the next by the policy: each job's GPUs (a sum over its spec's pod sets) and its speed when it holds
-     * GPUs (its size fraction at the admitted counts × the placement's throughput factor), and the apps' names in
-     * order. A job's entry is used only while its spec, and for the speed its placement, are the same objects as when
-     * the entry was made and its admitted counts are equal (the engine's statuses carry them unchanged between
-     * rounds; a lease renewal keeps them, a new admission replaces them); the names only while the set of apps is the
-     * same. So a round computes with it exactly what it computes without it: the same numbers from the same inputs,
+     * GPUs (its size fraction at the admitted counts × the placement's throughput factor) with the highest GPU index
+     * its placement uses, and the apps' names in order with each job's index into them. A job's entry is used only
+     * while its spec, and for the speed its placement, are the same objects as when the entry was made and its
+     * admitted counts are equal (the engine's statuses carry them unchanged between rounds; a lease renewal keeps
+     * them, a new admission replaces them); the names are merged with the apps that arrive and cleared of those that
+     * leave, and an entry's index is used only for the names it was read in. So a round computes with it exactly what
+     * it computes without it: the same numbers from the same inputs,
      * the ones that depend on the clock, the number of live jobs or apps, and progress computed afresh every round.
      * Jobs no longer live are dropped once they are as many as the live ones. Not thread-safe: one round at a time.
      */
