@@ -1,7 +1,6 @@
 package io.fairway.policies.themis;
 
 import io.fairway.api.decision.Admit;
-import io.fairway.api.decision.MemberPlacement;
 import io.fairway.api.decision.Placement;
 import io.fairway.api.job.JobStatus;
 import io.fairway.api.job.PendingReason;
@@ -597,11 +596,7 @@ final class PlanState {
                 if (j.admission() == null || j.spec().totalGpus() == 0) {
                     continue;
                 }
-                for (MemberPlacement m : j.admission().placement().members()) {
-                    for (int g : m.gpus()) {
-                        max = Math.max(max, g + 1);
-                    }
-                }
+                max = Math.max(max, FinishTimeEstimator.Kept.highestGpuPlusOne(j.admission().placement()));
             }
             maxNodeGpus = max;
         }
