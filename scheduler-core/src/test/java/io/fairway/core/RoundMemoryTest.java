@@ -366,6 +366,71 @@ class RoundMemoryTest {
         sameAnswers(a, b);
     }
 
+    /**
+     * Walks the pending jobs (full size, no preemption), then, once told, shrinks the elastic job {@code e} to 4 members
+     * where it holds 8: its admission changes while its spec and state stay as they were.
+     */
+    private static final class ShrinkWhenTold implements SchedulingPolicy {
+        private final boolean[] told;
+
+        ShrinkWhenTold(boolean[] told) {
+            this.told = told;
+        }
+
+        @Override
+        public String name() {
+            return "shrink-when-told";
+        }
+
+        @Override
+        public void plan(PolicyContext ctx) {
+            for (JobStatus j : ctx.pending()) {
+                ctx.tryAdmit(j);
+            }
+            for (JobStatus h : ctx.holding()) {
+                if (told[0] && h.id().equals("e") && h.admission().counts().get("w") == 8) {
+                    ctx.resize(h, "w", 4);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aJobShrunkInPlaceFreesRoomTheNextRoundSees() {
+        boolean[] told = {false};
+        // one node of 8 GPUs; two ClusterQueues without a cohort (two quota trees), so that only the capacity links them
+        Twins t = Twins.of(remember -> Scheduler.builder().clock(now::get).policy(new ShrinkWhenTold(told)).rememberRounds(remember)
+                .flavor(ResourceFlavor.of("default"))
+                .clusterQueue(ClusterQueue.builder("cq-e").quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(8).build()).build())
+                .clusterQueue(ClusterQueue.builder("cq-w").quota("default", Resources.builder().cpu(256).memoryGiB(2048).gpus(8).build()).build())
+                .localQueue(new LocalQueue("default", "lq-e", "cq-e"))
+                .localQueue(new LocalQueue("default", "lq-w", "cq-w"))
+                .node(Node.builder("n1").gpus(GpuTopology.nvSwitch8("H100")).build())
+                .build());
+        Scheduler a = t.a();
+        t.both(s -> {
+            s.submit(JobSpec.builder("e").queue("lq-e").submitTimeMillis(0)
+                    .podSet(io.fairway.api.job.PodSet.of("w", 8, Resources.builder().gpus(1).build()).withMinCount(1)).build());
+            s.runRound();
+            s.reportStarted("e");
+            s.submit(job("w", "lq-w", 4, 10));
+        });
+        t.round(); // w waits: e holds every GPU
+        t.round(); // nothing changed: w's failure is answered from the memory
+        assertThat(a.roundMemory().answeredByLastRound()).as("w's failure answered from memory").isEqualTo(1);
+
+        told[0] = true;
+        RoundResult shrunk = t.round(); // w still fails first; then e shrinks to 4 members
+        assertThat(shrunk.decisions()).as("e resized").anyMatch(d -> d instanceof io.fairway.api.decision.Resize r && r.jobId().equals("e"));
+        assertThat(a.status("e").orElseThrow().admission().counts()).containsEntry("w", 4);
+
+        // e's spec and state are as they were; only its admission changed, and with it the room on n1: the memory must
+        // see it, and w gets the 4 GPUs e gave up, as a round from scratch gives them
+        RoundResult next = t.round();
+        assertThat(next.decisions()).as("w admitted into the room e gave up").anyMatch(d -> d instanceof Admit x && x.jobId().equals("w"));
+        sameAnswers(t.a(), t.b());
+    }
+
     @Test
     void theMemoryIsNotUsedByADryRun() {
         EveryJob policy = new EveryJob(true);
