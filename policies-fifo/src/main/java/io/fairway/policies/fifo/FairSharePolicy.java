@@ -219,7 +219,7 @@ public final class FairSharePolicy implements SchedulingPolicy {
         PendingReason failed = failedShapes.get(c);
         if (failed == null && fairness == null && c.index == 0) {
             // without preemption to fair share, a failure is the two attempts' answer: the engine may give it
-            failed = OrderedPolicy.standing(ctx, c.group, j, preempting);
+            failed = OrderedPolicy.standing(ctx, c.group, preempting);
             if (failed != null) {
                 failedShapes.put(c, failed);
                 return; // the group keeps the reasons it carries

@@ -101,7 +101,7 @@ public class OrderedPolicy implements SchedulingPolicy {
             JobStatus j = c.job();
             PendingReason failed = q.failedShapes.get(c);
             if (failed == null && c.index == 0) {
-                failed = standing(ctx, c.group, j, q.preempting);
+                failed = standing(ctx, c.group, q.preempting);
                 if (failed != null) {
                     q.failedShapes.put(c, failed);
                     if (!q.strict) {
@@ -256,13 +256,19 @@ public class OrderedPolicy implements SchedulingPolicy {
      * {@link #admit} would make no attempt but the two it covers: the job is not elastic (no smaller sizes), and where
      * the queue preempts, no elastic job holds resources (nothing to shrink first).
      *
+     * <p>Whether the job is elastic is asked of its group ({@link PendingGroup#elastic()}), after the context: the
+     * engine answers both from the group, and in a deep queue reading every waiting job's pod sets was a memory stall
+     * per group. An answer for an elastic job is set aside and the attempts are made (the engine's context gives none;
+     * a context that does leaves the policy free to make them: its last call counts).
+     *
      * @return the failure {@link #admit} would return, or null to make the attempts
      */
-    static PendingReason standing(PolicyContext ctx, PendingGroup group, JobStatus j, boolean preempting) {
-        if (j.spec().isElastic() || preempting && !ctx.holdingElastic().isEmpty()) {
+    static PendingReason standing(PolicyContext ctx, PendingGroup group, boolean preempting) {
+        if (preempting && !ctx.holdingElastic().isEmpty()) {
             return null;
         }
-        return ctx.standingAnswer(group, preempting);
+        PendingReason answer = ctx.standingAnswer(group, preempting);
+        return answer == null || group.elastic() ? null : answer;
     }
 
     /**

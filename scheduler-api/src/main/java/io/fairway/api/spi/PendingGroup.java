@@ -31,4 +31,16 @@ public interface PendingGroup {
     default int podSetsHash() {
         return jobs().get(0).spec().podSets().hashCode();
     }
+
+    /**
+     * Whether the group's jobs are elastic (a pod set that may run with fewer members than it asks for), the same for
+     * every job of the group. The engine's groups answer it from what they computed when the group was made; the
+     * default reads the first job. A policy that tries smaller sizes of elastic jobs can ask the group rather than read
+     * each waiting job's pod sets.
+     *
+     * @return {@code jobs().get(0).spec().isElastic()}
+     */
+    default boolean elastic() {
+        return jobs().get(0).spec().isElastic();
+    }
 }

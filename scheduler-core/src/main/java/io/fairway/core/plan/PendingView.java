@@ -77,8 +77,8 @@ final class PendingView {
      * {@code at} is its position in the snapshot's index. {@code size} is the number of its jobs (read without
      * touching the list).
      */
-    private record GroupView(PendingIndex.Group source, int at, String clusterQueue, List<JobStatus> jobs, int size, int podSetsHash)
-            implements PendingGroup {
+    private record GroupView(PendingIndex.Group source, int at, String clusterQueue, List<JobStatus> jobs, int size, int podSetsHash,
+                             boolean elastic) implements PendingGroup {
     }
 
     /** @return true when the policy gave no group a reason in bulk */
@@ -180,7 +180,7 @@ final class PendingView {
                     jobs = List.copyOf(kept);
                 }
                 if (!jobs.isEmpty()) {
-                    views.add(new GroupView(filtered ? null : g, at, cq, jobs, jobs.size(), g.key().podSetsHash()));
+                    views.add(new GroupView(filtered ? null : g, at, cq, jobs, jobs.size(), g.key().podSetsHash(), g.elastic()));
                 }
             }
             queueAt = resolved;
@@ -196,6 +196,14 @@ final class PendingView {
      */
     boolean carriesOne(PendingGroup group, PendingReason reason) {
         return group instanceof GroupView v && v.source() != null && groupViews != null && v.source().commonReason() == reason;
+    }
+
+    /**
+     * @param group a group the policy holds
+     * @return the index's group it stands for, or null when it is not one of {@link #groups()} as the index holds it
+     */
+    PendingIndex.Group sourceOf(PendingGroup group) {
+        return group instanceof GroupView v && groupViews != null ? v.source() : null;
     }
 
     /**

@@ -275,6 +275,7 @@ public final class PendingIndex implements PendingJobs {
         private int[] oddPositions;
 
         private Group(Key key, JobStatus[] jobs, PendingReason commonReason) {
+            this.elastic = jobs[0].spec().isElastic(); // read while the group is made: its jobs share their pod sets
             this.key = key;
             this.jobs = jobs;
             this.commonReason = commonReason;
@@ -302,6 +303,14 @@ public final class PendingIndex implements PendingJobs {
                 }
             }
             return new Group(key, jobs, common);
+        }
+
+        /** Whether its jobs are elastic ({@link io.fairway.api.job.JobSpec#isElastic()}: they share their pod sets). */
+        private final boolean elastic;
+
+        /** @return whether the group's jobs are elastic (any pod set may run with fewer members than it asks for) */
+        public boolean elastic() {
+            return elastic;
         }
 
         /** @return the key */
