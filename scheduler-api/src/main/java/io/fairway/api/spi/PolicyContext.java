@@ -115,8 +115,9 @@ public interface PolicyContext {
      * {@link #tryAdmit(JobStatus)} and, when {@code preempting}, its {@link #tryAdmitPreempting(JobStatus)} would
      * both fail, change nothing in the plan (no capacity, quota or admission number used, nothing kept for a
      * lender), and give an answer the group's jobs already carry (the same code and sentence, numbers aside: the
-     * reason of the round that found it). The engine knows this from what it remembers of earlier rounds
-     * (docs/concepts/engine.md, "Skipping groups whose answers stand").
+     * reason of the round that found it). The engine knows this from what it remembers of earlier rounds and, once
+     * the plan has changed, from the failures of this round that still hold (the engine's documentation, "Skipping
+     * groups whose answers stand").
      *
      * <p>On a non-null answer the group's jobs keep the reasons they carry: the policy may skip both attempts and
      * need not call {@link #leaveWaiting(PendingGroup, int, PendingReason)} for the group (it may, with the answer

@@ -390,8 +390,11 @@ public final class PlanContext implements PolicyContext {
      */
     @Override
     public PendingReason standingAnswer(PendingGroup group, boolean preempting) {
-        if (startState < 0 || preempting && !onStartingPlan() || !keepsReasons() || group.jobs().isEmpty()) {
-            return null; // a search is answered from the memory on the starting plan only
+        if (startState < 0 || !keepsReasons() || group.jobs().isEmpty()) {
+            return null;
+        }
+        if (preempting && !onStartingPlan()) {
+            return boundedAnswer(group); // a search is answered from the memory on the starting plan only; later, by a bound
         }
         JobStatus job = group.jobs().get(0);
         PendingReason carried = job.pendingReason();
@@ -418,9 +421,7 @@ public final class PlanContext implements PolicyContext {
             admission = a.reason();
             answered++;
         }
-        if (admission.code() == PendingReason.Code.QUOTA && cq.cohort() != null && !keptFor.containsKey(cqName)
-                && cq.preemption().reclaimWithinCohort() != io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.ANY
-                && cq.preemption().cohortRules() != io.fairway.api.model.PreemptionPolicy.CohortRules.FAIRWAY_STRICT) {
+        if (mayKeepForLender(admission, cq)) {
             return null; // the failure might keep capacity for this lender: a change to the plan
         }
         PendingReason answer = admission;
@@ -444,6 +445,67 @@ public final class PlanContext implements PolicyContext {
         memory.countAnswered(answered);
         standing++;
         return answer;
+    }
+
+    /**
+     * The standing answer once the plan has changed, for a group whose ClusterQueue may preempt: its first job's
+     * admission attempt failed on the plan as it is now (an attempt of the same key since the last change: the round's
+     * memo) and a failed search of the same key at a priority as high bounds its search ({@link RoundBounds}), which is
+     * what {@link #tryAdmitPreempting} would answer, with nothing changed in the plan; given only when it is the answer
+     * every job of the group carries. What a deep queue's round gives most of its groups, read from the group (its
+     * ClusterQueue, pod sets, priority and common reason) and the key its first job shares with the attempts before it,
+     * rather than through the attempts, which read each waiting job's own fields.
+     */
+    private PendingReason boundedAnswer(PendingGroup group) {
+        io.fairway.core.snapshot.PendingIndex.Group g = pending.sourceOf(group);
+        PendingReason carried = g == null ? null : g.commonReason();
+        String cqName = group.clusterQueue();
+        ClusterQueue cq = carried == null || cqName == null ? null : snapshot.clusterQueues().get(cqName);
+        if (cq == null || !RoundBounds.appliesToSearch(g.elastic(), cq)) {
+            return null;
+        }
+        AttemptMemo.AttemptKey key = memo.attemptKey(cqName, g.head());
+        AttemptMemo.Failed made = memo.failedAdmission(key, plan.state());
+        if (made == null || mayKeepForLender(made.reason(), cq)) {
+            return null;
+        }
+        PendingReason answer = bounds.peekSearch(key, g.key().priority(), cqName, made.reason());
+        if (answer == null || !givesTheAnswerOf(carried, answer) || !pending.markStood(group, carried)) {
+            return null;
+        }
+        bounds.searchAnswered();
+        standing++;
+        return answer;
+    }
+
+    /**
+     * Per reason a group carries, the last answer found to give the same ({@link PendingReason#sameAnswer}): groups share
+     * both objects (one carried reason for many groups, one bound's answer per key), so a deep queue compares each
+     * pair's sentences once rather than once per group.
+     */
+    private final Map<PendingReason, PendingReason> sameAnswerAs = new java.util.IdentityHashMap<>();
+
+    /** @return true when {@code carried} is {@code answer} or gives the same answer */
+    private boolean givesTheAnswerOf(PendingReason carried, PendingReason answer) {
+        if (carried == answer || sameAnswerAs.get(carried) == answer) {
+            return true;
+        }
+        if (!answer.sameAnswer(carried)) {
+            return false;
+        }
+        sameAnswerAs.put(carried, answer);
+        return true;
+    }
+
+    /**
+     * @return true when a job of this ClusterQueue failing with {@code admission} might have capacity kept for it as a
+     *     lender ({@link #keepForLender}): a change to the plan, which a standing answer must not skip
+     */
+    private boolean mayKeepForLender(PendingReason admission, ClusterQueue cq) {
+        return admission.code() == PendingReason.Code.QUOTA && cq.cohort() != null
+                && cq.preemption().reclaimWithinCohort() != io.fairway.api.model.PreemptionPolicy.ReclaimWithinCohort.ANY
+                && cq.preemption().cohortRules() != io.fairway.api.model.PreemptionPolicy.CohortRules.FAIRWAY_STRICT
+                && !keptFor.containsKey(cq.name());
     }
 
     /** How many groups {@link #standingAnswer} answered in this round. */

@@ -89,8 +89,13 @@ final class RoundBounds {
      * queue without a cohort), {@code borrowWithinCohort} Never, and not an elastic job (its smaller sizes read more).
      */
     static boolean appliesToSearch(JobStatus job, ClusterQueue cq) {
+        return appliesToSearch(job.spec().isElastic(), cq);
+    }
+
+    /** {@link #appliesToSearch(JobStatus, ClusterQueue)} for a job known to be elastic or not. */
+    static boolean appliesToSearch(boolean elastic, ClusterQueue cq) {
         PreemptionPolicy p = cq.preemption();
-        return enabled && !job.spec().isElastic() && !p.equals(PreemptionPolicy.NEVER)
+        return enabled && !elastic && !p.equals(PreemptionPolicy.NEVER)
                 && p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY
                 && (p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY || cq.cohort() == null)
                 && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER;
@@ -98,12 +103,30 @@ final class RoundBounds {
 
     /** @return the failure a bound gives this job's search, or null when the search must be made */
     PendingReason search(AttemptMemo.AttemptKey key, JobStatus job, String cq, PendingReason notFitting) {
+        PendingReason r = peekSearch(key, job.spec().priority(), cq, notFitting);
+        if (r != null) {
+            searchesAnswered++;
+        }
+        return r;
+    }
+
+    /**
+     * The failure a bound gives the search of a job of this key and priority, without counting it as answered (a
+     * standing answer counts it once it is given: {@link #searchAnswered}).
+     *
+     * @return that failure, or null when the search must be made
+     */
+    PendingReason peekSearch(AttemptMemo.AttemptKey key, int priority, String cq, PendingReason notFitting) {
         Bound b = searches.get(key);
-        if (b == null || job.spec().priority() > b.priority() || !stands(b.stamp(), b.capacityFree())) {
+        if (b == null || priority > b.priority() || !stands(b.stamp(), b.capacityFree())) {
             return null;
         }
-        searchesAnswered++;
         return notFitting == b.notFitting() ? b.reason() : PreemptionSearch.noVictimSet(notFitting, cq);
+    }
+
+    /** Counts a search answered by a bound outside {@link #search}. */
+    void searchAnswered() {
+        searchesAnswered++;
     }
 
     /**
