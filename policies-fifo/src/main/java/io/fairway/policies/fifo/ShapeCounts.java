@@ -11,7 +11,7 @@ import java.util.Map;
  * answer up, and the walk neither looks it up nor keeps it. A deep queue of varied jobs is mostly such groups, for
  * which the map's lookup and insertion (one each per group and round) bought nothing.
  *
- * <p>Two bits per bucket; at least four buckets per group, so most unique shapes are alone in theirs. A shared bucket
+ * <p>Two bits per bucket; at least eight buckets per group, so about nine in ten unique shapes are alone in theirs. A shared bucket
  * only sends a group to the map, as before: the answers are the same either way. The walks keep their maps as
  * {@link FailedShapes}, which ask the counts themselves.
  */
@@ -21,7 +21,7 @@ final class ShapeCounts {
 
     /** @param groups how many shapes will be added (at most about; more only share buckets more often) */
     ShapeCounts(int groups) {
-        int bits = Math.max(6, 32 - Integer.numberOfLeadingZeros(Math.max(1, groups) * 4 - 1)); // ≥ 4 buckets per group
+        int bits = Math.max(6, 32 - Integer.numberOfLeadingZeros(Math.max(1, groups) * 8 - 1)); // ≥ 8 buckets per group
         bits = Math.min(bits, 28);
         this.counts = new long[(1 << bits) >>> 5]; // 32 two-bit counters a word
         this.shift = 32 - bits;
