@@ -75,6 +75,33 @@ final class AttemptMemo {
     record Failed(long state, PendingReason reason, long admissions) {
     }
 
+    /**
+     * One object for equal keys kept on groups: a deep queue has a handful of keys per ClusterQueue, and a group's kept key
+     * is then one those maps already hold (found by identity, in memory the round has just read), not a copy of its own.
+     */
+    private static final com.google.common.collect.Interner<AttemptKey> GROUP_KEYS = com.google.common.collect.Interners.newWeakInterner();
+
+    /**
+     * The key of a group's first job in a ClusterQueue, kept on the group across rounds: made from the job once, then
+     * read from the group without reading the job again.
+     */
+    static AttemptKey attemptKey(String clusterQueue, io.fairway.core.snapshot.PendingIndex.Group group) {
+        if (group.firstJobKey() instanceof AttemptKey k && k.clusterQueue.equals(clusterQueue)) {
+            return k;
+        }
+        AttemptKey k = GROUP_KEYS.intern(new AttemptKey(clusterQueue, group.head()));
+        group.keepFirstJobKey(k);
+        return k;
+    }
+
+    /**
+     * @return the one object kept for keys equal to {@code key}: what the round's maps of failures are keyed by, so that
+     *     a group's kept key finds its entry by identity
+     */
+    static AttemptKey canonical(AttemptKey key) {
+        return GROUP_KEYS.intern(key);
+    }
+
     AttemptKey attemptKey(String clusterQueue, JobStatus job) {
         if (job != keyedJob || !clusterQueue.equals(lastKey.clusterQueue)) {
             lastKey = new AttemptKey(clusterQueue, job);
@@ -90,7 +117,7 @@ final class AttemptMemo {
     }
 
     void admissionFailed(AttemptKey key, long state, PendingReason reason) {
-        failedAdmissions.put(key, new Failed(state, reason, 0));
+        failedAdmissions.put(canonical(key), new Failed(state, reason, 0));
     }
 
     /** @return the failure of a search with this key on the plan of this state number, or null */

@@ -200,6 +200,14 @@ final class PendingView {
 
     /**
      * @param group a group the policy holds
+     * @return its number of jobs (for the groups this view made, read without touching their lists)
+     */
+    static int sizeOf(PendingGroup group) {
+        return group instanceof GroupView v ? v.size() : group.jobs().size();
+    }
+
+    /**
+     * @param group a group the policy holds
      * @return the index's group it stands for, or null when it is not one of {@link #groups()} as the index holds it
      */
     PendingIndex.Group sourceOf(PendingGroup group) {

@@ -390,7 +390,7 @@ public final class PlanContext implements PolicyContext {
      */
     @Override
     public PendingReason standingAnswer(PendingGroup group, boolean preempting) {
-        if (startState < 0 || !keepsReasons() || group.jobs().isEmpty()) {
+        if (startState < 0 || !keepsReasons() || PendingView.sizeOf(group) == 0) {
             return null;
         }
         if (preempting && !onStartingPlan()) {
@@ -460,22 +460,35 @@ public final class PlanContext implements PolicyContext {
         io.fairway.core.snapshot.PendingIndex.Group g = pending.sourceOf(group);
         PendingReason carried = g == null ? null : g.commonReason();
         String cqName = group.clusterQueue();
-        ClusterQueue cq = carried == null || cqName == null ? null : snapshot.clusterQueues().get(cqName);
+        ClusterQueue cq = carried == null || cqName == null ? null : clusterQueue(cqName);
         if (cq == null || !RoundBounds.appliesToSearch(g.elastic(), cq)) {
             return null;
         }
-        AttemptMemo.AttemptKey key = memo.attemptKey(cqName, g.head());
+        AttemptMemo.AttemptKey key = AttemptMemo.attemptKey(cqName, g);
         AttemptMemo.Failed made = memo.failedAdmission(key, plan.state());
         if (made == null || mayKeepForLender(made.reason(), cq)) {
             return null;
         }
-        PendingReason answer = bounds.peekSearch(key, g.key().priority(), cqName, made.reason());
+        PendingReason answer = bounds.peekSearch(key, g.priority(), cqName, made.reason());
         if (answer == null || !givesTheAnswerOf(carried, answer) || !pending.markStood(group, carried)) {
             return null;
         }
         bounds.searchAnswered();
         standing++;
         return answer;
+    }
+
+    /** The last ClusterQueue {@link #clusterQueue} looked up, and its name: a walk asks for one queue's groups in a row. */
+    private String lastCqName;
+    private ClusterQueue lastCq;
+
+    /** @return the snapshot's ClusterQueue of this name, or null */
+    private ClusterQueue clusterQueue(String name) {
+        if (name != lastCqName) {
+            lastCq = snapshot.clusterQueues().get(name);
+            lastCqName = name;
+        }
+        return lastCq;
     }
 
     /**

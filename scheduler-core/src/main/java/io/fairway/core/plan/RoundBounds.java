@@ -145,7 +145,7 @@ final class RoundBounds {
         if (old != null && old.priority() >= priority && stands(old.stamp(), old.capacityFree())) {
             return;
         }
-        searches.put(key, new Bound(stamp(cq), readsBefore == capacityReads, priority, notFitting, reason));
+        searches.put(AttemptMemo.canonical(key), new Bound(stamp(cq), readsBefore == capacityReads, priority, notFitting, reason));
     }
 
     /** @return the quota failure of this key that still stands, or null */

@@ -276,6 +276,7 @@ public final class PendingIndex implements PendingJobs {
 
         private Group(Key key, JobStatus[] jobs, PendingReason commonReason) {
             this.elastic = jobs[0].spec().isElastic(); // read while the group is made: its jobs share their pod sets
+            this.priority = key.priority();
             this.key = key;
             this.jobs = jobs;
             this.commonReason = commonReason;
@@ -311,6 +312,14 @@ public final class PendingIndex implements PendingJobs {
         /** @return whether the group's jobs are elastic (any pod set may run with fewer members than it asks for) */
         public boolean elastic() {
             return elastic;
+        }
+
+        /** Its jobs' priority (the key's), kept on the group: read without the key's object. */
+        private final int priority;
+
+        /** @return the priority of the group's jobs */
+        public int priority() {
+            return priority;
         }
 
         /** @return the key */
@@ -352,6 +361,23 @@ public final class PendingIndex implements PendingJobs {
                 resolved = r;
             }
             return r.clusterQueue();
+        }
+
+        /**
+         * What the engine's planning derived from the group's first job alone and keeps for later rounds (the key of
+         * its attempts), or null before. A group's jobs never change (a change makes a new group), so it holds while the
+         * group lasts; its owner checks that it was made for the same ClusterQueue.
+         */
+        private volatile Object firstJobKey;
+
+        /** @return what {@link #keepFirstJobKey} kept, or null */
+        public Object firstJobKey() {
+            return firstJobKey;
+        }
+
+        /** @param key what the planning derived from the first job alone, kept while the group lasts */
+        public void keepFirstJobKey(Object key) {
+            firstJobKey = key;
         }
 
         /** @return the number of jobs */
