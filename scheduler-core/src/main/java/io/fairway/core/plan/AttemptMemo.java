@@ -76,10 +76,11 @@ final class AttemptMemo {
     }
 
     /**
-     * One object for equal keys kept on groups: a deep queue has a handful of keys per ClusterQueue, and a group's kept key
-     * is then one those maps already hold (found by identity, in memory the round has just read), not a copy of its own.
+     * One object for equal keys: the keys kept on groups and those of the round's maps of failures. A deep queue has a
+     * handful of keys per ClusterQueue, and a group's kept key is then the very object those maps hold (found by
+     * identity, in memory the round has just read), not a copy of its own.
      */
-    private static final com.google.common.collect.Interner<AttemptKey> GROUP_KEYS = com.google.common.collect.Interners.newWeakInterner();
+    private static final com.google.common.collect.Interner<AttemptKey> KEYS = com.google.common.collect.Interners.newWeakInterner();
 
     /**
      * The key of a group's first job in a ClusterQueue, kept on the group across rounds: made from the job once, then
@@ -89,7 +90,7 @@ final class AttemptMemo {
         if (group.firstJobKey() instanceof AttemptKey k && k.clusterQueue.equals(clusterQueue)) {
             return k;
         }
-        AttemptKey k = GROUP_KEYS.intern(new AttemptKey(clusterQueue, group.head()));
+        AttemptKey k = KEYS.intern(new AttemptKey(clusterQueue, group.head()));
         group.keepFirstJobKey(k);
         return k;
     }
@@ -99,7 +100,7 @@ final class AttemptMemo {
      *     a group's kept key finds its entry by identity
      */
     static AttemptKey canonical(AttemptKey key) {
-        return GROUP_KEYS.intern(key);
+        return KEYS.intern(key);
     }
 
     AttemptKey attemptKey(String clusterQueue, JobStatus job) {

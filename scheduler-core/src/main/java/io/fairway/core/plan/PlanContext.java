@@ -385,8 +385,10 @@ public final class PlanContext implements PolicyContext {
      * <p>What stands, exactly as the attempts would answer: on the round's starting plan, a failed admission (and
      * search) the memory holds for the job's key with every epoch it depended on unchanged, and, for an admission
      * only, a failure already made on the plan as it is now (the round's memo) or a remembered quota failure in a
-     * cohort tree the plan has not changed. Never: an elastic job, a search that used admission numbers, a quota
-     * failure that would keep capacity for a lender, a job whose answer differs from the one it carries.
+     * cohort tree the plan has not changed; once the plan has changed, with preemption, a failure made on the plan as
+     * it is now and a bound of the round on the search ({@link #boundedAnswer}). Never: an elastic job, a search that
+     * used admission numbers, a quota failure that would keep capacity for a lender, a job whose answer differs from
+     * the one it carries.
      */
     @Override
     public PendingReason standingAnswer(PendingGroup group, boolean preempting) {
@@ -453,7 +455,7 @@ public final class PlanContext implements PolicyContext {
      * memo) and a failed search of the same key at a priority as high bounds its search ({@link RoundBounds}), which is
      * what {@link #tryAdmitPreempting} would answer, with nothing changed in the plan; given only when it is the answer
      * every job of the group carries. What a deep queue's round gives most of its groups, read from the group (its
-     * ClusterQueue, pod sets, priority and common reason) and the key its first job shares with the attempts before it,
+     * ClusterQueue, whether it is elastic, its priority and common reason, its first job's key kept across rounds)
      * rather than through the attempts, which read each waiting job's own fields.
      */
     private PendingReason boundedAnswer(PendingGroup group) {
