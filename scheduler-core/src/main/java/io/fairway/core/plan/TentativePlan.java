@@ -52,6 +52,11 @@ public final class TentativePlan {
     final LinkedHashMap<String, Preempt> preempted = new LinkedHashMap<>();
     final LinkedHashMap<String, Long> leaseRenewals = new LinkedHashMap<>();
     final LinkedHashMap<String, Admit> resized = new LinkedHashMap<>();
+    /**
+     * The plan's resize of each job preempted in it, kept so that {@link #restore} puts the job back as the plan had
+     * resized it: the capacity it gives back and takes again is the resized placement's.
+     */
+    private final Map<String, Admit> resizedBeforePreemption = new HashMap<>();
     /** The earliest round the policy asked for, {@code Long.MAX_VALUE} for none. */
     long wakeAt = Long.MAX_VALUE;
     /** The holding elastic jobs, listed while the plan is built (it walks the holding jobs anyway, to charge their capacity). */
@@ -430,6 +435,9 @@ public final class TentativePlan {
         changed();
         give(held(job.id()));
         Admit current = resized.remove(job.id());
+        if (current != null) {
+            resizedBeforePreemption.put(job.id(), current);
+        }
         chargeQuota(current == null ? held : held.withAdmission(current, held.stateSinceMillis()), -1);
         preempted.put(job.id(), new Preempt(job.id(), reason, held.spec().checkpointing() != null, false));
         preemption.touched(held);
@@ -464,7 +472,12 @@ public final class TentativePlan {
         for (Placer.Taken t : held(jobId)) {
             cap.take(t.node(), t.req(), t.gpuMask());
         }
-        chargeQuota(held, +1);
+        // a job the plan had resized comes back resized: its placement is the one whose capacity it takes again
+        Admit wasResized = resizedBeforePreemption.remove(jobId);
+        if (wasResized != null) {
+            resized.put(jobId, wasResized);
+        }
+        chargeQuota(wasResized == null ? held : held.withAdmission(wasResized, held.stateSinceMillis()), +1);
         preemption.touched(held);
     }
 

@@ -70,6 +70,18 @@ class RoundBoundsProperties {
         boundsDecideWhatTheAttemptsDecide("tiresias-las", 8212802L);
     }
 
+    /**
+     * A history the property found (with and without the bounds alike): under fair sharing an elastic job is shrunk to
+     * make room, the room does not suffice, and it is grown back, its new member placed on another node; a preemption
+     * search then takes it and gives it back. The plan lost its resize but kept its capacity where the resize had put
+     * it, so a later admission was placed on the GPU the job still held (two jobs on one GPU). A job a search gives back
+     * now comes back as the plan had resized it.
+     */
+    @net.jqwik.api.Example
+    void aResizedJobGivenBackByASearchKeepsItsResize() {
+        boundsDecideWhatTheAttemptsDecide("fair-sharing", 264746L);
+    }
+
     /** Turns a shortcut on (for the first scheduler's rounds) or off (for the second's). */
     interface Switch {
         void set(boolean on);
