@@ -483,6 +483,24 @@ public final class CapacityPlan {
         }
     }
 
+    /**
+     * @param node a node index
+     * @param req what a member asks for, as a {@link #vector}
+     * @param gpuMask the GPUs it would take
+     * @return true when the node has {@code req} free (beside its GPUs) and every GPU in {@code gpuMask} free
+     */
+    public boolean isFree(int node, long[] req, long gpuMask) {
+        if ((freeGpuMask[node] & gpuMask) != gpuMask) {
+            return false;
+        }
+        for (int r = 0; r < req.length && r < width; r++) {
+            if (r != resources.gpu && req[r] > 0 && free[node * width + r] < req[r]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Takes {@code req} and the GPUs in {@code gpuMask} from the node. */
     public void take(int node, long[] req, long gpuMask) {
         change(node, req, gpuMask, -1, recording);

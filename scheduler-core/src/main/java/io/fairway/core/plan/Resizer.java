@@ -96,6 +96,41 @@ final class Resizer {
         return keep;
     }
 
+    /**
+     * Grows a job back toward the size it holds: the members of {@code ps} it holds (in the round's snapshot) with indexes
+     * from {@code now} to {@code target}, on the very GPUs, when they are all free in the plan. A job shrunk within the
+     * round and grown back (a policy that shrinks to make room, finds none, and undoes) then holds what it held, instead
+     * of a member moved to wherever the search finds room first (a move of a running member, decided for nothing).
+     *
+     * @return the members with those taken, or null (nothing taken) when the job did not hold them all or one is not free
+     */
+    private static List<MemberPlacement> regrowAsHeld(TentativePlan plan, JobStatus held, PodSet ps, int now, int target,
+                                                      List<MemberPlacement> members) {
+        List<MemberPlacement> back = new ArrayList<>();
+        for (MemberPlacement m : held.admission().placement().members()) {
+            if (m.podSet().equals(ps.name()) && m.index() >= now && m.index() < target) {
+                back.add(m);
+            }
+        }
+        if (back.size() != target - now) {
+            return null;
+        }
+        List<Placer.Taken> taken = new ArrayList<>();
+        for (MemberPlacement m : back) {
+            Placer.Taken t = plan.takenBy(m, ps);
+            if (t == null || !plan.capacityPlan().isFree(t.node(), t.req(), t.gpuMask())) {
+                plan.give(taken);
+                return null;
+            }
+            plan.capacityPlan().take(t.node(), t.req(), t.gpuMask());
+            taken.add(t);
+        }
+        List<MemberPlacement> grown = new ArrayList<>(members);
+        back.sort(java.util.Comparator.comparingInt(MemberPlacement::index));
+        grown.addAll(back);
+        return grown;
+    }
+
     /** The members after growing, or why the job cannot grow. */
     private record Grown(List<MemberPlacement> members, Attempt failure) {
     }
@@ -113,6 +148,17 @@ final class Resizer {
                 return new Grown(null, Attempt.failure(PendingReason.of(PendingReason.Code.QUOTA, "growing " + job.id() + " by " + delta + " needs "
                         + e.getValue() + " " + e.getKey().substring(e.getKey().indexOf('\u0000') + 1) + "; ClusterQueue " + cqName
                         + " may use " + avail + " more")));
+            }
+        }
+        List<MemberPlacement> regrown = regrowAsHeld(plan, held, ps, now, target, members);
+        if (regrown != null) {
+            if (PlacementCheck.constraintError(plan.cap, held.spec(), plan.placer.describe(held.spec(), regrown), plan.flavorSpecs(cur.flavors()),
+                    new HashSet<>(members)) == null) {
+                extra.forEach((fr, v) -> plan.quota.add(cqName, fr, v));
+                return new Grown(regrown, null);
+            }
+            for (MemberPlacement m : regrown.subList(members.size(), regrown.size())) {
+                plan.give(List.of(plan.takenBy(m, ps))); // the members it kept were moved in this plan: search afresh
             }
         }
         PodSet more = new PodSet(ps.name(), delta, delta, ps.resources(), ps.nodeSelector(), ps.tolerations(), TopologyRequest.NONE, ps.affinity());
