@@ -102,9 +102,10 @@ final class Resizer {
      * round and grown back (a policy that shrinks to make room, finds none, and undoes) then holds what it held, instead
      * of a member moved to wherever the search finds room first (a move of a running member, decided for nothing).
      *
-     * @return the members with those taken, or null (nothing taken) when the job did not hold them all or one is not free
+     * @return the members with those taken, or null (nothing taken) when the job did not hold them all, one is not free,
+     *     or the whole breaks the gang's placement constraints (the members it kept were moved in this plan)
      */
-    private static List<MemberPlacement> regrowAsHeld(TentativePlan plan, JobStatus held, PodSet ps, int now, int target,
+    private static List<MemberPlacement> regrowAsHeld(TentativePlan plan, JobStatus held, Admit cur, PodSet ps, int now, int target,
                                                       List<MemberPlacement> members) {
         List<MemberPlacement> back = new ArrayList<>();
         for (MemberPlacement m : held.admission().placement().members()) {
@@ -128,6 +129,11 @@ final class Resizer {
         List<MemberPlacement> grown = new ArrayList<>(members);
         back.sort(java.util.Comparator.comparingInt(MemberPlacement::index));
         grown.addAll(back);
+        if (PlacementCheck.constraintError(plan.cap, held.spec(), plan.placer.describe(held.spec(), grown), plan.flavorSpecs(cur.flavors()),
+                new HashSet<>(members)) != null) {
+            plan.give(taken);
+            return null;
+        }
         return grown;
     }
 
@@ -150,16 +156,10 @@ final class Resizer {
                         + " may use " + avail + " more")));
             }
         }
-        List<MemberPlacement> regrown = regrowAsHeld(plan, held, ps, now, target, members);
+        List<MemberPlacement> regrown = regrowAsHeld(plan, held, cur, ps, now, target, members);
         if (regrown != null) {
-            if (PlacementCheck.constraintError(plan.cap, held.spec(), plan.placer.describe(held.spec(), regrown), plan.flavorSpecs(cur.flavors()),
-                    new HashSet<>(members)) == null) {
-                extra.forEach((fr, v) -> plan.quota.add(cqName, fr, v));
-                return new Grown(regrown, null);
-            }
-            for (MemberPlacement m : regrown.subList(members.size(), regrown.size())) {
-                plan.give(List.of(plan.takenBy(m, ps))); // the members it kept were moved in this plan: search afresh
-            }
+            extra.forEach((fr, v) -> plan.quota.add(cqName, fr, v));
+            return new Grown(regrown, null);
         }
         PodSet more = new PodSet(ps.name(), delta, delta, ps.resources(), ps.nodeSelector(), ps.tolerations(), TopologyRequest.NONE, ps.affinity());
         JobSpec probe = new JobSpec(job.id(), held.spec().namespace(), held.spec().queue(), held.spec().jobSet(), held.spec().owner(),
