@@ -253,7 +253,7 @@ final class EngineState {
     Snapshot snapshotLocked() {
         long now = clock.millis();
         // each running job's service is brought up to now when the round first reads it
-        List<JobStatus> held = new io.fairway.core.snapshot.HeldJobs(jobs.holding.values().toArray(new JobStatus[0]), now);
+        List<JobStatus> held = new io.fairway.core.snapshot.HeldJobs(jobs.holdingArray(), now);
         PendingIndex idx = jobs.pendingIndex.freeze();
         return new Snapshot(round, now, seed, clusters, new ArrayList<>(nodes.values()), flavors, clusterQueues, cohorts, localQueues,
                 idx.inSubmissionOrder(), held, decayedUsage, placement, pools.provisioning(), idx);

@@ -40,6 +40,15 @@ final class JobBook {
     /** The pending jobs grouped by what they need, kept up to date so a snapshot costs only what changed. */
     final PendingIndex.Builder pendingIndex = new PendingIndex.Builder();
     final TreeMap<Long, JobStatus> holding = new TreeMap<>();
+    /**
+     * {@link #holding}'s statuses in order as of the last {@link #holdingArray} call, handed to every snapshot until
+     * the holding jobs change (null: to be made again). A round finding the array of the round before knows that no
+     * holding job changed, without reading them.
+     */
+    private io.fairway.core.snapshot.HeldJobs.Stored holdingArray;
+    /** The last array made, and the holding changes since (by sequence; null: no longer holding): the next is patched. */
+    private JobStatus[] lastHolding;
+    private final TreeMap<Long, JobStatus> holdingEdits = new TreeMap<>();
     long nextSequence;
 
     /*
@@ -256,6 +265,7 @@ final class JobBook {
             // that ends between two rounds has used them until now (the decay step is a no-op when no time passed)
             state.decayUsage();
             holding.remove(old.sequence());
+            holdingEdited(old.sequence(), null);
             if (!state.pools.nodePools.isEmpty()) {
                 state.pools.released(old, state.clock.millis()); // the clock is read only where pool nodes are tracked
             }
@@ -265,6 +275,7 @@ final class JobBook {
             pendingIndex.add(now);
         } else if (holdsNow) {
             holding.put(now.sequence(), now);
+            holdingEdited(now.sequence(), now);
         }
         if (wasHolding != holdsNow || wasHolding && !sameUsage(old, now)) {
             state.holdingUsageVersion++;
@@ -273,6 +284,81 @@ final class JobBook {
             state.holdingChanged(wasHolding ? old : null, holdsNow ? now : null);
         }
         state.modCount++;
+    }
+
+    /** @return the holding jobs' statuses in submission order: the same object while none of them changed */
+    io.fairway.core.snapshot.HeldJobs.Stored holdingArray() {
+        io.fairway.core.snapshot.HeldJobs.Stored a = holdingArray;
+        if (a == null) {
+            JobStatus[] jobs = lastHolding == null ? null : patched(lastHolding, holdingEdits, holding.size());
+            if (jobs == null) {
+                jobs = holding.values().toArray(new JobStatus[0]);
+            }
+            holdingEdits.clear();
+            lastHolding = jobs;
+            a = new io.fairway.core.snapshot.HeldJobs.Stored(jobs);
+            holdingArray = a;
+        }
+        return a;
+    }
+
+    /** Notes a change of the holding jobs: the next array is made again, from the last one when changes are few. */
+    private void holdingEdited(long sequence, JobStatus now) {
+        holdingArray = null;
+        if (lastHolding != null) {
+            holdingEdits.put(sequence, now);
+            if (holdingEdits.size() > lastHolding.length / 4 + 16) { // copying the map is then as cheap
+                lastHolding = null;
+                holdingEdits.clear();
+            }
+        }
+    }
+
+    /**
+     * An array of holding jobs with changes applied: the untouched runs copied as they are, each change found by its
+     * sequence (a few reads per change instead of a walk over every holding job).
+     *
+     * @param old holding jobs in submission order
+     * @param edits by sequence, the status now holding (null: none)
+     * @param size how many jobs the result must hold
+     * @return the new array, or null when the changes do not add up to {@code size} jobs
+     */
+    static JobStatus[] patched(JobStatus[] old, java.util.SortedMap<Long, JobStatus> edits, int size) {
+        JobStatus[] out = new JobStatus[size];
+        int from = 0;
+        int to = 0;
+        for (Map.Entry<Long, JobStatus> e : edits.entrySet()) {
+            long seq = e.getKey();
+            int lo = from;
+            int hi = old.length;
+            while (lo < hi) { // the first position at or after the sequence
+                int mid = (lo + hi) >>> 1;
+                if (old[mid].sequence() < seq) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            int run = lo - from;
+            if (to + run + (e.getValue() != null ? 1 : 0) > size) {
+                return null;
+            }
+            System.arraycopy(old, from, out, to, run);
+            to += run;
+            from = lo;
+            if (from < old.length && old[from].sequence() == seq) {
+                from++; // replaced or gone
+            }
+            if (e.getValue() != null) {
+                out[to++] = e.getValue();
+            }
+        }
+        int rest = old.length - from;
+        if (to + rest != size) {
+            return null;
+        }
+        System.arraycopy(old, from, out, to, rest);
+        return out;
     }
 
     /** @return true when both statuses hold the same resources in the same ClusterQueue (a lease renewal, say) */
@@ -288,6 +374,7 @@ final class JobBook {
             pendingIndex.add(j);
         } else if (j.state().holdsResources()) {
             holding.put(j.sequence(), j);
+            holdingEdited(j.sequence(), j);
             state.holdingUsageVersion++;
             state.holdingChanged(null, j);
             state.heldCharges.invalidate();
@@ -369,6 +456,10 @@ final class JobBook {
         if (idx.size() != pendingById || indexed.size() != inOrder.size() || !idx.equals(PendingIndex.of(bySequence(inOrder)))
                 || !inOrder.equals(bySequence(inOrder))) {
             v.add("the pending index holds " + idx.size() + " jobs in its groups, " + pendingById + " jobs are pending");
+        }
+        JobStatus[] held = holdingArray().jobs();
+        if (!java.util.Arrays.asList(held).equals(new ArrayList<>(holding.values()))) {
+            v.add("the holding jobs handed to rounds (" + held.length + ") are not the " + holding.size() + " holding, in order");
         }
         if (idx.size() + holding.size() > byId.size()) {
             v.add("indexes hold " + (idx.size() + holding.size()) + " jobs, more than the " + byId.size() + " known");

@@ -303,7 +303,7 @@ public final class PlanContext implements PolicyContext {
     @Override
     public List<JobStatus> holdingElastic() {
         if (holdingElasticView == null) {
-            holdingElasticView = Collections.unmodifiableList(plan.holdingElastic); // a view: it follows the plan's list
+            holdingElasticView = Collections.unmodifiableList(plan.holdingElastic());
         }
         return holdingElasticView;
     }

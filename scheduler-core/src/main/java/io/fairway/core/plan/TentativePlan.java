@@ -39,8 +39,11 @@ public final class TentativePlan {
 
     /** Jobs admitted in this plan, by id. */
     private final Map<String, JobStatus> admittedJobs;
-    /** The holding jobs by id, as stored (their service brought up to date when looked up). */
-    private final Map<String, JobStatus> holdingById;
+    /**
+     * The holding jobs by id, as stored (their service brought up to date when looked up); made when first looked up
+     * (null until then): a round that preempts and resizes nothing reads no holding job.
+     */
+    private Map<String, JobStatus> holdingById;
     /**
      * True when the holding jobs were charged by the engine's kept charges: what each holds on its nodes is then
      * worked out when first asked ({@link #held}), not listed for every job at the start of every round.
@@ -59,8 +62,8 @@ public final class TentativePlan {
     private final Map<String, Admit> resizedBeforePreemption = new HashMap<>();
     /** The earliest round the policy asked for, {@code Long.MAX_VALUE} for none. */
     long wakeAt = Long.MAX_VALUE;
-    /** The holding elastic jobs, listed while the plan is built (it walks the holding jobs anyway, to charge their capacity). */
-    final List<JobStatus> holdingElastic = new ArrayList<>();
+    /** The holding elastic jobs, listed when first asked for (null until then). */
+    private List<JobStatus> holdingElastic;
     private final Set<String> releasedNodeReservations = new HashSet<>();
 
     /** The plan's current state number. */
@@ -98,18 +101,13 @@ public final class TentativePlan {
         List<JobStatus> holding = snapshot.holding();
         this.admittedJobs = new HashMap<>(tableFor(expected));
         this.admitted = new LinkedHashMap<>(tableFor(expected));
-        this.holdingById = new HashMap<>(tableFor(holding.size()));
         this.heldCapacity = new HashMap<>(tableFor(expected + (charged != null ? 16 : holding.size())));
         this.lazyHeld = charged != null;
-        for (int i = 0, n = holding.size(); i < n; i++) {
-            // what it holds is all this needs: the job's service is brought up to date only when it is looked up
-            JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, i);
-            holdingById.put(j.id(), j);
-            if (charged == null) {
+        if (charged == null) {
+            for (int i = 0, n = holding.size(); i < n; i++) {
+                // what it holds is all this needs: the job's service is brought up to date only when it is looked up
+                JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, i);
                 heldCapacity.put(j.id(), charge(j.spec(), j.admission()));
-            }
-            if (j.spec().isElastic()) {
-                holdingElastic.add(holding.get(i));
             }
         }
         for (Provisioning.Reservation r : snapshot.provisioning().reservations().values()) {
@@ -150,9 +148,43 @@ public final class TentativePlan {
         return Collections.unmodifiableMap(resized);
     }
 
+    /** @return the holding jobs by id, as stored */
+    private Map<String, JobStatus> holdingById() {
+        Map<String, JobStatus> m = holdingById;
+        if (m == null) {
+            List<JobStatus> holding = snapshot.holding();
+            m = io.fairway.core.snapshot.HeldJobs.storedById(holding); // the engine's: made once while they are the same
+            if (m == null) {
+                m = new HashMap<>(tableFor(holding.size()));
+                for (int i = 0, n = holding.size(); i < n; i++) {
+                    JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, i);
+                    m.put(j.id(), j);
+                }
+            }
+            holdingById = m;
+        }
+        return m;
+    }
+
+    /** @return the holding elastic jobs in submission order, their service up to the round's clock */
+    List<JobStatus> holdingElastic() {
+        List<JobStatus> l = holdingElastic;
+        if (l == null) {
+            l = new ArrayList<>();
+            List<JobStatus> holding = snapshot.holding();
+            for (int i = 0, n = holding.size(); i < n; i++) {
+                if (io.fairway.core.snapshot.HeldJobs.stored(holding, i).spec().isElastic()) {
+                    l.add(holding.get(i));
+                }
+            }
+            holdingElastic = l;
+        }
+        return l;
+    }
+
     /** @return the running job of that id, or null */
     JobStatus holding(String jobId) {
-        JobStatus j = holdingById.get(jobId);
+        JobStatus j = holdingById().get(jobId);
         return j == null ? null : io.fairway.core.snapshot.HeldJobs.current(snapshot.holding(), j);
     }
 
@@ -160,7 +192,7 @@ public final class TentativePlan {
     List<Placer.Taken> held(String jobId) {
         List<Placer.Taken> t = heldCapacity.get(jobId);
         if (t == null && lazyHeld) {
-            JobStatus j = holdingById.get(jobId); // its spec and admission are all this reads: no service brought up to date
+            JobStatus j = holdingById().get(jobId); // its spec and admission are all this reads: no service brought up to date
             if (j != null) {
                 t = takenBy(cap, j.spec(), j.admission());
                 heldCapacity.put(jobId, t);

@@ -2,7 +2,10 @@ package io.fairway.core.snapshot;
 
 import io.fairway.api.job.JobStatus;
 import java.util.AbstractList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.RandomAccess;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -16,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * reader of an index gets the same object.
  */
 public final class HeldJobs extends AbstractList<JobStatus> implements RandomAccess {
+    private final Stored kept;
     private final JobStatus[] stored;
     private final long nowMillis;
     /** Each position's status brought up to date, made when some position is first read. */
@@ -27,8 +31,63 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
      * @param nowMillis the round's clock
      */
     public HeldJobs(JobStatus[] stored, long nowMillis) {
-        this.stored = stored;
+        this(new Stored(stored), nowMillis);
+    }
+
+    /**
+     * @param kept the holding jobs as the engine keeps them, possibly handed to earlier snapshots too (while no
+     *     holding job changed)
+     * @param nowMillis the round's clock
+     */
+    public HeldJobs(Stored kept, long nowMillis) {
+        this.kept = kept;
+        this.stored = kept.jobs;
         this.nowMillis = nowMillis;
+    }
+
+    /**
+     * The holding jobs as the engine keeps them, in submission order, shared by every snapshot taken while none of
+     * them changes; what is derived from them alone (the jobs by id) is made once for all those snapshots.
+     * Immutable and safe to share between threads.
+     */
+    public static final class Stored {
+        private final JobStatus[] jobs;
+        private volatile Map<String, JobStatus> byId;
+
+        /**
+         * @param jobs the holding jobs in submission order (not copied: the caller hands the array over and never
+         *     writes to it again)
+         */
+        public Stored(JobStatus[] jobs) {
+            this.jobs = jobs;
+        }
+
+        /** @return the jobs, in submission order (not to be written to) */
+        public JobStatus[] jobs() {
+            return jobs;
+        }
+
+        private Map<String, JobStatus> byId() {
+            Map<String, JobStatus> m = byId;
+            if (m == null) { // two threads may both make it: the same content either way
+                Map<String, JobStatus> b = new HashMap<>((int) Math.min(1 << 30, jobs.length / 0.75 + 1));
+                for (JobStatus j : jobs) {
+                    b.put(j.id(), j);
+                }
+                m = Collections.unmodifiableMap(b);
+                byId = m;
+            }
+            return m;
+        }
+    }
+
+    /**
+     * @param holding a snapshot's holding jobs
+     * @return the jobs by id, as {@link #stored(List, int)} gives them (for a job id listed twice, the later), or null
+     *     when {@code holding} is not the engine's (the caller then indexes it itself)
+     */
+    public static Map<String, JobStatus> storedById(List<JobStatus> holding) {
+        return holding instanceof HeldJobs h ? h.kept.byId() : null;
     }
 
     @Override
@@ -69,6 +128,16 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
      */
     public static JobStatus stored(List<JobStatus> holding, int index) {
         return holding instanceof HeldJobs h ? h.stored[index] : holding.get(index);
+    }
+
+    /**
+     * @param a a snapshot's holding jobs
+     * @param b another snapshot's
+     * @return true when both hold the very statuses the engine kept, unchanged between them (one array handed to both);
+     *     false says nothing
+     */
+    public static boolean sameStored(List<JobStatus> a, List<JobStatus> b) {
+        return a instanceof HeldJobs ha && b instanceof HeldJobs hb && ha.stored == hb.stored;
     }
 
     /**
