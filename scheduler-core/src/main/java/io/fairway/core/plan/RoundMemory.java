@@ -46,12 +46,15 @@ public final class RoundMemory {
     private final int answered;
     /** Which parts each node is in, kept while the nodes, flavors and clusters are the same objects. */
     private final NodeParts nodeParts;
+    /** The holding jobs the round saw (its parts and trees are made of them). */
+    private final List<JobStatus> holding;
 
     private RoundMemory(Object[] config, Map<String, Object[]> parts, Object[] allNodes, long nodeEpoch, Map<String, Object[]> trees,
                         long configEpoch, Map<String, Long> partEpochs, Map<String, Long> partNodeEpochs,
                         Map<String, Long> treeEpochs, long lastEpoch, List<Map<Object, Answer>> layers, PendingJobs index,
-                        boolean decidedNothing, int answered, NodeParts nodeParts) {
+                        boolean decidedNothing, int answered, NodeParts nodeParts, List<JobStatus> holding) {
         this.answered = answered;
+        this.holding = holding;
         this.nodeParts = nodeParts;
         this.config = config;
         this.parts = parts;
@@ -118,7 +121,7 @@ public final class RoundMemory {
         private final java.util.Set<String> sharesWhole = new java.util.HashSet<>();
         private final Object[] allNodes;
         private final long nodeEpoch;
-        private final Map<String, Object[]> trees;
+        private final Map<String, Object[]> trees = new HashMap<>();
         private final long configEpoch;
         private final Map<String, Long> partEpochs = new HashMap<>();
         private final Map<String, Long> partNodeEpochs = new HashMap<>();
@@ -154,12 +157,11 @@ public final class RoundMemory {
             }
             partNames.add(LEVELED); // every cluster with topology levels, whole: see wholeJobParts
             Object[] allNodes = s.nodes().toArray();
-            Map<String, List<Object>> perTree = splitIntoParts(s, flavors, partNames, allNodes);
+            boolean sameConfig = previous != null && sameConfig(previous.config, config);
+            splitIntoParts(s, flavors, partNames, allNodes, sameConfig);
             this.allNodes = allNodes;
-            this.trees = new HashMap<>();
-            perTree.forEach((k, v) -> trees.put(k, v.toArray()));
             boolean same = previous != null;
-            if (previous != null && sameConfig(previous.config, config)) {
+            if (sameConfig) {
                 configEpoch = previous.configEpoch;
                 this.config = previous.config; // equal: the object stands for the configuration while it lasts
             } else {
@@ -180,18 +182,34 @@ public final class RoundMemory {
         }
 
         /**
-         * Fills {@link #parts}, {@link #sharesWhole} and {@link #nodesIn}: every part depends on every node (a placement
-         * reads whether its cluster has nodes at all, and the never-fits answers read node sizes), and on the holding jobs
-         * on its own nodes: finishes and starts elsewhere leave it.
+         * Fills {@link #parts}, {@link #sharesWhole}, {@link #nodesIn} and {@link #trees}: every part depends on every
+         * node (a placement reads whether its cluster has nodes at all, and the never-fits answers read node sizes), and
+         * on the holding jobs on its own nodes: finishes and starts elsewhere leave it. Each cohort tree's fingerprint is
+         * what its holding jobs are (spec, admission, state of each).
          *
-         * @return per cohort tree, what its holding jobs are (spec, admission, state of each)
+         * <p>When the nodes, the configuration and the holding jobs are the previous round's very objects (the engine
+         * hands the same array of holding jobs to every snapshot until one of them changes), every part and tree is
+         * made of the same references as before: the previous round's are taken as they are, without reading a job.
+         *
+         * @param sameConfig true when the configuration equals the previous round's (the trees' roots are then the same)
          */
-        private Map<String, List<Object>> splitIntoParts(Snapshot s, List<io.fairway.api.model.ResourceFlavor> flavors, List<String> partNames,
-                                                         Object[] allNodes) {
+        private void splitIntoParts(Snapshot s, List<io.fairway.api.model.ResourceFlavor> flavors, List<String> partNames,
+                                    Object[] allNodes, boolean sameConfig) {
             NodeParts np = previous != null && previous.nodeParts != null && previous.nodeParts.holdsFor(s, allNodes)
                     ? previous.nodeParts : NodeParts.of(s, flavors, partNames.size(), allNodes);
             this.nodeParts = np;
             boolean[] whole = np.whole;
+            if (sameConfig && np == previous.nodeParts && io.fairway.core.snapshot.HeldJobs.sameStored(previous.holding, s.holding())) {
+                parts.putAll(previous.parts);
+                trees.putAll(previous.trees);
+                for (int k = 0; k < partNames.size(); k++) {
+                    if (k > 0 && whole[k]) {
+                        sharesWhole.add(partNames.get(k));
+                    }
+                    nodesIn.put(partNames.get(k), np.partNodeList.get(k));
+                }
+                return;
+            }
             boolean anyOwn = np.anyOwn;
             List<JobStatus> holding = s.holding();
             // the whole cluster's part holds every node and every holding job (its spec and admission): made at its
@@ -242,7 +260,7 @@ public final class RoundMemory {
                 }
                 nodesIn.put(partNames.get(k), np.partNodeList.get(k));
             }
-            return perTree;
+            perTree.forEach((k, v) -> trees.put(k, v.toArray()));
         }
 
         /**
@@ -712,7 +730,7 @@ public final class RoundMemory {
             }
             return new RoundMemory(config, parts, allNodes, nodeEpoch, trees, configEpoch, Map.copyOf(partEpochs), Map.copyOf(partNodeEpochs),
                     Map.copyOf(treeEpochs), lastEpoch,
-                    List.copyOf(layers), snapshot.pendingIndex(), decidedNothing, answered, nodeParts);
+                    List.copyOf(layers), snapshot.pendingIndex(), decidedNothing, answered, nodeParts, snapshot.holding());
         }
 
         /** One layer of the answers that can still match: newest first wins; answers of old epochs are dropped. */
@@ -845,6 +863,9 @@ public final class RoundMemory {
     }
 
     private static boolean sameRefs(Object[] a, Object[] b) {
+        if (a == b) {
+            return true;
+        }
         if (a.length != b.length) {
             return false;
         }
