@@ -190,6 +190,8 @@ public final class RoundMemory {
          * <p>When the nodes, the configuration and the holding jobs are the previous round's very objects (the engine
          * hands the same array of holding jobs to every snapshot until one of them changes), every part and tree is
          * made of the same references as before: the previous round's are taken as they are, without reading a job.
+         * When only a few holding jobs changed, the parts and trees they are not in are taken as they were, and those
+         * they are in are given a fingerprint no round had ({@link #followChanges}).
          *
          * @param sameConfig true when the configuration equals the previous round's (the trees' roots are then the same)
          */
@@ -199,9 +201,7 @@ public final class RoundMemory {
                     ? previous.nodeParts : NodeParts.of(s, flavors, partNames.size(), allNodes);
             this.nodeParts = np;
             boolean[] whole = np.whole;
-            if (sameConfig && np == previous.nodeParts && io.fairway.core.snapshot.HeldJobs.sameStored(previous.holding, s.holding())) {
-                parts.putAll(previous.parts);
-                trees.putAll(previous.trees);
+            if (sameConfig && np == previous.nodeParts && followChanges(s, partNames, np)) {
                 for (int k = 0; k < partNames.size(); k++) {
                     if (k > 0 && whole[k]) {
                         sharesWhole.add(partNames.get(k));
@@ -261,6 +261,85 @@ public final class RoundMemory {
                 nodesIn.put(partNames.get(k), np.partNodeList.get(k));
             }
             perTree.forEach((k, v) -> trees.put(k, v.toArray()));
+        }
+
+        /**
+         * Takes the previous round's parts and trees, and gives those a holding job changed in a fingerprint no round
+         * had (a new epoch: answers that read them are not given again). A job that changed is found by walking the
+         * two arrays of holding jobs side by side (submission order), reading a job only where they differ. A part
+         * changes when a job in it starts or stops holding or holds with another spec or admission; a tree, also when
+         * its state changes: as the fingerprints made from every job would.
+         *
+         * @return false, having changed nothing, when the holding jobs are not both the engine's or too many changed
+         *     (the fingerprints are then made from every job)
+         */
+        private boolean followChanges(Snapshot s, List<String> partNames, NodeParts np) {
+            JobStatus[] before = io.fairway.core.snapshot.HeldJobs.storedJobs(previous.holding);
+            JobStatus[] now = io.fairway.core.snapshot.HeldJobs.storedJobs(s.holding());
+            if (before == null || now == null) {
+                return false;
+            }
+            if (before == now) { // no holding job changed
+                parts.putAll(previous.parts);
+                trees.putAll(previous.trees);
+                return true;
+            }
+            List<JobStatus> changed = new ArrayList<>(); // (before or null, after or null) pairs
+            int limit = 2 * (now.length / 8 + 16);
+            for (int i = 0, j = 0; i < before.length || j < now.length; ) {
+                JobStatus a = i < before.length ? before[i] : null;
+                JobStatus b = j < now.length ? now[j] : null;
+                if (a == b) {
+                    i++;
+                    j++;
+                    continue;
+                }
+                long sa = a == null ? Long.MAX_VALUE : a.sequence();
+                long sb = b == null ? Long.MAX_VALUE : b.sequence();
+                changed.add(sa <= sb ? a : null);
+                changed.add(sb <= sa ? b : null);
+                i += sa <= sb ? 1 : 0;
+                j += sb <= sa ? 1 : 0;
+                if (changed.size() > limit) {
+                    return false;
+                }
+            }
+            int partCount = partNames.size();
+            java.util.BitSet touchedParts = new java.util.BitSet();
+            java.util.BitSet scratch = partCount <= Long.SIZE ? null : new java.util.BitSet();
+            java.util.Set<String> touchedTrees = new java.util.HashSet<>();
+            for (int k = 0; k < changed.size(); k += 2) {
+                JobStatus a = changed.get(k);
+                JobStatus b = changed.get(k + 1);
+                boolean holdsAlike = a != null && b != null && a.spec() == b.spec() && a.admission() == b.admission();
+                if (holdsAlike && a.state() == b.state()) {
+                    continue;
+                }
+                for (JobStatus x : a == null ? List.of(b) : b == null ? List.of(a) : List.of(a, b)) {
+                    if (!holdsAlike) {
+                        long bits = partsTouched(x, np, partCount, np.anyOwn, scratch);
+                        if (scratch == null) {
+                            for (long rest = bits; rest != 0; rest &= rest - 1) {
+                                touchedParts.set(Long.numberOfTrailingZeros(rest));
+                            }
+                        } else {
+                            touchedParts.or(scratch);
+                        }
+                    }
+                    touchedTrees.add(root(x.admission() == null ? null : x.admission().clusterQueue()));
+                }
+            }
+            parts.putAll(previous.parts);
+            trees.putAll(previous.trees);
+            for (int k = touchedParts.nextSetBit(0); k >= 0; k = touchedParts.nextSetBit(k + 1)) {
+                if (k == 0 || !np.whole[k]) {
+                    parts.put(partNames.get(k), new Object[] {new Object()});
+                }
+            }
+            for (String t : touchedTrees) {
+                trees.put(t, new Object[] {new Object()});
+            }
+            return true;
         }
 
         /**
@@ -402,6 +481,16 @@ public final class RoundMemory {
                 }
             }
             return same;
+        }
+
+        /**
+         * @return every capacity part's epoch by its name, and every cohort tree's by its root prefixed {@code tree:}
+         *     (what answers are checked against; for tests)
+         */
+        Map<String, Long> epochs() {
+            Map<String, Long> m = new java.util.TreeMap<>(partEpochs);
+            treeEpochs.forEach((t, e) -> m.put("tree:" + t, e));
+            return m;
         }
 
         /** Counts an attempt answered from the memory after the caller's own check ({@link #placementStillFails}). */

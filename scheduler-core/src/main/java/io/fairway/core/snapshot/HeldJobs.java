@@ -83,6 +83,15 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
 
     /**
      * @param holding a snapshot's holding jobs
+     * @return the jobs as the engine stores them, in submission order (not to be written to), or null when
+     *     {@code holding} is not the engine's
+     */
+    public static JobStatus[] storedJobs(List<JobStatus> holding) {
+        return holding instanceof HeldJobs h ? h.stored : null;
+    }
+
+    /**
+     * @param holding a snapshot's holding jobs
      * @return the jobs by id, as {@link #stored(List, int)} gives them (for a job id listed twice, the later), or null
      *     when {@code holding} is not the engine's (the caller then indexes it itself)
      */
