@@ -170,14 +170,22 @@ public final class FairSharePolicy implements SchedulingPolicy {
         // each group's shape hashed with its cursor (its first job just read), and counted: a group alone with its
         // shape skips the map of failed shapes, and its shape is never made
         ShapeCounts counts = new ShapeCounts(groups.size());
+        String lastName = null; // groups come in runs of one ClusterQueue: its queue and heads are looked up once a run
+        ClusterQueue runQueue = null;
+        PriorityQueue<OrderedPolicy.Cursor> queueHeads = null;
         for (PendingGroup g : groups) {
             OrderedPolicy.Cursor c = new OrderedPolicy.Cursor(g, true);
-            ClusterQueue q = queues.get(g.clusterQueue());
-            if (q != null) { // else not walked
-                c.shapeIn(OrderedPolicy.preempts(q) || options.preemptToFairShare());
+            String name = g.clusterQueue();
+            if (queueHeads == null || !java.util.Objects.equals(name, lastName)) {
+                lastName = name;
+                runQueue = queues.get(name);
+                queueHeads = heads.computeIfAbsent(name, k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS));
+            }
+            if (runQueue != null) { // else not walked
+                c.shapeIn(OrderedPolicy.preempts(runQueue) || options.preemptToFairShare());
                 counts.add(c.shapeHash);
             }
-            heads.computeIfAbsent(g.clusterQueue(), k -> new PriorityQueue<>(OrderedPolicy.Cursor.BY_KEYS)).add(c); // Kueue order
+            queueHeads.add(c); // Kueue order
         }
         Shares shares = new Shares(ctx, queues);
         Fairness fairness = options.preemptToFairShare() ? new Fairness(ctx, queues, shares, heads) : null;
