@@ -44,6 +44,12 @@ public final class CapacityPlan {
         final String name;
         final List<String> levels;         // broadest first; host implicit
         final BitSet[] byFreeGpus = new BitSet[65];
+        /**
+         * Which of {@link #byFreeGpus} this index may write: a copy shares its source's sets, and whichever of the two
+         * first changes one copies it then ({@link #freeToWrite}); a round's copy of the engine's kept capacity copies
+         * only the few it changes, not 65 per cluster.
+         */
+        private final boolean[] ownsFree = new boolean[65];
         final BitSet members = new BitSet();
         final BitSet cpuOnly = new BitSet(); // schedulable nodes without GPUs
         // per level: node -> domain id, and domain -> free GPUs / free resources / node list / child domains
@@ -67,9 +73,8 @@ public final class CapacityPlan {
         ClusterIndex(ClusterIndex o) {
             this.name = o.name;
             this.levels = o.levels;
-            for (int i = 0; i < byFreeGpus.length; i++) {
-                byFreeGpus[i] = (BitSet) o.byFreeGpus[i].clone();
-            }
+            System.arraycopy(o.byFreeGpus, 0, byFreeGpus, 0, byFreeGpus.length);
+            Arrays.fill(o.ownsFree, false); // shared now: neither writes them in place
             this.members.or(o.members);
             this.cpuOnly.or(o.cpuOnly);
             this.domainOf = o.domainOf;
@@ -101,6 +106,7 @@ public final class CapacityPlan {
             for (int i = 0; i < byFreeGpus.length; i++) {
                 byFreeGpus[i] = new BitSet();
             }
+            Arrays.fill(ownsFree, true);
             domainOf = new int[levels.size()][nodeCount];
             domainFree = new long[levels.size()][];
             domainsByFree = new BitSet[levels.size()][];
@@ -108,6 +114,15 @@ public final class CapacityPlan {
             domainNodes = new int[levels.size()][][];
             domainChildren = new int[levels.size()][][];
             domainNames = new String[levels.size()][];
+        }
+
+        /** @return the nodes with {@code free} free GPUs, as a set this index alone writes (copied first if shared) */
+        BitSet freeToWrite(int free) {
+            if (!ownsFree[free]) {
+                byFreeGpus[free] = (BitSet) byFreeGpus[free].clone();
+                ownsFree[free] = true;
+            }
+            return byFreeGpus[free];
         }
     }
 
@@ -547,8 +562,8 @@ public final class CapacityPlan {
             free[node * width + resources.gpu] = after;
         }
         if (before != after && ci != null) {
-            ci.byFreeGpus[before].clear(node);
-            ci.byFreeGpus[after].set(node);
+            ci.freeToWrite(before).clear(node);
+            ci.freeToWrite(after).set(node);
             for (int l = 0; l < ci.levels.size(); l++) {
                 int d = ci.domainOf[l][node];
                 long was = ci.domainFree[l][d];
