@@ -120,6 +120,51 @@ class PolicySafetyTest {
         assertThat(s.checkInvariants()).isEmpty();
     }
 
+    /** Admits the first waiting job; in later rounds, tries again to admit the job it admitted, under three statuses. */
+    private static final class Readmitter implements SchedulingPolicy {
+        JobStatus admittedAsPending;
+        final List<Attempt> again = new ArrayList<>();
+
+        @Override
+        public String name() {
+            return "readmitter";
+        }
+
+        @Override
+        public void plan(PolicyContext ctx) {
+            if (admittedAsPending == null) {
+                admittedAsPending = ctx.pending().get(0);
+                ctx.tryAdmit(admittedAsPending);
+                return;
+            }
+            again.add(ctx.tryAdmit(ctx.holding().get(0))); // its status now
+            again.add(ctx.tryAdmit(admittedAsPending)); // the waiting status kept from the round that admitted it
+            // a status made up with its id under another place in submission order
+            again.add(ctx.tryAdmit(JobStatus.submitted(admittedAsPending.spec(), admittedAsPending.pendingReason(), 0, 999_999)));
+        }
+    }
+
+    @Test
+    void aPolicyCannotAdmitAJobThatAlreadyHoldsResources() {
+        Readmitter policy = new Readmitter();
+        Scheduler s = cluster("best-effort-fifo", 64, null, h100("n1")).policy(policy).build();
+        s.submit(gpuJob("a", 1, 4));
+        s.runRound();
+        s.reportStarted("a");
+        Admit held = s.status("a").orElseThrow().admission();
+        s.submit(gpuJob("b", 1, 1)); // something waits: the policy is asked again
+        RoundResult r = s.runRound();
+
+        assertThat(policy.again).hasSize(3).allSatisfy(a -> {
+            assertThat(a.admitted()).isFalse();
+            assertThat(a.reason().message()).contains("already holds resources");
+        });
+        assertThat(r.decisions()).isEmpty();
+        assertThat(state(s, "a")).isEqualTo(JobState.RUNNING);
+        assertThat(s.status("a").orElseThrow().admission()).isEqualTo(held);
+        assertThat(s.checkInvariants()).isEmpty();
+    }
+
     @Test
     void aPlacementNamingAMissingGpuOrNodeIsRefused() {
         SchedulingPolicy p = new SchedulingPolicy() {
