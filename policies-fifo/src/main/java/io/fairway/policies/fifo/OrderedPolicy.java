@@ -304,7 +304,7 @@ public class OrderedPolicy implements SchedulingPolicy {
      * @return true when its preemption policy allows any preemption
      */
     static boolean preempts(ClusterQueue q) {
-        return q != null && !q.preemption().equals(io.fairway.api.model.PreemptionPolicy.NEVER);
+        return q != null && !q.preemption().isNever();
     }
 
     private boolean isStrict(ClusterQueue q) {

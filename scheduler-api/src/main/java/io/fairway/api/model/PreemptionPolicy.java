@@ -44,6 +44,17 @@ public record PreemptionPolicy(WithinClusterQueue withinClusterQueue, ReclaimWit
         this(withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, null, CohortRules.KUEUE);
     }
 
+    /**
+     * Whether this policy is {@link #NEVER}: the same as {@code equals(NEVER)}, read from the fields (policies and the
+     * engine ask it for every waiting group of a round).
+     *
+     * @return true when no field differs from {@link #NEVER}'s
+     */
+    public boolean isNever() {
+        return withinClusterQueue == WithinClusterQueue.NEVER && reclaimWithinCohort == ReclaimWithinCohort.NEVER
+                && borrowWithinCohort == BorrowWithinCohort.NEVER && maxPriorityThreshold == null && cohortRules == CohortRules.KUEUE;
+    }
+
     /** @param rules the cohort rules @return this policy with them */
     public PreemptionPolicy withCohortRules(CohortRules rules) {
         return new PreemptionPolicy(withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, maxPriorityThreshold, rules);

@@ -427,7 +427,7 @@ public final class PlanContext implements PolicyContext {
             return null; // the failure might keep capacity for this lender: a change to the plan
         }
         PendingReason answer = admission;
-        if (preempting && !cq.preemption().equals(io.fairway.api.model.PreemptionPolicy.NEVER)) {
+        if (preempting && !cq.preemption().isNever()) {
             boolean newer = cq.preemption().withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
             RoundMemory.SearchKey sk = new RoundMemory.SearchKey(key, job.spec().priority(),
                     newer ? job.spec().submitTimeMillis() : 0, newer ? job.sequence() : 0);
@@ -828,7 +828,7 @@ public final class PlanContext implements PolicyContext {
         }
         ClusterQueue cq = snapshot.clusterQueues().get(cqName);
         RoundMemory.SearchKey remembered = null;
-        if (onStartingPlan() && !job.spec().isElastic() && !cq.preemption().equals(io.fairway.api.model.PreemptionPolicy.NEVER)) {
+        if (onStartingPlan() && !job.spec().isElastic() && !cq.preemption().isNever()) {
             // the candidates depend on the job's priority, and under LowerOrNewerEqualPriority on its submission too
             boolean newer = cq.preemption().withinClusterQueue() == io.fairway.api.model.PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY;
             remembered = new RoundMemory.SearchKey(memo.attemptKey(cq.name(), job), job.spec().priority(),

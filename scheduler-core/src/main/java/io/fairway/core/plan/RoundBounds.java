@@ -95,7 +95,7 @@ final class RoundBounds {
     /** {@link #appliesToSearch(JobStatus, ClusterQueue)} for a job known to be elastic or not. */
     static boolean appliesToSearch(boolean elastic, ClusterQueue cq) {
         PreemptionPolicy p = cq.preemption();
-        return enabled && !elastic && !p.equals(PreemptionPolicy.NEVER)
+        return enabled && !elastic && !p.isNever()
                 && p.withinClusterQueue() != PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY
                 && (p.reclaimWithinCohort() == PreemptionPolicy.ReclaimWithinCohort.ANY || cq.cohort() == null)
                 && p.borrowWithinCohort() == PreemptionPolicy.BorrowWithinCohort.NEVER;

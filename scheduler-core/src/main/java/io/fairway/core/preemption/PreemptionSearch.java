@@ -58,7 +58,7 @@ public final class PreemptionSearch {
     public Rank rank(JobStatus job, ClusterQueue cq) {
         PreemptionPolicy p = cq.preemption();
         if (p.withinClusterQueue() == PreemptionPolicy.WithinClusterQueue.LOWER_OR_NEWER_EQUAL_PRIORITY
-                || job.spec().isElastic() || p.equals(PreemptionPolicy.NEVER)) {
+                || job.spec().isElastic() || p.isNever()) {
             return null;
         }
         PreemptionIndex idx = index();
