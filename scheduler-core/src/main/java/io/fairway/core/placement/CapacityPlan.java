@@ -261,8 +261,11 @@ public final class CapacityPlan {
 
     /**
      * A copy whose free capacity changes apart from this plan's: what does not change after construction (nodes,
-     * shapes, topology domains) is shared, the free quantities and their indexes are copied. Costs O(nodes), not
-     * O(jobs charged): the engine keeps one plan with every holding job charged and gives each round a copy.
+     * shapes, topology domains) is shared, the free quantities and their indexes are copied, but for the sets of nodes
+     * by free GPUs, which both share until either changes one (it then copies that set first). Costs O(nodes), not
+     * O(jobs charged): the engine keeps one plan with every holding job charged and gives each round a copy. Like
+     * every change to a plan, a copy writes to this plan (it marks those sets shared): not to be made while another
+     * thread uses it.
      *
      * @return the copy (recording no changes)
      */
