@@ -307,7 +307,7 @@ final class JobBook {
         holdingArray = null;
         if (lastHolding != null) {
             holdingEdits.put(sequence, now);
-            if (holdingEdits.size() > lastHolding.length / 4 + 16) { // copying the map is then as cheap
+            if (holdingEdits.size() > lastHolding.length / 4 + 16) { // copying every holding job is then as cheap
                 lastHolding = null;
                 holdingEdits.clear();
             }

@@ -140,16 +140,6 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
     }
 
     /**
-     * @param a a snapshot's holding jobs
-     * @param b another snapshot's
-     * @return true when both hold the very statuses the engine kept, unchanged between them (one array handed to both);
-     *     false says nothing
-     */
-    public static boolean sameStored(List<JobStatus> a, List<JobStatus> b) {
-        return a instanceof HeldJobs ha && b instanceof HeldJobs hb && ha.stored == hb.stored;
-    }
-
-    /**
      * @param holding a snapshot's holding jobs
      * @param stored a job as {@link #stored(List, int)} gave it
      * @return that job as {@code holding.get} gives it (its service brought up to date)
