@@ -40,8 +40,8 @@ public final class TentativePlan {
     /** Jobs admitted in this plan, by id. */
     private final Map<String, JobStatus> admittedJobs;
     /**
-     * The holding jobs by id, as stored (their service brought up to date when looked up); made when first looked up
-     * (null until then): a round that preempts and resizes nothing reads no holding job.
+     * The holding jobs by id, as stored (their service brought up to date when looked up); null until first looked
+     * up, then the engine's index (one for every snapshot while the holding jobs are the same) or one made here.
      */
     private Map<String, JobStatus> holdingById;
     /**
