@@ -405,7 +405,7 @@ public final class PlanContext implements PolicyContext {
             return null;
         }
         String cqName = queues.resolve(job);
-        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        ClusterQueue cq = clusterQueue(cqName);
         if (!cqName.equals(group.clusterQueue())) {
             return null;
         }
@@ -546,7 +546,7 @@ public final class PlanContext implements PolicyContext {
         if (r == null) {
             return null;
         }
-        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        ClusterQueue cq = clusterQueue(cqName);
         Map<String, Integer> counts = fullCounts(job);
         Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts));
         if (ar.reason() != null) {
@@ -676,7 +676,7 @@ public final class PlanContext implements PolicyContext {
             return fail(job, pre);
         }
         String cqName = queues.resolve(job);
-        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        ClusterQueue cq = clusterQueue(cqName);
         Assignment.Result ar = assignKeeping(cqName, () -> Assignment.assign(cq, snapshot.flavors(), plan.quota, job.spec(), counts));
         lastFailedForQuota = ar.reason() != null;
         if (ar.reason() != null) {
@@ -826,7 +826,7 @@ public final class PlanContext implements PolicyContext {
         if (cqName == null) {
             return first;
         }
-        ClusterQueue cq = snapshot.clusterQueues().get(cqName);
+        ClusterQueue cq = clusterQueue(cqName);
         RoundMemory.SearchKey remembered = null;
         if (onStartingPlan() && !job.spec().isElastic() && !cq.preemption().isNever()) {
             // the candidates depend on the job's priority, and under LowerOrNewerEqualPriority on its submission too
