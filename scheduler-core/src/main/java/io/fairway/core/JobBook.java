@@ -329,16 +329,7 @@ final class JobBook {
         int to = 0;
         for (Map.Entry<Long, JobStatus> e : edits.entrySet()) {
             long seq = e.getKey();
-            int lo = from;
-            int hi = old.length;
-            while (lo < hi) { // the first position at or after the sequence
-                int mid = (lo + hi) >>> 1;
-                if (old[mid].sequence() < seq) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            int lo = io.fairway.core.snapshot.HeldJobs.firstAtOrAfter(old, from, seq);
             int run = lo - from;
             if (to + run + (e.getValue() != null ? 1 : 0) > size) {
                 return null;

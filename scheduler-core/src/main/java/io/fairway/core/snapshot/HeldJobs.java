@@ -140,6 +140,27 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
     }
 
     /**
+     * @param jobs holding jobs in submission order (ascending sequences)
+     * @param from the first position to look at
+     * @param sequence a submission sequence
+     * @return the first position at or after {@code from} whose job's sequence is at least {@code sequence} (the
+     *     array's length when none is)
+     */
+    public static int firstAtOrAfter(JobStatus[] jobs, int from, long sequence) {
+        int lo = from;
+        int hi = jobs.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (jobs[mid].sequence() < sequence) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
      * @param holding a snapshot's holding jobs
      * @param stored a job as {@link #stored(List, int)} gave it
      * @return that job as {@code holding.get} gives it (its service brought up to date)
@@ -148,22 +169,9 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
         if (!(holding instanceof HeldJobs h)) {
             return stored;
         }
-        // in submission order: sequences ascend
-        int lo = 0;
-        int hi = h.stored.length - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            long seq = h.stored[mid].sequence();
-            if (seq < stored.sequence()) {
-                lo = mid + 1;
-            } else if (seq > stored.sequence()) {
-                hi = mid - 1;
-            } else {
-                if (h.stored[mid] == stored) {
-                    return h.get(mid);
-                }
-                break;
-            }
+        int at = firstAtOrAfter(h.stored, 0, stored.sequence()); // in submission order: sequences ascend
+        if (at < h.stored.length && h.stored[at] == stored) {
+            return h.get(at);
         }
         for (int i = 0; i < h.stored.length; i++) {
             if (h.stored[i] == stored) {
