@@ -48,6 +48,8 @@ final class JobBook {
     private io.fairway.core.snapshot.HeldJobs.Stored holdingArray;
     /** The last array made, and the holding changes since (by sequence; null: no longer holding): the next is patched. */
     private JobStatus[] lastHolding;
+    /** Each of {@link #lastHolding}'s ids' hash codes, patched along with it (what a lookup by id scans first). */
+    private int[] lastHashes;
     private final TreeMap<Long, JobStatus> holdingEdits = new TreeMap<>();
     long nextSequence;
 
@@ -290,13 +292,19 @@ final class JobBook {
     io.fairway.core.snapshot.HeldJobs.Stored holdingArray() {
         io.fairway.core.snapshot.HeldJobs.Stored a = holdingArray;
         if (a == null) {
-            JobStatus[] jobs = lastHolding == null ? null : patched(lastHolding, holdingEdits, holding.size());
+            int[] hashes = lastHolding == null ? null : new int[holding.size()];
+            JobStatus[] jobs = lastHolding == null ? null : patched(lastHolding, lastHashes, holdingEdits, holding.size(), hashes);
             if (jobs == null) {
                 jobs = holding.values().toArray(new JobStatus[0]);
+                hashes = new int[jobs.length];
+                for (int i = 0; i < jobs.length; i++) {
+                    hashes[i] = jobs[i].id().hashCode();
+                }
             }
             holdingEdits.clear();
             lastHolding = jobs;
-            a = new io.fairway.core.snapshot.HeldJobs.Stored(jobs);
+            lastHashes = hashes;
+            a = new io.fairway.core.snapshot.HeldJobs.Stored(jobs, hashes);
             holdingArray = a;
         }
         return a;
@@ -309,6 +317,7 @@ final class JobBook {
             holdingEdits.put(sequence, now);
             if (holdingEdits.size() > lastHolding.length / 4 + 16) { // copying every holding job is then as cheap
                 lastHolding = null;
+                lastHashes = null;
                 holdingEdits.clear();
             }
         }
@@ -324,6 +333,18 @@ final class JobBook {
      * @return the new array, or null when the changes do not add up to {@code size} jobs
      */
     static JobStatus[] patched(JobStatus[] old, java.util.SortedMap<Long, JobStatus> edits, int size) {
+        return patched(old, null, edits, size, null);
+    }
+
+    /**
+     * As {@link #patched(JobStatus[], java.util.SortedMap, int)}, patching the jobs' id hash codes along with them
+     * when {@code oldHashes} and {@code outHashes} are given.
+     *
+     * @param oldHashes {@code old}'s ids' hash codes, position by position, or null
+     * @param outHashes filled with the result's ids' hash codes ({@code size} long), or null
+     */
+    static JobStatus[] patched(JobStatus[] old, int[] oldHashes, java.util.SortedMap<Long, JobStatus> edits, int size, int[] outHashes) {
+        boolean withHashes = oldHashes != null && outHashes != null;
         JobStatus[] out = new JobStatus[size];
         int from = 0;
         int to = 0;
@@ -335,12 +356,18 @@ final class JobBook {
                 return null;
             }
             System.arraycopy(old, from, out, to, run);
+            if (withHashes) {
+                System.arraycopy(oldHashes, from, outHashes, to, run);
+            }
             to += run;
             from = lo;
             if (from < old.length && old[from].sequence() == seq) {
                 from++; // replaced or gone
             }
             if (e.getValue() != null) {
+                if (withHashes) {
+                    outHashes[to] = e.getValue().id().hashCode();
+                }
                 out[to++] = e.getValue();
             }
         }
@@ -349,6 +376,9 @@ final class JobBook {
             return null;
         }
         System.arraycopy(old, from, out, to, rest);
+        if (withHashes) {
+            System.arraycopy(oldHashes, from, outHashes, to, rest);
+        }
         return out;
     }
 
@@ -448,9 +478,16 @@ final class JobBook {
                 || !inOrder.equals(bySequence(inOrder))) {
             v.add("the pending index holds " + idx.size() + " jobs in its groups, " + pendingById + " jobs are pending");
         }
-        JobStatus[] held = holdingArray().jobs();
+        io.fairway.core.snapshot.HeldJobs.Stored kept = holdingArray();
+        JobStatus[] held = kept.jobs();
         if (!java.util.Arrays.asList(held).equals(new ArrayList<>(holding.values()))) {
             v.add("the holding jobs handed to rounds (" + held.length + ") are not the " + holding.size() + " holding, in order");
+        }
+        int[] hashes = kept.idHashes();
+        for (int i = 0; i < held.length && i < hashes.length; i++) {
+            if (hashes[i] != held[i].id().hashCode()) {
+                v.add("the holding job " + held[i].id() + " is looked up under another id's hash code (" + hashes[i] + ")");
+            }
         }
         if (idx.size() + holding.size() > byId.size()) {
             v.add("indexes hold " + (idx.size() + holding.size()) + " jobs, more than the " + byId.size() + " known");

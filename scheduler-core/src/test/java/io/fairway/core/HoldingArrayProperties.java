@@ -21,7 +21,8 @@ import net.jqwik.api.Property;
  * The holding jobs a round is handed are made from the last array handed out with the changes since patched in:
  * after any mix of starts, ends and replacements (a renewed lease, a resize), the patched array is exactly the
  * holding jobs in submission order, as a copy of them all would be; and a set of changes that does not add up to
- * the jobs holding now is refused rather than patched wrongly.
+ * the jobs holding now is refused rather than patched wrongly. The ids' hash codes, which a lookup by id scans, are
+ * patched along with the jobs.
  */
 class HoldingArrayProperties {
     private static JobStatus held(long seq) {
@@ -40,6 +41,7 @@ class HoldingArrayProperties {
             holding.put(next, held(next));
         }
         JobStatus[] last = holding.values().toArray(new JobStatus[0]);
+        int[] lastHashes = new io.fairway.core.snapshot.HeldJobs.Stored(last).idHashes();
         for (int round = 0; round < 20; round++) {
             TreeMap<Long, JobStatus> edits = new TreeMap<>();
             for (int c = r.nextInt(8); c > 0; c--) {
@@ -61,9 +63,12 @@ class HoldingArrayProperties {
                     edits.put(seq, j);
                 }
             }
-            JobStatus[] patched = JobBook.patched(last, edits, holding.size());
+            int[] hashes = new int[holding.size()];
+            JobStatus[] patched = JobBook.patched(last, lastHashes, edits, holding.size(), hashes);
             // the very statuses (a replaced job's status is equal to the one it replaces)
             assertThat(patched).usingElementComparator((a, b) -> a == b ? 0 : 1).containsExactly(holding.values().toArray(new JobStatus[0]));
+            // and the hash codes a lookup by id scans patched along: each position's id's
+            assertThat(hashes).containsExactly(holding.values().stream().mapToInt(j -> j.id().hashCode()).toArray());
             if (!edits.isEmpty()) { // the changes do not give one job more or less than hold now
                 assertThat(JobBook.patched(last, edits, holding.size() + 1)).isNull();
                 if (holding.size() > 0) {
@@ -71,6 +76,7 @@ class HoldingArrayProperties {
                 }
             }
             last = patched;
+            lastHashes = hashes;
         }
     }
 }

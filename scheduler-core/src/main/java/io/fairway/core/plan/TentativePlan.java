@@ -40,9 +40,11 @@ public final class TentativePlan {
     /** Jobs admitted in this plan, by id. */
     private final Map<String, JobStatus> admittedJobs;
     /**
-     * The holding jobs by id, as stored (their service brought up to date when looked up); null until first looked
-     * up, then the engine's index (one for every snapshot while the holding jobs are the same) or one made here.
+     * The engine's holding jobs, looked up by id (shared by every snapshot while they are the same); null until first
+     * looked up, or when the snapshot's holding jobs are not the engine's.
      */
+    private io.fairway.core.snapshot.HeldJobs.Stored keptHolding;
+    /** The holding jobs by id, as stored, made here when they are not the engine's; null until first looked up. */
     private Map<String, JobStatus> holdingById;
     /**
      * True when the holding jobs were charged by the engine's kept charges: what each holds on its nodes is then
@@ -148,22 +150,21 @@ public final class TentativePlan {
         return Collections.unmodifiableMap(resized);
     }
 
-    /** @return the holding jobs by id, as stored */
-    private Map<String, JobStatus> holdingById() {
-        Map<String, JobStatus> m = holdingById;
-        if (m == null) {
+    /** @return the holding job of that id, as stored (its service possibly as of an earlier time), or null */
+    private JobStatus storedHolding(String jobId) {
+        if (keptHolding == null && holdingById == null) {
             List<JobStatus> holding = snapshot.holding();
-            m = io.fairway.core.snapshot.HeldJobs.storedById(holding); // the engine's: made once while they are the same
-            if (m == null) {
-                m = new HashMap<>(tableFor(holding.size()));
+            keptHolding = io.fairway.core.snapshot.HeldJobs.kept(holding); // the engine's: shared while they are the same
+            if (keptHolding == null) {
+                Map<String, JobStatus> m = new HashMap<>(tableFor(holding.size()));
                 for (int i = 0, n = holding.size(); i < n; i++) {
                     JobStatus j = io.fairway.core.snapshot.HeldJobs.stored(holding, i);
                     m.put(j.id(), j);
                 }
+                holdingById = m;
             }
-            holdingById = m;
         }
-        return m;
+        return keptHolding != null ? keptHolding.find(jobId) : holdingById.get(jobId);
     }
 
     /** @return the holding elastic jobs in submission order, their service up to the round's clock */
@@ -184,7 +185,7 @@ public final class TentativePlan {
 
     /** @return the running job of that id, or null */
     JobStatus holding(String jobId) {
-        JobStatus j = holdingById().get(jobId);
+        JobStatus j = storedHolding(jobId);
         return j == null ? null : io.fairway.core.snapshot.HeldJobs.current(snapshot.holding(), j);
     }
 
@@ -192,7 +193,7 @@ public final class TentativePlan {
     List<Placer.Taken> held(String jobId) {
         List<Placer.Taken> t = heldCapacity.get(jobId);
         if (t == null && lazyHeld) {
-            JobStatus j = holdingById().get(jobId); // its spec and admission are all this reads: no service brought up to date
+            JobStatus j = storedHolding(jobId); // its spec and admission are all this reads: no service brought up to date
             if (j != null) {
                 t = takenBy(cap, j.spec(), j.admission());
                 heldCapacity.put(jobId, t);

@@ -51,8 +51,17 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
      * Immutable and safe to share between threads.
      */
     public static final class Stored {
+        /**
+         * How many lookups by id a stored array answers by scanning its ids' hash codes before it indexes its jobs by
+         * id: a round that asks about a few jobs (an admission's check that the job holds nothing) then reads one
+         * array of ints instead of indexing every holding job, and a round that asks about many pays for one index.
+         */
+        static final int SCANS_BEFORE_INDEX = 64;
+
         private final JobStatus[] jobs;
+        private volatile int[] idHashes;
         private volatile Map<String, JobStatus> byId;
+        private int scans; // read and written racily: at worst a few more scans before the index
 
         /**
          * @param jobs the holding jobs in submission order (not copied: the caller hands the array over and never
@@ -62,9 +71,67 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
             this.jobs = jobs;
         }
 
+        /**
+         * @param jobs the holding jobs in submission order (not copied: the caller hands the array over and never
+         *     writes to it again)
+         * @param idHashes each job's {@code id().hashCode()}, position by position (handed over likewise)
+         * @throws IllegalArgumentException when the lengths differ
+         */
+        public Stored(JobStatus[] jobs, int[] idHashes) {
+            if (idHashes.length != jobs.length) {
+                throw new IllegalArgumentException("idHashes: " + idHashes.length + " hash codes for " + jobs.length + " jobs");
+            }
+            this.jobs = jobs;
+            this.idHashes = idHashes;
+        }
+
         /** @return the jobs, in submission order (not to be written to) */
         public JobStatus[] jobs() {
             return jobs;
+        }
+
+        /**
+         * @return each job's {@code id().hashCode()}, position by position (not to be written to): what the next
+         *     array's hash codes are patched from
+         */
+        public int[] idHashes() {
+            int[] h = idHashes;
+            if (h == null) { // two threads may both make it: the same content either way
+                h = new int[jobs.length];
+                for (int i = 0; i < h.length; i++) {
+                    h[i] = jobs[i].id().hashCode();
+                }
+                idHashes = h;
+            }
+            return h;
+        }
+
+        /**
+         * @param id a job id
+         * @return the holding job of that id (for an id listed twice, the later), or null
+         */
+        public JobStatus find(String id) {
+            Map<String, JobStatus> m = byId;
+            if (m != null) {
+                return m.get(id);
+            }
+            if (scans >= SCANS_BEFORE_INDEX) {
+                return byId().get(id);
+            }
+            scans++;
+            int[] h = idHashes();
+            int want = id.hashCode();
+            for (int i = h.length - 1; i >= 0; i--) {
+                if (h[i] == want && jobs[i].id().equals(id)) {
+                    return jobs[i];
+                }
+            }
+            return null;
+        }
+
+        /** @return true when the jobs are indexed by id (after {@link #SCANS_BEFORE_INDEX} lookups); for tests */
+        boolean indexed() {
+            return byId != null;
         }
 
         private Map<String, JobStatus> byId() {
@@ -92,11 +159,12 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
 
     /**
      * @param holding a snapshot's holding jobs
-     * @return the jobs by id, as {@link #stored(List, int)} gives them (for a job id listed twice, the later), or null
-     *     when {@code holding} is not the engine's (the caller then indexes it itself)
+     * @return the jobs as the engine keeps them, to be looked up by id ({@link Stored#find}, which gives them as
+     *     {@link #stored(List, int)} does), or null when {@code holding} is not the engine's (the caller then indexes
+     *     it itself)
      */
-    public static Map<String, JobStatus> storedById(List<JobStatus> holding) {
-        return holding instanceof HeldJobs h ? h.kept.byId() : null;
+    public static Stored kept(List<JobStatus> holding) {
+        return holding instanceof HeldJobs h ? h.kept : null;
     }
 
     @Override

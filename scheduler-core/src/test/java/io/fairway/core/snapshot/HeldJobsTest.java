@@ -93,6 +93,35 @@ class HeldJobsTest {
     }
 
     @Test
+    void aLookupByIdFindsTheHoldingJobWhetherItScansOrUsesTheIndex() {
+        Random r = new Random(5);
+        JobStatus[] stored = jobs(r, 300);
+        HeldJobs.Stored kept = new HeldJobs.Stored(stored);
+        // the first lookups scan the hash codes; after them the jobs are indexed; every answer is the same
+        for (int ask = 0; ask < 3 * HeldJobs.Stored.SCANS_BEFORE_INDEX; ask++) {
+            JobStatus j = stored[r.nextInt(stored.length)];
+            assertThat(kept.find(j.id())).isSameAs(j);
+            assertThat(kept.find(j.id() + "x")).isNull();
+            assertThat(kept.indexed()).isEqualTo(ask >= HeldJobs.Stored.SCANS_BEFORE_INDEX / 2);
+        }
+        // an id whose hash code another id shares: only the id itself is found
+        JobStatus aa = held(1, JobState.RUNNING, 0);
+        JobStatus withAa = new JobStatus(JobSpec.builder("Aa").queue("lq").podSet(PodSet.of("main", 1, Resources.builder().cpu(1).build())).build(),
+                JobState.RUNNING, null, aa.admission(), 0, 0, 2, 0, 0, 0);
+        HeldJobs.Stored one = new HeldJobs.Stored(new JobStatus[] {withAa}, new int[] {"Aa".hashCode()});
+        assertThat("BB".hashCode()).isEqualTo("Aa".hashCode());
+        assertThat(one.find("BB")).isNull();
+        assertThat(one.find("Aa")).isSameAs(withAa);
+    }
+
+    @Test
+    void hashCodesThatDoNotMatchTheJobsAreRefused() {
+        JobStatus[] stored = jobs(new Random(3), 4);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new HeldJobs.Stored(stored, new int[3]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idHashes");
+    }
+
+    @Test
     void aListNotKeptByTheEngineIsReadAsItIs() {
         JobStatus j = held(3, JobState.RUNNING, 10);
         List<JobStatus> plain = List.of(j);
