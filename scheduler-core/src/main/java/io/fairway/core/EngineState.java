@@ -83,6 +83,8 @@ final class EngineState {
     private int quotaReservedHolders;
     private Map<String, Double> usageShares;
     private List<Resources> usageSharesCapacities;
+    /** {@link #usageSharesCapacities} summed by resource (null: to be summed again). */
+    private Map<String, Long> usageTotal;
     /**
      * What the last round found, for the next to answer repeated attempts from ({@link io.fairway.core.plan.RoundMemory}):
      * checked against each round's snapshot, dropped on a restore.
@@ -391,11 +393,15 @@ final class EngineState {
         for (Node n : nodes.values()) {
             capacities.add(n.capacity());
         }
-        if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameElements(capacities, usageSharesCapacities)) {
+        boolean sameNodes = sameElements(capacities, usageSharesCapacities);
+        if (usageShares != null && usageSharesVersion == holdingUsageVersion && sameNodes) {
             return usageShares;
         }
         followUsage();
-        Map<String, Double> shares = shares(capacities, usedByQueue);
+        if (!sameNodes || usageTotal == null) {
+            usageTotal = total(capacities); // the nodes change far less often than the jobs on them
+        }
+        Map<String, Double> shares = shares(usageTotal, usedByQueue);
         usageShares = shares;
         usageSharesVersion = holdingUsageVersion;
         usageSharesCapacities = capacities;
@@ -432,15 +438,20 @@ final class EngineState {
                 add(inQueue, ps.resources(), m == null ? ps.count() : m);
             }
         }
-        return shares(capacities, used);
+        return shares(total(capacities), used);
     }
 
-    /** @return each ClusterQueue's dominant share of the nodes' capacities, from what its holding jobs use */
-    private static Map<String, Double> shares(List<Resources> capacities, Map<String, Map<String, Long>> used) {
+    /** @return the nodes' capacities summed, by resource */
+    private static Map<String, Long> total(List<Resources> capacities) {
         Map<String, Long> total = new HashMap<>();
         for (Resources c : capacities) {
             add(total, c, 1);
         }
+        return total;
+    }
+
+    /** @return each ClusterQueue's dominant share of the nodes' summed capacities, from what its holding jobs use */
+    private static Map<String, Double> shares(Map<String, Long> total, Map<String, Map<String, Long>> used) {
         Map<String, Double> shares = new HashMap<>();
         used.forEach((cq, byResource) -> {
             double share = 0;
