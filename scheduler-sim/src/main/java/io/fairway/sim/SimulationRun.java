@@ -539,8 +539,10 @@ final class SimulationRun {
         t.segmentStart = now;
         t.restoreUntil = now + restore;
         scheduleCompletion(t);
-        record("Admit", t.job.id(), clusterQueue + " on " + p.nodes() + ", " + p.members().size() + " members (" + p.locality() + ", speed "
-                + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")" + (attempt > 1 ? " at attempt " + attempt : ""));
+        if (options.recordEvents()) { // the text is made only when it is kept: it was a tenth of a whole trace's bookkeeping
+            record("Admit", t.job.id(), clusterQueue + " on " + p.nodes() + ", " + p.members().size() + " members (" + p.locality() + ", speed "
+                    + String.format(java.util.Locale.ROOT, "%.3f", t.speed) + ")" + (attempt > 1 ? " at attempt " + attempt : ""));
+        }
         scheduler.reportStarted(t.job.id());
     }
 
@@ -620,7 +622,9 @@ final class SimulationRun {
         t.preemptions++;
         preemptions++;
         pending++;
-        record("Preempt", t.job.id(), p.reason() + (c != null ? "; resumes at " + Math.round(kept / 1000) + " s of work" : "; restarts"));
+        if (options.recordEvents()) {
+            record("Preempt", t.job.id(), p.reason() + (c != null ? "; resumes at " + Math.round(kept / 1000) + " s of work" : "; restarts"));
+        }
         if (!state.isTerminal()) {
             scheduler.reportProgress(t.job.id(), Math.min(1.0, kept / t.workMillis));
         }
