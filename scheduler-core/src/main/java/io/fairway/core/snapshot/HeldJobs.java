@@ -75,9 +75,12 @@ public final class HeldJobs extends AbstractList<JobStatus> implements RandomAcc
          * @param jobs the holding jobs in submission order (not copied: the caller hands the array over and never
          *     writes to it again)
          * @param idHashes each job's {@code id().hashCode()}, position by position (handed over likewise)
+         * @throws NullPointerException when either is null
          * @throws IllegalArgumentException when the lengths differ
          */
         public Stored(JobStatus[] jobs, int[] idHashes) {
+            java.util.Objects.requireNonNull(jobs, "jobs");
+            java.util.Objects.requireNonNull(idHashes, "idHashes");
             if (idHashes.length != jobs.length) {
                 throw new IllegalArgumentException("idHashes: " + idHashes.length + " hash codes for " + jobs.length + " jobs");
             }

@@ -119,6 +119,8 @@ class HeldJobsTest {
         JobStatus[] stored = jobs(new Random(3), 4);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new HeldJobs.Stored(stored, new int[3]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idHashes");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new HeldJobs.Stored(stored, null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("idHashes");
     }
 
     @Test
