@@ -46,10 +46,11 @@ final class JobBook {
      * holding job changed, without reading them.
      */
     private io.fairway.core.snapshot.HeldJobs.Stored holdingArray;
-    /** The last array made, and the holding changes since (by sequence; null: no longer holding): the next is patched. */
-    private JobStatus[] lastHolding;
-    /** Each of {@link #lastHolding}'s ids' hash codes, patched along with it (what a lookup by id scans first). */
-    private int[] lastHashes;
+    /**
+     * The last array made (with its ids' hash codes, which a lookup by id scans first), and the holding changes since
+     * (by sequence; null: no longer holding): the next is patched from both.
+     */
+    private io.fairway.core.snapshot.HeldJobs.Stored last;
     private final TreeMap<Long, JobStatus> holdingEdits = new TreeMap<>();
     long nextSequence;
 
@@ -292,19 +293,13 @@ final class JobBook {
     io.fairway.core.snapshot.HeldJobs.Stored holdingArray() {
         io.fairway.core.snapshot.HeldJobs.Stored a = holdingArray;
         if (a == null) {
-            int[] hashes = lastHolding == null ? null : new int[holding.size()];
-            JobStatus[] jobs = lastHolding == null ? null : patched(lastHolding, lastHashes, holdingEdits, holding.size(), hashes);
-            if (jobs == null) {
-                jobs = holding.values().toArray(new JobStatus[0]);
-                hashes = new int[jobs.length];
-                for (int i = 0; i < jobs.length; i++) {
-                    hashes[i] = jobs[i].id().hashCode();
-                }
-            }
+            int[] hashes = last == null ? null : new int[holding.size()];
+            JobStatus[] jobs = last == null ? null : patched(last.jobs(), last.idHashes(), holdingEdits, holding.size(), hashes);
+            // copied afresh, the array's hash codes are made when first read (a lookup, or the next patch)
+            a = jobs != null ? new io.fairway.core.snapshot.HeldJobs.Stored(jobs, hashes)
+                    : new io.fairway.core.snapshot.HeldJobs.Stored(holding.values().toArray(new JobStatus[0]));
             holdingEdits.clear();
-            lastHolding = jobs;
-            lastHashes = hashes;
-            a = new io.fairway.core.snapshot.HeldJobs.Stored(jobs, hashes);
+            last = a;
             holdingArray = a;
         }
         return a;
@@ -313,11 +308,10 @@ final class JobBook {
     /** Notes a change of the holding jobs: the next array is made again, from the last one when changes are few. */
     private void holdingEdited(long sequence, JobStatus now) {
         holdingArray = null;
-        if (lastHolding != null) {
+        if (last != null) {
             holdingEdits.put(sequence, now);
-            if (holdingEdits.size() > lastHolding.length / 4 + 16) { // copying every holding job is then as cheap
-                lastHolding = null;
-                lastHashes = null;
+            if (holdingEdits.size() > last.jobs().length / 4 + 16) { // copying every holding job is then as cheap
+                last = null;
                 holdingEdits.clear();
             }
         }
