@@ -118,6 +118,8 @@ final class PreemptionIndex {
         int firstInPlan;
         /** The root of its cohort tree, or null. */
         String root;
+        /** Whether the plan's quota book bounds its usage ({@link #quotaBoundsUsage}): 0 until read, 1 yes, -1 no. */
+        int quotaBounds;
         /** The last {@link #heldAboveNominal} answer: for which pairs (the very set), at which {@link #version}. */
         Set<String> aboveFor;
         int aboveVersion;
@@ -402,9 +404,15 @@ final class PreemptionIndex {
      * @return true when it borrows in one of them
      */
     boolean heldAboveNominal(String queue, Set<String> pairs) {
-        Queue q = built(queue);
+        Queue q = queue == null ? null : queues.get(queue);
         if (q == null) {
             return false;
+        }
+        if (q.byAdmission == null && quotaBoundsUsage(q) && !quotaAboveNominal(q.name, pairs)) {
+            return false; // what the plan charges the queue bounds what its running jobs use: not above, and not built
+        }
+        if (q.byAdmission == null) {
+            build(q);
         }
         // asked once per candidate of a search, with the search's own set: answered again only after the queue changed
         if (q.aboveFor != pairs || q.aboveVersion != q.version) {
@@ -413,6 +421,45 @@ final class PreemptionIndex {
             q.aboveVersion = q.version;
         }
         return q.above;
+    }
+
+    /**
+     * Whether the plan's quota book charges the queue for each of its running jobs at least what this index counts
+     * for it (so that the book's usage bounds the index's from above): the book charges a job's pod set only when the
+     * admission names a flavor for the pod set itself, and only in a ClusterQueue it knows; the index charges every
+     * pod set. Read once per queue and round, over its jobs' admissions alone (no charges summed).
+     */
+    private boolean quotaBoundsUsage(Queue q) {
+        if (q.quotaBounds == 0) {
+            boolean bounds = ctx.quota().hasQueue(q.name);
+            for (int i = 0; bounds && i < q.jobs.size(); i++) {
+                JobStatus j = q.jobs.get(i).job;
+                Map<String, String> flavors = j.admission().flavors();
+                for (PodSet ps : j.spec().podSets()) {
+                    if (flavors.get(ps.name()) == null) {
+                        bounds = false;
+                        break;
+                    }
+                }
+            }
+            q.quotaBounds = bounds ? 1 : -1;
+        }
+        return q.quotaBounds > 0;
+    }
+
+    /**
+     * Whether the plan's quota book charges the queue more than its nominal quota of one of the pairs: the book
+     * counts every running job the index counts (when {@link #quotaBoundsUsage}) and also the jobs admitted in this
+     * round, so when the book is not above nominal, the index is not either.
+     */
+    private boolean quotaAboveNominal(String queue, Set<String> pairs) {
+        QuotaBook quota = ctx.quota();
+        for (String fr : pairs) {
+            if (quota.used(queue, fr) > quota.nominal(queue, fr)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

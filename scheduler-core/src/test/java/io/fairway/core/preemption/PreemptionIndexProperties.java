@@ -43,10 +43,14 @@ import net.jqwik.api.constraints.IntRange;
  * round jobs evicted, put back and resized by the plan — its answers must equal those derived from scratch from
  * the running jobs at that moment: what each queue uses of each (flavor, resource) above or below nominal, which
  * jobs make it borrow, and the candidate lists of both rule sets (Kueue's and Fairway's strict), also when a list
- * is read while the search takes the candidates it has reached.
+ * is read while the search takes the candidates it has reached. The plan's quota book is charged as the engine's is
+ * (jobs admitted in the round included), so a fresh index that answers "above nominal?" from the book while it has
+ * built nothing is checked too, with jobs whose pod sets the book does not charge and jobs of a deleted ClusterQueue.
  */
 class PreemptionIndexProperties {
     private static final String[] FLAVORS = {"f0", "f1"};
+    /** A ClusterQueue that running jobs name but the configuration no longer has. */
+    private static final String GONE = "gone";
 
     @Property(tries = 300)
     void incrementalCandidatesEqualCandidatesFromScratch(@ForAll long seed, @ForAll @IntRange(min = 1, max = 6) int rounds,
@@ -76,13 +80,19 @@ class PreemptionIndexProperties {
                 int kind = r.nextInt(6);
                 if (kind < 3) {
                     plan.preempted.add(j.id()); // evicted by the plan (again: no change)
+                    plan.charge(j);
                 } else if (kind < 5) {
                     plan.preempted.remove(j.id()); // put back
                     if (r.nextInt(3) == 0) {
                         plan.resized.remove(j.id());
                     }
+                    plan.charge(j);
                 } else {
                     plan.resized.add(j.id()); // resized: out of the plan as it was admitted
+                    plan.charge(j);
+                }
+                if (r.nextInt(4) == 0) {
+                    plan.admitElsewhere(w, r); // a job admitted in the round: charged, but no candidate
                 }
                 index.touched(j);
                 if (r.nextInt(3) == 0 || c == changesPerRound - 1) {
@@ -95,6 +105,15 @@ class PreemptionIndexProperties {
     /** Compares every answer of the index with the one derived from scratch, for every queue and some preemptors. */
     private static void check(World w, Snapshot s, FakePlan plan, PreemptionIndex index, Random r) {
         Scratch scratch = new Scratch(s, plan);
+        // a fresh index answers whether a queue is above nominal from the plan's quota book while it can (nothing built)
+        PreemptionIndex fresh = new PreemptionIndex(plan.asSearchPlan());
+        List<String> named = new ArrayList<>(w.queues.keySet());
+        named.add(GONE);
+        for (String q : named) {
+            for (Set<String> pairs : w.pairSets()) {
+                assertThat(fresh.heldAboveNominal(q, pairs)).as("%s above nominal in %s, fresh index", q, pairs).isEqualTo(scratch.above(q, pairs));
+            }
+        }
         for (String q : w.queues.keySet()) {
             for (Set<String> pairs : w.pairSets()) {
                 assertThat(index.heldAboveNominal(q, pairs)).as("%s above nominal in %s", q, pairs).isEqualTo(scratch.above(q, pairs));
@@ -141,12 +160,14 @@ class PreemptionIndexProperties {
             ids.add(j.id());
             if (take && r.nextBoolean() && !plan.outOfPlan(j.id())) {
                 plan.preempted.add(j.id());
+                plan.charge(j);
                 index.touched(j);
                 taken.add(j);
             }
         }
         for (JobStatus j : taken) {
             plan.preempted.remove(j.id());
+            plan.charge(j);
             index.touched(j);
         }
         return ids;
@@ -195,7 +216,7 @@ class PreemptionIndexProperties {
         /** A job that runs from now on: one or two pod sets of cpu and GPUs, in one of the flavors, maybe non-preemptible. */
         JobStatus newHolding(Random r, int round) {
             List<String> names = new ArrayList<>(queues.keySet());
-            String cq = names.get(r.nextInt(names.size()));
+            String cq = r.nextInt(12) == 0 ? GONE : names.get(r.nextInt(names.size())); // a ClusterQueue since deleted, at times
             long seq = sequence++;
             JobSpec.Builder b = JobSpec.builder("j" + seq).queue("lq").priority(r.nextInt(4)).submitTimeMillis(r.nextInt(5));
             Map<String, String> flavors = new HashMap<>();
@@ -211,10 +232,25 @@ class PreemptionIndexProperties {
                     res.gpus(1 + r.nextInt(2));
                 }
                 int count = 1 + r.nextInt(3);
-                b.podSet(PodSet.of("ps" + p, count, res.build()));
-                flavors.put("ps" + p, FLAVORS[r.nextInt(2)]);
+                Resources requested = res.build();
+                b.podSet(PodSet.of("ps" + p, count, requested));
+                String flavor = FLAVORS[r.nextInt(2)];
+                if (r.nextInt(6) == 0) {
+                    for (String name : requested.names()) {
+                        flavors.put(Admit.resourceKey("ps" + p, name), flavor); // per resource only: the book skips it
+                    }
+                } else {
+                    flavors.put("ps" + p, flavor);
+                }
                 if (r.nextInt(4) == 0) {
                     counts.put("ps" + p, 1 + r.nextInt(count)); // admitted with fewer members
+                }
+            }
+            if (flavors.size() < 2) { // a lone per-resource entry is not read as one: name the pod set's flavor too
+                for (String key : new ArrayList<>(flavors.keySet())) {
+                    if (key.contains("/")) {
+                        flavors.put(key.substring(0, key.indexOf('/')), flavors.get(key));
+                    }
                 }
             }
             JobSpec spec = b.build();
@@ -450,16 +486,54 @@ class PreemptionIndexProperties {
         }
     }
 
-    /** A round's plan as the index reads it: the snapshot, its quota, and which running jobs it took out. */
+    /**
+     * A round's plan as the index reads it: the snapshot, its quota, and which running jobs it took out. The quota book
+     * is charged as the engine's plan charges it: every running job still in the plan, a resized one at its new size
+     * (one member per pod set here), and jobs admitted in the round (no candidates) — only pod sets whose admission
+     * names their flavor, in ClusterQueues the book knows.
+     */
     private static final class FakePlan {
         final Snapshot snapshot;
         final QuotaBook quota;
         final Set<String> preempted = new HashSet<>();
         final Set<String> resized = new HashSet<>();
+        /** What each running job is charged now, per (ClusterQueue, flavor/resource) key. */
+        private final Map<String, Map<String, Long>> charged = new HashMap<>();
 
         FakePlan(Snapshot snapshot) {
             this.snapshot = snapshot;
             this.quota = new QuotaBook(snapshot.clusterQueues(), snapshot.cohorts());
+            for (JobStatus j : snapshot.holding()) {
+                charge(j);
+            }
+        }
+
+        /** Charges the job what it holds in the plan now, giving back what it was charged before. */
+        void charge(JobStatus j) {
+            Map<String, Long> before = charged.getOrDefault(j.id(), Map.of());
+            Map<String, Long> now = new HashMap<>();
+            Admit a = j.admission();
+            if (!preempted.contains(j.id()) && quota.hasQueue(a.clusterQueue())) {
+                for (PodSet ps : j.spec().podSets()) {
+                    if (a.flavors().get(ps.name()) == null) {
+                        continue; // the book charges a pod set only under its own flavor entry
+                    }
+                    int n = resized.contains(j.id()) ? 1 : a.counts().getOrDefault(ps.name(), ps.count());
+                    for (Map.Entry<String, Long> e : ps.total(n).asMap().entrySet()) {
+                        now.merge(QuotaBook.fr(a.flavorOf(ps.name(), e.getKey()), e.getKey()), e.getValue(), Long::sum);
+                    }
+                }
+            }
+            before.forEach((fr, v) -> quota.add(a.clusterQueue(), fr, -v));
+            now.forEach((fr, v) -> quota.add(a.clusterQueue(), fr, v));
+            charged.put(j.id(), now);
+        }
+
+        /** Charges a job admitted in this round to a random queue: the book's usage grows, the index's does not. */
+        void admitElsewhere(World w, Random r) {
+            List<String> names = new ArrayList<>(w.queues.keySet());
+            String fr = w.pairSets().get(r.nextInt(w.pairSets().size())).iterator().next();
+            quota.add(names.get(r.nextInt(names.size())), fr, 1 + r.nextInt(4));
         }
 
         boolean outOfPlan(String jobId) {
