@@ -497,7 +497,7 @@ class PreemptionIndexProperties {
         final QuotaBook quota;
         final Set<String> preempted = new HashSet<>();
         final Set<String> resized = new HashSet<>();
-        /** What each running job is charged now, per (ClusterQueue, flavor/resource) key. */
+        /** What each running job is charged now in its ClusterQueue, by job id, then flavor/resource key. */
         private final Map<String, Map<String, Long>> charged = new HashMap<>();
 
         FakePlan(Snapshot snapshot) {
