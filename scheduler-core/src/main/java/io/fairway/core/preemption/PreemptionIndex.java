@@ -408,10 +408,10 @@ final class PreemptionIndex {
         if (q == null) {
             return false;
         }
-        if (q.byAdmission == null && quotaBoundsUsage(q) && !quotaAboveNominal(q.name, pairs)) {
-            return false; // what the plan charges the queue bounds what its running jobs use: not above, and not built
-        }
         if (q.byAdmission == null) {
+            if (quotaBoundsUsage(q) && !quotaAboveNominal(q.name, pairs)) {
+                return false; // what the plan charges the queue bounds what its running jobs use: not above, and not built
+            }
             build(q);
         }
         // asked once per candidate of a search, with the search's own set: answered again only after the queue changed
