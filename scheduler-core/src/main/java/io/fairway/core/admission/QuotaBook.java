@@ -447,6 +447,26 @@ public final class QuotaBook {
         return n == null || i < 0 ? 0 : n.used(i);
     }
 
+    /**
+     * @param cq a ClusterQueue
+     * @param frs (flavor, resource) keys
+     * @return true when the ClusterQueue uses more than its nominal quota of one of them (false for a queue or pair
+     *     the book does not know)
+     */
+    public boolean usedAboveNominal(String cq, java.util.Collection<String> frs) {
+        QNode n = queueIndex.get(cq);
+        if (n == null) {
+            return false;
+        }
+        for (String fr : frs) {
+            int i = id(fr, false);
+            if (i >= 0 && n.used(i) > n.nominal(i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return true when the queue lists the (flavor, resource) pair */
     boolean covers(String cq, String fr) {
         QNode n = queueIndex.get(cq);

@@ -409,7 +409,7 @@ final class PreemptionIndex {
             return false;
         }
         if (q.byAdmission == null) {
-            if (quotaBoundsUsage(q) && !quotaAboveNominal(q.name, pairs)) {
+            if (quotaBoundsUsage(q) && !ctx.quota().usedAboveNominal(q.name, pairs)) {
                 return false; // what the plan charges the queue bounds what its running jobs use: not above, and not built
             }
             build(q);
@@ -425,9 +425,11 @@ final class PreemptionIndex {
 
     /**
      * Whether the plan's quota book charges the queue for each of its running jobs at least what this index counts
-     * for it (so that the book's usage bounds the index's from above): the book charges a job's pod set only when the
-     * admission names a flavor for the pod set itself, and only in a ClusterQueue it knows; the index charges every
-     * pod set. Read once per queue and round, over its jobs' admissions alone (no charges summed).
+     * for it, so that the book's usage bounds the index's from above (the book also charges the round's admissions:
+     * a queue the book does not put above nominal is not above it by its running jobs either). The book charges a
+     * job's pod set only when the admission names a flavor for the pod set itself, and only in a ClusterQueue it
+     * knows; the index charges every pod set. Read once per queue and round, over its jobs' admissions alone (no
+     * charges summed).
      */
     private boolean quotaBoundsUsage(Queue q) {
         if (q.quotaBounds == 0) {
@@ -445,21 +447,6 @@ final class PreemptionIndex {
             q.quotaBounds = bounds ? 1 : -1;
         }
         return q.quotaBounds > 0;
-    }
-
-    /**
-     * Whether the plan's quota book charges the queue more than its nominal quota of one of the pairs: the book
-     * counts every running job the index counts (when {@link #quotaBoundsUsage}) and also the jobs admitted in this
-     * round, so when the book is not above nominal, the index is not either.
-     */
-    private boolean quotaAboveNominal(String queue, Set<String> pairs) {
-        QuotaBook quota = ctx.quota();
-        for (String fr : pairs) {
-            if (quota.used(queue, fr) > quota.nominal(queue, fr)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
