@@ -29,7 +29,11 @@ import java.util.function.Function;
  * <p>Run (from the repository root, after {@code mvn -o -q -B package -DskipTests -pl benchmarks-yarn -am}):
  * {@code java -Xms6g -Xmx6g -cp "$(cat benchmarks-yarn/target/classpath.txt):benchmarks-yarn/target/classes"
  * io.fairway.bench.yarn.YarnComparison [nodes cpusPerNode memoryGiBPerNode queues jobsPerQueue memoryGiBPerJob
- * warmups repetitions]}; without arguments, Armada's shape ({@link Workload#ARMADA}), 2 warm-ups, 5 repetitions.
+ * warmups repetitions]}; without arguments, Armada's shape ({@link Workload#ARMADA}), 10 warm-ups, 8 repetitions.
+ *
+ * <p>Both sides need about ten repetitions of a step before the JIT has settled: at Armada's shape Fairway's fill takes
+ * 300–370 ms on its second repetition and 180–210 ms from its ninth on, and YARN's fill had a median of 1.67 s after
+ * 2 warm-ups against 1.15 s after 10. Fewer warm-ups measure the compiler as much as the schedulers.
  */
 public final class YarnComparison {
     private YarnComparison() {
@@ -43,8 +47,8 @@ public final class YarnComparison {
      */
     public static void main(String[] args) {
         Workload w = Workload.ARMADA;
-        int warmups = 2;
-        int reps = 5;
+        int warmups = 10;
+        int reps = 8;
         if (args.length > 0) {
             if (args.length != 8) {
                 throw new IllegalArgumentException("expected 8 arguments (nodes cpusPerNode memoryGiBPerNode queues "
