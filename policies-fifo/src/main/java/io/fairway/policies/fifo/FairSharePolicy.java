@@ -462,6 +462,14 @@ public final class FairSharePolicy implements SchedulingPolicy {
                             + " it within the ClusterQueue: no preemption for fair share");
                 }
             }
+            for (JobStatus w : holdingByQueue.getOrDefault(q.name(), List.of())) {
+                if (!ctx.holdsInPlan(w) && displaces(q, w, j)) {
+                    // The same for a job of its queue preempted earlier in this round: it waits from the next round on
+                    // and takes this job's room back within the ClusterQueue.
+                    return explained(notFitting, "; job " + w.id() + " of ClusterQueue " + q.name() + ", preempted in this round, will wait and"
+                            + " could preempt it within the ClusterQueue: no preemption for fair share");
+                }
+            }
             Map<String, Long> mine = usage(q);
             add(mine, j.spec().totalResources(), 1);
             if (shares.of(q, mine) > entitled.get(q.name()) + 1e-12) {

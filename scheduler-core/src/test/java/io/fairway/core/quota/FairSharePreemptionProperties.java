@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -42,6 +43,17 @@ import net.jqwik.api.Property;
  * largest share it touches, so the shares, largest first, fall in lexicographic order and the preemptions end.)
  */
 class FairSharePreemptionProperties {
+
+    /**
+     * A case the property once found: under fair share over time with both strategies, a job of a queue whose older
+     * job of equal priority was preempted earlier in the same round preempted for fair share; the older job, waiting,
+     * took its room back within the ClusterQueue (LowerOrNewerEqualPriority) in the next round, and the two rounds
+     * repeated for ever. Such a job now does not preempt for fair share.
+     */
+    @Example
+    void aJobWhoseRoomAnEarlierVictimOfItsQueueWouldTakeBackDoesNotPreemptForFairShare() {
+        preemptionToFairShareMakesNoCycles(26249L);
+    }
 
     @Property(tries = 150)
     void preemptionToFairShareMakesNoCycles(@ForAll long seed) {
